@@ -1,0 +1,167 @@
+/**
+ * Stage 2, check: a loaded spec against every rule of the spec format.
+ *
+ * Structure first (strict keys, types, limits, visible text). If the structure is wrong, the semantic checks
+ * do not run: they would only report noise. Otherwise every tool is checked for templates and references, URL
+ * rules, headers, body, secrets and bindings, schema limits, the Ajv pass over both schemas, and `select`.
+ * All findings are collected; the result carries the parsed pieces (templates, compiled schemas, ASTs) so no
+ * later stage parses anything again.
+ */
+import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
+import { type Finding, finding, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
+import { checkSchemaLimits } from "./schema-limits.ts";
+import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
+import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
+import { checkSelect } from "./select.ts";
+import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
+import { checkShape } from "./structure.ts";
+import { inputPathDeclared, refText } from "./templates.ts";
+
+export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
+
+export type CheckedOutput =
+  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: CheckedSchema | null }
+  | { readonly kind: "raw" };
+
+export interface CheckedSchema {
+  readonly schema: JsonObject;
+  readonly compiled: CompiledSchema;
+}
+
+export interface CheckedTool {
+  readonly index: number;
+  readonly spec: ToolSpec;
+  readonly request: ParsedRequest & { readonly url: ParsedUrl };
+  /** Declared secrets this tool sends, sorted. */
+  readonly secrets: readonly string[];
+  readonly input: CheckedSchema;
+  readonly output: CheckedOutput;
+}
+
+export interface CheckedSpec {
+  readonly spec: SpecFile;
+  readonly secrets: readonly SecretDeclaration[];
+  readonly tools: readonly CheckedTool[];
+}
+
+export type CheckResult = { readonly findings: readonly Finding[]; readonly checked: CheckedSpec | null };
+
+export function checkSpec(value: unknown): CheckResult {
+  const findings: Finding[] = [];
+  checkShape(value, specShape, [], findings);
+  if (findings.some((f) => severityOf(f) === "error")) {
+    findings.push(
+      finding(
+        "KV2012",
+        [],
+        "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
+      ),
+    );
+    return { findings, checked: null };
+  }
+  const spec = value as SpecFile;
+  const { declarations, paths: secretPaths } = checkSecretDeclarations((spec.secrets ?? []) as SecretEntry[], findings);
+  const bindings = new Map(declarations.map((d) => [d.name, d.hosts]));
+  const used = new Set<string>();
+
+  const names = new Map<string, number>();
+  const tools: CheckedTool[] = [];
+  spec.tools.forEach((tool, index) => {
+    const at: SpecPath = ["tools", index];
+    if (names.has(tool.name)) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}".`));
+    else names.set(tool.name, index);
+    const checked = checkTool(tool, index, spec, bindings, findings);
+    for (const name of checked.secrets) used.add(name);
+    if (checked.tool) tools.push(checked.tool);
+  });
+  for (const [name, path] of secretPaths) {
+    if (!used.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
+  }
+  const ok = !findings.some((f) => severityOf(f) === "error");
+  return { findings, checked: ok ? { spec, secrets: declarations, tools } : null };
+}
+
+function checkTool(
+  tool: ToolSpec,
+  index: number,
+  spec: SpecFile,
+  bindings: ReadonlyMap<string, readonly string[] | undefined>,
+  out: Finding[],
+): { tool: CheckedTool | null; secrets: string[] } {
+  const at: SpecPath = ["tools", index];
+  const before = out.length;
+  const allowInsecureHttp = tool.http.allowInsecureHttp ?? spec.defaults?.http?.allowInsecureHttp ?? false;
+  const method = tool.http.method ?? "GET";
+  const request = checkRequest(
+    {
+      method,
+      url: tool.http.url,
+      ...(tool.http.query !== undefined ? { query: tool.http.query } : {}),
+      ...(tool.http.headers !== undefined ? { headers: tool.http.headers } : {}),
+      ...(tool.http.body !== undefined ? { body: tool.http.body } : {}),
+      allowInsecureHttp,
+    },
+    [...at, "http"],
+    out,
+  );
+
+  // The input schema: limits, type object, then Ajv.
+  const inputSchema = (tool.input ?? DEFAULT_INPUT_SCHEMA) as JsonObject;
+  const inputAt: SpecPath = tool.input !== undefined ? [...at, "input"] : at;
+  const inputChecked = checkSchema(inputSchema, inputAt, out, (schema) => {
+    if (schema["type"] !== "object") out.push(finding("KV5010", [...inputAt, "type"], 'The input schema must have type: "object" (tool arguments are always an object).'));
+  });
+
+  // References: every input path must name a declared property; every secret must be declared and may go
+  // to this tool's host.
+  const secrets = new Set<string>();
+  for (const { ref, path } of request.refs) {
+    if (ref.kind === "input") {
+      if (!inputPathDeclared(inputSchema, ref.path)) out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.`));
+      continue;
+    }
+    if (!bindings.has(ref.name)) {
+      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.`));
+      continue;
+    }
+    secrets.add(ref.name);
+  }
+  if (request.url) {
+    for (const name of secrets) {
+      const hosts = bindings.get(name);
+      if (hosts !== undefined && !hosts.includes(request.url.hostPort)) {
+        out.push(finding("KV4004", [...at, "http", "url"], `Secret ${name} may only be sent to ${hosts.join(", ")}; this tool calls ${request.url.hostPort}.`));
+      }
+    }
+  }
+
+  let output: CheckedOutput | null = null;
+  const outAt: SpecPath = [...at, "output"];
+  if ("raw" in tool.output) output = { kind: "raw" };
+  else {
+    const select = checkSelect(tool.output.select, [...outAt, "select"], out);
+    let schema: CheckedSchema | null = null;
+    let schemaOk = true;
+    if (tool.output.schema !== undefined) {
+      schema = checkSchema(tool.output.schema as JsonObject, [...outAt, "schema"], out);
+      schemaOk = schema !== null;
+    }
+    if (select.ok && schemaOk) output = { kind: "select", expression: tool.output.select, ast: select.ast, schema };
+  }
+
+  const failed = out.slice(before).some((f) => severityOf(f) === "error");
+  const sorted = [...secrets].sort();
+  if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
+  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output }, secrets: sorted };
+}
+
+function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[], extra?: (schema: JsonObject) => void): CheckedSchema | null {
+  const limits = checkSchemaLimits(schema, at);
+  out.push(...limits);
+  extra?.(schema);
+  if (limits.length > 0) return null;
+  const result = checkAndCompileSchema(schema, at);
+  out.push(...result.findings);
+  return result.compiled ? { schema, compiled: result.compiled } : null;
+}

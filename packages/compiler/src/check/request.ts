@@ -1,0 +1,238 @@
+/**
+ * Checks and parses one tool's `http` section: the URL with its path templates, query, headers and body.
+ *
+ * The result is already in plan form: templates are parsed into parts, and the place of every reference (path
+ * segment, query value, header value, body value) is fixed by where it sits. Nothing from an argument can reach
+ * the scheme, host, port, query names, header names or body keys: those must be literal, and the checks below
+ * refuse templates there.
+ */
+import type { BodyNode, HeaderParam, JsonValue, QueryParam, Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
+import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { parseTemplate, refsOf } from "./templates.ts";
+
+export const RESERVED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-connection",
+  "accept-encoding",
+]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const TOKEN = (n: number): string => `__kervan_template_${n}__`;
+const TOKEN_RE = /__kervan_template_(\d+)__/g;
+
+export interface ParsedUrl {
+  readonly protocol: "https:" | "http:";
+  readonly origin: string;
+  readonly host: string;
+  readonly hostname: string;
+  readonly hostPort: string;
+  readonly path: Template;
+  readonly search: string;
+}
+
+export interface ParsedRequest {
+  readonly url: ParsedUrl | null;
+  readonly query: QueryParam[];
+  readonly headers: HeaderParam[];
+  readonly body: BodyNode | null;
+  /** Every reference in the request, with where it was written (for reference checks). */
+  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number }[];
+}
+
+export interface HttpInput {
+  readonly method: string;
+  readonly url: string;
+  readonly query?: Record<string, string | number | boolean | (string | number | boolean)[]>;
+  readonly headers?: Record<string, string | number | boolean>;
+  readonly body?: JsonValue;
+  readonly allowInsecureHttp: boolean;
+}
+
+export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[]): ParsedRequest {
+  const refs: { ref: TemplateRef; path: SpecPath; offset?: number }[] = [];
+  const parse = (source: string, path: SpecPath): Template | null => {
+    const parsed = parseTemplate(source);
+    if (!parsed.ok) {
+      out.push(finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, { offset: parsed.offset }));
+      return null;
+    }
+    let offset = 0;
+    for (const part of parsed.template.parts) {
+      if (part.kind === "ref") refs.push({ ref: part.ref, path });
+      offset += part.kind === "text" ? part.text.length : 0;
+    }
+    return parsed.template;
+  };
+
+  const urlTemplate = parse(http.url, [...at, "url"]);
+  const query: QueryParam[] = [];
+  for (const [name, value] of Object.entries(http.query ?? {})) {
+    if (name.includes("{{")) out.push(finding("KV3012", [...at, "query", name], "Query parameter names cannot be templated."));
+    const values = Array.isArray(value) ? value : [value];
+    values.forEach((item, i) => {
+      const template = parse(String(item), Array.isArray(value) ? [...at, "query", name, i] : [...at, "query", name]);
+      if (template) query.push({ name, value: template });
+    });
+  }
+  const headers: HeaderParam[] = [];
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    const path = [...at, "headers", name];
+    if (!HEADER_NAME.test(name)) out.push(finding("KV3014", path, `${JSON.stringify(name)} is not a valid header name.`));
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      out.push(finding("KV3015", path, `The "${name}" header is managed by the server and cannot be set.`));
+    }
+    const template = parse(String(value), path);
+    if (template) headers.push({ name, value: template });
+  }
+  let body: BodyNode | null = null;
+  if (http.body !== undefined) {
+    if (http.method === "GET") out.push(finding("KV3016", [...at, "body"], "A GET request cannot have a body."));
+    body = parseBody(http.body, [...at, "body"], parse, out);
+  }
+  const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
+  const url = urlTemplate ? parseUrl(urlTemplate, [...at, "url"], { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets }, out) : null;
+  return { url, query, headers, body, refs };
+}
+
+function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecPath) => Template | null, out: Finding[]): BodyNode {
+  // Bodies come from YAML and can be deep: build bottom-up with an explicit stack.
+  type Frame = { value: JsonValue; path: SpecPath; children: BodyNode[]; keys: string[] | null; next: number };
+  const leaf = (v: JsonValue, p: SpecPath): BodyNode => {
+    if (typeof v !== "string") return { kind: "literal", value: v };
+    const template = parse(v, p);
+    if (template === null || !template.parts.some((part) => part.kind === "ref")) {
+      return { kind: "literal", value: template === null ? v : textOf(template.parts) };
+    }
+    const [first, ...rest] = template.parts;
+    if (first?.kind === "ref" && rest.length === 0) return { kind: "value", ref: first.ref };
+    return { kind: "text", template };
+  };
+  const isContainer = (v: JsonValue): v is JsonValue[] | { [k: string]: JsonValue } => v !== null && typeof v === "object";
+  if (!isContainer(value)) return leaf(value, path);
+  const open = (v: JsonValue[] | { [k: string]: JsonValue }, p: SpecPath): Frame => ({ value: v, path: p, children: [], keys: Array.isArray(v) ? null : Object.keys(v), next: 0 });
+  const stack: Frame[] = [open(value, path)];
+  let result: BodyNode | null = null;
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const container = frame.value as JsonValue[] | { [k: string]: JsonValue };
+    const count = frame.keys ? frame.keys.length : (container as JsonValue[]).length;
+    if (frame.next >= count) {
+      stack.pop();
+      const node = simplify(frame.keys ? { kind: "object", entries: frame.keys.map((k, i) => [k, frame.children[i]!] as const) } : { kind: "array", items: frame.children });
+      const parent = stack[stack.length - 1];
+      if (parent) parent.children.push(node);
+      else result = node;
+      continue;
+    }
+    const key = frame.keys ? frame.keys[frame.next]! : frame.next;
+    frame.next++;
+    const childPath = [...frame.path, key];
+    if (typeof key === "string" && key.includes("{{")) out.push(finding("KV3013", childPath, "JSON body keys cannot be templated."));
+    const child = frame.keys ? (container as { [k: string]: JsonValue })[key as string]! : (container as JsonValue[])[key as number]!;
+    if (isContainer(child)) stack.push(open(child, childPath));
+    else frame.children.push(leaf(child, childPath));
+  }
+  return result!;
+}
+
+/** A container whose children are all literal becomes one literal, so the plan stays small. */
+function simplify(node: BodyNode): BodyNode {
+  if (node.kind === "array" && node.items.every((i) => i.kind === "literal")) {
+    return { kind: "literal", value: node.items.map((i) => (i as { value: JsonValue }).value) };
+  }
+  if (node.kind === "object" && node.entries.every(([, v]) => v.kind === "literal")) {
+    const value: { [k: string]: JsonValue } = {};
+    for (const [k, v] of node.entries) Object.defineProperty(value, k, { value: (v as { value: JsonValue }).value, enumerable: true, writable: true, configurable: true });
+    return { kind: "literal", value };
+  }
+  return node;
+}
+
+function textOf(parts: readonly TemplatePart[]): string {
+  return parts.map((p) => (p.kind === "text" ? p.text : "")).join("");
+}
+
+function parseUrl(template: Template, at: SpecPath, opts: { allowInsecureHttp: boolean; sendsSecrets: boolean }, out: Finding[]): ParsedUrl | null {
+  const refs: TemplateRef[] = [];
+  let tokenized = "";
+  for (const part of template.parts) {
+    if (part.kind === "text") tokenized += part.text;
+    else {
+      tokenized += TOKEN(refs.length);
+      refs.push(part.ref);
+    }
+  }
+  let url: URL;
+  try {
+    url = new URL(tokenized);
+  } catch {
+    out.push(finding("KV3005", at, "The URL is not a valid absolute URL."));
+    return null;
+  }
+  let ok = true;
+  const fail = (f: Finding): void => {
+    out.push(f);
+    ok = false;
+  };
+  if (url.protocol !== "https:" && url.protocol !== "http:") fail(finding("KV3006", at, "Only https:// URLs are supported."));
+  if (url.protocol === "http:") {
+    if (opts.sendsSecrets && opts.allowInsecureHttp) {
+      fail(finding("KV4005", at, "This tool sends secrets, so its URL must use https: secrets are never sent over plain http."));
+    } else if (opts.sendsSecrets) {
+      fail(finding("KV3007", at, "Plain http:// is not allowed: this tool sends secrets, which would travel unencrypted. Use https://."));
+    } else if (!opts.allowInsecureHttp) {
+      fail(
+        finding(
+          "KV3007",
+          at,
+          "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
+        ),
+      );
+    }
+  }
+  if (url.username !== "" || url.password !== "") {
+    fail(finding("KV3008", at, "The URL must not contain credentials (user:pass@). Send them in a header using {{secrets.X}}."));
+  }
+  if (url.host.includes("__kervan_template_")) fail(finding("KV3009", at, "The URL's host and port cannot be templated."));
+  if (url.search.includes("__kervan_template_")) fail(finding("KV3010", at, "Templates are not allowed in the URL's query string; use http.query."));
+  if (tokenized.includes("#")) fail(finding("KV3011", at, "The URL must not have a #fragment."));
+  if (!ok) return null;
+
+  const parts: TemplatePart[] = [];
+  const seen = new Set<number>();
+  let last = 0;
+  for (const match of url.pathname.matchAll(TOKEN_RE)) {
+    if (match.index > last) parts.push({ kind: "text", text: url.pathname.slice(last, match.index) });
+    const n = Number(match[1]);
+    seen.add(n);
+    parts.push({ kind: "ref", ref: refs[n]! });
+    last = match.index + match[0].length;
+  }
+  if (last < url.pathname.length) parts.push({ kind: "text", text: url.pathname.slice(last) });
+  refs.forEach((ref, n) => {
+    if (!seen.has(n)) {
+      const name = ref.kind === "input" ? `{{input.${ref.path.join(".")}}}` : `{{secrets.${ref.name}}}`;
+      fail(finding("KV3005", at, `The URL's path drops ${name}: a ".." segment after it removes it. Write the path without "..".`));
+    }
+  });
+  if (!ok) return null;
+  const port = url.port !== "" ? url.port : url.protocol === "http:" ? "80" : "443";
+  return {
+    protocol: url.protocol as "https:" | "http:",
+    origin: url.origin,
+    host: url.host,
+    hostname: url.hostname,
+    hostPort: `${url.hostname}:${port}`,
+    path: { parts },
+    search: url.search,
+  };
+}
+
+export { refsOf };

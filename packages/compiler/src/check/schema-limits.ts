@@ -1,0 +1,106 @@
+/**
+ * The spec format's limits on JSON Schemas (`input` and `output.schema`), as Kervan applies them.
+ *
+ * Limits keep a hostile or careless schema from costing much to compile or to validate against, and keep
+ * validation self-contained: only same-document `$ref`s, no `$id`, no dynamic references, one dialect.
+ * Keyword rules are matched on the key name at any depth, as Kervan matches them (so a property *named* `$id`
+ * is refused too); the Ajv pass that follows is the keyword-aware one.
+ */
+import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { visibleTextProblem } from "./visible-text.ts";
+
+export const SCHEMA_LIMITS = {
+  maxBytes: 65_536,
+  maxDepth: 32,
+  maxNodes: 2000,
+  maxCombinators: 64,
+  maxPatternLength: 512,
+  /** The walk stops collecting problems after this many. */
+  maxProblems: 10,
+} as const;
+
+export const DIALECT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+const REFUSED_KEYWORDS = new Set(["$id", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"]);
+const COMBINATORS = new Set(["anyOf", "oneOf", "allOf"]);
+
+/** `#/properties/a~1b` style pointer text for a path inside a schema. */
+export function pointer(path: readonly (string | number)[]): string {
+  return "#" + path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
+  const out: Finding[] = [];
+  let text: string;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    return [finding("KV5002", at, "The schema is not plain JSON.")];
+  }
+  const bytes = new TextEncoder().encode(text).byteLength;
+  if (bytes > SCHEMA_LIMITS.maxBytes) out.push(finding("KV5001", at, `The schema is larger than ${SCHEMA_LIMITS.maxBytes} bytes (it has ${bytes}).`));
+
+  let nodes = 0;
+  let combinators = 0;
+  let problems = 0;
+  let tooMany = false;
+  const report = (f: Finding): void => {
+    if (problems <= SCHEMA_LIMITS.maxProblems) out.push(f);
+    problems++;
+  };
+  // Iterative walk: a schema from YAML can be nested far deeper than the call stack allows.
+  const stack: { value: unknown; path: (string | number)[]; depth: number }[] = [{ value: schema, path: [], depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > SCHEMA_LIMITS.maxDepth) {
+      report(finding("KV5003", [...at, ...path], `The schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels (at ${pointer(path)}).`));
+      continue;
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i], depth: depth + 1 });
+      continue;
+    }
+    nodes++;
+    if (nodes === SCHEMA_LIMITS.maxNodes + 1 && !tooMany) {
+      tooMany = true;
+      report(finding("KV5004", at, `The schema has more than ${SCHEMA_LIMITS.maxNodes} nodes.`));
+    }
+    const entries = Object.entries(value as Record<string, unknown>);
+    for (const [key, child] of entries) {
+      const childPath = [...path, key];
+      const where = [...at, ...childPath];
+      if (COMBINATORS.has(key)) combinators++;
+      if (key === "$ref" && (typeof child !== "string" || !child.startsWith("#"))) {
+        report(finding("KV5006", where, `Only local $ref values ("#/...") are allowed (at ${pointer(childPath)}).`));
+      }
+      if (REFUSED_KEYWORDS.has(key)) report(finding("KV5007", where, `"${key}" is not allowed (at ${pointer(childPath)}).`));
+      if (key === "$schema" && child !== DIALECT_2020_12) {
+        report(finding("KV5008", where, `Only the 2020-12 dialect is supported ($schema: ${DIALECT_2020_12}) (at ${pointer(childPath)}).`));
+      }
+      if (key === "pattern" && typeof child === "string" && child.length > SCHEMA_LIMITS.maxPatternLength) {
+        report(finding("KV5009", where, `A pattern is longer than ${SCHEMA_LIMITS.maxPatternLength} characters (at ${pointer(childPath)}).`));
+      }
+      if (key === "patternProperties" && child !== null && typeof child === "object" && !Array.isArray(child)) {
+        for (const name of Object.keys(child)) {
+          if (name.length > SCHEMA_LIMITS.maxPatternLength) {
+            report(finding("KV5009", [...where, name], `A pattern is longer than ${SCHEMA_LIMITS.maxPatternLength} characters (at ${pointer([...childPath, name])}).`));
+          }
+        }
+      }
+      if ((key === "title" || key === "description") && typeof child === "string") {
+        const problem = visibleTextProblem(child, key === "description" ? "multiline" : "line");
+        if (problem) {
+          report(finding("KV2010", where, `A ${key} ${problem.message} (at ${pointer(childPath)})`, { offset: problem.offset }));
+        }
+      }
+    }
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      stack.push({ value: child, path: [...path, key], depth: depth + 1 });
+    }
+  }
+  if (combinators > SCHEMA_LIMITS.maxCombinators) {
+    out.push(finding("KV5005", at, `The schema uses more than ${SCHEMA_LIMITS.maxCombinators} anyOf/oneOf/allOf keywords (it uses ${combinators}).`));
+  }
+  return out;
+}

@@ -1,0 +1,47 @@
+/**
+ * Secret declarations and their host bindings.
+ *
+ * A binding is an exact `hostname:port` after WHATWG normalization (case and IDNA folded, default port 443);
+ * there are no wildcards, and a trailing dot makes a different name. A tool may send a bound secret only to a
+ * host the binding names.
+ */
+import type { SecretDeclaration } from "@kervanc/runtime";
+import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+
+export type SecretEntry = string | { name: string; hosts: string[] };
+
+export function normalizeHostPort(entry: string): string | null {
+  try {
+    const url = new URL(`https://${entry}/`);
+    if (url.pathname !== "/" || url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return null;
+    return `${url.hostname}:${url.port === "" ? "443" : url.port}`;
+  } catch {
+    return null;
+  }
+}
+
+export function checkSecretDeclarations(entries: readonly SecretEntry[], out: Finding[]): { declarations: SecretDeclaration[]; paths: Map<string, SpecPath> } {
+  const declarations: SecretDeclaration[] = [];
+  const paths = new Map<string, SpecPath>();
+  entries.forEach((entry, i) => {
+    const path: SpecPath = ["secrets", i];
+    const name = typeof entry === "string" ? entry : entry.name;
+    if (paths.has(name)) {
+      out.push(finding("KV4001", path, `Secret ${name} is declared twice.`));
+      return;
+    }
+    paths.set(name, path);
+    if (typeof entry === "string") {
+      declarations.push({ name });
+      return;
+    }
+    const hosts: string[] = [];
+    entry.hosts.forEach((host, j) => {
+      const normalized = normalizeHostPort(host);
+      if (normalized === null) out.push(finding("KV4003", [...path, "hosts", j], `${JSON.stringify(host)} is not a host name.`));
+      else if (!hosts.includes(normalized)) hosts.push(normalized);
+    });
+    declarations.push({ name, hosts });
+  });
+  return { declarations, paths };
+}

@@ -1,0 +1,91 @@
+/**
+ * Static checks on a parsed `select` AST, against the same function table the run-time interpreter uses.
+ *
+ * The library accepts unknown function names, wrong arity and a plain value where an `&expression` belongs,
+ * and fails only when the expression runs, which in a server means every call fails. These are build errors
+ * here. Field names that reach into JavaScript's object model are refused, and padding widths must be literal
+ * numbers within a bound, so an expression cannot ask for a huge string.
+ */
+import { tokenize } from "@jmespath-community/jmespath";
+import type { SelectNode } from "@kervanc/runtime";
+import { FUNCTION_SIGNATURES, type FunctionParam } from "@kervanc/runtime/select";
+import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+
+/** The widest `pad_left`/`pad_right` a spec may ask for. */
+export const MAX_PAD_WIDTH = 10_000;
+const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
+
+type AnyNode = { readonly type: string; readonly [key: string]: unknown };
+
+export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], expression = ""): void {
+  const offsetOf = (name: string): number | undefined => functionOffset(expression, name);
+  const visit = (node: AnyNode): void => {
+    if (node.type === "Field" && typeof node["name"] === "string" && REFUSED_FIELDS.has(node["name"])) {
+      out.push(finding("KV6005", at, `select reads the field "${node["name"]}", which is refused: it names JavaScript object internals, not data.`));
+    }
+    if (node.type === "Function") checkCall(node, at, out, offsetOf);
+    for (const value of Object.values(node)) {
+      if (Array.isArray(value)) for (const child of value) if (isNode(child)) visit(child);
+      if (isNode(value)) visit(value);
+    }
+  };
+  visit(ast as unknown as AnyNode);
+}
+
+function isNode(value: unknown): value is AnyNode {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
+}
+
+function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offsetOf: (name: string) => number | undefined): void {
+  const name = String(node["name"]);
+  const args = (node["children"] as AnyNode[] | undefined) ?? [];
+  const offset = offsetOf(name);
+  const extra = offset === undefined ? {} : { offset };
+  const params = FUNCTION_SIGNATURES.get(name);
+  if (params === undefined) {
+    const close = [...FUNCTION_SIGNATURES.keys()].filter((k) => k.startsWith(name.slice(0, 3)) || name.startsWith(k.slice(0, 3)));
+    const hint = close.length > 0 && close.length <= 3 ? ` Did you mean ${close.map((c) => `${c}()`).join(" or ")}?` : "";
+    out.push(finding("KV6002", at, `select calls an unknown function ${name}().${hint}`, extra));
+    return;
+  }
+  // As the interpreter counts them: a variadic parameter needs at least one argument.
+  const required = params.filter((p) => !p.optional).length;
+  const variadic = params.some((p) => p.variadic);
+  const max = variadic ? Infinity : params.length;
+  if (args.length < required || args.length > max) {
+    const expected = variadic ? `at least ${required}` : required === max ? `${required}` : `${required} to ${max}`;
+    out.push(finding("KV6003", at, `${name}() takes ${expected} argument${expected === "1" ? "" : "s"}, got ${args.length}.`, extra));
+    return;
+  }
+  args.forEach((arg, i) => {
+    const param: FunctionParam = params[Math.min(i, params.length - 1)]!;
+    const wantsExpression = param.types.includes("expression");
+    const isExpression = arg.type === "ExpressionReference";
+    if (wantsExpression && param.types.length === 1 && !isExpression) {
+      out.push(finding("KV6004", at, `${name}() needs an &expression as argument ${i + 1} (for example &name), not a value.`, extra));
+    } else if (!wantsExpression && isExpression) {
+      out.push(finding("KV6004", at, `${name}() takes a value as argument ${i + 1}, not an &expression.`, extra));
+    }
+  });
+  if ((name === "pad_left" || name === "pad_right") && args[1] !== undefined) {
+    const width = args[1];
+    const value = width.type === "Literal" ? width["value"] : undefined;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAD_WIDTH) {
+      out.push(finding("KV6006", at, `${name}() pads to a width that must be a literal whole number from 0 to ${MAX_PAD_WIDTH} (for example \`10\`).`, extra));
+    }
+  }
+}
+
+/** Where `name(` first appears in the expression, as a token pair, for positioning. */
+function functionOffset(expression: string, name: string): number | undefined {
+  if (expression === "") return undefined;
+  try {
+    const tokens = tokenize(expression);
+    for (let i = 0; i + 1 < tokens.length; i++) {
+      if (tokens[i]!.value === name && tokens[i + 1]!.type === "Lparen") return tokens[i]!.start;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,194 @@
+/**
+ * The Kervan spec format v1, written once.
+ *
+ * This is the source of truth for the structural checker, for the TypeScript type of a checked spec
+ * (`SpecFile`), and for the editor JSON Schema. Limits are named constants here and nowhere else.
+ */
+import { array, bool, type Infer, int, json, literal, obj, opt, req, record, scalar, schema, str, union } from "./shape.ts";
+
+export const SPEC_LIMITS = {
+  maxSpecBytes: 1_048_576,
+  maxTools: 200,
+  maxSelectLength: 1000,
+  minSecretLength: 8,
+  maxSecrets: 100,
+  maxSecretHosts: 32,
+  maxTimeoutMs: 120_000,
+  maxResponseBytes: 52_428_800,
+  maxOutputChars: 1_000_000,
+  maxRedirects: 5,
+} as const;
+
+export const HTTP_DEFAULTS = {
+  timeoutMs: 10_000,
+  maxResponseBytes: 1_048_576,
+  maxOutputChars: 20_000,
+  allowInsecureHttp: false,
+  followRedirects: 0,
+  rateLimit: { perMinute: 60, concurrency: 10 },
+} as const;
+
+export const SECRET_NAME = "^[A-Z][A-Z0-9_]{0,127}$";
+export const TOOL_NAME = "^[A-Za-z0-9_.-]{1,128}$";
+export const HOST_ENTRY = "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::\\d{1,5})?$";
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const secretName = str({
+  pattern: { source: SECRET_NAME, message: "A secret name is upper case: a letter, then letters, digits or _ (for example API_KEY)." },
+  doc: "The secret's name; its value comes from the environment variable of the same name.",
+});
+
+const hostEntry = str({
+  max: 259,
+  pattern: { source: HOST_ENTRY, message: "A host is a DNS name or a bracketed IPv6 address, with an optional :port." },
+  doc: "A host this secret may be sent to: `api.example.com` (port 443) or `api.example.com:8443`. Exact match, no wildcards.",
+});
+
+const hostItem = union([hostEntry], (v) =>
+  isPlainObject(v) && Object.keys(v).length === 1
+    ? {
+        code: "KV2011" as const,
+        message: `YAML read a host:port as a key and value (because of the space after the colon); write "${Object.keys(v)[0]}:${String(Object.values(v)[0])}".`,
+      }
+    : hostEntry,
+);
+
+const boundSecret = obj(
+  {
+    name: req(secretName),
+    hosts: req(array(hostItem, { min: 1, max: SPEC_LIMITS.maxSecretHosts, doc: "The only hosts (host:port) this secret may be sent to." })),
+  },
+  "A secret bound to the hosts it may be sent to.",
+);
+
+const secretEntry = union(
+  [secretName, boundSecret],
+  (v) => (typeof v === "string" ? secretName : isPlainObject(v) ? boundSecret : { message: "A secret is a NAME, or a mapping with name and hosts." }),
+  "A secret the tools may use as {{secrets.NAME}}.",
+);
+
+const timeoutMs = int(100, SPEC_LIMITS.maxTimeoutMs, "Timeout of one HTTP hop in milliseconds (DNS, connect, response and body).");
+const maxResponseBytes = int(1, SPEC_LIMITS.maxResponseBytes, "The largest response body read, counted on the wire and after decompression.");
+const maxOutputChars = int(1, SPEC_LIMITS.maxOutputChars, "The longest text returned to the model (default 20000).");
+const allowInsecureHttp = bool("Allow plain http:// URLs (never for tools that send secrets).");
+const followRedirects = int(0, SPEC_LIMITS.maxRedirects, "How many redirects to follow (default 0: none).");
+
+const rateLimit = obj(
+  {
+    perMinute: opt(int(1, 100_000, "Calls per minute, per process (default 60).")),
+    concurrency: opt(int(1, 1000, "Calls running at once (default 10).")),
+  },
+  "Per-tool rate limits.",
+);
+
+const visibleLine = (max: number, doc: string) => str({ min: 1, max, visible: "line", doc });
+
+const queryScalar = scalar();
+const queryList = array(scalar());
+const queryValue = union(
+  [queryScalar, queryList],
+  (v) => (Array.isArray(v) ? queryList : queryScalar),
+  "A value, a template such as {{input.q}}, or a list of them (the parameter repeats).",
+);
+
+const http = obj(
+  {
+    method: opt(str({ enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], doc: "The HTTP method (default GET)." })),
+    url: req(str({ min: 1, doc: "An absolute https:// URL; the path may hold {{input.x}} and {{secrets.X}} templates." })),
+    query: opt(record(queryValue, "Query parameters: literal names, values may be templates.")),
+    headers: opt(record(scalar("A header value; may hold templates."), "Request headers: literal names, values may be templates.")),
+    body: opt(json("A JSON body (POST, PUT, PATCH, DELETE). A string that is exactly one {{input.x}} keeps the value's JSON type.")),
+    timeoutMs: opt(timeoutMs),
+    maxResponseBytes: opt(maxResponseBytes),
+    allowInsecureHttp: opt(allowInsecureHttp),
+    followRedirects: opt(followRedirects),
+  },
+  "The HTTP request this tool makes.",
+);
+
+const selectOutput = obj(
+  {
+    select: req(str({ min: 1, max: SPEC_LIMITS.maxSelectLength, doc: "A JMESPath expression that picks what the model sees." })),
+    schema: opt(schema("A JSON Schema (2020-12) of the selected value; it becomes the tool's outputSchema and structuredContent.")),
+    maxOutputChars: opt(maxOutputChars),
+  },
+  "Select what the model sees with JMESPath.",
+);
+const rawOutput = obj(
+  {
+    raw: req(literal(true, "raw must be true (to select fields instead, remove raw and write select).", "Return the response body as text.")),
+    maxOutputChars: opt(maxOutputChars),
+  },
+  "Return the response body as text.",
+);
+
+const output = union(
+  [selectOutput, rawOutput],
+  (v) => {
+    if (!isPlainObject(v)) return selectOutput;
+    const hasSelect = Object.hasOwn(v, "select");
+    const hasRaw = Object.hasOwn(v, "raw");
+    if (hasSelect && hasRaw) return { code: "KV2009", message: "output has both select and raw; use one of them." };
+    if (hasRaw) return rawOutput;
+    if (hasSelect) return selectOutput;
+    return { code: "KV2009", message: "output needs select (a JMESPath expression) or raw: true." };
+  },
+  "What the model sees: select (JMESPath) or raw: true.",
+);
+
+export const toolShape = obj(
+  {
+    name: req(
+      str({
+        pattern: { source: TOOL_NAME, message: "A tool name is 1 to 128 letters, digits, _, . or -." },
+        doc: "The tool's name, unique in the spec.",
+      }),
+    ),
+    title: opt(visibleLine(Number.MAX_SAFE_INTEGER, "A human-readable title.")),
+    description: req(str({ min: 1, visible: "multiline", doc: "What the tool does; the model reads this." })),
+    input: opt(schema("The JSON Schema (2020-12) of the arguments; type must be object.")),
+    annotations: opt(
+      obj(
+        {
+          title: opt(visibleLine(Number.MAX_SAFE_INTEGER, "A human-readable title.")),
+          readOnlyHint: opt(bool()),
+          destructiveHint: opt(bool()),
+          idempotentHint: opt(bool()),
+          openWorldHint: opt(bool()),
+        },
+        "MCP tool annotations (openWorldHint defaults to true).",
+      ),
+    ),
+    rateLimit: opt(rateLimit),
+    http: req(http),
+    output: req(output),
+  },
+  "One MCP tool backed by one HTTP request.",
+);
+
+export const specShape = obj(
+  {
+    $schema: opt(str({ doc: "Ignored; for editors (yaml-language-server)." })),
+    specVersion: req(literal(1, "specVersion must be the number 1.", "The spec format version.")),
+    name: req(visibleLine(128, "The server's name (MCP serverInfo.name).")),
+    version: req(visibleLine(64, "The server's version, as a string: quote it (\"1.0\").")),
+    description: opt(str({ visible: "multiline", doc: "Instructions for the model (MCP instructions)." })),
+    secrets: opt(array(secretEntry, { max: SPEC_LIMITS.maxSecrets, doc: "Secrets the tools may use." })),
+    defaults: opt(
+      obj(
+        {
+          http: opt(obj({ timeoutMs: opt(timeoutMs), maxResponseBytes: opt(maxResponseBytes), maxOutputChars: opt(maxOutputChars), allowInsecureHttp: opt(allowInsecureHttp), followRedirects: opt(followRedirects) })),
+          rateLimit: opt(rateLimit),
+        },
+        "Defaults for every tool.",
+      ),
+    ),
+    tools: req(array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." })),
+  },
+  "A Kervan spec (format v1): HTTP APIs as MCP tools.",
+);
+
+export type SpecFile = Infer<typeof specShape>;
+export type ToolSpec = Infer<typeof toolShape>;
+export type HttpSpec = ToolSpec["http"];

@@ -1,0 +1,36 @@
+/**
+ * The visible-text rule: what people reading a spec see must be what the model reads.
+ *
+ * Names, versions, titles and descriptions are shown to the model. A control, format or separator character
+ * (ESC, CR, bidirectional overrides, zero-width spaces, tag letters, a BOM, Hangul fillers, ...) can hide
+ * instructions from a reviewer, so these are refused. ZWNJ and ZWJ stay allowed because real scripts and emoji
+ * need them; descriptions may also use tab and line feed. CR is refused everywhere.
+ */
+import type { Visible } from "./shape.ts";
+
+const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+export interface TextProblem {
+  readonly offset: number;
+  readonly codePoint: number;
+  readonly message: string;
+}
+
+export function visibleTextProblem(text: string, mode: Visible): TextProblem | null {
+  let offset = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const allowed = cp === 0x200c || cp === 0x200d || (mode === "multiline" && (cp === 0x09 || cp === 0x0a));
+    if (!allowed && (ALWAYS_REFUSED.has(cp) || HIDDEN.test(ch))) {
+      const hex = cp.toString(16).toUpperCase().padStart(4, "0");
+      return {
+        offset,
+        codePoint: cp,
+        message: `contains an invisible or control character (U+${hex}): people reading the spec would not see what the model reads. Remove it.`,
+      };
+    }
+    offset += ch.length;
+  }
+  return null;
+}

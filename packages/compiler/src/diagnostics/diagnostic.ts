@@ -1,0 +1,83 @@
+/**
+ * Diagnostics are data: a stable code, a severity, a position and a message. Stages collect them and return
+ * them; only the CLI prints. Positions are 1-based and point at the YAML node of the spec path, or its nearest
+ * parent that exists.
+ */
+import { CODES, type DiagnosticCode, type Severity } from "./codes.ts";
+
+export type { DiagnosticCode, Severity };
+
+/** A path inside a spec: keys and array indexes, as in `tools[0].http.url`. */
+export type SpecPath = readonly (string | number)[];
+
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** The spec path in display form, e.g. `tools[0].http.url`; empty for the whole file. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** A finding before it has a position: checks report these, the stage that owns the file places them. */
+export interface Finding {
+  readonly code: DiagnosticCode;
+  readonly path: SpecPath;
+  readonly message: string;
+  /** Overrides the code's default severity. */
+  readonly severity?: Severity;
+  /** A character offset inside the string value at `path`, when the problem is inside a string. */
+  readonly offset?: number;
+}
+
+export function finding(code: DiagnosticCode, path: SpecPath, message: string, extra: { offset?: number; severity?: Severity } = {}): Finding {
+  return { code, path, message, ...extra };
+}
+
+export function severityOf(f: Finding): Severity {
+  return f.severity ?? CODES[f.code].severity;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `tools[0].http.query["my key"]`: keys that are not identifiers are JSON-quoted. */
+export function formatPath(path: SpecPath): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else if (IDENTIFIER.test(part)) out += out === "" ? part : `.${part}`;
+    else out += `[${JSON.stringify(part)}]`;
+  }
+  return out;
+}
+
+/** Sort order for output: file, then position, then code. Deterministic whatever order checks ran in. */
+export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  return (
+    (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) ||
+    a.line - b.line ||
+    a.column - b.column ||
+    (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) ||
+    (a.message < b.message ? -1 : a.message > b.message ? 1 : 0)
+  );
+}
+
+/** Human form, like tsc: `file:line:col - error KV1234: message`. */
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.path === "" ? "" : `${d.path}: `;
+  return `${d.file}:${d.line}:${d.column} - ${d.severity} ${d.code}: ${where}${terminalSafe(d.message)}`;
+}
+
+/**
+ * Messages quote spec text, and spec text can hold terminal escape sequences. Control characters are shown as
+ * `\uXXXX` so printing a diagnostic can never drive the terminal.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === "error");
+}

@@ -1,0 +1,72 @@
+/**
+ * The one way spec-derived values enter generated code.
+ *
+ * Generated code is built with the `ts` tagged template. A `Code` value is trusted code the compiler wrote;
+ * anything else interpolated into the template is data and is written as a JSON literal by `literal()`. There
+ * is no other path from a spec to the output: a tool name, a description or a URL can never become code,
+ * because the only thing that turns a string into code is `new Code(...)`, and only this module and the
+ * emitters' fixed text call it.
+ *
+ * `literal()` is JSON.stringify with one difference that matters in JavaScript: an object key `__proto__`
+ * would set the prototype of an object literal instead of creating a property, so it is written as the
+ * computed key `["__proto__"]`, which always creates an own property.
+ */
+
+export class Code {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+export type Literal = null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal | undefined };
+
+export function literal(value: unknown): Code {
+  const json = JSON.stringify(value);
+  if (json === undefined) throw new TypeError("literal(): the value cannot be written as JSON.");
+  if (!json.includes('"__proto__"')) return new Code(json);
+  return new Code(writeValue(value));
+}
+
+function writeValue(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : writeValue(v))).join(",")}]`;
+  const members: string[] = [];
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === undefined) continue;
+    const name = key === "__proto__" ? `[${JSON.stringify(key)}]` : JSON.stringify(key);
+    members.push(`${name}:${writeValue(v)}`);
+  }
+  return `{${members.join(",")}}`;
+}
+
+/** Builds code: `Code` values are pasted, every other value goes through `literal()`. */
+export function ts(strings: TemplateStringsArray, ...values: unknown[]): Code {
+  let out = strings[0]!;
+  values.forEach((value, i) => {
+    out += (value instanceof Code ? value.text : literal(value).text) + strings[i + 1]!;
+  });
+  return new Code(out);
+}
+
+/** Joins pieces of code. */
+export function join(parts: readonly Code[], separator: string): Code {
+  return new Code(parts.map((p) => p.text).join(separator));
+}
+
+/**
+ * A line comment holding text. Comments are not strings: a newline would end the comment and start code, so
+ * line breaks and other line terminators are replaced, and control characters are escaped.
+ */
+export function lineComment(text: string): Code {
+  const safe = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return new Code(`// ${safe}`);
+}
+
+/** An identifier made from a fixed prefix and a counter: names never come from spec text. */
+export function ident(prefix: "tool" | "validateInput" | "validateOutput", index: number): Code {
+  return new Code(`${prefix}${index}`);
+}

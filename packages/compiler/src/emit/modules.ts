@@ -1,0 +1,40 @@
+/**
+ * The TypeScript modules of a generated server: one module per tool, the server module that lists them in
+ * spec order, and the entry points. Every spec-derived value goes through `ts`/`literal` (code.ts).
+ */
+import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
+import { Code, ident, join, ts } from "./code.ts";
+
+export function toolModule(tool: PlannedTool): Code {
+  const hasOutput = tool.output !== null;
+  return ts`import type { CompiledTool, ToolPlan } from "../runtime/plan.ts";
+import validateInput from ${`../validators/${tool.moduleName}.input.js`};
+${hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};` : new Code("")}
+
+/** This tool's plan, decided at build time. */
+const plan: ToolPlan = ${tool.plan};
+
+export const tool: CompiledTool = { plan, validateInput, ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")} };
+`;
+}
+
+export function serverModule(server: PlannedServer): Code {
+  const imports = server.tools.map((tool, i) => ts`import { tool as ${ident("tool", i)} } from ${`./tools/${tool.moduleName}.ts`};`);
+  const list = join(
+    server.tools.map((_, i) => ident("tool", i)),
+    ", ",
+  );
+  return ts`import type { CompiledServer } from "./runtime/plan.ts";
+import { defineServer } from "./runtime/define.ts";
+${join(imports, "\n")}
+
+/** The server: its plan and its tools, in the order clients list them. */
+export const server: CompiledServer = defineServer(${server.plan}, [${list}]);
+`;
+}
+
+export const NODE_ENTRY = new Code(`import { main } from "./runtime/node-main.ts";
+import { server } from "./server.ts";
+
+main(server);
+`);

@@ -1,0 +1,67 @@
+/**
+ * Ajv standalone validators as self-contained ES modules.
+ *
+ * Ajv's standalone output still `require`s three helpers: `ajv/dist/runtime/ucs2length` (minLength and
+ * maxLength count code points), `ajv/dist/runtime/equal` (enum, const and uniqueItems over objects) and
+ * `ajv-formats/dist/formats` (format checks). These are rewritten to one import of `./ajv-runtime.js`, a small
+ * module the build bundles from exactly those helpers, so a validator needs nothing at run time but that file.
+ * A `require(` left in the output fails the build: it would mean an Ajv upgrade added a helper this does not
+ * know, and the server would crash when it loads.
+ */
+import standaloneModule from "ajv/dist/standalone/index.js";
+import type { CompiledSchema } from "../check/schemas.ts";
+
+const standaloneCode = (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ?? standaloneModule;
+
+export const AJV_RUNTIME_IMPORT = "__kervanc_ajv";
+
+/** The helpers a set of validators needs, so the runtime module only bundles those. */
+export interface AjvHelpers {
+  ucs2length: boolean;
+  equal: boolean;
+  formats: boolean;
+}
+
+const REQUIRES: readonly [RegExp, keyof AjvHelpers][] = [
+  [/require\("ajv\/dist\/runtime\/ucs2length"\)\.default/g, "ucs2length"],
+  [/require\("ajv\/dist\/runtime\/equal"\)\.default/g, "equal"],
+];
+
+export class ValidatorEmitError extends Error {}
+
+export function validatorModule(compiled: CompiledSchema, helpers: AjvHelpers): string {
+  let code = standaloneCode(compiled.ajv, compiled.validate);
+  for (const [pattern, helper] of REQUIRES) {
+    code = code.replace(pattern, () => {
+      helpers[helper] = true;
+      return `${AJV_RUNTIME_IMPORT}.${helper}`;
+    });
+  }
+  if (code.includes(`${AJV_RUNTIME_IMPORT}.formats`)) helpers.formats = true;
+  if (/\brequire\s*\(/.test(code)) {
+    throw new ValidatorEmitError(`Ajv produced a validator that still requires a module: ${/require\s*\([^)]*\)/.exec(code)?.[0]}`);
+  }
+  code = code.replace(/^"use strict";\n?/, "");
+  const uses = code.includes(AJV_RUNTIME_IMPORT);
+  return `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`;
+}
+
+/** The declaration file that types a validator module for TypeScript. */
+export const VALIDATOR_DTS = `import type { CompiledValidator } from "../runtime/plan.ts";
+declare const validate: CompiledValidator;
+export default validate;
+`;
+
+/** The entry the bundler turns into `ajv-runtime.js`, exporting only the helpers used. */
+export function ajvRuntimeEntry(helpers: AjvHelpers): string {
+  const lines: string[] = [];
+  if (helpers.ucs2length) lines.push('export { default as ucs2length } from "ajv/dist/runtime/ucs2length.js";');
+  if (helpers.equal) lines.push('export { default as equal } from "ajv/dist/runtime/equal.js";');
+  if (helpers.formats) lines.push('export { fullFormats as formats } from "ajv-formats/dist/formats.js";');
+  return lines.join("\n") + "\n";
+}
+
+export const AJV_RUNTIME_DTS = `export declare const ucs2length: (str: string) => number;
+export declare const equal: (a: unknown, b: unknown) => boolean;
+export declare const formats: Record<string, unknown>;
+`;

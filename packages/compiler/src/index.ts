@@ -1,0 +1,6 @@
+/** The kervanc compiler's programmatic API. */
+export { build, compileSpec, findSpecs, type BuildOptions, type BuildReport, type CompiledSpec } from "./build.ts";
+export { run } from "./cli.ts";
+export { CODES, type DiagnosticCode } from "./diagnostics/codes.ts";
+export { formatDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.ts";
+export { SPEC_LIMITS, HTTP_DEFAULTS, specShape } from "./check/spec-format.ts";

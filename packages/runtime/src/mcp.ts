@@ -1,0 +1,45 @@
+/**
+ * The MCP face of a compiled server: a factory of low-level SDK `Server` instances.
+ *
+ * The low-level `Server` is used (not `McpServer.registerTool`) so the published schemas are exactly the spec's,
+ * byte for byte, and so no schema is ever compiled at run time: validation uses the validators Ajv generated at
+ * build time. The SDK still owns the protocol: both eras, `server/discover`, the result envelope, cache hints and
+ * the 2025-era projection of structured results (`projectCallToolResult`).
+ */
+import { ProtocolError, ProtocolErrorCode, Server, type jsonSchemaValidator } from "@modelcontextprotocol/server";
+import type { CompiledServer } from "./plan.ts";
+import type { ToolRunner } from "./runner.ts";
+
+/**
+ * The server never validates a schema at run time (it asks for no elicitation). Passing this validator keeps
+ * the SDK from constructing its default Ajv-backed one, which would generate code.
+ */
+const noRuntimeSchemas: jsonSchemaValidator = {
+  getValidator() {
+    throw new Error("This server compiles no JSON Schema at run time.");
+  },
+};
+
+export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
+  const { plan } = compiled;
+  // Computed once: HTTP builds a server per request, and this is that request's hot path.
+  const listing = { tools: compiled.tools.map((tool) => tool.plan.listing) };
+  const outputSchemas = new Map(compiled.tools.map((tool) => [tool.plan.listing.name, tool.plan.listing.outputSchema]));
+  const info = { name: plan.name, version: plan.version };
+  const options = {
+    capabilities: { tools: { listChanged: true } },
+    jsonSchemaValidator: noRuntimeSchemas,
+    ...(plan.description !== undefined ? { instructions: plan.description } : {}),
+  };
+  return () => {
+    const server = new Server(info, options);
+    server.setRequestHandler("tools/list", () => listing as never);
+    server.setRequestHandler("tools/call", async (request, ctx) => {
+      const name = request.params.name;
+      if (!runner.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+      const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal);
+      return result.isError ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+    });
+    return server;
+  };
+}

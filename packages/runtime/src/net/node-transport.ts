@@ -1,0 +1,182 @@
+/**
+ * The Node hop transport: resolve once, check every address, connect only to the checked addresses.
+ *
+ * DNS is asked once per hop (`dns.lookup` with `all` and `verbatim`), bounded by the hop's signal and the
+ * process-wide lookup gate. Every answer must pass the address policy; one bad answer blocks the request.
+ * The connection then uses a `lookup` function that answers only for that host name and only with the checked
+ * addresses, so a second DNS answer (rebinding) can never be used. The socket's remote address is checked again
+ * once connected. Requests use `agent: false` (a fresh connection each time, no pooling, no proxy variables)
+ * and are never retried.
+ */
+import dns from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction, Socket } from "node:net";
+import { Duplex } from "node:stream";
+import zlib from "node:zlib";
+import { ToolError } from "../errors.ts";
+import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
+import { LookupGate } from "./lookup-gate.ts";
+import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
+
+export interface NodeTransportOptions {
+  readonly policy: NetworkPolicy;
+  readonly gate: LookupGate;
+  /** Injected for tests; defaults to `dns.promises.lookup`. */
+  readonly resolve?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+}
+
+type Checked = readonly { address: string; family: number }[];
+
+function blocked(host: string, reason: string): ToolError {
+  return new ToolError(`Request to ${host} was blocked: it resolves to a disallowed address (${reason}).`);
+}
+
+export function createNodeTransport(options: NodeTransportOptions): HopTransport {
+  const resolve = options.resolve ?? ((hostname: string) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
+
+  async function resolveChecked(url: URL, signal: AbortSignal): Promise<{ connectHost: string; addresses: Checked }> {
+    const host = url.host;
+    const kind = classifyHost(url.hostname);
+    if (kind.kind === "invalid") throw blocked(host, kind.reason);
+    if (kind.kind === "ip") {
+      const verdict = checkAddress(kind.address, options.policy);
+      if (!verdict.ok) throw blocked(host, verdict.reason);
+      return { connectHost: kind.address, addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }] };
+    }
+    let release: () => void;
+    try {
+      release = await options.gate.acquire(signal);
+    } catch {
+      throw signalMessage(signal, host, `waiting for a DNS lookup slot (${options.gate.active} in use)`);
+    }
+    let answers: Checked;
+    try {
+      answers = await raceSignal(resolve(kind.name).finally(release), signal);
+    } catch (error) {
+      if (signal.aborted) throw signalMessage(signal, host, "while resolving the host name");
+      void error;
+      throw new ToolError(`Request to ${host} was blocked: the host name could not be resolved.`);
+    }
+    if (answers.length === 0) throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
+    for (const answer of answers) {
+      const verdict = checkAddress(answer.address, options.policy);
+      if (!verdict.ok) throw blocked(host, verdict.reason);
+    }
+    return { connectHost: kind.name, addresses: answers };
+  }
+
+  return {
+    decoders: new Map<string, () => TransformStream<Uint8Array, Uint8Array>>([
+      ["gzip", () => zlibStream(zlib.createGunzip())],
+      ["deflate", () => zlibStream(zlib.createInflate())],
+      ["br", () => zlibStream(zlib.createBrotliDecompress())],
+    ]),
+    async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
+      const { connectHost, addresses } = await resolveChecked(hop.url, ctx.signal);
+      const host = hop.url.host;
+      const checkedSet = new Set(addresses.map((a) => a.address));
+      const pinned: LookupFunction = (hostname, opts, callback) => {
+        const family = typeof opts === "object" && opts !== null ? opts.family : undefined;
+        const wantAll = typeof opts === "object" && opts !== null && opts.all === true;
+        const usable = addresses.filter((a) => family === undefined || family === 0 || a.family === family);
+        if (hostname !== connectHost || usable.length === 0) {
+          callback(Object.assign(new Error("lookup refused"), { code: "ENOTFOUND" }), "", 4);
+          return;
+        }
+        if (wantAll) (callback as unknown as (e: null, a: Checked) => void)(null, usable);
+        else callback(null, usable[0]!.address, usable[0]!.family);
+      };
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of hop.headers) {
+        const existing = headers[name];
+        headers[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+      }
+      const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
+      if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
+      const lib = hop.url.protocol === "https:" ? https : http;
+      return await new Promise<HopResponse>((resolvePromise, reject) => {
+        let settled = false;
+        const fail = (error: unknown): void => {
+          if (settled) return;
+          settled = true;
+          reject(error);
+        };
+        const req = lib.request(
+          {
+            method: hop.method,
+            host: connectHost.startsWith("[") ? connectHost.slice(1, -1) : connectHost,
+            port: hop.url.port === "" ? undefined : Number(hop.url.port),
+            path: hop.url.pathname + hop.url.search,
+            headers,
+            agent: false,
+            lookup: pinned,
+            signal: ctx.signal,
+            ...(lib === https && !/^[\d.]+$|:/.test(connectHost) ? { servername: connectHost } : {}),
+          },
+          (res) => {
+            const remote = res.socket?.remoteAddress;
+            if (remote === undefined || !checkedSet.has(remote)) {
+              res.destroy();
+              fail(new ToolError(`Request to ${host} was blocked: it was not checked.`));
+              return;
+            }
+            settled = true;
+            const responseHeaders = new Map<string, string>();
+            for (const [name, value] of Object.entries(res.headers)) {
+              if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+            }
+            resolvePromise({
+              status: res.statusCode ?? 0,
+              headers: responseHeaders,
+              body: res,
+              discard: () => res.destroy(),
+            });
+          },
+        );
+        req.on("socket", (socket: Socket) => {
+          socket.once("connect", () => {
+            const remote = socket.remoteAddress;
+            if (remote === undefined || !checkedSet.has(remote)) {
+              const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
+              fail(error);
+              req.destroy(error);
+            }
+          });
+        });
+        req.on("error", fail);
+        req.end(bodyBytes ?? undefined);
+      });
+    },
+  };
+}
+
+/** Wraps a Node zlib transform as a web TransformStream; the adapter keeps backpressure and errors. */
+function zlibStream(transform: Duplex): TransformStream<Uint8Array, Uint8Array> {
+  return Duplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
+}
+
+function signalMessage(signal: AbortSignal, host: string, what: string): ToolError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ToolError) return reason;
+  const timedOut = reason instanceof DOMException && reason.name === "TimeoutError";
+  return new ToolError(timedOut ? `Request to ${host} timed out ${what}.` : `Request to ${host} was cancelled ${what}.`);
+}
+
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

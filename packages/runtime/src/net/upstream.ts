@@ -1,0 +1,242 @@
+/**
+ * One upstream exchange: the hop loop with its redirect rules, size limits and decoding.
+ *
+ * The platform-specific part (how a single hop resolves, connects and decodes) is a HopTransport; this module
+ * holds the rules every platform shares, so the Node server and the fetch-handler build refuse the same things
+ * with the same words. Every hop gets its own timeout; the caller's signal (the tool's own timeout or a
+ * cancellation) covers the whole exchange.
+ */
+import { ToolError } from "../errors.ts";
+import type { HttpLimits } from "../plan.ts";
+import type { RenderedRequest } from "../render.ts";
+
+export interface Hop {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: string | null;
+}
+
+export interface HopResponse {
+  readonly status: number;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  readonly headers: ReadonlyMap<string, string>;
+  /** The raw (still encoded) body, read lazily. */
+  readonly body: AsyncIterable<Uint8Array>;
+  /** Stops reading and frees the connection. */
+  discard(): void;
+}
+
+export interface HopContext {
+  /** Aborts when the hop's own timeout fires or the caller cancels. */
+  readonly signal: AbortSignal;
+  /** Whether the tool sends secrets (used by the transport for its own checks). */
+  readonly sendsSecrets: boolean;
+}
+
+export interface HopTransport {
+  send(hop: Hop, ctx: HopContext): Promise<HopResponse>;
+  /** Content codings this platform can decode, and the decoder for one. */
+  readonly decoders: ReadonlyMap<string, () => TransformStream<Uint8Array, Uint8Array>>;
+}
+
+export interface SecretCarry {
+  /** Whether every secret of the tool may be sent to this `hostname:port`. */
+  mayReceive(hostPort: string): boolean;
+  /** Whether a text contains a secret value in any form. */
+  containsSecret(text: string): boolean;
+}
+
+export interface UpstreamOptions {
+  readonly limits: HttpLimits;
+  readonly transport: HopTransport;
+  readonly signal: AbortSignal;
+  readonly secrets: SecretCarry | null;
+  /** Lifts the rule that secrets never travel over plain http (only from code or the CLI, never a spec). */
+  readonly allowSecretsOverHttp: boolean;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: Uint8Array;
+  readonly url: URL;
+}
+
+const ACCEPTED_ENCODINGS = new Set(["gzip", "x-gzip", "deflate", "br", "identity"]);
+
+/** `hostname:port` with the scheme's default port, the form secret bindings use. */
+export function urlHostPort(url: URL): string {
+  const port = url.port !== "" ? url.port : url.protocol === "http:" ? "80" : "443";
+  return `${url.hostname}:${port}`;
+}
+
+export async function sendUpstream(request: RenderedRequest, options: UpstreamOptions): Promise<UpstreamResponse> {
+  const { limits, transport, signal } = options;
+  let hop: Hop = { method: request.method, url: request.url, headers: request.headers, body: request.body };
+  for (let redirects = 0; ; redirects++) {
+    const host = hop.url.host;
+    checkScheme(hop.url, options);
+    const hopSignal = AbortSignal.any([signal, AbortSignal.timeout(limits.timeoutMs)]);
+    let response: HopResponse;
+    try {
+      response = await transport.send(hop, { signal: hopSignal, sendsSecrets: options.secrets !== null });
+    } catch (error) {
+      throw hopFailure(error, host, hopSignal, signal, limits.timeoutMs);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      // A redirect's body is never read.
+      response.discard();
+      hop = nextHop(hop, response, redirects, options);
+      continue;
+    }
+    try {
+      const body = await readBody(response, host, limits.maxResponseBytes, transport);
+      return { status: response.status, contentType: response.headers.get("content-type") ?? "", body, url: hop.url };
+    } catch (error) {
+      response.discard();
+      throw hopFailure(error, host, hopSignal, signal, limits.timeoutMs);
+    }
+  }
+}
+
+function checkScheme(url: URL, options: UpstreamOptions): void {
+  if (url.protocol === "http:" && options.secrets !== null && !options.allowSecretsOverHttp) {
+    throw new ToolError(`Request to ${url.host} was not sent: this tool uses secrets, which never travel over plain http.`);
+  }
+}
+
+function hopFailure(error: unknown, host: string, hopSignal: AbortSignal, callerSignal: AbortSignal, timeoutMs: number): Error {
+  if (error instanceof ToolError) return error;
+  if (callerSignal.aborted) {
+    // The tool-level timeout or a cancellation: the caller words it.
+    return callerSignal.reason instanceof ToolError ? callerSignal.reason : new ToolError(`Request to ${host} was cancelled.`);
+  }
+  if (hopSignal.aborted) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
+  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : null;
+  return new ToolError(code !== null && /^[A-Z0-9_]{1,40}$/.test(code) ? `Request to ${host} failed (${code}).` : `Request to ${host} failed.`);
+}
+
+function nextHop(hop: Hop, response: HopResponse, redirects: number, options: UpstreamOptions): Hop {
+  const { limits } = options;
+  const host = hop.url.host;
+  if (limits.followRedirects === 0) {
+    throw new ToolError(`Request to ${host} was redirected (${response.status}); redirects are not followed.`);
+  }
+  if (redirects >= limits.followRedirects) {
+    throw new ToolError(`Request to ${host} was redirected more than ${limits.followRedirects} times.`);
+  }
+  const location = response.headers.get("location");
+  if (location === undefined || location === "") throw new ToolError(`Request to ${host} was redirected without a location.`);
+  let next: URL;
+  try {
+    next = new URL(location, hop.url);
+  } catch {
+    throw new ToolError(`Request to ${host} was redirected to an invalid location.`);
+  }
+  if (next.protocol !== "https:" && !(next.protocol === "http:" && limits.allowInsecureHttp)) {
+    throw new ToolError(`Request to ${host} was redirected to a disallowed scheme.`);
+  }
+  if (next.username !== "" || next.password !== "") throw new ToolError(`Request to ${host} was redirected to a URL with credentials.`);
+  if (hop.url.protocol === "https:" && next.protocol === "http:") throw new ToolError(`Request to ${host} was redirected from https to http.`);
+  next.hash = "";
+
+  const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && hop.method !== "GET");
+  const method = toGet ? "GET" : hop.method;
+  const body = toGet ? null : hop.body;
+  let headers = toGet ? hop.headers.filter(([name]) => name.toLowerCase() !== "content-type") : hop.headers;
+  const crossOrigin = next.origin !== hop.url.origin;
+  if (crossOrigin) {
+    if (body !== null) throw new ToolError(`Request to ${host} was redirected to another host with a request body; not followed.`);
+    const secrets = options.secrets;
+    if (secrets !== null && urlHostPort(next) !== urlHostPort(hop.url) && !secrets.mayReceive(urlHostPort(next))) {
+      throw new ToolError(`Request to ${host} was redirected to a host that may not receive this tool's secrets; not followed.`);
+    }
+    // Only content negotiation survives a change of origin, and not even that if it carries a secret.
+    headers = headers.filter(([name, value]) => {
+      const lower = name.toLowerCase();
+      return (lower === "accept" || lower === "user-agent") && !(secrets !== null && secrets.containsSecret(value));
+    });
+  }
+  return { method, url: next, headers, body };
+}
+
+async function readBody(response: HopResponse, host: string, max: number, transport: HopTransport): Promise<Uint8Array> {
+  const tooLarge = (): ToolError => new ToolError(`The response from ${host} is larger than ${max} bytes; it was not read.`);
+  const declared = response.headers.get("content-length");
+  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > max) throw tooLarge();
+
+  const codings = (response.headers.get("content-encoding") ?? "")
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "");
+  // One coding at most: stacked codings (`gzip, gzip`) are how decompression bombs multiply.
+  if (codings.length > 1 || (codings.length === 1 && !ACCEPTED_ENCODINGS.has(codings[0]!))) {
+    throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
+  }
+  const coding = codings[0] === "x-gzip" ? "gzip" : codings[0];
+  const makeDecoder = coding === undefined || coding === "identity" ? null : transport.decoders.get(coding);
+  if (makeDecoder === undefined) throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
+
+  const wire = countingLimit(response.body, max, tooLarge);
+  if (makeDecoder === null) return collect(wire, max, tooLarge);
+  const decoder = makeDecoder();
+  const writer = decoder.writable.getWriter();
+  // Errors of the wire (too large, timeout, reset) win over the decoder's: they explain why decoding stopped.
+  let wireError: unknown = null;
+  const pump = (async () => {
+    const iterator = wire[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        let step: IteratorResult<Uint8Array>;
+        try {
+          step = await iterator.next();
+        } catch (error) {
+          wireError = error;
+          throw error;
+        }
+        if (step.done) break;
+        await writer.write(step.value);
+      }
+      await writer.close();
+    } catch (error) {
+      await writer.abort(error).catch(() => {});
+    }
+  })();
+  try {
+    return await collect(decoder.readable as unknown as AsyncIterable<Uint8Array>, max, tooLarge);
+  } catch (error) {
+    await pump;
+    if (wireError !== null) throw wireError;
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(`The response from ${host} could not be decoded.`);
+  } finally {
+    await pump;
+  }
+}
+
+async function* countingLimit(source: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): AsyncIterable<Uint8Array> {
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.byteLength;
+    if (total > max) throw tooLarge();
+    yield chunk;
+  }
+}
+
+async function collect(source: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of source) {
+    total += chunk.byteLength;
+    if (total > max) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+/**
+ * The Node entry of a generated server: command-line options, secrets, network policy, and the stdio server.
+ *
+ * stdout belongs to the protocol; everything this process says goes to stderr, redacted.
+ */
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { parseArgs, parseEnv } from "node:util";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { createServerFactory } from "./mcp.ts";
+import { allowPrivateNetwork, createNetworkPolicy, NetworkPolicyError, type NetworkPolicyOptions } from "./net/address.ts";
+import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
+import { createNodeTransport } from "./net/node-transport.ts";
+import type { CompiledServer } from "./plan.ts";
+import { ToolRunner } from "./runner.ts";
+import { envSecrets, SecretVault } from "./secrets.ts";
+
+const USAGE = `Usage: server.mjs [--env-file FILE]... [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
+
+Serves this MCP server over stdio.
+
+Options:
+  --env-file FILE            read secrets from FILE (KEY=value lines); variables already set win
+  --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
+  --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
+  --deny-network CIDR        refuse this range as well (repeatable)
+  -h, --help                 show this help
+  --version                  print the server's name and version`;
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export interface NodeOptions {
+  readonly envFiles: readonly string[];
+  readonly allowPrivateNetwork: boolean;
+  readonly allowInsecureSecrets: boolean;
+  readonly denyNetwork: readonly string[];
+  readonly help: boolean;
+  readonly version: boolean;
+}
+
+export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): NodeOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "env-file": { type: "string", multiple: true },
+        "allow-private-network": { type: "boolean" },
+        "allow-insecure-secrets": { type: "boolean" },
+        "deny-network": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const v = parsed.values;
+  const production = env["NODE_ENV"] === "production";
+  if (production && v["allow-private-network"]) throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
+  if (production && v["allow-insecure-secrets"]) throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
+  return {
+    envFiles: v["env-file"] ?? [],
+    allowPrivateNetwork: v["allow-private-network"] ?? false,
+    allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
+    denyNetwork: v["deny-network"] ?? [],
+    help: v.help ?? false,
+    version: v.version ?? false,
+  };
+}
+
+/** The environment with `--env-file` values merged under it: variables already set win. */
+export function mergeEnvFiles(env: Readonly<Record<string, string | undefined>>, files: readonly string[]): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = {};
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
+      throw new UsageError(`Cannot read --env-file ${file} (${code}).`);
+    }
+    for (const [key, value] of Object.entries(parseEnv(text))) {
+      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined) Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return merged;
+}
+
+export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
+  const vault = new SecretVault();
+  const log = (line: string): void => {
+    process.stderr.write(`${vault.redactText(line)}\n`);
+  };
+  let options: NodeOptions;
+  let env: Record<string, string | undefined>;
+  let policyOptions: NetworkPolicyOptions;
+  try {
+    options = parseNodeOptions(argv, process.env);
+    if (options.help) {
+      process.stderr.write(`${USAGE}\n`);
+      return;
+    }
+    if (options.version) {
+      process.stderr.write(`${compiled.plan.name} ${compiled.plan.version}\n`);
+      return;
+    }
+    env = mergeEnvFiles(process.env, options.envFiles);
+    policyOptions = {
+      ...(options.allowPrivateNetwork ? allowPrivateNetwork() : {}),
+      denyList: [...options.denyNetwork],
+    };
+  } catch (error) {
+    log(`Error: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof UsageError) log(USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  let policy;
+  try {
+    policy = createNetworkPolicy(policyOptions);
+  } catch (error) {
+    if (!(error instanceof NetworkPolicyError)) throw error;
+    log(`Error: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
+  const runner = new ToolRunner(compiled, {
+    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)) }),
+    secretSource: envSecrets(env),
+    vault,
+    allowSecretsOverHttp: options.allowInsecureSecrets,
+    log,
+  });
+  const prepared = runner.prepareSecrets();
+  for (const warning of prepared.warnings) log(`Warning: ${warning}`);
+  if (prepared.errors.length > 0) {
+    for (const error of prepared.errors) log(`Error: ${error}`);
+    process.exitCode = 1;
+    return;
+  }
+  if (options.allowInsecureSecrets) log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
+  const factory = createServerFactory(compiled, runner);
+  const handle = serveStdio(factory, { legacy: "serve", onerror: (error) => log(`Error: ${error.message}`) });
+  log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+  const stop = (): void => {
+    void handle.close().finally(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}

@@ -1,0 +1,116 @@
+/**
+ * Turning an upstream response into what the model sees.
+ *
+ * The response is untrusted: its status line, reason phrase and error bodies are never shown. In select mode
+ * the JSON is parsed and redacted before the expression runs, so an expression cannot reshape or probe a secret
+ * that an API echoed. In raw mode the text is redacted before it is cut, so a cut cannot leave a prefix of a
+ * secret behind.
+ */
+import { ToolError } from "./errors.ts";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CompiledValidator, JsonValue, OutputPlan } from "./plan.ts";
+import type { SecretVault } from "./secrets.ts";
+import { evaluateSelect, jsonLength, SelectError } from "./select/evaluate.ts";
+import { STATUS_REASONS } from "./status.ts";
+import type { UpstreamResponse } from "./net/upstream.ts";
+import { formatValidationErrors } from "./validation.ts";
+
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
+
+/** The media type without parameters, lower-cased. */
+export function mediaType(contentType: string): string {
+  return (contentType.split(";")[0] ?? "").trim().toLowerCase();
+}
+
+export function isJsonType(type: string): boolean {
+  return type === "application/json" || type.endsWith("+json");
+}
+
+export function isTextType(type: string): boolean {
+  return type.startsWith("text/") || isJsonType(type);
+}
+
+/** A content type for a message: quoted when it looks like a media type, `(unknown)` otherwise. */
+function shownType(type: string): string {
+  return MEDIA_TYPE.test(type) ? `"${type}"` : "(unknown)";
+}
+
+export function statusError(status: number): ToolError {
+  const reason = STATUS_REASONS[status];
+  return new ToolError(reason === undefined ? `Upstream returned ${status}.` : `Upstream returned ${status} ${reason}.`);
+}
+
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters]` : text;
+}
+
+export interface OutputContext {
+  readonly toolName: string;
+  readonly output: OutputPlan;
+  readonly validateOutput: CompiledValidator | null;
+  readonly vault: SecretVault;
+}
+
+const decoder = new TextDecoder();
+
+/** The largest selected value the server serialises at all (the text is then cut to maxOutputChars). */
+export const MAX_SERIALIZED_CHARS = 16 * 1024 * 1024;
+
+export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): CallToolResult {
+  if (response.status >= 400) throw statusError(response.status);
+  const type = mediaType(response.contentType);
+  const { output, vault } = ctx;
+  if (output.kind === "raw") {
+    if (!isTextType(type)) throw new ToolError(`Upstream returned content type ${shownType(type)}; raw output needs text or JSON.`);
+    const text = decoder.decode(response.body);
+    let redacted = vault.redactText(text);
+    if (isJsonType(type) && vault.size > 0) {
+      // Escapes such as \/ or \u0041 hide a secret from text redaction; redact value by value as well and
+      // return the re-encoded JSON when that changed anything.
+      try {
+        const parsed = JSON.parse(text) as JsonValue;
+        const byValue = JSON.stringify(vault.redactValue(parsed));
+        if (byValue !== JSON.stringify(parsed)) redacted = byValue;
+      } catch {
+        // Not valid JSON: the text redaction above is all that applies.
+      }
+    }
+    return { content: [{ type: "text", text: truncate(redacted, output.maxOutputChars) }] };
+  }
+
+  if (!isJsonType(type)) throw new ToolError(`Upstream returned content type ${shownType(type)}; expected JSON.`);
+  let data: JsonValue;
+  try {
+    data = vault.parseJson(decoder.decode(response.body));
+  } catch {
+    throw new ToolError("Upstream returned invalid JSON.");
+  }
+  let value: JsonValue;
+  try {
+    value = evaluateSelect(output.ast, data) ?? null;
+  } catch (error) {
+    if (error instanceof SelectError && error.kind === "budget") {
+      throw new ToolError(`output.select ${error.message} and was stopped. Simplify the expression.`);
+    }
+    // Kervan masks evaluation errors (the model sees an internal error with a ref); the log gets this text.
+    throw new Error(`output.select failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const max = output.maxOutputChars;
+  // Measure before serialising: a value the budget let through can still be too large to stringify cheaply.
+  if (jsonLength(value, MAX_SERIALIZED_CHARS) > MAX_SERIALIZED_CHARS) {
+    throw new ToolError("output.select needed more memory than it may use and was stopped. Simplify the expression.");
+  }
+  const text = JSON.stringify(value);
+  if (output.structured) {
+    if (text.length > max) {
+      throw new ToolError(`The selected output has ${text.length} characters, more than the limit of ${max}. Narrow output.select.`);
+    }
+    if (ctx.validateOutput !== null && !ctx.validateOutput(value)) {
+      throw new ToolError(
+        `Output validation error: Invalid structured content for tool ${ctx.toolName}: ${formatValidationErrors(ctx.validateOutput.errors)}`,
+      );
+    }
+    return { content: [{ type: "text", text }], structuredContent: value as CallToolResult["structuredContent"] };
+  }
+  return { content: [{ type: "text", text: truncate(text, max) }] };
+}

@@ -1,0 +1,162 @@
+/**
+ * The plan: the typed intermediate form of one compiled spec.
+ *
+ * The compiler's plan stage produces these values from a checked spec; the emit stage writes them into the
+ * generated package as JSON literals; the runtime executes them. Nothing here is code: every field is plain
+ * JSON data, so a plan can only describe requests, never run something the compiler did not write.
+ *
+ * The encoder of every template slot is fixed here, at build time, by the shape of the plan: a path part is
+ * always percent-encoded as one segment, a query value is always form-encoded, a header value is always text
+ * checked for control characters, and a body value is always a JSON value. No argument value can reach the
+ * scheme, host, port, query names, body keys or header names, because those are literal strings in the plan.
+ */
+import type { SelectNode } from "./select/ast.ts";
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A reference inside `{{ }}`: an input path (`input.a.b`) or a declared secret (`secrets.NAME`). */
+export type TemplateRef = { readonly kind: "input"; readonly path: readonly string[] } | { readonly kind: "secret"; readonly name: string };
+
+/** One part of a template: literal text, or a reference to be rendered by the slot's encoder. */
+export type TemplatePart = { readonly kind: "text"; readonly text: string } | { readonly kind: "ref"; readonly ref: TemplateRef };
+
+/** A parsed template: literal text and references, in order. */
+export interface Template {
+  readonly parts: readonly TemplatePart[];
+}
+
+/** A query parameter: the name is literal, each value is rendered with form encoding. */
+export interface QueryParam {
+  readonly name: string;
+  readonly value: Template;
+}
+
+/** A header: the name is literal (a valid token), the value is rendered as text. */
+export interface HeaderParam {
+  readonly name: string;
+  readonly value: Template;
+}
+
+/** A JSON body: literal subtrees stay literal; strings with references are rendered per the body rules. */
+export type BodyNode =
+  | { readonly kind: "literal"; readonly value: JsonValue }
+  /** A string that is exactly one reference keeps the referenced value's JSON type (undefined becomes null). */
+  | { readonly kind: "value"; readonly ref: TemplateRef }
+  /** A string mixed with text renders as text. */
+  | { readonly kind: "text"; readonly template: Template }
+  | { readonly kind: "array"; readonly items: readonly BodyNode[] }
+  | { readonly kind: "object"; readonly entries: readonly (readonly [string, BodyNode])[] };
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface RequestPlan {
+  readonly method: HttpMethod;
+  /** `https:` or `http:`. */
+  readonly protocol: "https:" | "http:";
+  /** WHATWG `url.origin`: scheme, host and port, literal. */
+  readonly origin: string;
+  /** WHATWG `url.host` (host plus a non-default port), used in messages. */
+  readonly host: string;
+  /** Normalized `hostname:port` with the scheme's default port filled in, used for secret bindings. */
+  readonly hostPort: string;
+  /** The normalized pathname, split into literal text and path-segment references. */
+  readonly path: Template;
+  /** The literal query string written in the URL (`""` or `?a=b`). */
+  readonly search: string;
+  readonly query: readonly QueryParam[];
+  readonly headers: readonly HeaderParam[];
+  readonly body: BodyNode | null;
+}
+
+export interface HttpLimits {
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly allowInsecureHttp: boolean;
+  readonly followRedirects: number;
+}
+
+export interface RateLimit {
+  readonly perMinute: number;
+  readonly concurrency: number;
+}
+
+export type OutputPlan =
+  | {
+      readonly kind: "select";
+      /** The original expression, kept for messages and the README. */
+      readonly expression: string;
+      /** The JMESPath AST, parsed at build time. */
+      readonly ast: SelectNode;
+      /** Whether the tool has an output schema (then the value becomes `structuredContent`). */
+      readonly structured: boolean;
+      readonly maxOutputChars: number;
+    }
+  | { readonly kind: "raw"; readonly maxOutputChars: number };
+
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** What `tools/list` publishes for one tool, exactly as it goes on the wire. */
+export interface ToolListing {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly outputSchema?: JsonObject;
+  readonly annotations: ToolAnnotations;
+}
+
+export interface ToolPlan {
+  readonly listing: ToolListing;
+  readonly request: RequestPlan;
+  readonly output: OutputPlan;
+  readonly limits: HttpLimits;
+  readonly rateLimit: RateLimit;
+  /** The declared secrets this tool sends, sorted. */
+  readonly secrets: readonly string[];
+}
+
+export interface SecretDeclaration {
+  readonly name: string;
+  /** Normalized `hostname:port` bindings; absent means the secret is not bound to hosts. */
+  readonly hosts?: readonly string[];
+}
+
+export interface ServerPlan {
+  readonly name: string;
+  readonly version: string;
+  readonly description?: string;
+  readonly secrets: readonly SecretDeclaration[];
+}
+
+/** A validator compiled by Ajv at build time (standalone code): `errors` is set after a failed call. */
+export interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: readonly ValidationIssue[] | null;
+}
+
+/** The subset of an Ajv error object the runtime reads. */
+export interface ValidationIssue {
+  readonly instancePath: string;
+  readonly message?: string;
+}
+
+/** What one generated tool module exports. */
+export interface CompiledTool {
+  readonly plan: ToolPlan;
+  readonly validateInput: CompiledValidator;
+  readonly validateOutput: CompiledValidator | null;
+}
+
+/** What the generated server module assembles: the server plan and its tools in spec order. */
+export interface CompiledServer {
+  readonly plan: ServerPlan;
+  readonly tools: readonly CompiledTool[];
+}

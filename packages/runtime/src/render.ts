@@ -1,0 +1,148 @@
+/**
+ * Rendering a request plan with one call's arguments.
+ *
+ * Each slot has one encoder, chosen by the plan's shape at build time: path references are percent-encoded as
+ * one segment, query values are form-encoded by URLSearchParams, header values are plain text checked for
+ * control characters, body references become JSON values. Argument values are data, never templates: a value
+ * that reads `{{secrets.X}}` is sent as that literal text.
+ */
+import { ToolError } from "./errors.ts";
+import type { BodyNode, JsonValue, RequestPlan, Template, TemplateRef } from "./plan.ts";
+
+export interface RenderContext {
+  /** The validated tool arguments. */
+  readonly args: JsonValue;
+  /** Secret values for this call's host; a missing entry means the secret is not configured there. */
+  readonly secrets: ReadonlyMap<string, string>;
+  /** `hostname:port` of the request, for messages. */
+  readonly hostPort: string;
+}
+
+export interface RenderedRequest {
+  readonly method: RequestPlan["method"];
+  readonly url: URL;
+  /** Header names as the spec wrote them, in order. */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The JSON body text, or null. */
+  readonly body: string | null;
+}
+
+export function refName(ref: TemplateRef): string {
+  return ref.kind === "input" ? `input.${ref.path.join(".")}` : `secrets.${ref.name}`;
+}
+
+/** Looks a reference up; an input path uses own properties only, and a missing step gives undefined. */
+export function resolveRef(ref: TemplateRef, ctx: RenderContext): JsonValue | undefined {
+  if (ref.kind === "secret") {
+    const value = ctx.secrets.get(ref.name);
+    if (value === undefined) throw new ToolError(`Secret ${ref.name} is not configured for ${ctx.hostPort}.`);
+    return value;
+  }
+  let current: JsonValue | undefined = ctx.args;
+  for (const key of ref.path) {
+    if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, key)) {
+      return undefined;
+    }
+    current = current[key];
+  }
+  return current;
+}
+
+/** The text of a scalar value; a missing value or a container is an error the model can fix. */
+export function scalarText(ref: TemplateRef, value: JsonValue | undefined): string {
+  if (value === undefined || value === null) throw new ToolError(`Missing value for ${refName(ref)}.`);
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  throw new ToolError(`${refName(ref)} must be a string, number or boolean here.`);
+}
+
+function singleRef(template: Template): TemplateRef | null {
+  const [first, ...rest] = template.parts;
+  return first !== undefined && rest.length === 0 && first.kind === "ref" ? first.ref : null;
+}
+
+function renderText(template: Template, ctx: RenderContext): string {
+  let out = "";
+  for (const part of template.parts) out += part.kind === "text" ? part.text : scalarText(part.ref, resolveRef(part.ref, ctx));
+  return out;
+}
+
+// Control characters refused in a path value (C0 and DEL).
+const PATH_CONTROL = /[\u0000-\u001f\u007f]/;
+// Control characters refused in a header value; tab is allowed.
+const HEADER_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+function renderPath(template: Template, ctx: RenderContext): string {
+  let out = "";
+  for (const part of template.parts) {
+    if (part.kind === "text") {
+      out += part.text;
+      continue;
+    }
+    const text = scalarText(part.ref, resolveRef(part.ref, ctx));
+    if (text === "" || text === "." || text === ".." || PATH_CONTROL.test(text)) {
+      throw new ToolError(`${refName(part.ref)} is not allowed in a URL path.`);
+    }
+    out += encodeURIComponent(text);
+  }
+  return out;
+}
+
+function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
+  switch (node.kind) {
+    case "literal":
+      return node.value;
+    case "value": {
+      const value = resolveRef(node.ref, ctx);
+      return value === undefined ? null : value;
+    }
+    case "text":
+      return renderText(node.template, ctx);
+    case "array":
+      return node.items.map((item) => renderBody(item, ctx));
+    case "object": {
+      const out: { [key: string]: JsonValue } = {};
+      for (const [key, child] of node.entries) {
+        Object.defineProperty(out, key, { value: renderBody(child, ctx), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+  }
+}
+
+export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRequest {
+  const path = renderPath(plan.path, ctx);
+  const url = new URL(plan.origin + path + plan.search);
+  if (url.pathname !== path) {
+    throw new ToolError("The input values form a dot segment, which is not allowed in a URL path.");
+  }
+  for (const param of plan.query) {
+    const ref = singleRef(param.value);
+    if (ref !== null) {
+      const value = resolveRef(ref, ctx);
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
+            throw new ToolError(`Every value of query parameter "${param.name}" must be a string, number or boolean.`);
+          }
+          url.searchParams.append(param.name, String(item));
+        }
+        continue;
+      }
+      url.searchParams.append(param.name, scalarText(ref, value));
+      continue;
+    }
+    url.searchParams.append(param.name, renderText(param.value, ctx));
+  }
+  const headers: (readonly [string, string])[] = [];
+  for (const header of plan.headers) {
+    const value = renderText(header.value, ctx);
+    if (HEADER_CONTROL.test(value)) {
+      throw new ToolError(`The value for header "${header.name}" contains a line break or control character.`);
+    }
+    headers.push([header.name, value]);
+  }
+  const body = plan.body === null ? null : JSON.stringify(renderBody(plan.body, ctx));
+  return { method: plan.method, url, headers, body };
+}

@@ -1,0 +1,227 @@
+/**
+ * Running one tool call: validate, limit, render, send, shape, redact.
+ *
+ * Everything spec-derived was decided at build time and arrives here as a frozen plan plus precompiled
+ * validators; this module only executes it. Each call's result (text, structured content and keys) and each
+ * error message is redacted before it leaves, whatever produced it.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { errorRef, ToolError } from "./errors.ts";
+import { sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
+import { shapeOutput, statusError } from "./output.ts";
+import type { CompiledServer, CompiledTool, JsonValue, ToolPlan } from "./plan.ts";
+import { ToolLimiter } from "./rate-limit.ts";
+import { renderRequest } from "./render.ts";
+import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
+import { countElements, formatValidationErrors } from "./validation.ts";
+
+/** The SDK's bound on argument size: array elements plus object members. */
+export const MAX_ARGUMENT_ELEMENTS = 10_000;
+/** The tool-level timeout adds this much to the per-hop timeout. */
+export const TOOL_TIMEOUT_SLACK_MS = 5_000;
+
+export interface RunnerOptions {
+  readonly transport: HopTransport;
+  readonly secretSource: SecretSource;
+  readonly vault: SecretVault;
+  /** Only from code or a CLI flag refused in production; never from a spec. */
+  readonly allowSecretsOverHttp: boolean;
+  /** Writes one line to the log (stderr); the runner redacts before calling it. */
+  readonly log: (line: string) => void;
+}
+
+interface PreparedTool {
+  readonly compiled: CompiledTool;
+  readonly limiter: ToolLimiter;
+}
+
+export class ToolRunner {
+  readonly #tools: ReadonlyMap<string, PreparedTool>;
+  readonly #bindings: ReadonlyMap<string, readonly string[] | undefined>;
+  readonly #options: RunnerOptions;
+
+  constructor(server: CompiledServer, options: RunnerOptions) {
+    this.#options = options;
+    this.#bindings = new Map(server.plan.secrets.map((s) => [s.name, s.hosts]));
+    this.#tools = new Map(
+      server.tools.map((compiled) => [
+        compiled.plan.listing.name,
+        { compiled, limiter: new ToolLimiter(compiled.plan.listing.name, compiled.plan.rateLimit) },
+      ]),
+    );
+  }
+
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /**
+   * Asks the secret source once per (secret, host) pair at start-up and adds the values to the vault, so
+   * redaction knows them before the first call. Missing values are warnings (tools that need them fail until
+   * they are set); values too short to redact are errors that stop the server.
+   */
+  prepareSecrets(): { warnings: string[]; errors: string[] } {
+    const warnings: string[] = [];
+    const errors: string[] = [];
+    const seen = new Set<string>();
+    for (const { compiled } of this.#tools.values()) {
+      const { hostPort } = compiled.plan.request;
+      for (const name of compiled.plan.secrets) {
+        const key = `${name}\u0000${hostPort}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const value = this.#options.secretSource.get(name, { host: hostPort, tool: compiled.plan.listing.name });
+        if (value === undefined) {
+          warnings.push(`Secret ${name} is not configured for ${hostPort}; tools that use it there fail until it is.`);
+          continue;
+        }
+        try {
+          this.#options.vault.add(name, value);
+        } catch (error) {
+          errors.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+    }
+    return { warnings, errors };
+  }
+
+  async call(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    const prepared = this.#tools.get(name);
+    if (prepared === undefined) throw new Error(`Tool ${name} not found`);
+    const { compiled, limiter } = prepared;
+    const plan = compiled.plan;
+    try {
+      const input = args ?? {};
+      if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
+        return toolError(`Invalid arguments for tool ${name}: arguments contain more than the maximum of ${MAX_ARGUMENT_ELEMENTS} elements`);
+      }
+      if (!compiled.validateInput(input)) {
+        return this.#redactResult(
+          toolError(`Input validation error: Invalid arguments for tool ${name}: ${formatValidationErrors(compiled.validateInput.errors)}`),
+        );
+      }
+      const release = limiter.acquire();
+      try {
+        return this.#redactResult(await this.#run(compiled, input as JsonValue, signal));
+      } finally {
+        release();
+      }
+    } catch (error) {
+      if (error instanceof ToolError) return this.#redactResult(toolError(error.message));
+      const ref = errorRef();
+      const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.#log(`Error: internal error in tool "${name}" (ref: ${ref}): ${detail}`);
+      return toolError(`Internal error in tool "${name}" (ref: ${ref})`);
+    }
+  }
+
+  async #run(compiled: CompiledTool, args: JsonValue, callerSignal: AbortSignal): Promise<CallToolResult> {
+    const plan = compiled.plan;
+    const { request, limits } = plan;
+    const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
+    const toolTimeout = new AbortController();
+    const timer = setTimeout(
+      () => toolTimeout.abort(new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`)),
+      toolTimeoutMs,
+    );
+    const signal = AbortSignal.any([callerSignal, toolTimeout.signal]);
+    try {
+      const secrets = this.#secretsFor(plan);
+      const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
+      const headers = [...rendered.headers];
+      const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
+      if (!has("accept")) headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
+      headers.push(["accept-encoding", "gzip, deflate, br"]);
+      if (rendered.body !== null && !has("content-type")) headers.push(["content-type", "application/json"]);
+      const carry: SecretCarry | null =
+        plan.secrets.length === 0
+          ? null
+          : {
+              mayReceive: (hostPort) => plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
+              containsSecret: (text) => this.#options.vault.containsSecret(text),
+            };
+      const response = await raceAbort(
+        sendUpstream(
+          { ...rendered, headers },
+          {
+            limits,
+            transport: this.#options.transport,
+            signal,
+            secrets: carry,
+            allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
+          },
+        ),
+        signal,
+      );
+      if (response.status >= 400) {
+        this.#log(`Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`);
+        throw statusError(response.status);
+      }
+      return shapeOutput(response, {
+        toolName: plan.listing.name,
+        output: plan.output,
+        validateOutput: compiled.validateOutput,
+        vault: this.#options.vault,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Checks each secret's binding for the tool's host, then asks the source again for this call. */
+  #secretsFor(plan: ToolPlan): Map<string, string> {
+    const values = new Map<string, string>();
+    const { hostPort } = plan.request;
+    for (const name of plan.secrets) {
+      const hosts = this.#bindings.get(name);
+      if (hosts !== undefined && !hosts.includes(hostPort)) throw new ToolError(`Secret ${name} may not be sent to ${hostPort}.`);
+      const value = this.#options.secretSource.get(name, { host: hostPort, tool: plan.listing.name });
+      if (value === undefined) continue;
+      try {
+        this.#options.vault.add(name, value);
+      } catch (error) {
+        if (error instanceof SecretError) throw new ToolError(error.message);
+        throw error;
+      }
+      values.set(name, value);
+    }
+    return values;
+  }
+
+  #mayReceive(name: string, hostPort: string, tool: string): boolean {
+    const hosts = this.#bindings.get(name);
+    if (hosts !== undefined && !hosts.includes(hostPort)) return false;
+    return this.#options.secretSource.get(name, { host: hostPort, tool }) !== undefined;
+  }
+
+  #redactResult(result: CallToolResult): CallToolResult {
+    return this.#options.vault.size === 0 ? result : (this.#options.vault.redactValue(result as unknown as JsonValue) as unknown as CallToolResult);
+  }
+
+  #log(line: string): void {
+    this.#options.log(this.#options.vault.redactText(line));
+  }
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Rejects with the signal's reason as soon as it aborts, even if the work ignores the signal. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason instanceof ToolError ? signal.reason : new ToolError("The call was cancelled."));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

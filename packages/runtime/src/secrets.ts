@@ -1,0 +1,222 @@
+/**
+ * Secrets: where their values come from, and how they are kept out of everything the model or a log sees.
+ *
+ * The vault keeps every secret value the process has seen, in every form an upstream is likely to echo it
+ * in: raw, percent-encoded, form-encoded, JSON-escaped and base64 (standard, unpadded and URL-safe). Redaction
+ * replaces each form with `[redacted]`, longest first. Known gaps: HTML entities, other encodings, and a
+ * base64 form that starts at an offset not divisible by 3 inside a longer base64 text are not recognised.
+ */
+import type { JsonValue } from "./plan.ts";
+
+export const REDACTED = "[redacted]";
+export const MIN_SECRET_LENGTH = 8;
+
+/** Where secret values come from. `undefined` or `""` means missing (or not allowed for that host). */
+export interface SecretSource {
+  get(name: string, context: { host: string; tool: string }): string | undefined;
+}
+
+/** The default source: the environment variable of the same name. */
+export function envSecrets(env: Readonly<Record<string, string | undefined>>): SecretSource {
+  return {
+    get(name) {
+      const value = Object.hasOwn(env, name) ? env[name] : undefined;
+      return value === undefined || value === "" ? undefined : value;
+    },
+  };
+}
+
+export class SecretError extends Error {
+  override readonly name = "SecretError";
+}
+
+const NUMBER_TOKEN_CHARS = /^[-+0-9.eE]+$/;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export class SecretVault {
+  /** Every form of every value seen, longest first. */
+  #forms: string[] = [];
+  #values = new Set<string>();
+  /** Whether some form could occur inside a JSON number token, which needs the slower parse path. */
+  #numeric = false;
+
+  get size(): number {
+    return this.#values.size;
+  }
+
+  /** Adds a value; refuses values too short to redact reliably, and text that is not valid Unicode. */
+  add(name: string, value: string): void {
+    if (value.length < MIN_SECRET_LENGTH) {
+      throw new SecretError(
+        `Secret ${name} is shorter than ${MIN_SECRET_LENGTH} characters. Short values cannot be redacted reliably; use a longer secret.`,
+      );
+    }
+    if (UNPAIRED_SURROGATE.test(value)) {
+      throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
+    }
+    if (this.#values.has(value)) return;
+    this.#values.add(value);
+    const forms = new Set(this.#forms);
+    for (const form of secretForms(value)) if (form.length > 0) forms.add(form);
+    this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+    this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
+  }
+
+  /** Replaces every known form of every secret in a text. */
+  redactText(text: string): string {
+    let out = text;
+    for (const form of this.#forms) {
+      if (out.includes(form)) out = out.split(form).join(REDACTED);
+    }
+    return out;
+  }
+
+  /** Whether a text contains any known form. */
+  containsSecret(text: string): boolean {
+    return this.#forms.some((form) => text.includes(form));
+  }
+
+  /**
+   * Redacts a JSON value: strings, object keys, and numbers whose decimal text holds a secret (the number
+   * becomes the string `[redacted]`). Returns a new value; the input is not changed.
+   */
+  redactValue(value: JsonValue): JsonValue {
+    if (this.#forms.length === 0) return value;
+    return mapJson(value, (leaf) => {
+      if (typeof leaf === "string") return this.redactText(leaf);
+      if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
+      return leaf;
+    }, (key) => this.redactText(key));
+  }
+
+  /**
+   * Parses upstream JSON and redacts it before anything else sees it. A number whose *source text* holds a
+   * secret (a long number that JSON.parse would round, for instance) is replaced by the string `[redacted]`
+   * before parsing, so not even a rounded copy of the secret survives.
+   */
+  parseJson(text: string): JsonValue {
+    const source = this.#numeric ? this.#redactNumberTokens(text) : text;
+    return this.redactValue(JSON.parse(source) as JsonValue);
+  }
+
+  /** Rewrites number tokens (outside strings) that contain a secret form into the JSON string "[redacted]". */
+  #redactNumberTokens(text: string): string {
+    let out = "";
+    let last = 0;
+    let i = 0;
+    const n = text.length;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22 /* " */) {
+        // Skip a string, honouring escapes.
+        i++;
+        while (i < n) {
+          const d = text.charCodeAt(i);
+          if (d === 0x5c /* \ */) i += 2;
+          else if (d === 0x22) {
+            i++;
+            break;
+          } else i++;
+        }
+        continue;
+      }
+      if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
+        const start = i;
+        while (i < n && isNumberChar(text.charCodeAt(i))) i++;
+        const token = text.slice(start, i);
+        if (this.containsSecret(token)) {
+          out += text.slice(last, start) + JSON.stringify(REDACTED);
+          last = i;
+        }
+        continue;
+      }
+      i++;
+    }
+    return last === 0 ? text : out + text.slice(last);
+  }
+}
+
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}
+
+/** The forms in which an upstream may echo a secret value. */
+export function secretForms(value: string): string[] {
+  const base64 = toBase64(new TextEncoder().encode(value));
+  const unpadded = base64.replace(/=+$/, "");
+  return [
+    value,
+    encodeURIComponent(value),
+    new URLSearchParams({ v: value }).toString().slice(2),
+    JSON.stringify(value).slice(1, -1),
+    base64,
+    unpadded,
+    unpadded.replace(/\+/g, "-").replace(/\//g, "_"),
+  ];
+}
+
+const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Standard base64 without depending on Buffer (the runtime also runs on Workers, Deno and Bun). */
+function toBase64(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i]!;
+    const b = i + 1 < bytes.length ? bytes[i + 1]! : 0;
+    const c = i + 2 < bytes.length ? bytes[i + 2]! : 0;
+    const triple = (a << 16) | (b << 8) | c;
+    out += BASE64_ALPHABET[(triple >> 18) & 63]! + BASE64_ALPHABET[(triple >> 12) & 63]!;
+    out += i + 1 < bytes.length ? BASE64_ALPHABET[(triple >> 6) & 63]! : "=";
+    out += i + 2 < bytes.length ? BASE64_ALPHABET[triple & 63]! : "=";
+  }
+  return out;
+}
+
+/**
+ * Rebuilds a JSON value bottom-up without recursion (upstream JSON can be nested deeper than the stack),
+ * mapping leaves and keys. Keys are set as own data properties, so a `__proto__` key stays plain data.
+ */
+export function mapJson(
+  value: JsonValue,
+  leaf: (v: string | number | boolean | null) => JsonValue,
+  key: (k: string) => string,
+): JsonValue {
+  if (value === null || typeof value !== "object") return leaf(value);
+  type Container = JsonValue[] | { [k: string]: JsonValue };
+  interface Frame {
+    readonly source: Container;
+    readonly keys: string[] | null;
+    readonly out: Container;
+    index: number;
+  }
+  const frameOf = (source: Container): Frame =>
+    Array.isArray(source)
+      ? { source, keys: null, out: [], index: 0 }
+      : { source, keys: Object.keys(source), out: {}, index: 0 };
+  const root = frameOf(value);
+  const stack: Frame[] = [root];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const count = frame.keys ? frame.keys.length : (frame.source as JsonValue[]).length;
+    if (frame.index >= count) {
+      stack.pop();
+      const parent = stack[stack.length - 1];
+      if (parent) attach(parent, frame.out);
+      continue;
+    }
+    const child = frame.keys
+      ? (frame.source as { [k: string]: JsonValue })[frame.keys[frame.index]!]!
+      : (frame.source as JsonValue[])[frame.index]!;
+    if (child !== null && typeof child === "object") stack.push(frameOf(child));
+    else attach(frame, leaf(child));
+  }
+  return root.out;
+
+  function attach(frame: Frame, v: JsonValue): void {
+    if (frame.keys) {
+      const k = key(frame.keys[frame.index]!);
+      Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    } else (frame.out as JsonValue[]).push(v);
+    frame.index++;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Real MCP clients for tests: the SDK v2 client pinned to 2026-07-28 (modern) and the SDK v1 client, which only
+ * speaks 2025-11-25 (legacy). Both spawn the generated server as a child process over stdio.
+ */
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+export type Era = "modern" | "legacy";
+
+export interface ToolResult {
+  content?: { type: string; text?: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface TestClient {
+  readonly era: Era;
+  listTools(): Promise<{ tools: { name: string; inputSchema: unknown; outputSchema?: unknown; [k: string]: unknown }[] }>;
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  close(): Promise<void>;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
+  /** The protocol era the connection actually landed on, as the client reports it. */
+  negotiatedEra(): Era | undefined;
+}
+
+export interface SpawnOptions {
+  readonly nodeArgs?: readonly string[];
+  readonly serverArgs?: readonly string[];
+  readonly env?: Record<string, string>;
+  readonly cwd?: string;
+}
+
+function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
+  // A minimal environment: PATH for the runtime, plus what the test gives.
+  return { PATH: process.env["PATH"] ?? "", ...extra };
+}
+
+export async function connect(era: Era, serverPath: string, options: SpawnOptions = {}): Promise<TestClient> {
+  const args = [...(options.nodeArgs ?? []), serverPath, ...(options.serverArgs ?? [])];
+  let stderr = "";
+  if (era === "modern") {
+    const client = new ModernClient(
+      { name: "kervanc-tests", version: "1.0.0" },
+      // The client validates structuredContent; this validator generates no code.
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    const transport = new ModernStdio({ command: process.execPath, args, env: baseEnv(options.env), stderr: "pipe", ...(options.cwd ? { cwd: options.cwd } : {}) });
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    await client.connect(transport);
+    return {
+      era,
+      listTools: () => client.listTools() as never,
+      callTool: (name, a) => client.callTool({ name, arguments: a }) as never,
+      close: () => client.close(),
+      stderr: () => stderr,
+      negotiatedEra: () => client.getProtocolEra(),
+    };
+  }
+  const client = new LegacyClient({ name: "kervanc-tests", version: "1.0.0" });
+  const transport = new LegacyStdio({ command: process.execPath, args, env: baseEnv(options.env), stderr: "pipe", ...(options.cwd ? { cwd: options.cwd } : {}) });
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  await client.connect(transport);
+  return {
+    era,
+    listTools: () => client.listTools() as never,
+    callTool: (name, a) => client.callTool({ name, arguments: a }) as never,
+    close: () => client.close(),
+    stderr: () => stderr,
+    // The v1 client only knows the 2025 handshake; it reports the server it initialized with.
+    negotiatedEra: () => (client.getServerVersion() ? "legacy" : undefined),
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Running kervanc as a user does (the installed `kervanc` bin, in a child process), and preparing specs that
+ * point at a local upstream instead of the real API.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, writeFile, mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { parseDocument } from "yaml";
+
+export const REPO = resolve(import.meta.dirname, "..", "..");
+export const KERVANC_BIN = join(REPO, "node_modules", ".bin", "kervanc");
+export const FIXTURES = join(REPO, "fixtures");
+
+const run = promisify(execFile);
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function kervanc(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [join(REPO, "packages", "compiler", "bin", "kervanc.js"), ...args], {
+      cwd: options.cwd ?? REPO,
+      env: options.env ?? process.env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `kervanc-${prefix}-`));
+}
+
+/**
+ * Rewrites a spec so every tool calls `origin` (keeping each URL's path), with plain http allowed: the tests'
+ * upstream listens on 127.0.0.1 without TLS.
+ */
+export function pointSpecAt(yamlText: string, origin: string): string {
+  const doc = parseDocument(yamlText);
+  const tools = doc.get("tools") as { items: { getIn(p: string[]): unknown; setIn(p: string[], v: unknown): void }[] };
+  for (const tool of tools.items) {
+    const url = new URL(String(tool.getIn(["http", "url"])).replace(/\{\{/g, "%7B%7B").replace(/\}\}/g, "%7D%7D"));
+    const path = decodeURI(url.pathname).replace(/%7B%7B/gi, "{{").replace(/%7D%7D/gi, "}}");
+    tool.setIn(["http", "url"], `${origin}${path}${url.search}`);
+    tool.setIn(["http", "allowInsecureHttp"], true);
+  }
+  return doc.toString();
+}
+
+/** Copies fixture specs into a temp folder, pointed at `origin`, and builds them. */
+export async function buildFixtures(specs: readonly string[], origin: string): Promise<{ specDir: string; outDir: string; result: CliResult }> {
+  const root = await tempDir("build");
+  const specDir = join(root, "specs");
+  const outDir = join(root, "out");
+  await mkdir(specDir);
+  for (const spec of specs) {
+    const text = await readFile(join(FIXTURES, "specs", spec), "utf8");
+    await writeFile(join(specDir, spec), pointSpecAt(text, origin));
+  }
+  const result = await kervanc(["build", specDir, "-o", outDir]);
+  return { specDir, outDir, result };
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
