@@ -37,7 +37,7 @@ export function compileSpec(file: string, bytes: Uint8Array): CompiledSpec {
 }
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
-  const { line, column } = locate(spec, f.path, f.offset);
+  const { line, column } = locate(spec, f.path, f.offset, f.atKey);
   return placeAt(spec.file, line, column, f);
 }
 

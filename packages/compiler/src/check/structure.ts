@@ -106,9 +106,9 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       for (const key of Object.keys(value)) {
         if (Object.hasOwn(fields, key)) continue;
         if (key === "<<") {
-          out.push(finding("KV2013", [...path, key], "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out."));
+          out.push(finding("KV2013", [...path, key], "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.", { atKey: true }));
         } else {
-          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${suggest(key, known)} Allowed here: ${known.join(", ")}.`));
+          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${suggest(key, known)} Allowed here: ${known.join(", ")}.`, { atKey: true }));
         }
       }
       for (const key of known) {

@@ -30,9 +30,11 @@ export interface Finding {
   readonly severity?: Severity;
   /** A character offset inside the string value at `path`, when the problem is inside a string. */
   readonly offset?: number;
+  /** Point at the key of the last path segment rather than its value (unknown fields, duplicate names). */
+  readonly atKey?: boolean;
 }
 
-export function finding(code: DiagnosticCode, path: SpecPath, message: string, extra: { offset?: number; severity?: Severity } = {}): Finding {
+export function finding(code: DiagnosticCode, path: SpecPath, message: string, extra: { offset?: number; severity?: Severity; atKey?: boolean } = {}): Finding {
   return { code, path, message, ...extra };
 }
 

@@ -175,32 +175,43 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
   return { line, column };
 }
 
-/** The position of the YAML node at `path`, or of its nearest parent that exists. */
-export function locate(spec: LoadedSpec, path: SpecPath, offset?: number): { line: number; column: number } {
+/**
+ * The position of the YAML node at `path`, or of its nearest parent that exists. A block mapping or sequence is
+ * placed at its key (`http:`), which is where a reader looks; `atKey` places any value at its key.
+ */
+export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey = false): { line: number; column: number } {
   for (let n = path.length; n >= 0; n--) {
-    const node = spec.doc.getIn(path.slice(0, n) as (string | number)[], true) as YamlNode | undefined;
+    const prefix = path.slice(0, n) as (string | number)[];
+    const node = spec.doc.getIn(prefix, true) as YamlNode | undefined;
+    const key = n > 0 ? keyNode(spec, prefix) : undefined;
+    if (key?.range && (node === undefined || (n === path.length && atKey) || (isCollection(node) && !(node as { flow?: boolean }).flow))) {
+      return pos(spec, key.range[0]);
+    }
     const range = node?.range;
     if (range) {
       const start = n === path.length && offset !== undefined && isScalar(node) ? offsetInScalar(spec.text, node, offset) : range[0];
-      const pos = spec.lineCounter.linePos(start);
-      return { line: pos.line, column: pos.col };
-    }
-    if (n > 0 && node === undefined) {
-      // The key may exist with a null value (`url:`): point at the key itself.
-      const parent = spec.doc.getIn(path.slice(0, n - 1) as (string | number)[], true) as YamlNode | undefined;
-      const key = path[n - 1];
-      if (parent && isCollection(parent)) {
-        for (const item of parent.items as unknown[]) {
-          const k = (item as { key?: YamlNode }).key;
-          if (k && isScalar(k) && String(k.value) === String(key) && k.range) {
-            const pos = spec.lineCounter.linePos(k.range[0]);
-            return { line: pos.line, column: pos.col };
-          }
-        }
-      }
+      return pos(spec, start);
     }
   }
   return { line: 1, column: 1 };
+}
+
+function pos(spec: LoadedSpec, offset: number): { line: number; column: number } {
+  const p = spec.lineCounter.linePos(offset);
+  return { line: p.line, column: p.col };
+}
+
+/** The key node of the pair at `path` (only for mapping keys). */
+function keyNode(spec: LoadedSpec, path: (string | number)[]): YamlNode | undefined {
+  const last = path[path.length - 1];
+  if (typeof last !== "string") return undefined;
+  const parent = spec.doc.getIn(path.slice(0, -1), true) as YamlNode | undefined;
+  if (!parent || !isCollection(parent)) return undefined;
+  for (const item of parent.items as unknown[]) {
+    const k = (item as { key?: YamlNode }).key;
+    if (k && isScalar(k) && String(k.value) === last) return k;
+  }
+  return undefined;
 }
 
 /**
