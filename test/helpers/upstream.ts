@@ -2,8 +2,15 @@
  * A real HTTP server on 127.0.0.1 that stands in for an upstream API: it records every request exactly as it
  * arrived (method, raw path and query, headers, body) and answers with whatever the test sets.
  */
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { join, resolve } from "node:path";
+
+const TLS_DIR = resolve(import.meta.dirname, "..", "..", "fixtures", "tls");
+/** The test CA: give it to the generated server as NODE_EXTRA_CA_CERTS. */
+export const TEST_CA = join(TLS_DIR, "ca.pem");
 
 export interface RecordedRequest {
   readonly method: string;
@@ -32,10 +39,17 @@ export function json(res: http.ServerResponse, status: number, value: unknown, h
   res.end(body);
 }
 
-export async function startUpstream(initial?: Handler): Promise<Upstream> {
+export interface UpstreamOptions {
+  /** Serve HTTPS with the test certificate (for localhost, 127.0.0.1 and ::1). */
+  readonly tls?: boolean;
+  /** The host name used in `origin` (default 127.0.0.1; use "localhost" to go through DNS). */
+  readonly hostname?: string;
+}
+
+export async function startUpstream(initial?: Handler, options: UpstreamOptions = {}): Promise<Upstream> {
   let handler: Handler = initial ?? ((_req, res) => json(res, 404, { error: "no handler" }));
   const requests: RecordedRequest[] = [];
-  const server = http.createServer((req, res) => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -55,11 +69,14 @@ export async function startUpstream(initial?: Handler): Promise<Upstream> {
         res.destroy(error instanceof Error ? error : new Error(String(error)));
       });
     });
-  });
+  };
+  const server = options.tls
+    ? https.createServer({ key: readFileSync(join(TLS_DIR, "server-key.pem")), cert: readFileSync(join(TLS_DIR, "server.pem")) }, listener)
+    : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${options.tls ? "https" : "http"}://${options.hostname ?? "127.0.0.1"}:${port}`,
     port,
     requests,
     handle(next) {
@@ -72,3 +89,8 @@ export async function startUpstream(initial?: Handler): Promise<Upstream> {
       }),
   };
 }
+
+/** Answers with the request itself, so a test sees exactly what the server sent. */
+export const echo: Handler = (req, res) => {
+  json(res, 200, { method: req.method, target: req.target, path: req.path, query: req.query, headers: req.headers, body: req.body });
+};

@@ -7,19 +7,27 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { createHttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy, NetworkPolicyError, type NetworkPolicyOptions } from "./net/address.ts";
 import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
 import { createNodeTransport } from "./net/node-transport.ts";
 import type { CompiledServer } from "./plan.ts";
+import { isLoopbackHost, serveNodeHttp } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
 import { envSecrets, SecretVault } from "./secrets.ts";
 
-const USAGE = `Usage: server.mjs [--env-file FILE]... [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
+const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]...] [--env-file FILE]...
+                 [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
 
-Serves this MCP server over stdio.
+Serves this MCP server over stdio (the default), or over Streamable HTTP at /mcp with --http.
 
 Options:
+  --http                     serve Streamable HTTP instead of stdio
+  --host H                   address to listen on (default 127.0.0.1)
+  --port N                   port to listen on (default 3000; 0 picks a free port)
+  --allowed-host NAME        a Host (and Origin) name clients may use (repeatable; required off loopback)
+  --drain-timeout MS         how long SIGINT/SIGTERM waits for calls in flight (default 10000)
   --env-file FILE            read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
@@ -32,6 +40,11 @@ export class UsageError extends Error {
 }
 
 export interface NodeOptions {
+  readonly http: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly allowedHosts: readonly string[];
+  readonly drainMs: number;
   readonly envFiles: readonly string[];
   readonly allowPrivateNetwork: boolean;
   readonly allowInsecureSecrets: boolean;
@@ -48,6 +61,11 @@ export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<s
       strict: true,
       allowPositionals: false,
       options: {
+        http: { type: "boolean" },
+        host: { type: "string" },
+        port: { type: "string" },
+        "allowed-host": { type: "string", multiple: true },
+        "drain-timeout": { type: "string" },
         "env-file": { type: "string", multiple: true },
         "allow-private-network": { type: "boolean" },
         "allow-insecure-secrets": { type: "boolean" },
@@ -63,7 +81,25 @@ export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<s
   const production = env["NODE_ENV"] === "production";
   if (production && v["allow-private-network"]) throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
   if (production && v["allow-insecure-secrets"]) throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
+  const http = v.http ?? false;
+  if (!http && (v.host !== undefined || v.port !== undefined || v["allowed-host"] !== undefined)) {
+    throw new UsageError("--host, --port and --allowed-host need --http.");
+  }
+  const port = v.port === undefined ? 3000 : Number(v.port);
+  if (!/^\d{1,5}$/.test(v.port ?? "3000") || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${v.port}".`);
+  const drainMs = v["drain-timeout"] === undefined ? 10_000 : Number(v["drain-timeout"]);
+  if (!Number.isInteger(drainMs) || drainMs < 0) throw new UsageError("--drain-timeout must be a number of milliseconds.");
+  const host = v.host ?? "127.0.0.1";
+  const allowedHosts = v["allowed-host"] ?? [];
+  if (http && !isLoopbackHost(host) && allowedHosts.length === 0) {
+    throw new UsageError(`Listening on ${host} (not loopback) needs --allowed-host with the name clients use to reach this server.`);
+  }
   return {
+    http,
+    host,
+    port,
+    allowedHosts,
+    drainMs,
     envFiles: v["env-file"] ?? [],
     allowPrivateNetwork: v["allow-private-network"] ?? false,
     allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
@@ -148,11 +184,37 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   }
   if (options.allowInsecureSecrets) log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
   const factory = createServerFactory(compiled, runner);
-  const handle = serveStdio(factory, { legacy: "serve", onerror: (error) => log(`Error: ${error.message}`) });
-  log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
-  const stop = (): void => {
-    void handle.close().finally(() => process.exit(0));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const onerror = (error: Error): void => log(`Error: ${error.message}`);
+  if (!options.http) {
+    const handle = serveStdio(factory, { legacy: "serve", onerror });
+    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+    const stop = (): void => {
+      void handle.close().finally(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return;
+  }
+  const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
+  const handler = createHttpHandler(factory, { ...(allowed ? { allowedHosts: allowed } : {}), onerror });
+  serveNodeHttp(handler, { host: options.host, port: options.port, log }).then(
+    (server) => {
+      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+      log(`Serving ${compiled.plan.name} on ${server.url}`);
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        log("Stopping: waiting for calls in flight.");
+        void server.close(options.drainMs).finally(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    },
+    (error: unknown) => {
+      const code = typeof error === "object" && error !== null && "code" in error ? ` (${String(error.code)})` : "";
+      log(`Error: cannot listen on ${options.host}:${options.port}${code}.`);
+      process.exitCode = 1;
+    },
+  );
 }
