@@ -1,0 +1,25 @@
+/** Starting a generated server in HTTP mode as a process, and finding the URL it listens on. */
+import { type ChildProcess, spawn } from "node:child_process";
+
+/** Starts `server.mjs --http --port 0` and resolves with the endpoint it reports on stderr. */
+export async function startHttpServer(serverPath: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, ["--disallow-code-generation-from-strings", serverPath, "--http", "--port", "0", ...args], {
+    env: { PATH: process.env["PATH"] ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${err}`)), 20_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      err += chunk.toString("utf8");
+      const match = / on (http:\/\/\S+\/mcp)\n/.exec(err);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the server exited (${code}): ${err}`)));
+  });
+  return { child, url, stderr: () => err };
+}
+
