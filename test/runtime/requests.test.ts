@@ -215,6 +215,20 @@ describe("header values", () => {
     expect(request).toBeUndefined();
   });
 
+  it("refuses characters HTTP/1.1 cannot carry in a header, and sends Latin-1 ones", async () => {
+    const { result, request } = await sent("headers", { note: "price in €", n: 1 });
+    expect(errorText(result)).toBe('The value for header "X-Note" contains a character that cannot be sent in an HTTP header.');
+    expect(request).toBeUndefined();
+    const latin1 = await sent("headers", { note: "café", n: 1 });
+    expect(Buffer.from(latin1.request!.headers["x-note"] as string, "latin1").toString("latin1")).toBe("café");
+  });
+
+  it("refuses a path value with an unpaired surrogate (it has no UTF-8 encoding)", async () => {
+    const { result, request } = await sent("path", { id: "a\ud800", sub: "x" });
+    expect(errorText(result)).toBe("input.id is not allowed in a URL path.");
+    expect(request).toBeUndefined();
+  });
+
   it("refuses a missing optional argument in a header (it is not left out)", async () => {
     const { result, request } = await sent("headers", { n: 1 });
     expect(errorText(result)).toBe("Missing value for input.note.");

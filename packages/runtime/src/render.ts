@@ -71,6 +71,9 @@ function renderText(template: Template, ctx: RenderContext): string {
 const PATH_CONTROL = /[\u0000-\u001f\u007f]/;
 // Control characters refused in a header value; tab is allowed.
 const HEADER_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+// HTTP/1.1 carries header values as bytes; Node sends them as Latin-1 and refuses anything beyond it.
+const HEADER_NOT_LATIN1 = /[^\u0000-\u00ff]/;
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function renderPath(template: Template, ctx: RenderContext): string {
   let out = "";
@@ -80,7 +83,8 @@ function renderPath(template: Template, ctx: RenderContext): string {
       continue;
     }
     const text = scalarText(part.ref, resolveRef(part.ref, ctx));
-    if (text === "" || text === "." || text === ".." || PATH_CONTROL.test(text)) {
+    // An unpaired surrogate cannot be percent-encoded as UTF-8, so it is refused like a control character.
+    if (text === "" || text === "." || text === ".." || PATH_CONTROL.test(text) || UNPAIRED_SURROGATE.test(text)) {
       throw new ToolError(`${refName(part.ref)} is not allowed in a URL path.`);
     }
     out += encodeURIComponent(text);
@@ -140,6 +144,9 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
     const value = renderText(header.value, ctx);
     if (HEADER_CONTROL.test(value)) {
       throw new ToolError(`The value for header "${header.name}" contains a line break or control character.`);
+    }
+    if (HEADER_NOT_LATIN1.test(value)) {
+      throw new ToolError(`The value for header "${header.name}" contains a character that cannot be sent in an HTTP header.`);
     }
     headers.push([header.name, value]);
   }
