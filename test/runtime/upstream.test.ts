@@ -11,13 +11,14 @@ import { json, type RecordedRequest, startUpstream, type Upstream } from "../hel
 
 let upstream: Upstream;
 let other: Upstream;
+let elsewhere: Upstream;
 let server: InProcess;
 let host: string;
 
 type Route = (req: RecordedRequest, res: http.ServerResponse) => unknown;
 const routes = new Map<string, Route>();
 
-function spec(origin: string, otherOrigin: string): string {
+function spec(origin: string, otherOrigin: string, elsewhereOrigin: string): string {
   const tool = (name: string, extra = "", output = 'select: "@"') => `
   - name: ${name}
     description: ${name}
@@ -45,6 +46,10 @@ ${tool("long", "", 'select: "@", maxOutputChars: 50')}${tool("structured", "", '
 ${tool("invalidout", "", 'select: "@", schema: { type: object, properties: { n: { type: integer } } }')}${tool("evalerror", "", 'select: "abs(name)"')}
 ${tool("budget", "", 'select: "[@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@] | [@,@]"')}
 ${tool("ratelimited", "    rateLimit: { perMinute: 2 }".replace(/^/, ""))}${tool("single", "    rateLimit: { concurrency: 1 }")}
+  - name: elsewhere
+    description: puts another origin on the egress list, so redirects may go there
+    http: { url: "${elsewhereOrigin}/x", allowInsecureHttp: true }
+    output: { select: "@" }
   - name: refused
     description: connection refused
     http: { url: "${otherOrigin}/x", allowInsecureHttp: true }
@@ -62,11 +67,13 @@ beforeAll(async () => {
     else json(res, 200, { path: req.path, method: req.method, body: req.body, headers: req.headers });
   });
   host = new URL(upstream.origin).host;
-  server = inProcess(spec(upstream.origin, otherOrigin));
+  elsewhere = await startUpstream((req, res) => json(res, 200, { headers: req.headers }));
+  server = inProcess(spec(upstream.origin, otherOrigin, elsewhere.origin));
 });
 
 afterAll(async () => {
   await upstream.close();
+  await elsewhere.close();
 });
 
 async function call(name: string, args: unknown = {}): Promise<{ text: string; isError: boolean; structured: unknown }> {
@@ -218,20 +225,29 @@ describe("redirects", () => {
   });
 
   it("refuses to carry a body to another origin, and drops all but accept across origins", async () => {
-    const elsewhere = await startUpstream((req, res) => json(res, 200, { headers: req.headers }));
+    routes.set("crossbody", redirect(307, `${elsewhere.origin}/x`));
+    expect(await call("crossbody")).toMatchObject({
+      isError: true,
+      text: `Request to ${host} was redirected to another host with a request body; not followed.`,
+    });
+    routes.set("cross", redirect(302, `${elsewhere.origin}/x`));
+    const r = await call("cross");
+    const headers = JSON.parse(r.text).headers as Record<string, string>;
+    expect(headers["accept"]).toBe("application/json");
+    expect(headers["x-api"]).toBeUndefined();
+  });
+
+  it("refuses a redirect to a destination outside the server's egress list", async () => {
+    const stranger = await startUpstream((_req, res) => json(res, 200, {}));
     try {
-      routes.set("crossbody", redirect(307, `${elsewhere.origin}/x`));
-      expect(await call("crossbody")).toMatchObject({
+      routes.set("cross", redirect(302, `${stranger.origin}/x`));
+      expect(await call("cross")).toMatchObject({
         isError: true,
-        text: `Request to ${host} was redirected to another host with a request body; not followed.`,
+        text: `Request to ${host} was redirected to a destination outside this server's egress list; not followed.`,
       });
-      routes.set("cross", redirect(302, `${elsewhere.origin}/x`));
-      const r = await call("cross");
-      const headers = JSON.parse(r.text).headers as Record<string, string>;
-      expect(headers["accept"]).toBe("application/json");
-      expect(headers["x-api"]).toBeUndefined();
+      expect(stranger.requests).toHaveLength(0);
     } finally {
-      await elsewhere.close();
+      await stranger.close();
     }
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { errorRef, ToolError } from "./errors.ts";
-import { sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
+import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
 import type { CompiledServer, CompiledTool, JsonValue, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
@@ -39,10 +39,13 @@ export class ToolRunner {
   readonly #tools: ReadonlyMap<string, PreparedTool>;
   readonly #bindings: ReadonlyMap<string, readonly string[] | undefined>;
   readonly #options: RunnerOptions;
+  readonly #egress: (url: URL) => boolean;
 
   constructor(server: CompiledServer, options: RunnerOptions) {
     this.#options = options;
     this.#bindings = new Map(server.plan.secrets.map((s) => [s.name, s.hosts]));
+    // Derived from the tools' own URLs: the same list the build writes into manifest.json.
+    this.#egress = egressCheck(server.tools.map((t) => t.plan.request));
     this.#tools = new Map(
       server.tools.map((compiled) => [
         compiled.plan.listing.name,
@@ -149,6 +152,7 @@ export class ToolRunner {
             signal,
             secrets: carry,
             allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
+            egress: this.#egress,
           },
         ),
         signal,

@@ -54,6 +54,11 @@ export interface UpstreamOptions {
   readonly secrets: SecretCarry | null;
   /** Lifts the rule that secrets never travel over plain http (only from code or the CLI, never a spec). */
   readonly allowSecretsOverHttp: boolean;
+  /**
+   * The server's egress list: whether a URL's scheme, host and port is one the server's tools call. Every hop
+   * must pass it, so a redirect can never take a request to a destination the build did not list.
+   */
+  readonly egress: (url: URL) => boolean;
 }
 
 export interface UpstreamResponse {
@@ -71,12 +76,19 @@ export function urlHostPort(url: URL): string {
   return `${url.hostname}:${port}`;
 }
 
+/** The egress check for a set of tool plans: scheme, host and port exactly as the tools' URLs name them. */
+export function egressCheck(requests: readonly { readonly protocol: string; readonly hostPort: string }[]): (url: URL) => boolean {
+  const allowed = new Set(requests.map((r) => `${r.protocol}//${r.hostPort}`));
+  return (url) => allowed.has(`${url.protocol}//${urlHostPort(url)}`);
+}
+
 export async function sendUpstream(request: RenderedRequest, options: UpstreamOptions): Promise<UpstreamResponse> {
   const { limits, transport, signal } = options;
   let hop: Hop = { method: request.method, url: request.url, headers: request.headers, body: request.body };
   for (let redirects = 0; ; redirects++) {
     const host = hop.url.host;
     checkScheme(hop.url, options);
+    if (!options.egress(hop.url)) throw new ToolError(`Request to ${host} was blocked: it is not in this server's egress list.`);
     const hopSignal = AbortSignal.any([signal, AbortSignal.timeout(limits.timeoutMs)]);
     let response: HopResponse;
     try {
@@ -158,6 +170,7 @@ function nextHop(hop: Hop, response: HopResponse, redirects: number, options: Up
       return (lower === "accept" || lower === "user-agent") && !(secrets !== null && secrets.containsSecret(value));
     });
   }
+  if (!options.egress(next)) throw new ToolError(`Request to ${host} was redirected to a destination outside this server's egress list; not followed.`);
   return { method, url: next, headers, body };
 }
 
