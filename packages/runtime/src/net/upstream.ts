@@ -38,6 +38,11 @@ export interface HopTransport {
   send(hop: Hop, ctx: HopContext): Promise<HopResponse>;
   /** Content codings this platform can decode, and the decoder for one. */
   readonly decoders: ReadonlyMap<string, () => TransformStream<Uint8Array, Uint8Array>>;
+  /**
+   * Set when the platform decodes bodies itself (fetch does): the coding is still checked (one accepted coding),
+   * but the body arrives decoded, so only decoded bytes can be counted against maxResponseBytes.
+   */
+  readonly decodesBodies?: boolean;
 }
 
 export interface SecretCarry {
@@ -188,7 +193,7 @@ async function readBody(response: HopResponse, host: string, max: number, transp
     throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
   }
   const coding = codings[0] === "x-gzip" ? "gzip" : codings[0];
-  const makeDecoder = coding === undefined || coding === "identity" ? null : transport.decoders.get(coding);
+  const makeDecoder = coding === undefined || coding === "identity" || transport.decodesBodies ? null : transport.decoders.get(coding);
   if (makeDecoder === undefined) throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
 
   const wire = countingLimit(response.body, max, tooLarge);

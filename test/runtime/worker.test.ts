@@ -1,0 +1,92 @@
+/**
+ * The fetch-handler entry in process: what workerd, Deno and Bun run, driven here with web-standard Requests
+ * through the fetch transport against a local upstream. The platforms themselves are covered by the runtime
+ * suites that run the bundled worker.mjs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWorker } from "../../packages/runtime/src/worker-main.ts";
+import { compileInProcess } from "../helpers/inprocess.ts";
+import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+
+let upstream: Upstream;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => json(res, 200, { auth: req.headers["x-key"] ?? null, n: Number(new URLSearchParams(req.query).get("n")) }));
+});
+afterAll(async () => {
+  await upstream.close();
+});
+
+function spec(origin: string): string {
+  return `
+specVersion: 1
+name: worker
+version: "1.0.0"
+secrets: [API_KEY]
+tools:
+  - name: echo
+    description: echo
+    input: { type: object, properties: { n: { type: integer } }, required: [n] }
+    http: { url: "${origin}/e", allowInsecureHttp: true, query: { n: "{{input.n}}" } }
+    output: { select: "@", schema: { type: object } }
+`;
+}
+
+const headers = (method: string, name?: string): Record<string, string> => ({
+  // A constructed Request has no Host header; the platforms' incoming requests do.
+  host: "localhost",
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": method,
+  ...(name ? { "mcp-name": name } : {}),
+});
+const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+
+async function rpc(worker: ReturnType<typeof createWorker>, method: string, params: Record<string, unknown>, env: unknown, name?: string): Promise<{ status: number; body: any }> {
+  const response = await worker.fetch(
+    new Request("http://localhost/mcp", { method: "POST", headers: headers(method, name), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }) }),
+    env,
+  );
+  const text = await response.text();
+  const data = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "null");
+  return { status: response.status, body: JSON.parse(data) };
+}
+
+describe("the fetch-handler entry", () => {
+  it("serves discover, list and call", async () => {
+    const worker = createWorker(compileInProcess(spec(upstream.origin)));
+    const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
+    const discover = await rpc(worker, "server/discover", {}, env);
+    expect(discover.status).toBe(200);
+    expect(discover.body.result._meta["io.modelcontextprotocol/serverInfo"]).toEqual({ name: "worker", version: "1.0.0" });
+    const list = await rpc(worker, "tools/list", {}, env);
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
+    const call = await rpc(worker, "tools/call", { name: "echo", arguments: { n: 7 } }, env, "echo");
+    expect(call.body.result.structuredContent).toEqual({ auth: null, n: 7 });
+    const invalid = await rpc(worker, "tools/call", { name: "echo", arguments: {} }, env, "echo");
+    expect(invalid.body.result.isError).toBe(true);
+  });
+
+  it("refuses loopback without the test flag, and foreign Host headers", async () => {
+    const worker = createWorker(compileInProcess(spec(upstream.origin)));
+    const before = upstream.requests.length;
+    const call = await rpc(worker, "tools/call", { name: "echo", arguments: { n: 1 } }, {}, "echo");
+    expect(call.body.result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).` }],
+    });
+    expect(upstream.requests.length).toBe(before);
+    const foreign = await worker.fetch(new Request("http://evil.example.com/mcp", { method: "POST", headers: { ...headers("server/discover"), host: "evil.example.com" }, body: "{}" }));
+    expect(foreign.status).toBe(403);
+  });
+
+  it("reads secrets from the platform binding, and refuses to start with one too short to redact", async () => {
+    const withSecret = spec("https://api.example.com").replace("query: { n: \"{{input.n}}\" }", "headers: { X-Key: \"{{secrets.API_KEY}}\" }");
+    expect(withSecret).toContain("{{secrets.API_KEY}}");
+    const worker = createWorker(compileInProcess(withSecret));
+    const response = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }), { API_KEY: "short" });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe("This server could not start: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.\n");
+  });
+});
