@@ -5,23 +5,40 @@
  * they import. It has no imports but Node built-ins, so it runs with bare `node server.mjs` and nothing next
  * to it. The SDK's internal shim module is swapped for the runtime's (sdk-shims.ts) so the SDK's run-time
  * Ajv never enters the bundle.
+ *
+ * The output must not depend on where the sources were staged: bare imports in the staged sources are
+ * resolved from the runtime package (as if the runtime imported them), never by walking up from the staging
+ * folder, where an unrelated node_modules (in the user's project above the output folder) could supply a
+ * different version; and the tsconfig is the staged package's own, named explicitly so esbuild does not
+ * look for one in parent folders.
  */
 import * as esbuild from "esbuild";
-import { join } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { resolutionPaths, RUNTIME_ROOT } from "./versions.ts";
+
+/** One input file that contributed code to a bundle, as esbuild's metafile reports it. */
+export interface BundledInput {
+  /** Absolute path of the file that was read. */
+  readonly path: string;
+  readonly bytesInOutput: number;
+}
 
 export interface BundleResult {
   readonly code: string;
-  /** Every input file (relative, `/`-separated) that went into the bundle, sorted. */
-  readonly inputs: readonly string[];
+  /** The input files that contributed code to the output, by absolute path, sorted. */
+  readonly inputs: readonly BundledInput[];
 }
 
 const SHIM = /^@modelcontextprotocol\/server\/_shims$/;
+/** A bare module specifier (not relative, not absolute). esbuild's filters are Go regexps: no lookahead. */
+const BARE = /^[^./]/;
+const FROM_RUNTIME = Symbol("kervanc: resolve from the runtime package");
 
 export async function bundleServer(stageDir: string, entry: string, banner: string): Promise<BundleResult> {
   const result = await esbuild.build({
     entryPoints: [join(stageDir, entry)],
     absWorkingDir: stageDir,
+    tsconfig: join(stageDir, "tsconfig.json"),
     bundle: true,
     platform: "node",
     format: "esm",
@@ -37,22 +54,33 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
     banner: { js: banner },
     plugins: [
       {
-        name: "kervanc-sdk-shims",
+        name: "kervanc-resolution",
         setup(build) {
           build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", "sdk-shims.ts") }));
+          build.onResolve({ filter: BARE }, async (args) => {
+            // Third-party code resolves its own imports from where it is installed; only the staged sources
+            // are redirected.
+            if (args.pluginData === FROM_RUNTIME || args.path.startsWith("node:") || !args.importer.startsWith(stageDir + sep)) return undefined;
+            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: RUNTIME_ROOT, importer: args.importer, pluginData: FROM_RUNTIME });
+            if (found.errors.length > 0) return { errors: found.errors };
+            return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
+          });
         },
       },
     ],
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output.");
-  return { code: file.text, inputs: Object.keys(result.metafile.inputs).sort() };
+  return { code: file.text, inputs: contributions(result.metafile, stageDir, null) };
 }
 
+/** The name esbuild gives the in-memory entry of the Ajv helpers (it is only re-exports, generated here). */
+const AJV_ENTRY = "ajv-runtime-entry.js";
+
 /** Bundles the Ajv helpers the validators use into one small ES module (not minified, so it can be read). */
-export async function bundleAjvRuntime(entrySource: string, banner: string): Promise<string> {
+export async function bundleAjvRuntime(entrySource: string, banner: string): Promise<BundleResult> {
   const result = await esbuild.build({
-    stdin: { contents: entrySource, resolveDir: RUNTIME_ROOT, sourcefile: "ajv-runtime-entry.js", loader: "js" },
+    stdin: { contents: entrySource, resolveDir: RUNTIME_ROOT, sourcefile: AJV_ENTRY, loader: "js" },
     absWorkingDir: RUNTIME_ROOT,
     bundle: true,
     platform: "neutral",
@@ -61,6 +89,7 @@ export async function bundleAjvRuntime(entrySource: string, banner: string): Pro
     minify: false,
     legalComments: "inline",
     charset: "utf8",
+    metafile: true,
     write: false,
     logLevel: "silent",
     nodePaths: resolutionPaths(),
@@ -69,5 +98,22 @@ export async function bundleAjvRuntime(entrySource: string, banner: string): Pro
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output for the Ajv helpers.");
   // Path comments name where each helper came from; keep them free of machine-specific folders.
-  return file.text.replace(/^\/\/ .*node_modules\//gm, "// node_modules/");
+  const code = file.text.replace(/^\/\/ .*node_modules\//gm, "// node_modules/");
+  return { code, inputs: contributions(result.metafile, RUNTIME_ROOT, AJV_ENTRY) };
+}
+
+/**
+ * The files that put at least one byte into the output. esbuild also lists files it parsed and then dropped
+ * entirely (tree-shaken re-export modules, unused locales); those are not part of what ships.
+ */
+function contributions(metafile: esbuild.Metafile, workingDir: string, stdinName: string | null): BundledInput[] {
+  const outputs = Object.values(metafile.outputs);
+  if (outputs.length !== 1) throw new Error(`esbuild produced ${outputs.length} outputs; expected one.`);
+  const inputs: BundledInput[] = [];
+  for (const [path, { bytesInOutput }] of Object.entries(outputs[0]!.inputs)) {
+    if (bytesInOutput === 0 || path === stdinName) continue;
+    if (path.includes(":") && !isAbsolute(path)) throw new Error(`esbuild reported an input outside the file system: ${path}`);
+    inputs.push({ path: resolve(workingDir, path), bytesInOutput });
+  }
+  return inputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -62,8 +62,25 @@ export function join(parts: readonly Code[], separator: string): Code {
  * line breaks and other line terminators are replaced, and control characters are escaped.
  */
 export function lineComment(text: string): Code {
-  const safe = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return new Code(`// ${safe}`);
+  return new Code(`// ${oneLine(text)}`);
+}
+
+/** The text of a comment on one line: line terminators and other control characters escaped as `\uXXXX`. */
+function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** A `#` comment (for .gitattributes), on one line. */
+export function hashComment(text: string): string {
+  return `# ${oneLine(text)}`;
+}
+
+/**
+ * An HTML comment (for Markdown files), on one line. `--` cannot appear inside an HTML comment (and `-->`
+ * would end it and let the rest render), so each `-` next to another is followed by a zero-width space.
+ */
+export function htmlComment(text: string): string {
+  return `<!-- ${oneLine(text).replace(/-(?=-)/g, "-\u200b").replace(/-$/, "- ")} -->`;
 }
 
 /** An identifier made from a fixed prefix and a counter: names never come from spec text. */

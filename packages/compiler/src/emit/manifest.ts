@@ -1,0 +1,103 @@
+/**
+ * manifest.json: what a generated package is, in a form a reviewer reads in a pull request diff.
+ *
+ * It records where the package came from (kervanc version, spec file and its sha256), what it exposes (the
+ * tools in spec order, with hashes of their published schemas), what it may reach (the egress list) and which
+ * secrets it reads. It also covers the files that cannot carry a provenance comment (JSON). Incremental builds
+ * read the provenance fields back (`readStamp`) to decide whether a package is up to date.
+ *
+ * Everything is plain JSON written with two-space indentation and a final newline; lists whose order is not
+ * meaningful are sorted, so the same spec always gives the same bytes.
+ */
+import type { HttpMethod } from "@kervanc/runtime";
+import { type EgressRule, egressOf } from "../plan/egress.ts";
+import type { PlannedServer } from "../plan/plan.ts";
+import { canonicalJson, compareStrings, sha256 } from "./hash.ts";
+
+/** Bumped when the manifest's structure changes incompatibly. */
+export const MANIFEST_FORMAT = 1;
+
+export interface ManifestTool {
+  readonly name: string;
+  readonly method: HttpMethod;
+  readonly origin: string;
+  /** SHA-256 of the canonical JSON of the published input schema. */
+  readonly inputSchemaSha256: string;
+  /** SHA-256 of the canonical JSON of the published output schema, or null without one. */
+  readonly outputSchemaSha256: string | null;
+  readonly output: "structured" | "text" | "raw";
+  /** Redirects this tool follows; a redirect may lead to a host outside `egress`. */
+  readonly followRedirects: number;
+  /** The secrets this tool sends, sorted. */
+  readonly secrets: readonly string[];
+}
+
+export interface Manifest {
+  readonly manifestFormat: number;
+  readonly kervancVersion: string;
+  readonly spec: { readonly file: string; readonly sha256: string };
+  readonly server: { readonly name: string; readonly version: string };
+  readonly tools: readonly ManifestTool[];
+  readonly egress: readonly EgressRule[];
+  /** The declared secrets, sorted by name, with the hosts (hostname:port) each may be sent to, or null. */
+  readonly secrets: readonly { readonly name: string; readonly hosts: readonly string[] | null }[];
+}
+
+export interface Provenance {
+  readonly kervancVersion: string;
+  readonly specFile: string;
+  readonly specSha256: string;
+}
+
+export function buildManifest(server: PlannedServer, provenance: Provenance): Manifest {
+  const tools = server.tools.map((tool): ManifestTool => {
+    const { listing, request, output, limits, secrets } = tool.plan;
+    return {
+      name: listing.name,
+      method: request.method,
+      origin: request.origin,
+      inputSchemaSha256: sha256(canonicalJson(listing.inputSchema)),
+      outputSchemaSha256: listing.outputSchema === undefined ? null : sha256(canonicalJson(listing.outputSchema)),
+      output: output.kind === "raw" ? "raw" : output.structured ? "structured" : "text",
+      followRedirects: limits.followRedirects,
+      secrets: [...secrets].sort(compareStrings),
+    };
+  });
+  const secrets = [...server.plan.secrets]
+    .sort((a, b) => compareStrings(a.name, b.name))
+    .map((s) => ({ name: s.name, hosts: s.hosts === undefined ? null : [...s.hosts].sort(compareStrings) }));
+  return {
+    manifestFormat: MANIFEST_FORMAT,
+    kervancVersion: provenance.kervancVersion,
+    spec: { file: provenance.specFile, sha256: provenance.specSha256 },
+    server: { name: server.plan.name, version: server.plan.version },
+    tools,
+    egress: egressOf(server),
+    secrets,
+  };
+}
+
+export function manifestJson(manifest: Manifest): string {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/**
+ * The provenance recorded in a manifest on disk, or null when the text is not a manifest this version of
+ * kervanc understands (then the package is rebuilt: being wrong here only costs a rebuild).
+ */
+export function readStamp(text: string): Provenance | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const m = value as Record<string, unknown>;
+  const spec = m["spec"];
+  if (m["manifestFormat"] !== MANIFEST_FORMAT || typeof m["kervancVersion"] !== "string") return null;
+  if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
+  const { file, sha256: hash } = spec as Record<string, unknown>;
+  if (typeof file !== "string" || typeof hash !== "string") return null;
+  return { kervancVersion: m["kervancVersion"], specFile: file, specSha256: hash };
+}
