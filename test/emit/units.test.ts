@@ -7,6 +7,7 @@ import { compileSpec } from "../../packages/compiler/src/build.ts";
 import { hashComment, htmlComment, lineComment } from "../../packages/compiler/src/emit/code.ts";
 import { canonicalJson, sha256, uuidFromSha256 } from "../../packages/compiler/src/emit/hash.ts";
 import { egressOf } from "../../packages/compiler/src/plan/egress.ts";
+import { egressCheck } from "../../packages/runtime/src/net/upstream.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth by code unit, keeps array order, drops undefined members", () => {
@@ -74,5 +75,10 @@ describe("egressOf", () => {
       { scheme: "https", host: "api.example.com", port: 443, methods: ["GET", "POST"] },
       { scheme: "https", host: "api.example.com", port: 8443, methods: ["GET"] },
     ]);
+    // The runtime enforces a list it derives from the same plans: each entry here is allowed there, and a
+    // destination missing here is refused there.
+    const allowed = egressCheck(server.tools.map((t) => t.plan.request));
+    for (const rule of egressOf(server)) expect(allowed(new URL(`${rule.scheme}://${rule.host}:${rule.port}/anything`)), JSON.stringify(rule)).toBe(true);
+    for (const url of ["https://api.example.com:8080/", "http://api.example.com/", "https://[::1]:8080/", "https://b.example.org/"]) expect(allowed(new URL(url)), url).toBe(false);
   });
 });

@@ -4,12 +4,20 @@
  * Every spec is loaded and checked before anything is written, so one run reports every problem in every
  * spec; if any spec has an error, nothing is written (a half-updated output folder is worse than none).
  * Each package is written to a staging folder next to its final place and renamed into place.
+ *
+ * Builds are incremental: a package whose manifest.json records this kervanc version and the spec's sha256 (and
+ * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
+import type { Dirent } from "node:fs";
 import { mkdtemp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { basename, dirname, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
+import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
+import { readStamp } from "./emit/manifest.ts";
+import { KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 
@@ -48,6 +56,8 @@ function placeAt(file: string, line: number, column: number, f: Finding): Diagno
 export interface BuildOptions {
   readonly inputs: readonly string[];
   readonly outDir: string;
+  /** Rebuild every package, even those whose manifest says they are up to date. */
+  readonly force?: boolean;
 }
 
 export interface BuiltServer {
@@ -58,9 +68,16 @@ export interface BuiltServer {
   readonly files: FileTree;
 }
 
+/** A spec whose package on disk was built by this kervanc version from the same spec bytes. */
+export interface SkippedServer {
+  readonly file: string;
+  readonly folder: string;
+}
+
 export interface BuildReport {
   readonly diagnostics: readonly Diagnostic[];
   readonly servers: readonly BuiltServer[];
+  readonly skipped: readonly SkippedServer[];
   readonly ok: boolean;
 }
 
@@ -88,8 +105,9 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
   return { files: [...files].sort(), diagnostics };
 }
 
-export async function build(options: BuildOptions): Promise<BuildReport> {
-  const found = await findSpecs(options.inputs);
+/** Finds, loads, checks and plans every spec; `ok` is false when any has an error (then nothing may be written). */
+async function compileAll(inputs: readonly string[], outDir: string): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean }> {
+  const found = await findSpecs(inputs);
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
     diagnostics.push(placeAt(".", 1, 1, finding("KV9001", [], "No spec files were given.")));
@@ -109,27 +127,111 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     diagnostics.push(...result.diagnostics);
     const other = folders.get(result.folder.toLowerCase());
     if (other !== undefined) {
-      diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(options.outDir, result.folder)}; rename one.`)));
+      diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
     } else folders.set(result.folder.toLowerCase(), file);
     compiled.push(result);
   }
   diagnostics.sort(compareDiagnostics);
-  if (hasErrors(diagnostics)) return { diagnostics, servers: [], ok: false };
+  return { diagnostics, compiled, ok: !hasErrors(diagnostics) };
+}
+
+/** Whether the package on disk was built by this kervanc version from exactly these spec bytes. */
+async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = await readFile(join(outDir, spec.folder, "manifest.json"), "utf8");
+  } catch {
+    return false;
+  }
+  const stamp = readStamp(text);
+  return stamp !== null && stamp.kervancVersion === KERVANC_VERSION && stamp.specSha256 === spec.loaded!.sha256 && stamp.specFile === basename(spec.file);
+}
+
+/** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */
+async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
+  const stageDir = await mkdtemp(join(stageParent, `.${spec.folder}.stage-`));
+  try {
+    return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir });
+  } finally {
+    await rm(stageDir, { recursive: true, force: true });
+  }
+}
+
+export async function build(options: BuildOptions): Promise<BuildReport> {
+  const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
+  if (!ok) return { diagnostics, servers: [], skipped: [], ok: false };
 
   const servers: BuiltServer[] = [];
+  const skipped: SkippedServer[] = [];
   await mkdir(options.outDir, { recursive: true });
   for (const spec of compiled) {
-    const planned = spec.planned!;
-    const stageDir = await mkdtemp(join(options.outDir, `.${spec.folder}.stage-`));
-    try {
-      const files = await emitServer(planned, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir });
-      await writeTree(join(options.outDir, spec.folder), files);
-      servers.push({ file: spec.file, folder: spec.folder, name: planned.plan.name, tools: planned.tools.length, files });
-    } finally {
-      await rm(stageDir, { recursive: true, force: true });
+    if (!options.force && (await upToDate(spec, options.outDir))) {
+      skipped.push({ file: spec.file, folder: spec.folder });
+      continue;
     }
+    const files = await emitSpec(spec, options.outDir);
+    await writeTree(join(options.outDir, spec.folder), files);
+    servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
   }
-  return { diagnostics, servers, ok: true };
+  return { diagnostics, servers, skipped, ok: true };
+}
+
+export interface CheckOptions {
+  readonly inputs: readonly string[];
+  readonly outDir: string;
+}
+
+export interface PackageCheck {
+  readonly file: string;
+  readonly folder: string;
+  /** Whether the package folder exists at all. */
+  readonly exists: boolean;
+  /** Empty when the package on disk is exactly what a build writes. */
+  readonly drift: readonly FileDrift[];
+}
+
+export interface CheckReport {
+  readonly diagnostics: readonly Diagnostic[];
+  /** False when a spec has errors: then nothing was compared. */
+  readonly ok: boolean;
+  readonly packages: readonly PackageCheck[];
+  /** Folders in the output folder that hold a kervanc package (a manifest.json) but match no given spec. */
+  readonly orphans: readonly string[];
+}
+
+/**
+ * Builds every spec in memory and compares each package with the folder on disk, byte for byte. Nothing is
+ * written to the output folder; the bundler's staging happens in the system's temp folder.
+ */
+export async function check(options: CheckOptions): Promise<CheckReport> {
+  const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
+  if (!ok) return { diagnostics, ok: false, packages: [], orphans: [] };
+  const packages: PackageCheck[] = [];
+  const stageParent = await mkdtemp(join(tmpdir(), "kervanc-check-"));
+  try {
+    for (const spec of compiled) {
+      const files = await emitSpec(spec, stageParent);
+      const dir = join(options.outDir, spec.folder);
+      const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+      packages.push({ file: spec.file, folder: spec.folder, exists, drift: await comparePackage(files, dir) });
+    }
+  } finally {
+    await rm(stageParent, { recursive: true, force: true });
+  }
+  const known = new Set(compiled.map((c) => c.folder));
+  const orphans: string[] = [];
+  let entries: Dirent[] = [];
+  try {
+    entries = await readdir(options.outDir, { withFileTypes: true });
+  } catch {
+    // No output folder: every package is reported missing above.
+  }
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name.startsWith(".") || known.has(e.name)) continue;
+    const manifest = await readFile(join(options.outDir, e.name, "manifest.json"), "utf8").catch(() => null);
+    if (manifest !== null && readStamp(manifest) !== null) orphans.push(e.name);
+  }
+  return { diagnostics, ok: true, packages, orphans: orphans.sort() };
 }
 
 /** Writes a package next to its final place, then swaps it in, so readers never see half a package. */

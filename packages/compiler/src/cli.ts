@@ -1,20 +1,26 @@
 /**
  * The `kervanc` command line. Only this module prints; every stage returns data.
  *
- * Exit codes: 0 success (warnings allowed), 1 a spec has errors, 2 a usage error.
+ * Exit codes: 0 success (warnings allowed), 1 a spec has errors (or, for `check`, the output is stale),
+ * 2 a usage error.
  */
 import process from "node:process";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { build } from "./build.ts";
+import { build, check, type CheckReport } from "./build.ts";
 import { type Diagnostic, formatDiagnostic } from "./diagnostics/diagnostic.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 
-const USAGE = `Usage: kervanc build <spec-or-folder>... -o <out> [--format text|json]
+const USAGE = `Usage: kervanc build <spec-or-folder>... -o <out> [--force] [--format text|json]
+       kervanc check <spec-or-folder>... -o <out> [--format text|json]
 
-Compiles Kervan specs (*.yaml, *.yml) into self-contained MCP server packages, one per spec, at <out>/<spec name>/.
+build compiles Kervan specs (*.yaml, *.yml) into self-contained MCP server packages, one per spec, at
+<out>/<spec name>/. A package built by this kervanc version from the same spec is skipped unless --force.
+check builds in memory and compares with <out>: exit 0 when it is exactly what build writes, 1 when not.
 
 Options:
-  -o, --out <dir>        where to write the packages (required)
+  -o, --out <dir>        the folder of the packages (required)
+  --force                build: rebuild packages that are up to date
   --format text|json     how to print diagnostics (default: text)
   -h, --help             show this help
   -v, --version          print the version`;
@@ -40,6 +46,7 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
       strict: true,
       options: {
         out: { type: "string", short: "o" },
+        force: { type: "boolean" },
         format: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
@@ -60,7 +67,8 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
   const [command, ...inputs] = positionals;
   try {
     if (command === undefined) throw new UsageError("Missing command.");
-    if (command !== "build") throw new UsageError(`Unknown command "${command}".`);
+    if (command !== "build" && command !== "check") throw new UsageError(`Unknown command "${command}".`);
+    if (command === "check" && values.force) throw new UsageError("--force applies to build only.");
     if (inputs.length === 0) throw new UsageError("Missing specs: name spec files or folders.");
     if (values.out === undefined || values.out === "") throw new UsageError("Missing -o <out>.");
     if (values.format !== undefined && values.format !== "text" && values.format !== "json") {
@@ -72,7 +80,8 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
   }
   const json = values.format === "json";
   const started = performance.now();
-  const report = await build({ inputs, outDir: values.out });
+  if (command === "check") return printCheck(io, await check({ inputs, outDir: values.out }), values.out, json, started);
+  const report = await build({ inputs, outDir: values.out, force: values.force ?? false });
   printDiagnostics(io, report.diagnostics, json);
   if (!report.ok) {
     if (!json) {
@@ -85,9 +94,63 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
     const tools = report.servers.reduce((n, s) => n + s.tools, 0);
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     const servers = report.servers.length;
-    io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${tools} tool${tools === 1 ? "" : "s"}) into ${values.out} in ${seconds} s.\n`);
+    const skipped = report.skipped.length > 0 ? `, skipped ${report.skipped.length} unchanged,` : "";
+    io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${values.out} in ${seconds} s.\n`);
   }
   return 0;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * Prints a check: spec problems like build does, then each stale package with its changed, missing and extra
+ * files and a short diff per changed text file. The verdict is the last line.
+ */
+function printCheck(io: Io, report: CheckReport, out: string, json: boolean, started: number): number {
+  const stale = report.packages.filter((p) => p.drift.length > 0);
+  const fresh = report.ok && stale.length === 0 && report.orphans.length === 0;
+  if (json) {
+    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, orphans: report.orphans }, null, 2)}\n`);
+    return fresh ? 0 : 1;
+  }
+  printDiagnostics(io, report.diagnostics, false);
+  if (!report.ok) {
+    const errors = report.diagnostics.filter((d) => d.severity === "error").length;
+    io.stderr(`Found ${errors} error${errors === 1 ? "" : "s"}; nothing was compared.\n`);
+    return 1;
+  }
+  const lines: string[] = [];
+  for (const pkg of stale) {
+    const where = join(out, pkg.folder);
+    if (!pkg.exists) {
+      lines.push(`${where} is missing: kervanc ${KERVANC_VERSION} builds ${plural(pkg.drift.length, "file")} there from ${pkg.file}.`, "");
+      continue;
+    }
+    lines.push(`${where} is not what kervanc ${KERVANC_VERSION} builds from ${pkg.file}:`);
+    for (const d of pkg.drift) lines.push(`  ${d.status.padEnd(7)} ${d.path}${d.note ? ` (${d.note})` : ""}`);
+    for (const d of pkg.drift) {
+      if (d.diff === null) continue;
+      lines.push("", `--- ${join(where, d.path)} (on disk)`, `+++ ${join(where, d.path)} (expected)`, d.diff);
+    }
+    lines.push("");
+  }
+  for (const orphan of report.orphans) lines.push(`${join(out, orphan)} holds a kervanc package that no given spec builds; delete it or pass its spec.`, "");
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  const total = report.packages.length;
+  if (fresh) {
+    io.stdout(`Checked ${plural(total, "server")}: ${out} is up to date (${seconds} s).\n`);
+    return 0;
+  }
+  const files = stale.reduce((n, p) => n + p.drift.length, 0);
+  const problems = [
+    ...(stale.length > 0 ? [`${stale.length} of ${plural(total, "package")} differ${stale.length === 1 ? "s" : ""} (${plural(files, "file")})`] : []),
+    ...(report.orphans.length > 0 ? [plural(report.orphans.length, "extra package")] : []),
+  ];
+  lines.push(`Stale: ${problems.join(", ")} in ${out}. Rebuild with: kervanc build <the same specs> -o ${out} --force`);
+  io.stdout(`${lines.join("\n")}\n`);
+  return 1;
 }
 
 function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], json: boolean): void {

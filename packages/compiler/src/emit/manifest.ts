@@ -26,7 +26,7 @@ export interface ManifestTool {
   /** SHA-256 of the canonical JSON of the published output schema, or null without one. */
   readonly outputSchemaSha256: string | null;
   readonly output: "structured" | "text" | "raw";
-  /** Redirects this tool follows; a redirect may lead to a host outside `egress`. */
+  /** Redirects this tool follows (the runtime follows none that leads outside `egress`). */
   readonly followRedirects: number;
   /** The secrets this tool sends, sorted. */
   readonly secrets: readonly string[];

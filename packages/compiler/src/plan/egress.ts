@@ -7,8 +7,8 @@
  * (lower-case DNS name, IPv4 literal, or bracketed IPv6 literal such as `[::1]`), the same form
  * `new URL(u).hostname` gives at run time, so an enforcer can compare without normalizing.
  *
- * Redirects are not in the list: a tool with `followRedirects > 0` may be sent to another host by the upstream,
- * and that host is not known at build time (the manifest records `followRedirects` per tool for this reason).
+ * The runtime derives the same list from the tool plans (`egressCheck` in net/upstream.ts) and refuses every
+ * hop outside it, redirects included; the two must agree, which test/emit/units.test.ts checks.
  */
 import type { HttpMethod } from "@kervanc/runtime";
 import type { PlannedServer } from "./plan.ts";

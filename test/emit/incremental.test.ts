@@ -1,0 +1,67 @@
+/**
+ * Incremental builds: a package built by this kervanc version from the same spec bytes is skipped (and left
+ * alone), a changed spec or another kervanc version rebuilds it, and --force rebuilds everything. The summary
+ * stays one line.
+ */
+import { createHash } from "node:crypto";
+import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+
+const SPECS = [join(REPO, "fixtures", "specs", "open-meteo.yaml"), join(REPO, "test", "emit", "specs", "catalog.yaml")];
+const KERVANC_VERSION = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
+
+const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
+
+let root: string;
+
+afterAll(async () => {
+  if (root) await removeDir(root);
+});
+
+describe("incremental builds", () => {
+  let specDir: string;
+  let out: string;
+  const build = async (...extra: string[]): Promise<string> => {
+    const r = await kervanc(["build", specDir, "-o", out, ...extra]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    return r.stderr;
+  };
+
+  beforeAll(async () => {
+    root = await tempDir("incremental");
+    specDir = join(root, "specs");
+    out = join(root, "out");
+    await mkdir(specDir);
+    for (const spec of SPECS) await copyFile(spec, join(specDir, spec.split("/").pop()!));
+    await build();
+  });
+
+  it("skips specs whose package was built by this version from the same bytes", async () => {
+    // A file the build would remove if it rewrote the package.
+    await writeFile(join(out, "open-meteo", "marker"), "x");
+    expect(await build()).toMatch(/^Built 0 servers \(0 tools\), skipped 2 unchanged, into .* in \d+\.\d\d s\.\n$/);
+    expect((await stat(join(out, "open-meteo", "marker"))).isFile()).toBe(true);
+  });
+
+  it("rebuilds a changed spec only", async () => {
+    const file = join(specDir, "catalog.yaml");
+    await writeFile(file, (await readFile(file, "utf8")).replace("A product catalog, for tests.", "A product catalog."));
+    expect(await build()).toMatch(/^Built 1 server \(4 tools\), skipped 1 unchanged, into /);
+    expect(await readFile(join(out, "catalog", "manifest.json"), "utf8")).toContain(sha256(await readFile(file)));
+    expect((await stat(join(out, "open-meteo", "marker"))).isFile()).toBe(true);
+  });
+
+  it("rebuilds everything with --force", async () => {
+    expect(await build("--force")).toMatch(/^Built 2 servers \(5 tools\) into /);
+    await expect(stat(join(out, "open-meteo", "marker"))).rejects.toThrow();
+  });
+
+  it("rebuilds a package whose manifest names another kervanc version", async () => {
+    const path = join(out, "open-meteo", "manifest.json");
+    await writeFile(path, (await readFile(path, "utf8")).replace(`"kervancVersion": "${KERVANC_VERSION}"`, '"kervancVersion": "0.0.1-old"'));
+    expect(await build()).toMatch(/^Built 1 server \(1 tool\), skipped 1 unchanged, into /);
+  });
+});
