@@ -1,0 +1,70 @@
+/**
+ * Bundling the baselines exactly as kervanc bundles a generated server (packages/compiler/src/emit/bundle.ts):
+ * the same esbuild (the compiler's exact-pinned copy), the same options, and the same swap of the SDK's shim
+ * module for the runtime's, which keeps the SDK's run-time Ajv out. Cold start then compares like with like: one
+ * minified file each, only Node built-ins imported.
+ */
+import { join, resolve } from "node:path";
+import * as esbuild from "esbuild";
+
+export const REPO = resolve(import.meta.dirname, "..", "..");
+const BENCH = join(REPO, "scripts", "bench");
+const SDK_SHIMS = join(REPO, "packages", "runtime", "src", "sdk-shims.ts");
+const SHIM = /^@modelcontextprotocol\/server\/_shims$/;
+
+/** The options bundleServer() uses, minus its staging-folder resolution (these entries live in the repository). */
+const COMMON = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  minify: true,
+  legalComments: "eof",
+  charset: "utf8",
+  sourcemap: false,
+  write: true,
+  logLevel: "silent",
+} as const satisfies esbuild.BuildOptions;
+
+const shims: esbuild.Plugin = {
+  name: "bench-sdk-shims",
+  setup(build) {
+    build.onResolve({ filter: SHIM }, () => ({ path: SDK_SHIMS }));
+  },
+};
+
+async function bundle(entry: string, outfile: string, extra: esbuild.BuildOptions = {}): Promise<void> {
+  await esbuild.build({ ...COMMON, entryPoints: [entry], outfile, absWorkingDir: REPO, plugins: [shims], ...extra });
+}
+
+export interface BaselineFiles {
+  /** Hand-written server, one file like a generated server.mjs. */
+  readonly handwritten: string;
+  /**
+   * The same server unbundled: the two source files joined, the SDK imported from node_modules as an npm
+   * project would run it. It must live inside the repository for node_modules to resolve.
+   */
+  readonly handwrittenUnbundled: string;
+  /** Interpreting server (YAML + Ajv + JMESPath at start-up), one file. */
+  readonly interpreted: string;
+}
+
+/** Writes the baseline bundles into `dir` (which must be inside the repository, for the unbundled one). */
+export async function bundleBaselines(dir: string): Promise<BaselineFiles> {
+  const files: BaselineFiles = {
+    handwritten: join(dir, "handwritten.mjs"),
+    handwrittenUnbundled: join(dir, "handwritten-unbundled.mjs"),
+    interpreted: join(dir, "interpreted.mjs"),
+  };
+  await Promise.all([
+    bundle(join(BENCH, "handwritten", "server.ts"), files.handwritten),
+    // No shim swap here: unbundled, the SDK loads as installed, its default Ajv included.
+    esbuild.build({ ...COMMON, minify: false, entryPoints: [join(BENCH, "handwritten", "server.ts")], outfile: files.handwrittenUnbundled, absWorkingDir: REPO, packages: "external" }),
+    // Some of the compiler's dependencies are CommonJS and require Node built-ins, which an ES module bundle
+    // can only do through a real `require`.
+    bundle(join(BENCH, "interpreted", "server.ts"), files.interpreted, {
+      banner: { js: 'import { createRequire as __benchCreateRequire } from "node:module"; const require = __benchCreateRequire(import.meta.url);' },
+    }),
+  ]);
+  return files;
+}

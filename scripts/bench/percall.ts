@@ -1,0 +1,170 @@
+/**
+ * Per-call cost in process, run as its own process by run.ts (so the JIT state of the orchestrator does not
+ * leak in), printing one JSON object on stdout.
+ *
+ * "stub" variants answer the upstream request at once, without a socket, so what is left is the per-call work:
+ * validate the arguments, render the request, (send), read and parse the body, redact, select, check the output,
+ * build the result, redact the result. The spec variant used here sends a secret (so redaction is real work),
+ * which kervanc allows only over https: the stub never connects, so the https URL costs nothing.
+ *   kervanc      the built package's own modules (plan literals, standalone validators, runtime copy)
+ *   interpreted  the same runtime with the plan and Ajv validators made in process from the YAML
+ *   handwritten  scripts/bench/handwritten/tool.ts
+ * "socket" variants call the benchmark upstream (another process) over loopback, one call at a time:
+ *   kervanc      the package's ToolRunner over its real Node transport (DNS check, pinned fresh connection)
+ *   handwritten  node:http with a keep-alive agent, and with a fresh connection per call
+ *
+ *   node --import tsx scripts/bench/percall.ts '<json config>'
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { checkSpec } from "../../packages/compiler/src/check/check.ts";
+import { loadSpec } from "../../packages/compiler/src/load/load.ts";
+import { planServer } from "../../packages/compiler/src/plan/plan.ts";
+import type { HopTransport } from "../../packages/runtime/src/net/upstream.ts";
+import type * as NetAddress from "../../packages/runtime/src/net/address.ts";
+import type * as LookupGateModule from "../../packages/runtime/src/net/lookup-gate.ts";
+import type * as NodeTransport from "../../packages/runtime/src/net/node-transport.ts";
+import type { CompiledServer, CompiledValidator } from "../../packages/runtime/src/plan.ts";
+import type * as Runner from "../../packages/runtime/src/runner.ts";
+import type * as Secrets from "../../packages/runtime/src/secrets.ts";
+import type * as Define from "../../packages/runtime/src/define.ts";
+import { PRIMARY_ARGS, PRIMARY_TOOL, SECRET_NAME, SECRET_VALUE, upstreamBody } from "./gen-specs.ts";
+import { nodeSend } from "./handwritten/send.ts";
+import { callTool, type Send } from "./handwritten/tool.ts";
+
+export interface PercallConfig {
+  /** Built package of the 1-tool spec with a secret and an https origin (for the stub variants). */
+  readonly stubPackage: string;
+  /** That spec's YAML (for the interpreted variant). */
+  readonly stubSpec: string;
+  /** Built package of the 1-tool spec against the local upstream, or null to skip the socket variants. */
+  readonly socketPackage: string | null;
+  readonly upstreamOrigin: string | null;
+  readonly rounds: number;
+  readonly stubCalls: number;
+  readonly socketCalls: number;
+}
+
+export interface PercallResult {
+  /** Microseconds per call, one sample per round, per variant. */
+  readonly samples: Record<string, number[]>;
+}
+
+type Call = () => Promise<{ isError?: boolean; content?: unknown }>;
+
+const config = JSON.parse(process.argv[2] ?? "{}") as PercallConfig;
+const bodyBytes = new TextEncoder().encode(upstreamBody());
+const noop = (): void => {};
+
+/** A transport that answers every hop at once with the fixed body. */
+const stubTransport: HopTransport = {
+  decoders: new Map(),
+  send: () =>
+    Promise.resolve({
+      status: 200,
+      headers: new Map([["content-type", "application/json"]]),
+      body: (async function* () {
+        yield bodyBytes;
+      })(),
+      discard: noop,
+    }),
+};
+
+const stubSend: Send = () => Promise.resolve({ status: 200, contentType: "application/json", body: Buffer.from(bodyBytes).toString("utf8") });
+
+interface RuntimeModules {
+  readonly runner: typeof Runner;
+  readonly secrets: typeof Secrets;
+  readonly address: typeof NetAddress;
+  readonly gate: typeof LookupGateModule;
+  readonly transport: typeof NodeTransport;
+  readonly define: typeof Define;
+}
+
+async function runtimeAt(dir: string): Promise<RuntimeModules> {
+  const load = async <T>(path: string): Promise<T> => (await import(join(dir, path))) as T;
+  return {
+    runner: await load("runner.ts"),
+    secrets: await load("secrets.ts"),
+    address: await load("net/address.ts"),
+    gate: await load("net/lookup-gate.ts"),
+    transport: await load("net/node-transport.ts"),
+    define: await load("define.ts"),
+  };
+}
+
+function runnerCall(rt: RuntimeModules, server: CompiledServer, transport: HopTransport, withSecret: boolean): Call {
+  const runner = new rt.runner.ToolRunner(server, {
+    transport,
+    secretSource: rt.secrets.envSecrets(withSecret ? { [SECRET_NAME]: SECRET_VALUE } : {}),
+    vault: new rt.secrets.SecretVault(),
+    allowSecretsOverHttp: false,
+    log: noop,
+  });
+  const prepared = runner.prepareSecrets();
+  if (prepared.errors.length > 0 || prepared.warnings.length > 0) throw new Error([...prepared.errors, ...prepared.warnings].join("\n"));
+  const signal = new AbortController().signal;
+  return () => runner.call(PRIMARY_TOOL, PRIMARY_ARGS, signal);
+}
+
+async function packageServer(pkg: string): Promise<CompiledServer> {
+  return ((await import(join(pkg, "src", "server.ts"))) as { server: CompiledServer }).server;
+}
+
+function interpretedServer(rt: RuntimeModules, specFile: string): CompiledServer {
+  const loaded = loadSpec(specFile, readFileSync(specFile));
+  if (!loaded.ok) throw new Error("the spec does not load");
+  const checked = checkSpec(loaded.spec.value);
+  if (checked.checked === null) throw new Error("the spec does not check");
+  const planned = planServer(checked.checked);
+  return rt.define.defineServer(
+    planned.plan,
+    planned.tools.map((t) => ({
+      plan: t.plan,
+      validateInput: t.input.validate as unknown as CompiledValidator,
+      validateOutput: (t.output?.validate ?? null) as unknown as CompiledValidator | null,
+    })),
+  );
+}
+
+async function batch(call: Call, count: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    const result = await call();
+    if (result.isError) throw new Error(`a call failed: ${JSON.stringify(result.content)}`);
+  }
+  return ((performance.now() - t0) * 1000) / count;
+}
+
+const variants: { name: string; call: Call; calls: number }[] = [];
+const token = SECRET_VALUE;
+const stubRuntime = await runtimeAt(join(config.stubPackage, "src", "runtime"));
+const repoRuntime = await runtimeAt(join(import.meta.dirname, "..", "..", "packages", "runtime", "src"));
+variants.push({ name: "stub/handwritten", call: () => callTool(PRIMARY_ARGS, { send: stubSend, token, timeoutMs: 10_000 }), calls: config.stubCalls });
+variants.push({ name: "stub/kervanc", call: runnerCall(stubRuntime, await packageServer(config.stubPackage), stubTransport, true), calls: config.stubCalls });
+variants.push({ name: "stub/interpreted", call: runnerCall(repoRuntime, interpretedServer(repoRuntime, config.stubSpec), stubTransport, true), calls: config.stubCalls });
+
+if (config.socketPackage !== null && config.upstreamOrigin !== null) {
+  const origin = new URL(config.upstreamOrigin);
+  const rt = await runtimeAt(join(config.socketPackage, "src", "runtime"));
+  const transport = rt.transport.createNodeTransport({ policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()), gate: new rt.gate.LookupGate(4) });
+  const keepAlive = nodeSend(origin, false);
+  const fresh = nodeSend(origin, true);
+  variants.push({ name: "socket/handwritten", call: () => callTool(PRIMARY_ARGS, { send: keepAlive, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
+  variants.push({ name: "socket/handwritten-fresh", call: () => callTool(PRIMARY_ARGS, { send: fresh, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
+  variants.push({ name: "socket/kervanc", call: runnerCall(rt, await packageServer(config.socketPackage), transport, false), calls: config.socketCalls });
+}
+
+// Warm-up: let every variant reach steady JIT state before anything is recorded.
+for (const v of variants) await batch(v.call, v.calls);
+const samples: Record<string, number[]> = {};
+for (let round = 0; round < config.rounds; round++) {
+  // Rotate the order every round, so no variant always runs right after the same other one.
+  for (let i = 0; i < variants.length; i++) {
+    const v = variants[(i + round) % variants.length]!;
+    (samples[v.name] ??= []).push(await batch(v.call, v.calls));
+  }
+}
+const result: PercallResult = { samples };
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,692 @@
+/**
+ * The benchmark suite: kervanc's compiled servers against a hand-written SDK v2 server (a), an interpreting
+ * server (b) and the server openapi-mcp-generator generates (c), all measured in one run so that every ratio
+ * compares figures taken minutes apart on the same (noisy) machine. Prints Markdown tables on stdout.
+ *
+ *   npm run bench                    the full suite (about 10-15 minutes on 2 cores)
+ *   npm run bench:smoke              one iteration of everything with tiny sizes (under a minute once the
+ *                                    peer is cached); what CI runs through test/bench/smoke.test.ts
+ *   options: --node PATH             the Node binary the servers under test run on (default: this one)
+ *            --json FILE             also write every sample as JSON
+ *            --skip-peer             leave out the peer (its rows say so)
+ *            --keep                  keep the work folder (built packages, specs) for inspection
+ *
+ * Sections: bundle size, cold start (spawn to first tools/list answer over stdio), per-call cost in process
+ * (stub upstream, and a real loopback upstream), per-call latency over stdio, Streamable HTTP throughput with 50
+ * connections and RSS after the load, build time. Measurements of different servers are interleaved round by
+ * round, so drift on the machine hits every server alike. See BENCHMARKS.md for the method and the figures.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { parseArgs, promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { bundleBaselines, REPO } from "./bundles.ts";
+import { benchTools, generateSpec, PRIMARY_ARGS, PRIMARY_TOOL, peerArgs } from "./gen-specs.ts";
+import { legacySessionTarget, type LoadCall, type LoadTarget, modernTarget, runLoad } from "./loadgen.ts";
+import type { PercallConfig, PercallResult } from "./percall.ts";
+import { buildPeerOnce, PEER_PACKAGE, PEER_VERSION, peerCallSucceeded, type PeerSetup, setupPeer } from "./peer.ts";
+import { formatBytes, formatNumber, sortedPercentile, summarize, type Summary } from "./stats.ts";
+import { callFailure, type Command, coldStart, type Era, initializeLegacy, spawnSession, type StdioSession } from "./stdio.ts";
+
+const execFileAsync = promisify(execFile);
+
+const { values: flags } = parseArgs({
+  options: {
+    smoke: { type: "boolean", default: false },
+    node: { type: "string" },
+    json: { type: "string" },
+    "skip-peer": { type: "boolean", default: false },
+    keep: { type: "boolean", default: false },
+  },
+});
+const SMOKE = flags.smoke;
+const NODE = flags.node ?? process.execPath;
+const KERVANC_BIN = join(REPO, "packages", "compiler", "bin", "kervanc.js");
+/** Work folders: inside the repository, so that the packages' sources and the unbundled baseline resolve its node_modules. */
+const CACHE = join(REPO, "node_modules", ".cache", "kervanc-bench");
+/**
+ * The peer's cache: outside the repository, so that its TypeScript build does not also pick up the workspace's
+ * own @types packages from the folders above it.
+ */
+const PEER_CACHE = join(tmpdir(), "kervanc-bench-peer");
+
+/**
+ * How much of everything. The smoke plan keeps every section and every row but shrinks the sizes (a 200-tool
+ * build alone takes longer than the smoke budget) and runs each measurement once.
+ */
+const PLAN = SMOKE
+  ? { sizes: [1, 2], multi: { specs: 2, tools: 2 }, coldRuns: 1, percall: { rounds: 1, stubCalls: 200, socketCalls: 20 }, stdio: { rounds: 1, calls: 20, warmup: 5 }, http: { warmup: 50, windows: 1, window: 200, minorWindow: 200, connections: 50 }, buildRuns: 1 }
+  : { sizes: [1, 10, 100, 200], multi: { specs: 20, tools: 10 }, coldRuns: 11, percall: { rounds: 11, stubCalls: 4000, socketCalls: 400 }, stdio: { rounds: 10, calls: 200, warmup: 300 }, http: { warmup: 5000, windows: 10, window: 9500, minorWindow: 3000, connections: 50 }, buildRuns: 5 };
+const LARGEST = Math.max(...PLAN.sizes);
+const SMALLEST = Math.min(...PLAN.sizes);
+
+const children = new Set<ChildProcess>();
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+function killAll(): void {
+  for (const child of children) child.kill("SIGKILL");
+}
+process.once("exit", killAll);
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+
+function log(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Output: Markdown tables, collected so the whole report prints at the end in one piece.
+
+const report: string[] = [];
+const samples: Record<string, unknown> = {};
+
+function table(title: string, header: readonly string[], rows: readonly (readonly string[])[], note?: string): void {
+  report.push(`### ${title}`, "", `| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`);
+  for (const row of rows) report.push(`| ${row.join(" | ")} |`);
+  if (note) report.push("", note);
+  report.push("");
+}
+
+function ratio(value: number, base: number): string {
+  return Number.isFinite(value) && Number.isFinite(base) && base > 0 ? `${(value / base).toFixed(2)}x` : "n/a";
+}
+
+interface Target {
+  readonly name: string;
+  readonly measured: string;
+  readonly goal: string;
+  readonly met: boolean | null;
+}
+const targets: Target[] = [];
+
+// ---------------------------------------------------------------------------------------------------------
+// Setup
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startUpstream(): Promise<{ origin: string; child: ChildProcess }> {
+  const child = track(spawn(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "upstream.ts")], { cwd: REPO, stdio: ["pipe", "pipe", "inherit"] }));
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const match = /PORT (\d+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the upstream exited (${code})`)));
+  });
+  return { origin: `http://127.0.0.1:${port}`, child };
+}
+
+async function kervanc(args: readonly string[]): Promise<number> {
+  const t0 = performance.now();
+  try {
+    await execFileAsync(NODE, [KERVANC_BIN, ...args], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`kervanc ${args.join(" ")} failed:\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
+  return performance.now() - t0;
+}
+
+async function nodeVersion(node: string): Promise<string> {
+  return (await execFileAsync(node, ["--version"])).stdout.trim();
+}
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
+}
+
+function rssKiB(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface Work {
+  readonly dir: string;
+  readonly origin: string;
+  /** Specs against the upstream, by size. */
+  readonly specs: ReadonlyMap<number, string>;
+  /** Built packages, by size (server.mjs inside). */
+  readonly packages: ReadonlyMap<number, string>;
+  /** 1-tool spec with a secret and an https origin, and its package (for the stub per-call figures). */
+  readonly secretSpec: string;
+  readonly secretPackage: string;
+  readonly multiDir: string;
+  readonly baselines: Awaited<ReturnType<typeof bundleBaselines>>;
+  readonly peer: PeerSetup | null;
+  readonly peerProblem: string | null;
+}
+
+async function prepare(origin: string): Promise<Work> {
+  await mkdir(CACHE, { recursive: true });
+  const dir = await mkdtemp(join(CACHE, "run-"));
+  const specDir = join(dir, "specs");
+  const multiDir = join(dir, "multi");
+  await mkdir(specDir);
+  await mkdir(multiDir);
+  const specs = new Map<number, string>();
+  for (const n of PLAN.sizes) {
+    const file = join(specDir, `bench-${n}.yaml`);
+    await writeFile(file, generateSpec(n, origin));
+    specs.set(n, file);
+  }
+  const secretSpec = join(specDir, "secret-1.yaml");
+  await writeFile(secretSpec, generateSpec(1, "https://api.bench.example", { secrets: true, name: "secret-1" }));
+  for (let i = 0; i < PLAN.multi.specs; i++) {
+    await writeFile(join(multiDir, `multi-${String(i).padStart(2, "0")}.yaml`), generateSpec(PLAN.multi.tools, origin, { name: `multi-${i}` }));
+  }
+  log("building the benchmark packages");
+  const out = join(dir, "out");
+  await kervanc(["build", specDir, "-o", out]);
+  const packages = new Map(PLAN.sizes.map((n) => [n, join(out, `bench-${n}`)]));
+  log("bundling the baselines");
+  const baselines = await bundleBaselines(dir);
+  let peer: PeerSetup | null = null;
+  let peerProblem: string | null = null;
+  if (flags["skip-peer"]) peerProblem = "skipped (--skip-peer)";
+  else {
+    try {
+      peer = await setupPeer(PEER_CACHE, PLAN.sizes, log);
+    } catch (error) {
+      peerProblem = `setup failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`;
+      log(`the peer is left out: ${peerProblem}`);
+    }
+  }
+  return { dir, origin, specs, packages, secretSpec, secretPackage: join(out, "secret-1"), multiDir, baselines, peer, peerProblem };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Servers under test, as commands
+
+interface Subject {
+  readonly label: string;
+  readonly era: Era;
+  readonly command: Command;
+}
+
+function kervancStdio(w: Work, n: number, extraNodeArgs: readonly string[] = []): Subject {
+  const label = `kervanc bundle, ${n} tool${n === 1 ? "" : "s"}${extraNodeArgs.length > 0 ? ` (${extraNodeArgs.join(" ")})` : ""}`;
+  return { label, era: "modern", command: { command: NODE, args: [...extraNodeArgs, join(w.packages.get(n)!, "server.mjs"), "--allow-private-network"] } };
+}
+
+function interpretedStdio(w: Work, n: number): Subject {
+  return { label: `interpreted, ${n} tool${n === 1 ? "" : "s"}`, era: "modern", command: { command: NODE, args: [w.baselines.interpreted, w.specs.get(n)!, "--allow-private-network"] } };
+}
+
+function handwrittenStdio(w: Work, unbundled = false): Subject {
+  return {
+    label: unbundled ? "hand-written, unbundled (node_modules)" : "hand-written bundle, 1 tool",
+    era: "modern",
+    command: { command: NODE, args: [unbundled ? w.baselines.handwrittenUnbundled : w.baselines.handwritten, "--upstream", w.origin] },
+  };
+}
+
+function peerStdio(w: Work, n: number): Subject | null {
+  const project = w.peer?.stdio.get(n);
+  if (!project) return null;
+  return { label: `peer, ${n} tool${n === 1 ? "" : "s"}`, era: "legacy", command: { command: NODE, args: [project.entry], cwd: project.dir, env: { API_BASE_URL: w.origin } } };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Sections
+
+async function sectionSizes(w: Work): Promise<void> {
+  const rows: string[][] = [];
+  const size = async (file: string): Promise<{ bytes: number; gzip: number }> => {
+    const text = await readFile(file);
+    return { bytes: text.length, gzip: gzipSync(text, { level: 9 }).length };
+  };
+  const sizes = new Map<number, { bytes: number; gzip: number }>();
+  for (const n of PLAN.sizes) {
+    const s = await size(join(w.packages.get(n)!, "server.mjs"));
+    sizes.set(n, s);
+    rows.push([`kervanc server.mjs, ${n} tool${n === 1 ? "" : "s"}`, formatBytes(s.bytes), formatBytes(s.gzip), ""]);
+  }
+  const first = sizes.get(SMALLEST)!;
+  const last = sizes.get(LARGEST)!;
+  const perTool = (last.bytes - first.bytes) / (LARGEST - SMALLEST);
+  const perToolGzip = (last.gzip - first.gzip) / (LARGEST - SMALLEST);
+  rows.push([`kervanc, per additional tool (${SMALLEST} to ${LARGEST})`, formatBytes(perTool), formatBytes(perToolGzip), "mixed tool shapes, see gen-specs.ts"]);
+  const hw = await size(w.baselines.handwritten);
+  rows.push(["hand-written bundle, 1 tool", formatBytes(hw.bytes), formatBytes(hw.gzip), "same esbuild options"]);
+  rows.push(["kervanc 1 tool vs hand-written", ratio(first.bytes, hw.bytes), ratio(first.gzip, hw.gzip), ""]);
+  const interp = await size(w.baselines.interpreted);
+  rows.push(["interpreted server bundle (any spec)", formatBytes(interp.bytes), formatBytes(interp.gzip), "plus the YAML at run time"]);
+  if (w.peer) {
+    for (const n of [SMALLEST, LARGEST]) {
+      const p = await size(w.peer.stdio.get(n)!.entry);
+      rows.push([`peer build/index.js, ${n} tool${n === 1 ? "" : "s"}`, formatBytes(p.bytes), formatBytes(p.gzip), "not self-contained"]);
+    }
+    rows.push(["peer node_modules (all projects share it)", formatBytes(await dirBytes(join(w.peer.root, "node_modules"))), "", "includes the generator and tsc"]);
+  } else rows.push(["peer", "n/a", "n/a", w.peerProblem ?? ""]);
+  samples["size"] = Object.fromEntries([...sizes].map(([n, s]) => [n, s]));
+  table("Bundle size", ["what", "bytes", "gzip -9", "note"], rows);
+}
+
+async function sectionColdStart(w: Work): Promise<void> {
+  const subjects: Subject[] = [
+    { label: 'node -e "" (process floor, exits; spawn to exit)', era: "modern", command: { command: NODE, args: ["-e", ""] } },
+    handwrittenStdio(w),
+    handwrittenStdio(w, true),
+    ...PLAN.sizes.map((n) => kervancStdio(w, n)),
+    kervancStdio(w, LARGEST, ["--disallow-code-generation-from-strings"]),
+    ...PLAN.sizes.map((n) => interpretedStdio(w, n)),
+    ...PLAN.sizes.map((n) => peerStdio(w, n)).filter((s): s is Subject => s !== null),
+  ];
+  const times = new Map<string, number[]>(subjects.map((s) => [s.label, []]));
+  const floorLabel = subjects[0]!.label;
+  for (let run = 0; run < PLAN.coldRuns; run++) {
+    log(`cold start, round ${run + 1}/${PLAN.coldRuns}`);
+    for (let i = 0; i < subjects.length; i++) {
+      const s = subjects[(i + run) % subjects.length]!;
+      if (s.label === floorLabel) {
+        const t0 = performance.now();
+        await execFileAsync(s.command.command, [...s.command.args]);
+        times.get(s.label)!.push(performance.now() - t0);
+        continue;
+      }
+      const { ms } = await coldStart(s.command, s.era);
+      times.get(s.label)!.push(ms);
+    }
+  }
+  const base = summarize(times.get(handwrittenStdio(w).label)!).median;
+  const interpLargest = summarize(times.get(interpretedStdio(w, LARGEST).label)!).median;
+  const rows = subjects.map((s) => {
+    const sum = summarize(times.get(s.label)!);
+    const requests = s.label === floorLabel ? "none" : s.era === "legacy" ? "initialize, tools/list" : "tools/list";
+    return [s.label, requests, formatNumber(sum.median), formatNumber(sum.p90), formatNumber(sum.min), ratio(sum.median, base)];
+  });
+  if (!w.peer) rows.push(["peer", "", "n/a", "", "", w.peerProblem ?? ""]);
+  samples["coldStart"] = Object.fromEntries(times);
+  table(`Cold start: spawn to the first tools/list answer over stdio (ms, ${PLAN.coldRuns} runs each, interleaved)`, ["server", "requests", "median", "p90", "min", "vs hand-written bundle"], rows);
+  const k = summarize(times.get(kervancStdio(w, LARGEST).label)!).median;
+  targets.push({ name: `Cold start, ${LARGEST}-tool bundle vs hand-written 1-tool bundle`, measured: `${formatNumber(k)} ms vs ${formatNumber(base)} ms = ${ratio(k, base)}`, goal: "<= 1.1x", met: k <= 1.1 * base });
+  targets.push({ name: `Cold start, interpreted vs kervanc (${LARGEST} tools)`, measured: `${formatNumber(interpLargest)} ms vs ${formatNumber(k)} ms = ${ratio(interpLargest, k)} faster`, goal: ">= 3x faster", met: interpLargest >= 3 * k });
+}
+
+async function sectionPercall(w: Work): Promise<void> {
+  const config: PercallConfig = {
+    stubPackage: w.secretPackage,
+    stubSpec: w.secretSpec,
+    socketPackage: w.packages.get(SMALLEST)!,
+    upstreamOrigin: w.origin,
+    rounds: PLAN.percall.rounds,
+    stubCalls: PLAN.percall.stubCalls,
+    socketCalls: PLAN.percall.socketCalls,
+  };
+  log("per-call cost in process");
+  const { stdout } = await execFileAsync(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "percall.ts"), JSON.stringify(config)], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+  const result = JSON.parse(stdout) as PercallResult;
+  samples["percall"] = result.samples;
+  const sum = (name: string): Summary => summarize(result.samples[name] ?? []);
+  const stubBase = sum("stub/handwritten").median;
+  const socketBase = sum("socket/handwritten").median;
+  const labels: Record<string, string> = {
+    "stub/handwritten": "hand-written (tool.ts), stub upstream",
+    "stub/kervanc": "kervanc (built package), stub upstream",
+    "stub/interpreted": "interpreted (same runtime), stub upstream",
+    "socket/handwritten": "hand-written, loopback upstream, keep-alive",
+    "socket/handwritten-fresh": "hand-written, loopback upstream, new connection per call",
+    "socket/kervanc": "kervanc, loopback upstream (its transport: new pinned connection per call)",
+  };
+  const rows = Object.entries(labels).map(([name, label]) => {
+    const s = sum(name);
+    return [label, formatNumber(s.median), formatNumber(s.p90), formatNumber(s.min), ratio(s.median, name.startsWith("stub/") ? stubBase : socketBase)];
+  });
+  table(
+    `Per-call cost in process (µs per call; ${PLAN.percall.rounds} batches of ${PLAN.percall.stubCalls} stub / ${PLAN.percall.socketCalls} loopback calls each, interleaved)`,
+    ["variant", "median", "p90", "min", "vs hand-written"],
+    rows,
+    "Stub: the upstream answers at once without a socket; the tool sends a bearer token, so redaction does real work. Ratios compare against the hand-written row of the same kind.",
+  );
+  const k = sum("stub/kervanc").median;
+  targets.push({ name: "Per-call overhead in process (stub upstream) vs hand-written", measured: `${formatNumber(k)} µs vs ${formatNumber(stubBase)} µs = ${ratio(k, stubBase)}`, goal: "<= 1.2x", met: k <= 1.2 * stubBase });
+}
+
+async function sectionStdioCalls(w: Work): Promise<void> {
+  interface Live {
+    readonly subject: Subject;
+    readonly session: StdioSession;
+    readonly tool: string;
+    readonly args: Record<string, unknown>;
+    readonly ok: (answer: Parameters<typeof callFailure>[0]) => string | null;
+    readonly latencies: number[];
+  }
+  const modernOk = (answer: Parameters<typeof callFailure>[0]): string | null => callFailure(answer);
+  const peerOk = (answer: Parameters<typeof callFailure>[0]): string | null => {
+    const text = (answer.result?.["content"] as { text?: string }[] | undefined)?.[0]?.text ?? "";
+    return answer.error ? answer.error.message : peerCallSucceeded(text) ? null : text.slice(0, 200);
+  };
+  const subjects: { subject: Subject; ok: Live["ok"]; args: Record<string, unknown> }[] = [
+    { subject: handwrittenStdio(w), ok: modernOk, args: PRIMARY_ARGS },
+    { subject: kervancStdio(w, SMALLEST), ok: modernOk, args: PRIMARY_ARGS },
+    { subject: kervancStdio(w, LARGEST), ok: modernOk, args: PRIMARY_ARGS },
+    { subject: interpretedStdio(w, SMALLEST), ok: modernOk, args: PRIMARY_ARGS },
+  ];
+  const peer = peerStdio(w, SMALLEST);
+  if (peer) subjects.push({ subject: peer, ok: peerOk, args: peerArgs(benchTools(1)[0]!) });
+  const live: Live[] = [];
+  try {
+    for (const s of subjects) {
+      const session = spawnSession(s.subject.command, s.subject.era);
+      track(session.child);
+      if (s.subject.era === "legacy") await initializeLegacy(session);
+      live.push({ subject: s.subject, session, tool: PRIMARY_TOOL, args: s.args, ok: s.ok, latencies: [] });
+    }
+    const call = async (l: Live, record: boolean): Promise<void> => {
+      const t0 = performance.now();
+      const answer = await l.session.request("tools/call", { name: l.tool, arguments: l.args });
+      const ms = performance.now() - t0;
+      const failure = l.ok(answer);
+      if (failure !== null) throw new Error(`${l.subject.label}: a call failed: ${failure}\n${l.session.stderr().slice(-2000)}`);
+      if (record) l.latencies.push(ms);
+    };
+    log("per-call latency over stdio");
+    for (const l of live) for (let i = 0; i < PLAN.stdio.warmup; i++) await call(l, false);
+    for (let round = 0; round < PLAN.stdio.rounds; round++) {
+      for (let i = 0; i < live.length; i++) {
+        const l = live[(i + round) % live.length]!;
+        for (let c = 0; c < PLAN.stdio.calls; c++) await call(l, true);
+      }
+    }
+  } finally {
+    for (const l of live) await l.session.close();
+  }
+  const base = summarize(live[0]!.latencies).median;
+  const rows = live.map((l) => {
+    const s = summarize(l.latencies);
+    return [l.subject.label, l.subject.era === "legacy" ? "2025-11-25 session" : "2026-07-28", formatNumber(s.median, 3), formatNumber(s.p90, 3), formatNumber(s.min, 3), ratio(s.median, base)];
+  });
+  if (!peer) rows.push(["peer", "", "n/a", "", "", w.peerProblem ?? ""]);
+  samples["stdioCalls"] = Object.fromEntries(live.map((l) => [l.subject.label, summarize(l.latencies)]));
+  table(
+    `Per-call latency over stdio, one call at a time, loopback upstream (ms; ${PLAN.stdio.rounds} rounds of ${PLAN.stdio.calls} calls, interleaved)`,
+    ["server", "protocol", "median", "p90", "min", "vs hand-written"],
+    rows,
+  );
+}
+
+interface HttpSubject {
+  readonly label: string;
+  readonly start: () => Promise<{ child: ChildProcess; url: string }>;
+  readonly target: (url: string) => Promise<LoadTarget>;
+  readonly mix: readonly LoadCall[];
+  /** Calls per window: the compared servers get the full load, the others a lighter one. */
+  readonly windowCalls: number;
+}
+
+/** Starts a server process and waits for the stderr line that names its /mcp URL (or for a fixed URL to answer). */
+async function startHttp(command: string, args: readonly string[], options: { env?: Record<string, string>; cwd?: string; urlPattern: RegExp; fixedUrl?: string }): Promise<{ child: ChildProcess; url: string }> {
+  const child = track(spawn(command, [...args], { env: { PATH: process.env["PATH"] ?? "", ...options.env }, stdio: ["ignore", "ignore", "pipe"], ...(options.cwd ? { cwd: options.cwd } : {}) }));
+  let err = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start: ${err}`)), 60_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      if (err.length < 64 * 1024) err += chunk.toString("utf8");
+      const match = options.urlPattern.exec(err);
+      if (match) {
+        clearTimeout(timer);
+        resolve(options.fixedUrl ?? match[1]!);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(" ")} exited (${code}): ${err}`));
+    });
+  });
+  // Keep draining stderr (the peer logs several lines per call) without keeping it.
+  child.stderr!.removeAllListeners("data");
+  child.stderr!.resume();
+  return { child, url };
+}
+
+async function sectionHttp(w: Work): Promise<void> {
+  const KERVANC_URL = / on (http:\/\/\S+\/mcp)\n/;
+  const primary: LoadCall[] = [{ tool: PRIMARY_TOOL, args: PRIMARY_ARGS }];
+  // On the largest server, spread calls over every tool of the primary shape: the same work per call, with the
+  // dispatch over all tools and per-tool state in play.
+  const largestMix: LoadCall[] = benchTools(LARGEST).filter((t) => t.kind === "get").map((t) => ({ tool: t.name, args: t.args }));
+  const full = PLAN.http.window;
+  const minor = PLAN.http.minorWindow;
+  const subjects: HttpSubject[] = [
+    {
+      label: "hand-written, keep-alive upstream",
+      start: () => startHttp(NODE, [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin], { urlPattern: KERVANC_URL }),
+      target: async (url) => modernTarget(url),
+      mix: primary,
+      windowCalls: full,
+    },
+    {
+      label: `kervanc, ${SMALLEST} tool`,
+      start: () => startHttp(NODE, [join(w.packages.get(SMALLEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      target: async (url) => modernTarget(url),
+      mix: primary,
+      windowCalls: full,
+    },
+    {
+      label: `kervanc, ${LARGEST} tools`,
+      start: () => startHttp(NODE, [join(w.packages.get(LARGEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      target: async (url) => modernTarget(url),
+      mix: largestMix,
+      windowCalls: full,
+    },
+    {
+      label: "hand-written, new upstream connection per call",
+      start: () => startHttp(NODE, [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin, "--fresh-connections"], { urlPattern: KERVANC_URL }),
+      target: async (url) => modernTarget(url),
+      mix: primary,
+      windowCalls: minor,
+    },
+    {
+      label: `interpreted, ${SMALLEST} tool`,
+      start: () => startHttp(NODE, [w.baselines.interpreted, w.specs.get(SMALLEST)!, "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      target: async (url) => modernTarget(url),
+      mix: primary,
+      windowCalls: minor,
+    },
+  ];
+  if (w.peer) {
+    const project = w.peer.http;
+    const tool = benchTools(1)[0]!;
+    subjects.push({
+      label: "peer, 1 tool (2025-11-25 session)",
+      start: async () => {
+        const port = await freePort();
+        return startHttp(NODE, [project.entry, "--transport=streamable-http"], {
+          cwd: project.dir,
+          env: { API_BASE_URL: w.origin, PORT: String(port) },
+          urlPattern: /Server running at (http:\/\/\S+)/,
+          fixedUrl: `http://127.0.0.1:${port}/mcp`,
+        });
+      },
+      target: (url) => legacySessionTarget(url, peerCallSucceeded),
+      mix: [{ tool: tool.name, args: peerArgs(tool) }],
+      windowCalls: minor,
+    });
+  }
+
+  interface Running {
+    readonly subject: HttpSubject;
+    readonly child: ChildProcess;
+    readonly target: LoadTarget;
+    readonly rates: number[];
+    readonly p50: number[];
+    readonly p99: number[];
+    calls: number;
+    errors: number;
+    firstError: string | null;
+    rssIdle: number;
+    rssAfter: number;
+  }
+  const running: Running[] = [];
+  try {
+    for (const subject of subjects) {
+      const { child, url } = await subject.start();
+      running.push({ subject, child, target: await subject.target(url), rates: [], p50: [], p99: [], calls: 0, errors: 0, firstError: null, rssIdle: rssKiB(child.pid!), rssAfter: Number.NaN });
+    }
+    const load = async (r: Running, calls: number, record: boolean): Promise<void> => {
+      const result = await runLoad(r.target, { connections: PLAN.http.connections, calls, mix: r.subject.mix });
+      r.calls += result.calls;
+      r.errors += result.errors;
+      r.firstError ??= result.firstError;
+      if (record) {
+        r.rates.push(result.perSecond);
+        r.p50.push(sortedPercentile(result.latencies, 50));
+        r.p99.push(sortedPercentile(result.latencies, 99));
+      }
+    };
+    log("HTTP: warm-up");
+    for (const r of running) await load(r, PLAN.http.warmup, false);
+    for (let round = 0; round < PLAN.http.windows; round++) {
+      log(`HTTP: window ${round + 1}/${PLAN.http.windows}`);
+      for (let i = 0; i < running.length; i++) {
+        const r = running[(i + round) % running.length]!;
+        await load(r, r.subject.windowCalls, true);
+      }
+    }
+  } finally {
+    for (const r of running) {
+      r.rssAfter = rssKiB(r.child.pid!);
+      r.child.kill("SIGKILL");
+    }
+  }
+  const base = summarize(running[0]!.rates).median;
+  const rows = running.map((r) => {
+    const s = summarize(r.rates);
+    return [
+      r.subject.label,
+      formatNumber(s.median, 0),
+      formatNumber(s.min, 0),
+      formatNumber(s.max, 0),
+      `${formatNumber(summarize(r.p50).median)} / ${formatNumber(summarize(r.p99).median)}`,
+      r.errors === 0 ? "0" : `${r.errors} (${(r.firstError ?? "").slice(0, 80)})`,
+      `${formatNumber(r.rssIdle / 1024)} → ${formatNumber(r.rssAfter / 1024)} MiB after ${r.calls.toLocaleString("en-US")}`,
+      ratio(s.median, base),
+    ];
+  });
+  if (!w.peer) rows.push(["peer", "n/a", "", "", "", "", "", w.peerProblem ?? ""]);
+  samples["http"] = Object.fromEntries(running.map((r) => [r.subject.label, { rates: r.rates, p50: r.p50, p99: r.p99, calls: r.calls, errors: r.errors, rssIdleKiB: r.rssIdle, rssAfterKiB: r.rssAfter }]));
+  table(
+    `Streamable HTTP: ${PLAN.http.connections} connections, loopback upstream (calls/s per window of ${full.toLocaleString("en-US")} calls (${minor.toLocaleString("en-US")} for the lighter rows), ${PLAN.http.windows} windows, interleaved)`,
+    ["server", "calls/s median", "min", "max", "latency p50 / p99 ms", "errors", "RSS idle → after the load", "vs hand-written"],
+    rows,
+    "The load generator binds each connection to its own loopback source address (see loadgen.ts), so kervanc's per-address limit of 300 requests a minute does not refuse the load.",
+  );
+  const k = summarize(running[1]!.rates).median;
+  targets.push({ name: "Streamable HTTP throughput vs hand-written (1 tool)", measured: `${formatNumber(k, 0)} vs ${formatNumber(base, 0)} calls/s = ${ratio(k, base)}`, goal: ">= 0.9x", met: k >= 0.9 * base });
+}
+
+async function sectionBuild(w: Work): Promise<void> {
+  const out = join(w.dir, "build-out");
+  const largestSpec = w.specs.get(LARGEST)!;
+  const rows: string[][] = [];
+  const runs = new Map<string, number[]>();
+  const record = (label: string, ms: number): void => void (runs.get(label) ?? runs.set(label, []).get(label)!).push(ms);
+  const labels = {
+    largest: `kervanc build, ${LARGEST}-tool spec`,
+    multi: `kervanc build, ${PLAN.multi.specs} specs of ${PLAN.multi.tools} tools`,
+    unchangedLargest: `kervanc build, unchanged rebuild of the ${LARGEST}-tool spec`,
+    unchangedMulti: `kervanc build, unchanged rebuild of the ${PLAN.multi.specs} specs`,
+    peer: `peer: generate + tsc, ${LARGEST}-tool OpenAPI document`,
+  };
+  for (let run = 0; run < PLAN.buildRuns; run++) {
+    log(`build, round ${run + 1}/${PLAN.buildRuns}`);
+    const a = join(out, `a-${run}`);
+    const b = join(out, `b-${run}`);
+    record(labels.largest, await kervanc(["build", largestSpec, "-o", a]));
+    record(labels.unchangedLargest, await kervanc(["build", largestSpec, "-o", a]));
+    record(labels.multi, await kervanc(["build", w.multiDir, "-o", b]));
+    record(labels.unchangedMulti, await kervanc(["build", w.multiDir, "-o", b]));
+    if (w.peer) {
+      const { generateMs, compileMs } = await buildPeerOnce(w.peer, LARGEST);
+      record(labels.peer, generateMs + compileMs);
+    }
+    await rm(a, { recursive: true, force: true });
+    await rm(b, { recursive: true, force: true });
+  }
+  for (const [label, ms] of runs) {
+    const s = summarize(ms.map((v) => v / 1000));
+    rows.push([label, formatNumber(s.median, 2), formatNumber(s.p90, 2), formatNumber(s.min, 2)]);
+  }
+  if (!w.peer) rows.push(["peer", "n/a", "", w.peerProblem ?? ""]);
+  samples["build"] = Object.fromEntries(runs);
+  table(
+    `Build time: the kervanc command as a process, from spawn to exit (s, ${PLAN.buildRuns} runs)`,
+    ["build", "median", "p90", "min"],
+    rows,
+    "An unchanged rebuild runs the same command again on the same output folder.",
+  );
+  const largest = summarize(runs.get(labels.largest)!).median / 1000;
+  targets.push({ name: `Build time, ${LARGEST}-tool spec`, measured: `${formatNumber(largest, 2)} s`, goal: "<= 3 s", met: largest <= 3 });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const npmVersion = (await execFileAsync("npm", ["--version"]).catch(() => ({ stdout: "unknown" }))).stdout.trim();
+  const version = (pkg: string): string => (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  log(`mode: ${SMOKE ? "smoke" : "full"}; servers run on ${NODE}`);
+  const upstream = await startUpstream();
+  const w = await prepare(upstream.origin);
+  try {
+    report.push(
+      `## kervanc benchmarks (${SMOKE ? "smoke: one iteration, tiny sizes; the figures mean nothing" : "full"})`,
+      "",
+      `- Machine: ${cpuModel}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+      `- Node (servers under test): ${await nodeVersion(NODE)} (${NODE}); bench process: ${process.version}; npm ${npmVersion}`,
+      `- kervanc ${version("kervanc")}, @modelcontextprotocol/server ${version("@modelcontextprotocol/server")}, esbuild ${version("esbuild")}`,
+      `- Peer: ${w.peer ? Object.entries(w.peer.versions).map(([k, v]) => `${k} ${v}`).join(", ") : `${PEER_PACKAGE}@${PEER_VERSION}: ${w.peerProblem}`}`,
+      "",
+    );
+    await sectionSizes(w);
+    await sectionColdStart(w);
+    await sectionPercall(w);
+    await sectionStdioCalls(w);
+    await sectionHttp(w);
+    await sectionBuild(w);
+    table(
+      "Targets",
+      ["target", "measured (medians, same run)", "goal", "met"],
+      targets.map((t) => [t.name, t.measured, t.goal, t.met === null ? "n/a" : t.met ? "yes" : "**no**"]),
+    );
+    report.push(`Total bench time: ${formatNumber((performance.now() - started) / 1000, 0)} s.`);
+    process.stdout.write(`${report.join("\n")}\n`);
+    if (flags.json) await writeFile(flags.json, `${JSON.stringify({ smoke: SMOKE, node: NODE, samples, targets }, null, 2)}\n`);
+  } finally {
+    killAll();
+    if (!flags.keep) await rm(w.dir, { recursive: true, force: true });
+    else log(`work folder kept: ${w.dir}`);
+  }
+}
+
+await main();
+// The upstream and any server still running are killed on exit.
+process.exit(0);
