@@ -187,20 +187,19 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   const onerror = (error: Error): void => log(`Error: ${error.message}`);
   if (!options.http) {
     const handle = serveStdio(factory, { legacy: "serve", onerror });
-    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
     const stop = (): void => {
       void handle.close().finally(() => process.exit(0));
     };
+    // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
     return;
   }
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
   const handler = createHttpHandler(factory, { ...(allowed ? { allowedHosts: allowed } : {}), onerror });
   serveNodeHttp(handler, { host: options.host, port: options.port, log }).then(
     (server) => {
-      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
-      log(`Serving ${compiled.plan.name} on ${server.url}`);
       let stopping = false;
       const stop = (): void => {
         if (stopping) return;
@@ -208,8 +207,11 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
         log("Stopping: waiting for calls in flight.");
         void server.close(options.drainMs).finally(() => process.exit(0));
       };
+      // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+      log(`Serving ${compiled.plan.name} on ${server.url}`);
     },
     (error: unknown) => {
       const code = typeof error === "object" && error !== null && "code" in error ? ` (${String(error.code)})` : "";

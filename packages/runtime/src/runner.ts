@@ -92,7 +92,6 @@ export class ToolRunner {
     const prepared = this.#tools.get(name);
     if (prepared === undefined) throw new Error(`Tool ${name} not found`);
     const { compiled, limiter } = prepared;
-    const plan = compiled.plan;
     try {
       const input = args ?? {};
       if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
