@@ -6,6 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { deadline } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
@@ -121,12 +122,8 @@ export class ToolRunner {
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
-    const toolTimeout = new AbortController();
-    const timer = setTimeout(
-      () => toolTimeout.abort(new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`)),
-      toolTimeoutMs,
-    );
-    const signal = AbortSignal.any([callerSignal, toolTimeout.signal]);
+    const toolDeadline = deadline(callerSignal, toolTimeoutMs, () => new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`));
+    const signal = toolDeadline.signal;
     try {
       const secrets = this.#secretsFor(plan);
       const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
@@ -167,7 +164,7 @@ export class ToolRunner {
         vault: this.#options.vault,
       });
     } finally {
-      clearTimeout(timer);
+      toolDeadline.dispose();
     }
   }
 

@@ -6,6 +6,7 @@
  * with the same words. Every hop gets its own timeout; the caller's signal (the tool's own timeout or a
  * cancellation) covers the whole exchange.
  */
+import { deadline } from "../deadline.ts";
 import { ToolError } from "../errors.ts";
 import type { HttpLimits } from "../plan.ts";
 import type { RenderedRequest } from "../render.ts";
@@ -94,25 +95,29 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
     const host = hop.url.host;
     checkScheme(hop.url, options);
     if (!options.egress(hop.url)) throw new ToolError(`Request to ${host} was blocked: it is not in this server's egress list.`);
-    const hopSignal = AbortSignal.any([signal, AbortSignal.timeout(limits.timeoutMs)]);
-    let response: HopResponse;
+    const hopDeadline = deadline(signal, limits.timeoutMs, () => new DOMException(`Request to ${host} timed out.`, "TimeoutError"));
     try {
-      response = await transport.send(hop, { signal: hopSignal, sendsSecrets: options.secrets !== null });
-    } catch (error) {
-      throw hopFailure(error, host, hopSignal, signal, limits.timeoutMs);
-    }
-    if (response.status >= 300 && response.status < 400) {
-      // A redirect's body is never read.
-      response.discard();
-      hop = nextHop(hop, response, redirects, options);
-      continue;
-    }
-    try {
-      const body = await readBody(response, host, limits.maxResponseBytes, transport);
-      return { status: response.status, contentType: response.headers.get("content-type") ?? "", body, url: hop.url };
-    } catch (error) {
-      response.discard();
-      throw hopFailure(error, host, hopSignal, signal, limits.timeoutMs);
+      let response: HopResponse;
+      try {
+        response = await transport.send(hop, { signal: hopDeadline.signal, sendsSecrets: options.secrets !== null });
+      } catch (error) {
+        throw hopFailure(error, host, hopDeadline.timedOut, signal, limits.timeoutMs);
+      }
+      if (response.status >= 300 && response.status < 400) {
+        // A redirect's body is never read.
+        response.discard();
+        hop = nextHop(hop, response, redirects, options);
+        continue;
+      }
+      try {
+        const body = await readBody(response, host, limits.maxResponseBytes, transport);
+        return { status: response.status, contentType: response.headers.get("content-type") ?? "", body, url: hop.url };
+      } catch (error) {
+        response.discard();
+        throw hopFailure(error, host, hopDeadline.timedOut, signal, limits.timeoutMs);
+      }
+    } finally {
+      hopDeadline.dispose();
     }
   }
 }
@@ -123,13 +128,13 @@ function checkScheme(url: URL, options: UpstreamOptions): void {
   }
 }
 
-function hopFailure(error: unknown, host: string, hopSignal: AbortSignal, callerSignal: AbortSignal, timeoutMs: number): Error {
+function hopFailure(error: unknown, host: string, timedOut: boolean, callerSignal: AbortSignal, timeoutMs: number): Error {
   if (error instanceof ToolError) return error;
   if (callerSignal.aborted) {
     // The tool-level timeout or a cancellation: the caller words it.
     return callerSignal.reason instanceof ToolError ? callerSignal.reason : new ToolError(`Request to ${host} was cancelled.`);
   }
-  if (hopSignal.aborted) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
+  if (timedOut) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
   const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : null;
   return new ToolError(code !== null && /^[A-Z0-9_]{1,40}$/.test(code) ? `Request to ${host} failed (${code}).` : `Request to ${host} failed.`);
 }
