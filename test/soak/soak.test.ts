@@ -394,15 +394,10 @@ describe(`soak: ${CALLS} mixed calls against one server process`, () => {
     expect(growth, `VmRSS KiB: ${rss.join(", ")}`).toBeLessThan(MAX_RSS_GROWTH);
   });
 
-  // Skipped, not deleted: RUNTIME BUG. packages/runtime/src/net/upstream.ts builds each hop's signal as
-  // AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]). On Node 20 (20.20.2 here) a garbage collection
-  // that runs before the timeout fires collects the timeout signal, which only AbortSignal.any refers to, and
-  // the hop never times out (nodejs/node#57736): the call then waits for the upstream, up to the tool timeout of
-  // timeoutMs + 5000 ms. Under this soak's allocation rate some of the 1,100 slow calls (about 50 to 70 here,
-  // depending on GC timing; 0 in some runs) get the upstream's late answer instead of "Request to H timed out
-  // after 150 ms.". The count is in the summary line. Un-skip once the runtime keeps the timeout alive (an
-  // AbortController with setTimeout, or a strong reference to the timeout signal for the hop's lifetime).
-  it.skip("cuts every slow upstream at the hop timeout", () => {
+  // This caught a runtime bug: on Node 20 a hop timeout built as AbortSignal.any([signal, AbortSignal.timeout()])
+  // is lost after a garbage collection (nodejs/node#57736), and slow calls got the upstream's late answer. The
+  // runtime's deadlines now own their timer (packages/runtime/src/deadline.ts).
+  it("cuts every slow upstream at the hop timeout", () => {
     expect(lateAnswers).toEqual([]);
   });
 });

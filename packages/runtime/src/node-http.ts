@@ -66,6 +66,11 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       if (inFlight === 0 && idle) idle();
     });
   });
+  // Idle keep-alive connections stay open longer than clients and proxies usually keep theirs (60 s), so the
+  // server is not the side that closes a socket just as a client reuses it (the client then sees ECONNRESET
+  // on a request the server never read).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on("clientError", (_error, socket) => {
     if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
     else socket.destroy();
