@@ -82,8 +82,9 @@ describe("two builds in different places, zones, locales and orders", () => {
           sources++;
           expect(text.split("\n")[0], path).toBe(`// ${line}`);
         } else if (path === "server.mjs") expect(text.split("\n").slice(0, 2)).toEqual(["#!/usr/bin/env node", `// ${line}`]);
+        else if (path === "worker.mjs") expect(text.split("\n")[0]).toBe(`// ${line}`);
         else if (path.endsWith(".md")) expect(text.split("\n")[0], path).toBe(`<!-- ${line} -->`);
-        else if (path === ".gitattributes") expect(text.split("\n")[0]).toBe(`# ${line}`);
+        else if (path === ".gitattributes" || path === "workerd.capnp") expect(text.split("\n")[0], path).toBe(`# ${line}`);
         else expect(path, "a file that cannot hold a comment").toMatch(/\.json$/);
         expect(text.includes("\r"), `${path} has a CR`).toBe(false);
       }
@@ -108,7 +109,10 @@ interface Sbom {
   specVersion: string;
   serialNumber: string;
   version: number;
-  metadata: { timestamp?: string; component: { name: string; version: string; hashes: { alg: string; content: string }[] } };
+  metadata: {
+    timestamp?: string;
+    component: { name: string; version: string; hashes?: unknown; components: { type: string; "bom-ref": string; name: string; hashes: { alg: string; content: string }[] }[] };
+  };
   components: CdxComponent[];
   dependencies: { ref: string; dependsOn: string[] }[];
 }
@@ -134,8 +138,26 @@ describe("what ships", () => {
     expect(sbom.serialNumber).not.toBe((await sbomOf("open-meteo")).serialNumber);
     expect(JSON.stringify(sbom)).not.toMatch(/timestamp|"\d{4}-\d\d-\d\dT/);
     expect(sbom.metadata.component).toMatchObject({ name: "catalog", version: "2.1.0" });
-    expect(sbom.metadata.component.hashes).toEqual([{ alg: "SHA-256", content: sha256(await readFile(join(outA, "catalog", "server.mjs"))) }]);
-    expect(sbom.dependencies).toEqual([{ ref: "catalog@2.1.0", dependsOn: sbom.components.map((c) => c["bom-ref"]).sort() }]);
+    // The package is its two bundles, each a file component with its own hash.
+    expect(sbom.metadata.component.hashes).toBeUndefined();
+    const bundles = sbom.metadata.component.components;
+    expect(bundles.map((b) => [b.type, b["bom-ref"], b.name])).toEqual([
+      ["file", "file:server.mjs", "server.mjs"],
+      ["file", "file:worker.mjs", "worker.mjs"],
+    ]);
+    for (const b of bundles) expect(b.hashes, b.name).toEqual([{ alg: "SHA-256", content: sha256(await readFile(join(outA, "catalog", b.name))) }]);
+    // Every component here goes into both bundles: the fetch handler leaves out Node's entry, not a library.
+    const all = sbom.components.map((c) => c["bom-ref"]).sort();
+    expect(sbom.dependencies).toEqual([
+      { ref: "catalog@2.1.0", dependsOn: ["file:server.mjs", "file:worker.mjs"] },
+      { ref: "file:server.mjs", dependsOn: all },
+      { ref: "file:worker.mjs", dependsOn: all },
+    ]);
+    const runtime = sbom.components.find((c) => fullName(c) === "@kervanc/runtime")!;
+    const runtimeFiles = runtime.properties.map((p) => p.value);
+    for (const file of ["node-main.ts", "sdk-shims.ts", "worker-main.ts", "sdk-shims-web.ts", "net/fetch-transport.ts", "net/node-transport.ts"]) {
+      expect(runtimeFiles, file).toContain(`src/runtime/${file}`);
+    }
   });
 
   it("gives each component its version, license, purl and a hash anyone can recompute from the installed files", async () => {

@@ -1,26 +1,46 @@
 /**
  * The fetch-handler entry of a generated server: `export default { fetch }` for Cloudflare Workers (workerd),
- * Deno (`deno serve`) and Bun (`bun run` / `Bun.serve`).
+ * Deno (`deno serve`) and Bun (`bun worker.mjs`). The bundle of this entry, worker.mjs, imports nothing: no
+ * Node built-in, so workerd loads it without `nodejs_compat`.
  *
  * Configuration comes from the platform's environment: secrets by their names (a Workers `env` binding, or
- * `Deno.env`/`process.env`), plus `KERVANC_ALLOWED_HOSTS` (comma-separated Host names clients use; default
- * localhost only), `KERVANC_DENY_NETWORK` (comma-separated CIDRs) and `KERVANC_ALLOW_PRIVATE_NETWORK=1` (tests
- * only). The server is built on the first request, because Workers hand out `env` only with a request.
- * Requests go out through the fetch transport; see net/fetch-transport.ts for which network checks apply there.
+ * `Deno.env`/`process.env`), plus the WORKER_ENV names: `KERVANC_ALLOWED_HOSTS` (comma-separated Host names
+ * clients use; default localhost only), `KERVANC_DENY_NETWORK` (comma-separated CIDRs) and
+ * `KERVANC_ALLOW_PRIVATE_NETWORK=1` (tests only; refused when `NODE_ENV=production`, as the Node entry's
+ * `--allow-private-network` is). The server is built on the first request, because Workers hand out `env` only
+ * with a request. Requests go out through the fetch transport; see net/fetch-transport.ts for which network
+ * checks apply there.
  */
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
-import { createFetchTransport } from "./net/fetch-transport.ts";
+import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
 import type { CompiledServer } from "./plan.ts";
 import { ToolRunner } from "./runner.ts";
 import { SecretVault, type SecretSource } from "./secrets.ts";
 
+/** The settings the fetch handler reads from its environment, besides the secrets. */
+export const WORKER_ENV = {
+  allowedHosts: "KERVANC_ALLOWED_HOSTS",
+  denyNetwork: "KERVANC_DENY_NETWORK",
+  allowPrivateNetwork: "KERVANC_ALLOW_PRIVATE_NETWORK",
+} as const;
+
 type EnvLike = Readonly<Record<string, unknown>>;
 
-/** Reads a variable from a Workers binding first, then from the platform's process environment. */
+interface PlatformGlobals {
+  readonly Deno?: { readonly env: { get(name: string): string | undefined } };
+  readonly Bun?: { readonly dns?: { lookup?(hostname: string): Promise<readonly { readonly address: string }[]> } };
+  readonly process?: { readonly env: Record<string, string | undefined> };
+}
+
+/**
+ * Reads a variable from a Workers binding first, then from the platform's process environment. Deno and Bun
+ * pass something else as the handler's second argument (connection info, the server); it holds no own
+ * property named like a variable, so it never shadows one.
+ */
 function platformEnv(binding: EnvLike | undefined): (name: string) => string | undefined {
-  const g = globalThis as { Deno?: { env: { get(name: string): string | undefined } }; process?: { env: Record<string, string | undefined> } };
+  const g = globalThis as PlatformGlobals;
   return (name) => {
     const bound = binding !== undefined && Object.hasOwn(binding, name) ? binding[name] : undefined;
     if (typeof bound === "string") return bound === "" ? undefined : bound;
@@ -28,8 +48,33 @@ function platformEnv(binding: EnvLike | undefined): (name: string) => string | u
       const value = g.Deno ? g.Deno.env.get(name) : g.process?.env[name];
       return value === undefined || value === "" ? undefined : value;
     } catch {
-      // Deno without --allow-env for this name: treat as not configured.
+      // Deno without --allow-env for this name: not configured (and so never the test-only allowance).
       return undefined;
+    }
+  };
+}
+
+/**
+ * A resolver whose answers the transport checks, where the platform has one that needs no extra permission.
+ * Bun's `dns.lookup` is the system resolver (the same answers its fetch gets, modulo a change between the two
+ * lookups). Deno's `Deno.resolveDns` is not used: it queries the nameserver itself, which needs
+ * `--allow-net=<nameserver>:53` on top of the narrow egress flags. Workers have no resolver at all.
+ */
+function platformResolver(): FetchTransportOptions["resolve"] {
+  const lookup = (globalThis as PlatformGlobals).Bun?.dns?.lookup;
+  if (typeof lookup !== "function") return undefined;
+  return async (hostname, signal) => {
+    signal.throwIfAborted();
+    let onAbort: (() => void) | null = null;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      const answers = await Promise.race([lookup(hostname), aborted]);
+      return answers.map((answer) => answer.address);
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
     }
   };
 }
@@ -40,7 +85,18 @@ const list = (value: string | undefined): string[] =>
     .map((s) => s.trim())
     .filter((s) => s !== "");
 
-export function createWorker(compiled: CompiledServer): { fetch(request: Request, env?: unknown): Promise<Response> } {
+/**
+ * The default export of worker.mjs. Besides `fetch`, Bun reads `hostname` and `development` from the default
+ * export it serves: loopback, and no development error pages (Bun's default is every interface). Workers and
+ * Deno ignore both; Deno takes the address from `deno serve --host`.
+ */
+export interface FetchWorker {
+  fetch(request: Request, env?: unknown): Promise<Response>;
+  readonly hostname: string;
+  readonly development: boolean;
+}
+
+export function createWorker(compiled: CompiledServer): FetchWorker {
   const vault = new SecretVault();
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
@@ -48,14 +104,21 @@ export function createWorker(compiled: CompiledServer): { fetch(request: Request
 
   function init(binding: EnvLike | undefined): void {
     const env = platformEnv(binding);
+    const allowPrivate = env(WORKER_ENV.allowPrivateNetwork) === "1";
+    if (allowPrivate && env("NODE_ENV") === "production") {
+      throw new Error(`${WORKER_ENV.allowPrivateNetwork} is refused when NODE_ENV=production.`);
+    }
     const source: SecretSource = { get: (name) => env(name) };
     const policy = createNetworkPolicy({
-      ...(env("KERVANC_ALLOW_PRIVATE_NETWORK") === "1" ? allowPrivateNetwork() : {}),
-      denyList: list(env("KERVANC_DENY_NETWORK")),
-      // A fetch-only platform has no interface list to read; the address check runs on IP literals only.
+      ...(allowPrivate ? allowPrivateNetwork() : {}),
+      denyList: list(env(WORKER_ENV.denyNetwork)),
+      // A fetch-only platform has no interface list to read; the address check runs on IP literals and on
+      // resolver answers.
       localAddresses: [],
     });
-    const runner = new ToolRunner(compiled, { transport: createFetchTransport({ policy }), secretSource: source, vault, allowSecretsOverHttp: false, log });
+    const resolve = platformResolver();
+    const transport = createFetchTransport({ policy, ...(resolve ? { resolve } : {}) });
+    const runner = new ToolRunner(compiled, { transport, secretSource: source, vault, allowSecretsOverHttp: false, log });
     const prepared = runner.prepareSecrets();
     for (const warning of prepared.warnings) log(`Warning: ${warning}`);
     if (prepared.errors.length > 0) {
@@ -63,7 +126,7 @@ export function createWorker(compiled: CompiledServer): { fetch(request: Request
       for (const error of prepared.errors) log(`Error: ${error}`);
       return;
     }
-    const allowed = list(env("KERVANC_ALLOWED_HOSTS"));
+    const allowed = list(env(WORKER_ENV.allowedHosts));
     handler = createHttpHandler(createServerFactory(compiled, runner), {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
@@ -72,6 +135,8 @@ export function createWorker(compiled: CompiledServer): { fetch(request: Request
   }
 
   return {
+    hostname: "127.0.0.1",
+    development: false,
     async fetch(request: Request, env?: unknown): Promise<Response> {
       if (handler === null && failure === null) {
         try {

@@ -1,10 +1,17 @@
 /**
  * Bundling with esbuild (exactly pinned, every option explicit).
  *
- * `server.mjs` is the whole server in one file: the generated modules, the runtime, and the third-party code
- * they import. It has no imports but Node built-ins, so it runs with bare `node server.mjs` and nothing next
- * to it. The SDK's internal shim module is swapped for the runtime's (sdk-shims.ts) so the SDK's run-time
- * Ajv never enters the bundle.
+ * A package has two bundles of the same server, each the whole server in one file (the generated modules, the
+ * runtime, and the third-party code they import):
+ *
+ * - `server.mjs` (entry src/main.ts): the Node entry. Its only imports are Node built-ins, so it runs with bare
+ *   `node server.mjs` and nothing next to it.
+ * - `worker.mjs` (entry src/worker.ts): the web-standard fetch handler for workerd, Deno and Bun. It imports
+ *   nothing at all (not even a Node built-in, which workerd without `nodejs_compat` cannot load); the build
+ *   fails if esbuild leaves any import in it.
+ *
+ * In both, the SDK's internal shim module is swapped for the runtime's (sdk-shims.ts, sdk-shims-web.ts) so the
+ * SDK's run-time Ajv never enters the bundle.
  *
  * The output must not depend on where the sources were staged: bare imports in the staged sources are
  * resolved from the runtime package (as if the runtime imported them), never by walking up from the staging
@@ -30,19 +37,27 @@ export interface BundleResult {
 }
 
 const SHIM = /^@modelcontextprotocol\/server\/_shims$/;
+
+/** Which bundle: the Node entry or the fetch handler. */
+export type BundleKind = "node" | "fetch";
+
+const SHIM_FILE: Readonly<Record<BundleKind, string>> = { node: "sdk-shims.ts", fetch: "sdk-shims-web.ts" };
 /** A bare module specifier (not relative, not absolute). esbuild's filters are Go regexps: no lookahead. */
 const BARE = /^[^./]/;
 const FROM_RUNTIME = Symbol("kervanc: resolve from the runtime package");
 
-export async function bundleServer(stageDir: string, entry: string, banner: string): Promise<BundleResult> {
+export async function bundleServer(stageDir: string, entry: string, banner: string, kind: BundleKind = "node"): Promise<BundleResult> {
+  // The fetch handler is built for no platform in particular: esbuild then treats no import as built in, so
+  // anything Node-only fails to resolve here instead of failing to load on workerd.
+  const platformOptions: esbuild.BuildOptions =
+    kind === "node" ? { platform: "node", target: "node20" } : { platform: "neutral", target: "es2022", mainFields: ["module", "main"], conditions: [] };
   const result = await esbuild.build({
     entryPoints: [join(stageDir, entry)],
     absWorkingDir: stageDir,
     tsconfig: join(stageDir, "tsconfig.json"),
     bundle: true,
-    platform: "node",
+    ...platformOptions,
     format: "esm",
-    target: "node20",
     minify: true,
     legalComments: "eof",
     charset: "utf8",
@@ -56,7 +71,7 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
       {
         name: "kervanc-resolution",
         setup(build) {
-          build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", "sdk-shims.ts") }));
+          build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", SHIM_FILE[kind]) }));
           build.onResolve({ filter: BARE }, async (args) => {
             // Third-party code resolves its own imports from where it is installed; only the staged sources
             // are redirected.
@@ -71,6 +86,10 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output.");
+  if (kind === "fetch") {
+    const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
+    if (imports.length > 0) throw new Error(`The fetch-handler bundle must import nothing, but it imports ${imports.join(", ")}.`);
+  }
   return { code: file.text, inputs: contributions(result.metafile, stageDir, null) };
 }
 

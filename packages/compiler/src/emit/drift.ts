@@ -57,7 +57,7 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
 
 function describeChange(path: string, actual: Buffer, expected: string): { diff: string | null; note: string | null } {
   const sizes = `${actual.length} bytes on disk, ${Buffer.byteLength(expected, "utf8")} expected`;
-  if (path === "server.mjs" || path.endsWith("/server.mjs")) return { diff: null, note: `the minified bundle; ${sizes}` };
+  if (/(?:^|\/)(?:server|worker)\.mjs$/.test(path)) return { diff: null, note: `the minified bundle; ${sizes}` };
   if (actual.includes(0)) return { diff: null, note: `binary content on disk; ${sizes}` };
   const text = actual.toString("utf8");
   const longest = (s: string): number => Math.max(0, ...s.split("\n").map((l) => l.length));

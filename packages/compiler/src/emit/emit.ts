@@ -17,8 +17,8 @@ import { hashComment, htmlComment, lineComment, type Code } from "./code.ts";
 import { format } from "./format.ts";
 import { compareStrings } from "./hash.ts";
 import { buildManifest, manifestJson } from "./manifest.ts";
-import { NODE_ENTRY, serverModule, toolModule } from "./modules.ts";
-import { packageJson, packageName, packageVersion, readme, TSCONFIG } from "./package-files.ts";
+import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts";
+import { packageJson, packageName, packageVersion, readme, TSCONFIG, WORKERD_CONFIG_FILE, workerdConfig } from "./package-files.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
 import { AJV_RUNTIME_DTS, ajvRuntimeEntry, type AjvHelpers, VALIDATOR_DTS, validatorModule } from "./validators.ts";
 import { KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
@@ -82,11 +82,13 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   }
   await addCode("src/server.ts", serverModule(server), "typescript");
   await addCode("src/main.ts", NODE_ENTRY, "typescript");
+  await addCode("src/worker.ts", WORKER_ENTRY, "typescript");
 
   files.set("package.json", packageJson(server, ctx.folder, ctx.specFile));
   files.set("tsconfig.json", TSCONFIG);
   files.set("README.md", `${htmlComment(provenance)}\n\n${readme(server, ctx.folder, ctx.specFile)}`);
-  files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\nserver.mjs -diff linguist-generated\n`);
+  files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\nserver.mjs -diff linguist-generated\nworker.mjs -diff linguist-generated\n`);
+  files.set(WORKERD_CONFIG_FILE, `${hashComment(provenance)}\n${workerdConfig(server)}`);
   const manifest = buildManifest(server, { kervancVersion: KERVANC_VERSION, specFile: ctx.specFile, specSha256: ctx.sha256 });
   files.set("manifest.json", manifestJson(manifest));
 
@@ -95,12 +97,26 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, text);
   }
-  const bundle = await bundleServer(stageDir, "src/main.ts", `#!/usr/bin/env node\n${header}`);
-  files.set("server.mjs", bundle.code);
+  const node = await bundleServer(stageDir, "src/main.ts", `#!/usr/bin/env node\n${header}`, "node");
+  const worker = await bundleServer(stageDir, "src/worker.ts", header, "fetch");
+  files.set("server.mjs", node.code);
+  files.set("worker.mjs", worker.code);
 
-  const components = await shippedComponents({ stageDir, server: bundle.inputs, ajvRuntime: ajvRuntime?.inputs ?? null, files });
-  const subject = { name: packageName(ctx.folder), version: packageVersion(server), specFile: ctx.specFile, specSha256: ctx.sha256, bundle: bundle.code };
+  const components = await shippedComponents({
+    stageDir,
+    bundles: [
+      { file: "server.mjs", inputs: node.inputs },
+      { file: "worker.mjs", inputs: worker.inputs },
+    ],
+    ajvRuntime: ajvRuntime?.inputs ?? null,
+    files,
+  });
+  const bundles = [
+    { file: "server.mjs", code: node.code },
+    { file: "worker.mjs", code: worker.code },
+  ];
+  const subject = { name: packageName(ctx.folder), version: packageVersion(server), specFile: ctx.specFile, specSha256: ctx.sha256, bundles };
   files.set("sbom.cdx.json", sbomJson(subject, components));
-  files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, bundle.code));
+  files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, bundles));
   return new Map([...files.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }

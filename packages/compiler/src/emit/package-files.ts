@@ -4,6 +4,7 @@
  * Markdown (README), never interpreted.
  */
 import type { JsonObject, JsonValue } from "@kervanc/runtime";
+import { egressOf } from "../plan/egress.ts";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
 import { installedVersion, KERVANC_VERSION } from "./versions.ts";
 
@@ -104,19 +105,162 @@ function argumentRows(tool: PlannedTool): string[] {
   });
 }
 
+/** The settings worker.mjs reads from its environment besides the secrets (see runtime/worker-main.ts). */
+export const WORKER_SETTINGS = ["KERVANC_ALLOWED_HOSTS", "KERVANC_DENY_NETWORK"] as const;
+/** The test-only allowance of worker.mjs; production command lines do not even let it be read. */
+export const WORKER_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";
+
+/** The port every sample command listens on. */
+export const SAMPLE_PORT = 3000;
+export const WORKERD_CONFIG_FILE = "workerd.capnp";
+/**
+ * The Workers compatibility date of the sample workerd configuration: fixed (a build must not depend on the
+ * day), and not newer than the workerd the tests run (a workerd refuses dates after its own release).
+ */
+export const WORKERD_COMPATIBILITY_DATE = "2025-09-01";
+
+/**
+ * Addresses Deno refuses to connect to (`--deny-net`), checked by Deno against the address it actually connects
+ * to, so it also covers what a host name resolves to, which the fetch handler cannot see on Deno. These are the
+ * IPv4 ranges the runtime's address policy refuses (runtime/net/address.ts) and the cloud metadata addresses;
+ * Deno takes IPv4 ranges but only single IPv6 addresses. 127.0.0.0/8 is missing on purpose: Deno applies the
+ * list to the listening address too, and the sample listens on 127.0.0.1 (`--allow-net` lists no loopback
+ * destination, so only a name that resolves to loopback gets through).
+ */
+export const DENO_DENY_NET = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "168.63.129.16/32",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.88.99.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+  "[::]",
+  "[::1]",
+  "[fd00:ec2::254]",
+] as const;
+
+/**
+ * A word for a POSIX shell (and zsh): left as is when it is plainly safe, else single-quoted. Brackets are
+ * quoted too: they are glob characters, and zsh refuses a glob that matches nothing.
+ */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9._:,=/@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+const command = (words: readonly string[]): string => words.map(shellWord).join(" ");
+
+/** The command lines the README gives for each runtime, run from the package folder. */
+export interface RunCommands {
+  readonly nodeStdio: string;
+  readonly nodeHttp: string;
+  readonly node24Stdio: string;
+  readonly node24Http: string;
+  readonly deno: string;
+  readonly bun: string;
+  readonly workerd: string;
+}
+
+export function runCommands(server: PlannedServer): RunCommands {
+  const port = String(SAMPLE_PORT);
+  const node = ["node", "--disallow-code-generation-from-strings", "server.mjs"];
+  // Node 24's permission model limits file reads to the bundle; it does not cover the network or the
+  // environment (the server's own egress list and address policy do).
+  const node24 = ["node", "--permission", "--allow-fs-read=server.mjs", "--disallow-code-generation-from-strings", "server.mjs"];
+  const http = ["--http", "--port", port];
+  // Deno's permissions know host and port, not the scheme: http and https to one host:port are one entry.
+  const egress = [...new Set(egressOf(server).map((rule) => `${rule.host}:${rule.port}`))];
+  const env = [...new Set([...server.plan.secrets.map((s) => s.name), ...WORKER_SETTINGS])];
+  return {
+    nodeStdio: command(node),
+    nodeHttp: command([...node, ...http]),
+    node24Stdio: command(node24),
+    node24Http: command([...node24, ...http]),
+    deno: command([
+      "deno",
+      "serve",
+      "--no-prompt",
+      "--no-config",
+      "--v8-flags=--disallow-code-generation-from-strings",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      port,
+      `--allow-net=${[`127.0.0.1:${port}`, ...egress].join(",")}`,
+      `--deny-net=${DENO_DENY_NET.join(",")}`,
+      `--allow-env=${env.join(",")}`,
+      "worker.mjs",
+    ]),
+    bun: command(["bun", "--no-env-file", `--port=${port}`, "worker.mjs"]),
+    workerd: command(["workerd", "serve", WORKERD_CONFIG_FILE]),
+  };
+}
+
+/** A Cap'n Proto text literal (the secret names it carries are plain identifiers; this keeps it so). */
+const capnpText = (text: string): string => JSON.stringify(text);
+
+/**
+ * The sample workerd configuration: worker.mjs on 127.0.0.1:3000, no `nodejs_compat`, secrets from the
+ * environment workerd runs in, and outbound requests to public addresses only (workerd's own address check,
+ * which also covers what host names resolve to).
+ */
+export function workerdConfig(server: PlannedServer): string {
+  const bindings = server.plan.secrets.map((s) => `    (name = ${capnpText(s.name)}, fromEnvironment = ${capnpText(s.name)}),`);
+  return `# Run: workerd serve ${WORKERD_CONFIG_FILE}
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .server),
+    # Outbound requests: public addresses only. workerd refuses loopback, private and link-local addresses here,
+    # for IP literals and for whatever a host name resolves to.
+    (name = "internet", network = (allow = ["public"], tlsOptions = (trustBrowserCas = true))),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${SAMPLE_PORT}", http = (), service = "main")],
+);
+
+const server :Workerd.Worker = (
+  modules = [(name = "worker.mjs", esModule = embed "worker.mjs")],
+  compatibilityDate = "${WORKERD_COMPATIBILITY_DATE}",
+  bindings = [
+${bindings.length > 0 ? `${bindings.join("\n")}\n` : ""}    # Other settings of the fetch handler, for example:
+    # (name = "KERVANC_ALLOWED_HOSTS", text = "mcp.example.com"),
+  ],
+  globalOutbound = "internet",
+);
+`;
+}
+
 export function readme(server: PlannedServer, folder: string, specFile: string): string {
   const { plan } = server;
   const name = packageName(folder);
   const secrets = plan.secrets.map((s) => s.name);
   const hosts = [...new Set(server.tools.map((t) => `${t.plan.request.protocol}//${t.plan.request.host}`))].sort();
+  const run = runCommands(server);
+  const sh = (...commands: string[]): string[] => ["```sh", ...commands, "```", ""];
   const lines: string[] = [];
   lines.push(`# ${md(plan.name)} ${md(plan.version)}`, "");
   lines.push(`An MCP server generated by kervanc ${KERVANC_VERSION} from \`${md(specFile)}\`. Do not edit these files: change the spec and run \`kervanc build\` again.`, "");
   if (plan.description !== undefined) lines.push(`> ${md(plan.description)}`, "");
   lines.push("## Run it", "");
-  lines.push("`server.mjs` is a single file with no dependencies. It needs Node.js 20.19 or newer.", "");
-  lines.push("```sh", "node --disallow-code-generation-from-strings server.mjs", "```", "");
-  lines.push("It speaks MCP 2026-07-28 and 2025-11-25 over stdio. Options: `--env-file FILE` (secrets from a file; the environment wins), `--allow-private-network` (tests only), `--deny-network CIDR`, `--help`.", "");
+  lines.push(
+    "This package has two bundles of the same server, each a single file with no dependencies: `server.mjs` for Node.js (stdio, or Streamable HTTP with `--http`) and `worker.mjs`, a web-standard fetch handler (`export default { fetch }`) for Deno, Bun and Cloudflare Workers (workerd). Both speak MCP 2026-07-28 and 2025-11-25; over HTTP the endpoint is `/mcp`. Run the commands below from this folder (or write the paths out in full).",
+    "",
+  );
+  lines.push("### Node.js 20.19 or newer", "");
+  lines.push(...sh(run.nodeStdio, run.nodeHttp));
+  lines.push(
+    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use), `--port N`, `--allowed-host NAME`, `--env-file FILE` (secrets from a file; the environment wins), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB, and SIGINT/SIGTERM let calls in flight finish.",
+    "",
+  );
   lines.push("An MCP client runs it with a configuration like this one:", "");
   const config = {
     mcpServers: {
@@ -128,16 +272,53 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     },
   };
   lines.push("```json", JSON.stringify(config, null, 2), "```", "");
+  lines.push("### Node.js 24 with the permission model", "");
+  lines.push(...sh(run.node24Stdio, run.node24Http));
+  lines.push(
+    "File reads are limited to the bundle; with `--env-file FILE`, add `--allow-fs-read=FILE`. Node's permission model does not restrict the network or the environment: the server's egress list and address policy (below) do.",
+    "",
+  );
+  lines.push("### Deno", "");
+  lines.push(...sh(run.deno));
+  lines.push(
+    "Deno runs the fetch handler with nothing but these permissions: `--allow-net` names the listening address and exactly the hosts of the egress list below, `--allow-env` exactly the declared secrets and the settings of the fetch handler, and `--deny-net` refuses internal and cloud-metadata addresses at connect time, which also covers what a host name resolves to (to listen on an address in one of those ranges, take it out of the list). No file access is granted.",
+    "",
+  );
+  lines.push("### Bun", "");
+  lines.push(...sh(run.bun));
+  lines.push(
+    "Bun serves the default export of `worker.mjs`, which asks for 127.0.0.1 (to listen elsewhere, serve it yourself: `Bun.serve({ ...worker, hostname })`). `--no-env-file` keeps Bun from reading `.env` files, so secrets come only from the environment. Bun has no permission flags: the server's egress list and address policy apply, and each host name's addresses are checked before the request.",
+    "",
+  );
+  lines.push("### Cloudflare Workers (workerd)", "");
+  lines.push(...sh(run.workerd));
+  lines.push(
+    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, deploy \`worker.mjs\` as a module worker and set each secret with \`wrangler secret put NAME\`.`,
+    "",
+  );
+  lines.push("### Settings of the fetch handler", "");
+  lines.push(
+    "`worker.mjs` reads `KERVANC_ALLOWED_HOSTS` (comma-separated Host names clients use; default localhost only) and `KERVANC_DENY_NETWORK` (comma-separated CIDR ranges to refuse as well) from its environment (a Workers binding, `Deno.env`, `process.env`).",
+    "",
+  );
+  lines.push("### Tests only: a local upstream", "");
+  lines.push(
+    `\`--allow-private-network\` (\`server.mjs\`) and \`${WORKER_TEST_SETTING}=1\` (\`worker.mjs\`) add loopback and private addresses, so the server can call an upstream a test runs on this machine. They are for tests only and are refused when \`NODE_ENV=production\`; the commands above never enable them (on Deno, \`--allow-env\` does not even let \`${WORKER_TEST_SETTING}\` be read). A test adds the upstream's host:port to Deno's \`--allow-net\` and \`${WORKER_TEST_SETTING}\` to its \`--allow-env\`, and \`"local"\` to the workerd network's \`allow\` list.`,
+    "",
+  );
   if (secrets.length > 0) {
     lines.push("## Secrets", "");
-    lines.push("Each secret is read from the environment variable of the same name (at least 8 characters) and is redacted from every result, error and log line.", "");
+    lines.push("Each secret is read from the environment variable of the same name (at least 8 characters), is sent only over https, and is redacted from every result, error and log line.", "");
     for (const s of plan.secrets) {
       lines.push(`- \`${md(s.name)}\`${s.hosts ? `: sent only to ${s.hosts.map((h) => `\`${md(h)}\``).join(", ")}` : ""}`);
     }
     lines.push("");
   }
   lines.push("## Network", "");
-  lines.push(`The server only calls ${hosts.map((h) => `\`${md(h)}\``).join(", ")}. Internal, reserved and cloud-metadata addresses are always refused.`, "");
+  lines.push(
+    `The server only calls ${hosts.map((h) => `\`${md(h)}\``).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
+    "",
+  );
   lines.push("## Tools", "");
   for (const tool of server.tools) {
     const listing = tool.plan.listing;
@@ -152,7 +333,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   }
   lines.push("## What is in this package", "");
   lines.push(
-    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
+    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;

@@ -2,15 +2,16 @@
  * What ships in a bundle, and under which licenses: `sbom.cdx.json` (CycloneDX 1.6) and
  * `THIRD_PARTY_NOTICES.md`.
  *
- * Both are derived from esbuild's metafile, not from package.json dependency lists: a component is listed
- * exactly when at least one of its files put code into `server.mjs` (directly, or through
- * `src/validators/ajv-runtime.js`, whose own bundle is attributed the same way). Files esbuild parsed and then
- * dropped entirely do not count. Each input file is attributed to the package folder under the last
+ * Both are derived from esbuild's metafiles, not from package.json dependency lists: a component is listed
+ * exactly when at least one of its files put code into a bundle, `server.mjs` (Node) or `worker.mjs` (the
+ * fetch handler), directly or through `src/validators/ajv-runtime.js`, whose own bundle is attributed the same
+ * way. Files esbuild parsed and then dropped entirely do not count. The two bundles are file components of the
+ * package (with their own hashes), and the dependency graph says which library went into which bundle. Each input file is attributed to the package folder under the last
  * `node_modules/` in its path; name, version and license come from that package's package.json, and the
  * license texts from its LICENSE/LICENCE/COPYING/NOTICE files.
  *
  * Component hashes: a component's SHA-256 is the hash of a `sha256sum`-style listing of the files of that
- * component that went into the bundle, one `<sha256 of the file>  <path>\n` line per file, sorted by path
+ * component that went into either bundle, one `<sha256 of the file>  <path>\n` line per file, sorted by path
  * (paths relative to the package folder; for the kervanc runtime, paths in the generated package). The files
  * are named in the component's `kervanc:bundled-file` properties, so anyone can recompute the hash from an
  * installed copy with `sha256sum`. Hashing only the bundled files (instead of the package.json or the whole
@@ -42,11 +43,19 @@ export interface ShippedComponent {
   readonly licenseFiles: readonly { readonly name: string; readonly text: string }[];
   /** Third-party (from node_modules) or the kervanc runtime copied into the package. */
   readonly kind: "third-party" | "kervanc-runtime";
+  /** The bundles (package file names) this component put code into, sorted. */
+  readonly bundles: readonly string[];
+}
+
+/** One bundle of the package: its file name and what esbuild says went into it. */
+export interface ShippedBundle {
+  readonly file: string;
+  readonly inputs: readonly BundledInput[];
 }
 
 export interface ShippedInputs {
   readonly stageDir: string;
-  readonly server: readonly BundledInput[];
+  readonly bundles: readonly ShippedBundle[];
   /** The inputs of `src/validators/ajv-runtime.js`, when the package has one. */
   readonly ajvRuntime: readonly BundledInput[] | null;
   /** The package's files (the runtime copies are hashed as they are in the package). */
@@ -65,8 +74,10 @@ interface PackageJson {
 
 /** Attributes every file that went into the bundle to a component; generated modules belong to the package. */
 export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedComponent[]> {
-  const thirdParty = new Map<string, { root: string; paths: Set<string> }>();
-  const runtimeFiles: BundledFile[] = [];
+  const thirdParty = new Map<string, { root: string; paths: Set<string>; bundles: Set<string> }>();
+  const runtimeFiles = new Map<string, BundledFile>();
+  const runtimeBundles = new Set<string>();
+  let bundle = "";
   const addThirdParty = (path: string): void => {
     const normalized = path.split(sep).join("/");
     const at = normalized.lastIndexOf("/node_modules/");
@@ -75,46 +86,61 @@ export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedC
     const nameParts = after[0]?.startsWith("@") ? after.slice(0, 2) : after.slice(0, 1);
     const name = nameParts.join("/");
     const root = `${normalized.slice(0, at)}/node_modules/${name}`;
-    const entry = thirdParty.get(name) ?? { root, paths: new Set<string>() };
-    if (entry.root !== root) throw new Error(`Two copies of ${name} went into the bundle (${entry.root} and ${root}).`);
+    const entry = thirdParty.get(name) ?? { root, paths: new Set<string>(), bundles: new Set<string>() };
+    // One copy per package across both bundles, so one version and one hash describe it.
+    if (entry.root !== root) throw new Error(`Two copies of ${name} went into the bundles (${entry.root} and ${root}).`);
     entry.paths.add(after.slice(nameParts.length).join("/"));
+    entry.bundles.add(bundle);
     thirdParty.set(name, entry);
   };
 
-  for (const input of inputs.server) {
-    const rel = relative(inputs.stageDir, input.path).split(sep).join("/");
-    if (rel.startsWith("../") || rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
-      addThirdParty(input.path);
-    } else if (rel === AJV_RUNTIME) {
-      if (inputs.ajvRuntime === null) throw new Error(`${AJV_RUNTIME} was bundled but its inputs are unknown.`);
-      for (const helper of inputs.ajvRuntime) addThirdParty(helper.path);
-    } else if (rel.startsWith(RUNTIME_PREFIX)) {
-      const text = inputs.files.get(rel);
-      if (text === undefined) throw new Error(`The bundled runtime file ${rel} is not in the package.`);
-      runtimeFiles.push({ path: rel, sha256: sha256(text) });
-    } else if (rel.includes("/node_modules/") || rel.startsWith("node_modules/")) {
-      addThirdParty(input.path);
+  for (const shipped of inputs.bundles) {
+    bundle = shipped.file;
+    for (const input of shipped.inputs) {
+      const rel = relative(inputs.stageDir, input.path).split(sep).join("/");
+      if (rel.startsWith("../") || rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
+        addThirdParty(input.path);
+      } else if (rel === AJV_RUNTIME) {
+        if (inputs.ajvRuntime === null) throw new Error(`${AJV_RUNTIME} was bundled but its inputs are unknown.`);
+        for (const helper of inputs.ajvRuntime) addThirdParty(helper.path);
+      } else if (rel.startsWith(RUNTIME_PREFIX)) {
+        const text = inputs.files.get(rel);
+        if (text === undefined) throw new Error(`The bundled runtime file ${rel} is not in the package.`);
+        runtimeFiles.set(rel, { path: rel, sha256: sha256(text) });
+        runtimeBundles.add(bundle);
+      } else if (rel.includes("/node_modules/") || rel.startsWith("node_modules/")) {
+        addThirdParty(input.path);
+      }
+      // Anything else is a generated module of this package (tools, validators, server, entries).
     }
-    // Anything else is a generated module of this package (tools, validators, server, entry).
   }
 
   const components: ShippedComponent[] = [];
-  for (const [name, { root, paths }] of thirdParty) {
+  for (const [name, { root, paths, bundles }] of thirdParty) {
     const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
     if (pkg.name !== name || typeof pkg.version !== "string") throw new Error(`${root}/package.json does not describe ${name}.`);
     const files: BundledFile[] = [];
     for (const path of [...paths].sort(compareStrings)) files.push({ path, sha256: sha256(await readFile(join(root, path))) });
-    components.push({ name, version: pkg.version, license: licenseField(pkg.license), files, licenseFiles: await licenseFiles(root), kind: "third-party" });
+    components.push({
+      name,
+      version: pkg.version,
+      license: licenseField(pkg.license),
+      files,
+      licenseFiles: await licenseFiles(root),
+      kind: "third-party",
+      bundles: [...bundles].sort(compareStrings),
+    });
   }
-  if (runtimeFiles.length > 0) {
+  if (runtimeFiles.size > 0) {
     const pkg = JSON.parse(await readFile(join(RUNTIME_ROOT, "package.json"), "utf8")) as PackageJson;
     components.push({
       name: String(pkg.name),
       version: String(pkg.version),
       license: licenseField(pkg.license),
-      files: runtimeFiles.sort((a, b) => compareStrings(a.path, b.path)),
+      files: [...runtimeFiles.values()].sort((a, b) => compareStrings(a.path, b.path)),
       licenseFiles: await licenseFiles(RUNTIME_ROOT),
       kind: "kervanc-runtime",
+      bundles: [...runtimeBundles].sort(compareStrings),
     });
   }
   return components.sort((a, b) => compareStrings(a.name, b.name));
@@ -160,15 +186,29 @@ function purl(name: string, version: string): string {
   return `pkg:npm/${scope === null ? "" : `${encodeURIComponent(scope)}/`}${encodeURIComponent(bare)}@${encodeURIComponent(version)}`;
 }
 
+/** A bundle as it ships: its file name in the package, and its text. */
+export interface BundleFile {
+  readonly file: string;
+  readonly code: string;
+}
+
 export interface SbomSubject {
   /** The generated package's npm name and version. */
   readonly name: string;
   readonly version: string;
   readonly specFile: string;
   readonly specSha256: string;
-  /** The bundle's text, hashed into the subject component. */
-  readonly bundle: string;
+  /** The bundles, in the order they are described (each becomes a file component with its hash). */
+  readonly bundles: readonly BundleFile[];
 }
+
+/** What each bundle is, for the SBOM and the notices. */
+export const BUNDLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  "server.mjs": "The Node entry: stdio, or Streamable HTTP with --http.",
+  "worker.mjs": "The web-standard fetch handler (export default { fetch }) for workerd, Deno and Bun.",
+};
+
+const bundleRef = (file: string): string => `file:${file}`;
 
 export function sbomJson(subject: SbomSubject, components: readonly ShippedComponent[]): string {
   const subjectRef = `${subject.name}@${subject.version}`;
@@ -191,6 +231,14 @@ export function sbomJson(subject: SbomSubject, components: readonly ShippedCompo
       properties: c.files.map((f) => ({ name: "kervanc:bundled-file", value: f.path })),
     };
   });
+  const refOf = new Map(components.map((c, i) => [c, cdxComponents[i]!["bom-ref"]]));
+  const bundleComponents = subject.bundles.map((b) => ({
+    type: "file",
+    "bom-ref": bundleRef(b.file),
+    name: b.file,
+    ...(BUNDLE_DESCRIPTIONS[b.file] !== undefined ? { description: BUNDLE_DESCRIPTIONS[b.file] } : {}),
+    hashes: [{ alg: "SHA-256", content: sha256(b.code) }],
+  }));
   const bom = {
     bomFormat: "CycloneDX",
     specVersion: "1.6",
@@ -202,17 +250,27 @@ export function sbomJson(subject: SbomSubject, components: readonly ShippedCompo
         "bom-ref": subjectRef,
         name: subject.name,
         version: subject.version,
-        description: "An MCP server generated by kervanc; server.mjs is the bundle described by this document.",
-        hashes: [{ alg: "SHA-256", content: sha256(subject.bundle) }],
+        description: `An MCP server generated by kervanc; its bundles (${subject.bundles.map((b) => b.file).join(", ")}) are described by this document.`,
         properties: [
-          { name: "kervanc:bundle", value: "server.mjs" },
+          ...subject.bundles.map((b) => ({ name: "kervanc:bundle", value: b.file })),
           { name: "kervanc:spec-file", value: subject.specFile },
           { name: "kervanc:spec-sha256", value: subject.specSha256 },
         ],
+        components: bundleComponents,
       },
     },
     components: cdxComponents,
-    dependencies: [{ ref: subjectRef, dependsOn: cdxComponents.map((c) => c["bom-ref"]).sort(compareStrings) }],
+    // The package is made of its bundles; each bundle depends on exactly the components that put code into it.
+    dependencies: [
+      { ref: subjectRef, dependsOn: bundleComponents.map((b) => b["bom-ref"]).sort(compareStrings) },
+      ...subject.bundles.map((b) => ({
+        ref: bundleRef(b.file),
+        dependsOn: components
+          .filter((c) => c.bundles.includes(b.file))
+          .map((c) => refOf.get(c)!)
+          .sort(compareStrings),
+      })),
+    ],
   };
   const serialNumber = `urn:uuid:${uuidFromSha256(sha256(canonicalJson(bom)))}`;
   const { bomFormat, specVersion, ...rest } = bom;
@@ -236,26 +294,32 @@ export function bundleLegalComments(bundle: string): string | null {
   return at < 0 ? null : bundle.slice(at).replace(/\s+$/, "");
 }
 
-export function thirdPartyNotices(header: string, components: readonly ShippedComponent[], bundle: string): string {
+export function thirdPartyNotices(header: string, components: readonly ShippedComponent[], bundles: readonly BundleFile[]): string {
+  const names = bundles.map((b) => `\`${b.file}\``);
   const lines: string[] = [header, "", "# Third-party notices", ""];
   lines.push(
-    "`server.mjs` contains code from the packages below: exactly the components of `sbom.cdx.json`, each with the",
-    "license its package.json declares and the license files it ships. Build-time tools (the YAML parser, the JSON",
-    "Schema compiler, the JMESPath parser, esbuild, prettier) do not ship and are not listed.",
+    `${names.join(" and ")} contain code from the packages below: exactly the components of \`sbom.cdx.json\`, each`,
+    "with the license its package.json declares and the license files it ships. Build-time tools (the YAML parser,",
+    "the JSON Schema compiler, the JMESPath parser, esbuild, prettier) do not ship and are not listed.",
     "",
   );
   for (const c of components) {
     lines.push(`## ${c.name} ${c.version}`, "");
-    lines.push(`License: ${c.license ?? "not declared in package.json"}. Files bundled: ${c.files.length}.`, "");
+    lines.push(`License: ${c.license ?? "not declared in package.json"}. Files bundled: ${c.files.length}, into ${c.bundles.map((b) => `\`${b}\``).join(" and ")}.`, "");
     if (c.kind === "kervanc-runtime") lines.push("The kervanc runtime, copied into `src/runtime/` of this package.", "");
     if (c.licenseFiles.length === 0) lines.push("The package ships no license file.", "");
     for (const file of c.licenseFiles) lines.push(`### ${file.name}`, "", ...block(file.text), "");
   }
-  const legal = bundleLegalComments(bundle);
-  if (legal !== null) {
+  // Both bundles usually keep the same comments; each distinct text is shown once, naming the bundles it ends.
+  const legal = new Map<string, string[]>();
+  for (const b of bundles) {
+    const text = bundleLegalComments(b.code);
+    if (text !== null) legal.set(text, [...(legal.get(text) ?? []), `\`${b.file}\``]);
+  }
+  if (legal.size > 0) {
     lines.push("## Notices kept in bundled files", "");
-    lines.push("Some bundled files carry their own license comments (for code their authors bundled in turn); esbuild keeps them at the end of `server.mjs`. They are:", "");
-    lines.push(...block(legal), "");
+    lines.push("Some bundled files carry their own license comments (for code their authors bundled in turn); esbuild keeps them at the end of each bundle.", "");
+    for (const [text, files] of legal) lines.push(`At the end of ${files.join(" and ")}:`, "", ...block(text), "");
   }
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
 }

@@ -4,13 +4,16 @@
  *
  * What still applies there: the scheme rules, the egress list (every hop, redirects included, because redirects
  * are followed here by hand with `redirect: "manual"`), the address policy for IP-literal hosts, the address
- * policy for every DNS answer where the platform can resolve names for us (`resolve`, e.g. `Deno.resolveDns`),
+ * policy for every DNS answer where the platform can resolve names for us (`resolve`: `Bun.dns.lookup`),
  * timeouts, size limits and content codings. What cannot apply, because fetch gives no control over DNS or
- * sockets: pinning the connection to the checked addresses (a second DNS answer could differ), and checking the
- * connected socket's address. Without a resolver, a host name's answers are not checked at all: the host must be
- * on the egress list (it always is, by construction), and the platform's own egress rules are the last line
- * (Workers cannot reach private networks). Where a check cannot run, the request is refused rather than sent
- * unchecked: an unresolvable name, an empty answer or a resolver error blocks it.
+ * sockets: pinning the connection to the checked addresses (the platform resolves the name again and may get
+ * another answer), and checking the connected socket's address. Without a resolver, a host name's answers are
+ * not checked here at all: the host must be on the egress list (it always is, by construction), and the
+ * platform's own rules are the last line (Workers cannot reach private networks; workerd's network service
+ * allows only public addresses unless configured otherwise; Deno's `--allow-net` and `--deny-net`). Where a
+ * check cannot run, the request is refused rather than sent unchecked: an unresolvable name, an empty answer or
+ * a resolver error blocks it, and so does a redirect the platform hides (an opaque redirect) or a content
+ * coding the platform may not have decoded. docs/runtime.md has the table per platform.
  */
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
@@ -22,6 +25,15 @@ export interface FetchTransportOptions {
   readonly resolve?: (hostname: string, signal: AbortSignal) => Promise<readonly string[]>;
   readonly fetch?: typeof fetch;
 }
+
+/**
+ * The codings requested from upstreams, and the only ones accepted back. Every fetch platform decodes gzip and
+ * br itself (measured: Node's undici, Deno, Bun and workerd). `deflate` is left out on purpose: Node and Bun
+ * decode it, but Deno and workerd hand the still-compressed bytes over with the header intact, and nothing in
+ * the response says which happened, so a deflate body could not be read correctly everywhere.
+ */
+export const FETCH_ACCEPT_ENCODING = "gzip, br";
+const PLATFORM_DECODED = new Set(["gzip", "br", "identity"]);
 
 function blocked(host: string, reason: string): ToolError {
   return new ToolError(`Request to ${host} was blocked: it resolves to a disallowed address (${reason}).`);
@@ -54,7 +66,10 @@ export function createFetchTransport(options: FetchTransportOptions): HopTranspo
         }
       }
       const headers = new Headers();
-      for (const [name, value] of hop.headers) headers.append(name, value);
+      for (const [name, value] of hop.headers) {
+        if (name.toLowerCase() !== "accept-encoding") headers.append(name, value);
+      }
+      headers.set("accept-encoding", FETCH_ACCEPT_ENCODING);
       const response = await doFetch(hop.url, {
         method: hop.method,
         headers,
@@ -62,19 +77,53 @@ export function createFetchTransport(options: FetchTransportOptions): HopTranspo
         redirect: "manual",
         signal: ctx.signal,
       });
+      const body = response.body;
+      const discard = (): void => {
+        void body?.cancel().catch(() => {});
+      };
+      // A browser-style opaque redirect hides the status and the location: it can be neither checked nor followed.
+      if (response.type === "opaqueredirect" || response.status === 0) {
+        discard();
+        throw new ToolError(`Request to ${host} was redirected, and this platform does not show where to; not followed.`);
+      }
       const responseHeaders = new Map<string, string>();
       response.headers.forEach((value, name) => responseHeaders.set(name.toLowerCase(), value));
-      const body = response.body;
+      const coding = (responseHeaders.get("content-encoding") ?? "").trim().toLowerCase();
+      // Several codings are refused by the hop loop; a single one must be one the platform is known to decode.
+      if (coding !== "" && !coding.includes(",") && !PLATFORM_DECODED.has(coding)) {
+        discard();
+        throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
+      }
       return {
         status: response.status,
         headers: responseHeaders,
-        body: body ? (body as unknown as AsyncIterable<Uint8Array>) : emptyBody(),
-        discard: () => {
-          void body?.cancel().catch(() => {});
-        },
+        body: body ? readStream(body) : emptyBody(),
+        discard,
       };
     },
   };
+}
+
+/**
+ * Reads a web stream chunk by chunk through its reader, which every platform has (async iteration of a
+ * ReadableStream is newer and not everywhere). Stopping early cancels the stream, which frees the connection.
+ */
+async function* readStream(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const step = await reader.read();
+      if (step.done) {
+        done = true;
+        return;
+      }
+      yield step.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
