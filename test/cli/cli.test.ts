@@ -2,11 +2,11 @@
  * The kervanc command line as a user meets it: exit codes, the tsc-like error format, JSON output, and that a
  * failed build writes nothing.
  */
-import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
 let dir: string;
 
@@ -61,7 +61,7 @@ describe("kervanc", () => {
     const file = join(dir, "bad", "broken.yaml");
     expect(r.stderr.split("\n")).toEqual([
       `${file}:1:1 - warning KV2012: Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.`,
-      `${file}:3:10 - error KV2003: version: Expected a string, got the number 1. YAML reads 1 as a number; quote it: "1".`,
+      `${file}:3:10 - error KV2003: version: Expected a string, got the number 1. YAML reads 1.0 as the number 1; quote it: "1.0".`,
       `${file}:7:5 - error KV2002: tools[0].http: Missing required field "url".`,
       `${file}:8:7 - error KV2001: tools[0].http.urll: Unknown field "urll". Did you mean "url"? Allowed here: method, url, query, headers, body, timeoutMs, maxResponseBytes, allowInsecureHttp, followRedirects.`,
       "Found 3 errors; nothing was written.",
@@ -86,5 +86,67 @@ describe("kervanc", () => {
     const r = await kervanc(["build", join(dir, "nope"), "-o", join(dir, "o")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("error KV9002");
+  });
+
+  it("reports a folder without specs", async () => {
+    await mkdir(join(dir, "empty"), { recursive: true });
+    const r = await kervanc(["build", join(dir, "empty"), "-o", join(dir, "o")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, "empty")}:1:1 - error KV9001: No spec files (*.yaml, *.yml) in ${join(dir, "empty")}.`);
+  });
+
+  it("reports two specs that would be written to the same folder", async () => {
+    await mkdir(join(dir, "twins"), { recursive: true });
+    const spec = readFileSync(join(REPO, "fixtures/specs/open-meteo.yaml"));
+    await writeFile(join(dir, "twins", "api.yaml"), spec);
+    await writeFile(join(dir, "twins", "API.yml"), spec);
+    const r = await kervanc(["build", join(dir, "twins"), "-o", join(dir, "o")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error KV9003: .* would both be written to /);
+  });
+
+  it("exits 0 when a spec has warnings only, and prints them", async () => {
+    await mkdir(join(dir, "warn"), { recursive: true });
+    await copyFile(join(REPO, "fixtures/invalid/secret-unused.yaml"), join(dir, "warn", "secret-unused.yaml"));
+    const r = await kervanc(["build", join(dir, "warn"), "-o", join(dir, "out-warn")]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("warning KV4002: secrets[0]: Secret API_KEY is declared but never used.");
+  });
+});
+
+describe("kervanc build on the fixture folders", () => {
+  const goldens = readdirSync(join(REPO, "fixtures/invalid")).filter((f) => f.endsWith(".diagnostics.txt"));
+  const expected = goldens.flatMap((f) => readFileSync(join(REPO, "fixtures/invalid", f), "utf8").split("\n").filter((l) => l !== ""));
+
+  it("prints every problem of every broken spec in one run (fixtures/invalid)", async () => {
+    const out = join(dir, "out-invalid");
+    const r = await kervanc(["build", "fixtures/invalid", "-o", out]);
+    expect(r.code).toBe(1);
+    const printed = r.stderr.split("\n");
+    expect(expected.length).toBeGreaterThan(200);
+    expect(expected.filter((line) => !printed.includes(line))).toEqual([]);
+    // Nothing but those lines and the summary.
+    expect(printed.filter((l) => l !== "")).toHaveLength(expected.length + 1);
+    expect(printed.filter((l) => l !== "").at(-1)).toMatch(/^Found \d+ errors; nothing was written\.$/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("prints the same problems as JSON with --format json", async () => {
+    const r = await kervanc(["build", "fixtures/invalid", "-o", join(dir, "out-invalid-json"), "--format", "json"]);
+    expect(r.code).toBe(1);
+    const diagnostics = JSON.parse(r.stdout) as { code: string; severity: string; file: string; line: number; column: number; path: string; message: string }[];
+    expect(diagnostics).toHaveLength(expected.length);
+    for (const d of diagnostics) {
+      expect(Object.keys(d).sort()).toEqual(["code", "column", "file", "line", "message", "path", "severity"]);
+      expect(d.file).toMatch(/^fixtures\/invalid\/[a-z0-9-]+\.yaml$/);
+    }
+  });
+
+  it("builds every spec that must be accepted (fixtures/valid), emit included", async () => {
+    const r = await kervanc(["build", "fixtures/valid", "-o", join(dir, "out-valid")]);
+    expect(r.stderr).not.toMatch(/ - (error|warning) KV/);
+    expect(r.code).toBe(0);
+    const specs = readdirSync(join(REPO, "fixtures/valid")).filter((f) => f.endsWith(".yaml"));
+    for (const spec of specs) expect(existsSync(join(dir, "out-valid", spec.replace(/\.yaml$/, ""), "server.mjs"))).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
 import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
 import { checkSelect } from "./select.ts";
 import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
-import { checkShape } from "./structure.ts";
+import { checkShape, type ShapeContext } from "./structure.ts";
 import { inputPathDeclared, refText } from "./templates.ts";
 
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
@@ -47,9 +47,11 @@ export interface CheckedSpec {
 
 export type CheckResult = { readonly findings: readonly Finding[]; readonly checked: CheckedSpec | null };
 
-export function checkSpec(value: unknown): CheckResult {
+export type CheckOptions = ShapeContext;
+
+export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResult {
   const findings: Finding[] = [];
-  checkShape(value, specShape, [], findings);
+  checkShape(value, specShape, [], findings, options);
   if (findings.some((f) => severityOf(f) === "error")) {
     findings.push(
       finding(
@@ -69,7 +71,8 @@ export function checkSpec(value: unknown): CheckResult {
   const tools: CheckedTool[] = [];
   spec.tools.forEach((tool, index) => {
     const at: SpecPath = ["tools", index];
-    if (names.has(tool.name)) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}".`));
+    const first = names.get(tool.name);
+    if (first !== undefined) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}" (tools[${first}] has it too).`));
     else names.set(tool.name, index);
     const checked = checkTool(tool, index, spec, bindings, findings);
     for (const name of checked.secrets) used.add(name);
@@ -104,25 +107,36 @@ function checkTool(
     },
     [...at, "http"],
     out,
+    tool.http.method !== undefined,
   );
 
   // The input schema: limits, type object, then Ajv.
   const inputSchema = (tool.input ?? DEFAULT_INPUT_SCHEMA) as JsonObject;
   const inputAt: SpecPath = tool.input !== undefined ? [...at, "input"] : at;
-  const inputChecked = checkSchema(inputSchema, inputAt, out, (schema) => {
-    if (schema["type"] !== "object") out.push(finding("KV5010", [...inputAt, "type"], 'The input schema must have type: "object" (tool arguments are always an object).'));
-  });
+  const notObject = inputSchema["type"] !== "object";
+  if (notObject) {
+    const got = Object.hasOwn(inputSchema, "type") ? ` It has type: ${JSON.stringify(inputSchema["type"])}.` : " It has no type.";
+    out.push(finding("KV5010", [...inputAt, "type"], `The input schema must have type: "object" (tool arguments are always an object).${got}`));
+  }
+  const schemaFindings: Finding[] = [];
+  const inputChecked = checkSchema(inputSchema, inputAt, schemaFindings);
+  // Ajv's "missing type object" warnings at the root only repeat KV5010.
+  out.push(...schemaFindings.filter((f) => !(notObject && f.code === "KV5013" && f.path.length === inputAt.length)));
 
   // References: every input path must name a declared property; every secret must be declared and may go
   // to this tool's host.
   const secrets = new Set<string>();
-  for (const { ref, path } of request.refs) {
+  for (const { ref, path, offset } of request.refs) {
+    const where = offset === undefined ? {} : { offset };
     if (ref.kind === "input") {
-      if (!inputPathDeclared(inputSchema, ref.path)) out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.`));
+      if (!inputPathDeclared(inputSchema, ref.path)) {
+        const hint = tool.input === undefined ? " This tool has no input schema; declare the property under input.properties." : "";
+        out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.${hint}`, where));
+      }
       continue;
     }
     if (!bindings.has(ref.name)) {
-      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.`));
+      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.`, where));
       continue;
     }
     secrets.add(ref.name);
@@ -130,7 +144,8 @@ function checkTool(
   if (request.url) {
     for (const name of secrets) {
       const hosts = bindings.get(name);
-      if (hosts !== undefined && !hosts.includes(request.url.hostPort)) {
+      // A binding whose every host was refused (KV4003) already has its error; a second one would only confuse.
+      if (hosts !== undefined && hosts.length > 0 && !hosts.includes(request.url.hostPort)) {
         out.push(finding("KV4004", [...at, "http", "url"], `Secret ${name} may only be sent to ${hosts.join(", ")}; this tool calls ${request.url.hostPort}.`));
       }
     }
@@ -156,12 +171,13 @@ function checkTool(
   return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output }, secrets: sorted };
 }
 
-function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[], extra?: (schema: JsonObject) => void): CheckedSchema | null {
+function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): CheckedSchema | null {
   const limits = checkSchemaLimits(schema, at);
   out.push(...limits);
-  extra?.(schema);
-  if (limits.length > 0) return null;
+  // Hidden characters in a title do not stop Ajv; a schema over a limit (or with a remote $ref) is not given to it.
+  if (limits.some((f) => f.code !== "KV2010")) return null;
   const result = checkAndCompileSchema(schema, at);
   out.push(...result.findings);
+  if (limits.length > 0) return null;
   return result.compiled ? { schema, compiled: result.compiled } : null;
 }

@@ -8,7 +8,8 @@
  */
 import type { BodyNode, HeaderParam, JsonValue, QueryParam, Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { parseTemplate, refsOf } from "./templates.ts";
+import { quoteName } from "./structure.ts";
+import { parseTemplate, refsOf, refText } from "./templates.ts";
 
 export const RESERVED_HEADERS = new Set([
   "host",
@@ -55,26 +56,28 @@ export interface HttpInput {
   readonly allowInsecureHttp: boolean;
 }
 
-export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[]): ParsedRequest {
+export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], explicitMethod = true): ParsedRequest {
   const refs: { ref: TemplateRef; path: SpecPath; offset?: number }[] = [];
+  let urlRefOffsets: readonly number[] = [];
   const parse = (source: string, path: SpecPath): Template | null => {
     const parsed = parseTemplate(source);
     if (!parsed.ok) {
       out.push(finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, { offset: parsed.offset }));
       return null;
     }
-    let offset = 0;
+    let n = 0;
     for (const part of parsed.template.parts) {
-      if (part.kind === "ref") refs.push({ ref: part.ref, path });
-      offset += part.kind === "text" ? part.text.length : 0;
+      if (part.kind === "ref") refs.push({ ref: part.ref, path, offset: parsed.refOffsets[n++]! });
     }
+    if (path === urlPath) urlRefOffsets = parsed.refOffsets;
     return parsed.template;
   };
 
-  const urlTemplate = parse(http.url, [...at, "url"]);
+  const urlPath: SpecPath = [...at, "url"];
+  const urlTemplate = parse(http.url, urlPath);
   const query: QueryParam[] = [];
   for (const [name, value] of Object.entries(http.query ?? {})) {
-    if (name.includes("{{")) out.push(finding("KV3012", [...at, "query", name], "Query parameter names cannot be templated."));
+    if (name.includes("{{")) out.push(finding("KV3012", [...at, "query", name], "Query parameter names cannot be templated.", { atKey: true }));
     const values = Array.isArray(value) ? value : [value];
     values.forEach((item, i) => {
       const template = parse(String(item), Array.isArray(value) ? [...at, "query", name, i] : [...at, "query", name]);
@@ -84,20 +87,25 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[]): Par
   const headers: HeaderParam[] = [];
   for (const [name, value] of Object.entries(http.headers ?? {})) {
     const path = [...at, "headers", name];
-    if (!HEADER_NAME.test(name)) out.push(finding("KV3014", path, `${JSON.stringify(name)} is not a valid header name.`));
-    else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      out.push(finding("KV3015", path, `The "${name}" header is managed by the server and cannot be set.`));
+    if (!HEADER_NAME.test(name)) {
+      const hint = name.includes("{{") ? " Header names cannot be templated." : " A header name is letters, digits and !#$%&'*+.^_`|~-, with no spaces or colons.";
+      out.push(finding("KV3014", path, `${quoteName(name)} is not a valid header name.${hint}`, { atKey: true }));
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      out.push(finding("KV3015", path, `The "${name}" header is managed by the server and cannot be set.`, { atKey: true }));
     }
     const template = parse(String(value), path);
     if (template) headers.push({ name, value: template });
   }
   let body: BodyNode | null = null;
   if (http.body !== undefined) {
-    if (http.method === "GET") out.push(finding("KV3016", [...at, "body"], "A GET request cannot have a body."));
+    if (http.method === "GET") {
+      const why = explicitMethod ? "" : " The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.";
+      out.push(finding("KV3016", [...at, "body"], `A GET request cannot have a body.${why}`, { atKey: true }));
+    }
     body = parseBody(http.body, [...at, "body"], parse, out);
   }
   const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
-  const url = urlTemplate ? parseUrl(urlTemplate, [...at, "url"], { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets }, out) : null;
+  const url = urlTemplate ? parseUrl(http.url, urlTemplate, urlRefOffsets, urlPath, { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets }, out) : null;
   return { url, query, headers, body, refs };
 }
 
@@ -134,7 +142,7 @@ function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecP
     const key = frame.keys ? frame.keys[frame.next]! : frame.next;
     frame.next++;
     const childPath = [...frame.path, key];
-    if (typeof key === "string" && key.includes("{{")) out.push(finding("KV3013", childPath, "JSON body keys cannot be templated."));
+    if (typeof key === "string" && key.includes("{{")) out.push(finding("KV3013", childPath, "JSON body keys cannot be templated.", { atKey: true }));
     const child = frame.keys ? (container as { [k: string]: JsonValue })[key as string]! : (container as JsonValue[])[key as number]!;
     if (isContainer(child)) stack.push(open(child, childPath));
     else frame.children.push(leaf(child, childPath));
@@ -159,7 +167,15 @@ function textOf(parts: readonly TemplatePart[]): string {
   return parts.map((p) => (p.kind === "text" ? p.text : "")).join("");
 }
 
-function parseUrl(template: Template, at: SpecPath, opts: { allowInsecureHttp: boolean; sendsSecrets: boolean }, out: Finding[]): ParsedUrl | null {
+function parseUrl(
+  source: string,
+  template: Template,
+  refOffsets: readonly number[],
+  at: SpecPath,
+  opts: { allowInsecureHttp: boolean; sendsSecrets: boolean },
+  out: Finding[],
+): ParsedUrl | null {
+  // Each reference becomes a token the URL parser keeps as text, so the parsed URL shows where each one landed.
   const refs: TemplateRef[] = [];
   let tokenized = "";
   for (const part of template.parts) {
@@ -169,11 +185,20 @@ function parseUrl(template: Template, at: SpecPath, opts: { allowInsecureHttp: b
       refs.push(part.ref);
     }
   }
+  /** The source offset of the first reference whose token is in `text`. */
+  const refIn = (text: string): { offset?: number } => {
+    const match = /__kervan_template_(\d+)__/.exec(text);
+    const offset = match ? refOffsets[Number(match[1])] : undefined;
+    return offset === undefined ? {} : { offset };
+  };
   let url: URL;
   try {
     url = new URL(tokenized);
   } catch {
-    out.push(finding("KV3005", at, "The URL is not a valid absolute URL."));
+    // A template in the port (`https://h:{{input.p}}/`) makes the URL unparsable; say what is really wrong.
+    const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(tokenized)?.[1] ?? "";
+    if (authority.includes("__kervan_template_")) out.push(finding("KV3009", at, "The URL's host and port cannot be templated.", refIn(authority)));
+    else out.push(finding("KV3005", at, "The URL is not a valid absolute URL."));
     return null;
   }
   let ok = true;
@@ -200,9 +225,12 @@ function parseUrl(template: Template, at: SpecPath, opts: { allowInsecureHttp: b
   if (url.username !== "" || url.password !== "") {
     fail(finding("KV3008", at, "The URL must not contain credentials (user:pass@). Send them in a header using {{secrets.X}}."));
   }
-  if (url.host.includes("__kervan_template_")) fail(finding("KV3009", at, "The URL's host and port cannot be templated."));
-  if (url.search.includes("__kervan_template_")) fail(finding("KV3010", at, "Templates are not allowed in the URL's query string; use http.query."));
-  if (tokenized.includes("#")) fail(finding("KV3011", at, "The URL must not have a #fragment."));
+  if (url.host.includes("__kervan_template_")) fail(finding("KV3009", at, "The URL's host and port cannot be templated.", refIn(url.host)));
+  if (url.search.includes("__kervan_template_")) fail(finding("KV3010", at, "Templates are not allowed in the URL's query string; use http.query.", refIn(url.search)));
+  if (url.hash !== "") {
+    const hash = source.indexOf("#");
+    fail(finding("KV3011", at, "The URL must not have a #fragment.", hash >= 0 ? { offset: hash } : {}));
+  }
   if (!ok) return null;
 
   const parts: TemplatePart[] = [];
@@ -218,8 +246,8 @@ function parseUrl(template: Template, at: SpecPath, opts: { allowInsecureHttp: b
   if (last < url.pathname.length) parts.push({ kind: "text", text: url.pathname.slice(last) });
   refs.forEach((ref, n) => {
     if (!seen.has(n)) {
-      const name = ref.kind === "input" ? `{{input.${ref.path.join(".")}}}` : `{{secrets.${ref.name}}}`;
-      fail(finding("KV3005", at, `The URL's path drops ${name}: a ".." segment after it removes it. Write the path without "..".`));
+      const offset = refOffsets[n];
+      fail(finding("KV3017", at, `The URL's path drops ${refText(ref)}: a ".." segment after it removes it. Write the path without "..".`, offset === undefined ? {} : { offset }));
     }
   });
   if (!ok) return null;

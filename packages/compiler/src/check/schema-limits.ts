@@ -52,12 +52,13 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
     if (value === null || typeof value !== "object") continue;
-    if (depth > SCHEMA_LIMITS.maxDepth) {
-      report(finding("KV5003", [...at, ...path], `The schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels (at ${pointer(path)}).`));
-      continue;
-    }
+    // Array elements add a level, but only objects are nodes: an `enum` list under an object at depth 32 is fine.
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: [...path, i], depth: depth + 1 });
+      continue;
+    }
+    if (depth > SCHEMA_LIMITS.maxDepth) {
+      report(finding("KV5003", [...at, ...path], `The schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels (at ${pointer(path)}).`));
       continue;
     }
     nodes++;

@@ -3,28 +3,92 @@
  * compiled validator that the emit stage turns into standalone code.
  *
  * Each schema gets a fresh Ajv instance, so generated names never depend on what was compiled before.
- * Decisions (documented in docs/diagnostics.md):
- * - unknown keywords are errors (KV5011): in a validation schema they are almost always typos, and a typo
- *   silently validates nothing (`minimun: 1`);
- * - unknown formats are errors (KV5012): the server would otherwise accept anything for that field;
- * - Ajv's other strict-mode findings (`required` naming an undeclared property, `minLength` without
- *   `type: string`, incomplete tuples, ...) are warnings (KV5013): the schema works, but probably not as meant;
- * - a schema that is not valid 2020-12 (KV5014) or that Ajv cannot compile (KV5015) is an error.
+ *
+ * Kervan validates with Ajv in non-strict mode, so it accepts unknown keywords and formats and ignores them. kervanc
+ * keeps accepting those specs, and reports what strict mode finds, with this split (also in docs/diagnostics.md):
+ * - errors, because the schema would silently not check what its author meant:
+ *   - KV5011: an unknown keyword that is a misspelling or wrong case of a validation keyword (`minimun`,
+ *     `maxlength`, `require`), or `additionalItems`, which 2020-12 replaced with `items`;
+ *   - KV5007: `$async`, which would make validation asynchronous (the server validates synchronously);
+ *   - KV5014: the schema is not valid 2020-12 (`type: strin`, `minimum: "1"`);
+ *   - KV5015: Ajv cannot compile it (an invalid regular expression, a `$ref` to nothing);
+ * - warnings, because the schema works but something in it is ignored or probably not as meant:
+ *   - KV5016: any other unknown keyword (`example`, `x-order`): an annotation, published but not checked;
+ *   - KV5012: an unknown `format`: not checked, every string passes (2020-12 treats formats as annotations);
+ *   - KV5013: the rest of Ajv's strict mode: `required` naming a property `properties` does not declare,
+ *     `minLength` without `type: string`, a tuple without `minItems`, `then` without `if`, a property that
+ *     also matches a `patternProperties` pattern.
  */
 import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { _ } from "ajv";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { pointer } from "./schema-limits.ts";
+import { closest, isMisspelling } from "./suggest.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Keys whose value is one subschema. */
-const SCHEMA_VALUED = new Set(["not", "if", "then", "else", "contains", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "items"]);
+const SCHEMA_VALUED = new Set(["not", "if", "then", "else", "contains", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "items", "contentSchema"]);
 /** Keys whose value is a list of subschemas. */
 const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
-/** Keys whose value maps names to subschemas. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/** Keys whose value maps names to subschemas (`dependencies` values may also be lists of names). */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+
+/** The keywords that constrain values: leaving one out by a typo makes the schema accept more than meant. */
+const VALIDATION_KEYWORDS = [
+  "type",
+  "enum",
+  "const",
+  "multipleOf",
+  "maximum",
+  "exclusiveMaximum",
+  "minimum",
+  "exclusiveMinimum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxContains",
+  "minContains",
+  "maxProperties",
+  "minProperties",
+  "required",
+  "dependentRequired",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "propertyNames",
+  "items",
+  "prefixItems",
+  "contains",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "format",
+  "$ref",
+  "$defs",
+];
+
+/** Keywords Ajv handles while resolving references, not as validation keywords (so not in its keyword table). */
+const RESOLVER_KEYWORDS = new Set(["$anchor"]);
+
+/** Subschemas whose `required` usually names properties declared by the schema around them. */
+const IN_CONTEXT = new Set(["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentSchemas"]);
+
+/** Keywords of earlier drafts that 2020-12 ignores, with what to write instead. */
+const REPLACED_KEYWORDS: Readonly<Record<string, string>> = {
+  additionalItems: 'In 2020-12, "items" holds the schema for the items after "prefixItems".',
+};
 
 export interface CompiledSchema {
   readonly ajv: Ajv2020;
@@ -33,19 +97,36 @@ export interface CompiledSchema {
 
 export type SchemaResult = { readonly findings: Finding[]; readonly compiled: CompiledSchema | null };
 
-/** The Ajv instance a schema is compiled with: 2020-12, all errors, formats, standalone ESM code. */
+/**
+ * The Ajv instance a schema is compiled with: 2020-12, all errors, formats, standalone ESM code. It does not
+ * validate schemas against the meta-schema itself: compiling the meta-schema costs about 5 ms per instance, so
+ * one shared instance (`metaValidator`) does that for every schema, and a 200-tool spec stays well under a second.
+ */
 export function newAjv(warn: (message: string) => void = () => {}): Ajv2020 {
   const ajv = new Ajv2020({
+    validateSchema: false,
     allErrors: true,
     strict: true,
+    // Strict-mode findings are reported as warnings (KV5013) instead of stopping the compile.
+    strictSchema: "log",
     strictTypes: "log",
     strictTuples: "log",
     strictRequired: "log",
+    // `type: [string, number]` is valid JSON Schema, not a mistake.
+    allowUnionTypes: true,
     logger: { log() {}, warn: (m: unknown) => warn(String(m)), error() {} },
     code: { source: true, esm: true, lines: true, formats: _`__kervanc_ajv.formats` },
   });
   addFormats(ajv);
   return ajv;
+}
+
+let shared: Ajv2020 | undefined;
+
+/** The one instance that checks schemas against the 2020-12 meta-schema (compiled once, on first use). */
+function metaValidator(): Ajv2020 {
+  shared ??= new Ajv2020({ allErrors: true, strict: false, logger: false });
+  return shared;
 }
 
 export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecPath): SchemaResult {
@@ -54,12 +135,19 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
   // Strict-mode warnings become findings instead of console output.
   const ajv = newAjv((m) => warnings.push(m));
 
-  if (!ajv.validateSchema(schema as AnySchema)) {
+  const meta = metaValidator();
+  let valid: boolean;
+  try {
+    valid = meta.validateSchema(schema as AnySchema) === true;
+  } catch (error) {
+    return { findings: [finding("KV5014", at, `The schema is not valid JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}.`)], compiled: null };
+  }
+  if (!valid) {
     const seen = new Set<string>();
-    for (const error of ajv.errors ?? []) {
+    for (const error of meta.errors ?? []) {
       if (seen.has(error.instancePath)) continue;
       seen.add(error.instancePath);
-      const segments = error.instancePath.split("/").slice(1).map(unescapePointer);
+      const segments = pathOf(schema, error.instancePath.split("/").slice(1).map(unescapePointer));
       const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
       const detail = allowed ? ` (${allowed.map((v) => JSON.stringify(v)).join(", ")})` : "";
       findings.push(finding("KV5014", [...at, ...segments], `The schema is not valid JSON Schema 2020-12: ${pointer(segments)} ${error.message ?? "is invalid"}${detail}.`));
@@ -67,38 +155,116 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
     return { findings, compiled: null };
   }
 
-  // Keyword-aware walk: unknown keywords and formats, and $refs that point at nothing.
+  // Keyword-aware walk: unknown keywords and formats, $async, and $refs that point at nothing.
+  const known = Object.keys(ajv.RULES.keywords);
+  const formats = Object.keys(ajv.formats).sort();
+  let fatal = false;
+  let unresolvedRef = false;
+  let badRegex = false;
   walkSchema(schema, [], (node, path) => {
     for (const [key, value] of Object.entries(node)) {
-      if (ajv.RULES.keywords[key] === undefined) {
-        findings.push(finding("KV5011", [...at, ...path, key], `Unknown JSON Schema keyword "${key}" (at ${pointer([...path, key])}).${keywordHint(key)}`));
-        ajv.addKeyword(key);
+      const where = [...at, ...path, key];
+      const ptr = pointer([...path, key]);
+      if (ajv.RULES.keywords[key] === undefined && !RESOLVER_KEYWORDS.has(key)) {
+        const misspelled = VALIDATION_KEYWORDS.find((k) => isMisspelling(key, k));
+        const replaced = REPLACED_KEYWORDS[key];
+        if (key === "<<") {
+          findings.push(finding("KV2013", where, `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${ptr}); write the keywords out.`));
+          fatal = true;
+        } else if (replaced !== undefined) {
+          findings.push(finding("KV5011", where, `"${key}" is not a JSON Schema 2020-12 keyword, so it would check nothing (at ${ptr}). ${replaced}`));
+          fatal = true;
+        } else if (misspelled !== undefined) {
+          findings.push(finding("KV5011", where, `Unknown keyword "${key}" (at ${ptr}): did you mean "${misspelled}"? As written it checks nothing.`));
+          fatal = true;
+        } else {
+          const near = closest(key, known);
+          const hint = near !== undefined ? ` Did you mean "${near}"?` : "";
+          findings.push(finding("KV5016", where, `Unknown keyword "${key}" is ignored: it is published in the schema but checks nothing (at ${ptr}).${hint}`));
+        }
+        try {
+          ajv.addKeyword(key);
+        } catch {
+          // Ajv refuses keyword names it cannot register (spaces, leading digits); in "log" strict mode it then
+          // ignores them on its own, which is what we want.
+        }
+      }
+      if (key === "$async") {
+        findings.push(finding("KV5007", where, `"$async" is not allowed (at ${ptr}): arguments are validated synchronously.`));
+        fatal = true;
       }
       if (key === "format" && typeof value === "string" && ajv.formats[value] === undefined) {
-        findings.push(finding("KV5012", [...at, ...path, key], `Unknown format "${value}" (at ${pointer([...path, key])}). Known formats: ${Object.keys(ajv.formats).sort().join(", ")}.`));
+        const near = closest(value, formats);
+        const hint = near !== undefined ? `Did you mean "${near}"? ` : "";
+        findings.push(finding("KV5012", where, `Unknown format "${value}" is not checked: any string passes (at ${ptr}). ${hint}Known formats: ${formats.join(", ")}.`));
         ajv.addFormat(value, true);
       }
-      if (key === "$ref" && typeof value === "string" && value.startsWith("#") && !resolvesLocally(schema, value)) {
-        findings.push(finding("KV5015", [...at, ...path, key], `$ref ${JSON.stringify(value)} points at nothing in this schema (at ${pointer([...path, key])}).`));
+      // Ajv reports a bad regular expression without saying where it is; find it first.
+      const patterns = key === "pattern" && typeof value === "string" ? [{ source: value, path: where, ptr }] : [];
+      if (key === "patternProperties" && value !== null && typeof value === "object" && !Array.isArray(value)) {
+        for (const name of Object.keys(value)) patterns.push({ source: name, path: [...where, name], ptr: pointer([...path, key, name]) });
+      }
+      for (const pattern of patterns) {
+        const problem = regexProblem(pattern.source);
+        if (problem !== null) {
+          findings.push(finding("KV5015", pattern.path, `${JSON.stringify(pattern.source)} is not a valid regular expression (at ${pattern.ptr}): ${problem}.`));
+          fatal = true;
+          badRegex = true;
+        }
+      }
+      if (key === "$ref" && typeof value === "string" && (value === "#" || value.startsWith("#/")) && !resolvesLocally(schema, value)) {
+        findings.push(finding("KV5015", where, `$ref ${JSON.stringify(value)} points at nothing in this schema (at ${ptr}).`));
+        fatal = true;
+        unresolvedRef = true;
       }
     }
   });
-  if (findings.length > 0) return { findings, compiled: null };
 
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema as AnySchema);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { findings: [finding("KV5015", at, `The schema cannot be compiled: ${message}`)], compiled: null };
+    const message = error instanceof Error ? firstLine(error.message) : String(error);
+    // An unresolved $ref was already reported where it is written; Ajv's message would only repeat it.
+    const repeated = (unresolvedRef && /resolve reference/.test(message)) || (badRegex && /regular expression/i.test(message));
+    if (!repeated) findings.push(finding("KV5015", at, `The schema cannot be compiled: ${message}`));
+    return { findings, compiled: null };
   }
   for (const warning of warnings) {
-    const match = /at "(#[^"]*)"/.exec(warning);
-    const segments = match ? match[1]!.slice(1).split("/").slice(1).map(unescapePointer) : [];
-    const text = warning.replace(/^strict mode: /, "").replace(/ at "#[^"]*"/, "").replace(/ \((strict\w+)\)$/, "");
+    // Unknown keywords were reported above, with a position and a suggestion.
+    if (/unknown keyword/.test(warning)) continue;
+    const match = /at (?:path )?"(#[^"]*)"/.exec(warning);
+    let segments: (string | number)[] = match ? pathOf(schema, match[1]!.slice(1).split("/").slice(1).map(unescapePointer)) : [];
+    // `required` inside anyOf/oneOf/allOf/not/if/then/else names properties the enclosing schema declares, a
+    // common and correct pattern that Ajv's strictRequired cannot see; only report it where it is a mistake.
+    if (/strictRequired/.test(warning) && segments.some((s) => typeof s === "string" && IN_CONTEXT.has(s))) continue;
+    if (!match) {
+      // Some messages name the keyword but not where it is: point at the first node that has it.
+      const keyword = /^strict mode: "([^"]+)"/.exec(warning)?.[1];
+      if (keyword !== undefined) segments = firstNodeWith(schema, keyword) ?? [];
+    }
+    const text = warning
+      .replace(/^strict mode: /, "")
+      .replace(/ at (?:path )?"#[^"]*"/, "")
+      .replace(/ \((strict\w+)\)$/, "");
     findings.push(finding("KV5013", [...at, ...segments], `${capitalize(text)} (at ${pointer(segments)}).`));
   }
-  return { findings, compiled: { ajv, validate } };
+  return { findings, compiled: fatal ? null : { ajv, validate } };
+}
+
+/** Why a pattern is not a regular expression as Ajv compiles it (Unicode mode), or null. */
+function regexProblem(source: string): string | null {
+  try {
+    new RegExp(source, "u");
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return message.replace(/^Invalid regular expression: \/.*\/u?: /s, "");
+  }
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0] ?? message;
 }
 
 function walkSchema(root: unknown, path: (string | number)[], visit: (node: Record<string, unknown>, path: (string | number)[]) => void): void {
@@ -108,19 +274,29 @@ function walkSchema(root: unknown, path: (string | number)[], visit: (node: Reco
     if (node === null || typeof node !== "object" || Array.isArray(node)) continue;
     const record = node as Record<string, unknown>;
     visit(record, p);
+    // Pushed in reverse so that nodes are visited (and findings listed) in document order.
+    const children: { node: unknown; path: (string | number)[] }[] = [];
     for (const [key, value] of Object.entries(record)) {
-      if (SCHEMA_VALUED.has(key)) stack.push({ node: value, path: [...p, key] });
-      else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) value.forEach((v, i) => stack.push({ node: v, path: [...p, key, i] }));
+      if (SCHEMA_VALUED.has(key)) children.push({ node: value, path: [...p, key] });
+      else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) value.forEach((v, i) => children.push({ node: v, path: [...p, key, i] }));
       else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === "object" && !Array.isArray(value)) {
-        for (const [name, v] of Object.entries(value)) stack.push({ node: v, path: [...p, key, name] });
+        for (const [name, v] of Object.entries(value)) children.push({ node: v, path: [...p, key, name] });
       }
     }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
+}
+
+function firstNodeWith(root: unknown, keyword: string): (string | number)[] | undefined {
+  let found: (string | number)[] | undefined;
+  walkSchema(root, [], (node, path) => {
+    if (found === undefined && Object.hasOwn(node, keyword)) found = [...path, keyword];
+  });
+  return found;
 }
 
 function resolvesLocally(root: unknown, ref: string): boolean {
   if (ref === "#") return true;
-  if (!ref.startsWith("#/")) return false;
   let node: unknown = root;
   for (const raw of ref.slice(2).split("/")) {
     let segment: string;
@@ -141,16 +317,24 @@ function resolvesLocally(root: unknown, ref: string): boolean {
   return true;
 }
 
-function unescapePointer(segment: string): string {
-  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+/** JSON Pointer segments as a spec path: indexes into arrays become numbers, as the rest of the path has them. */
+function pathOf(root: unknown, segments: readonly string[]): (string | number)[] {
+  const out: (string | number)[] = [];
+  let node: unknown = root;
+  for (const segment of segments) {
+    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(segment)) {
+      out.push(Number(segment));
+      node = node[Number(segment)];
+    } else {
+      out.push(segment);
+      node = node !== null && typeof node === "object" && Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+    }
+  }
+  return out;
 }
 
-const COMMON_KEYWORDS = ["minimum", "maximum", "minLength", "maxLength", "pattern", "required", "properties", "additionalProperties", "items", "enum", "const", "format", "description", "default", "examples", "minItems", "maxItems", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "type"];
-
-function keywordHint(key: string): string {
-  const lower = key.toLowerCase();
-  const close = COMMON_KEYWORDS.find((k) => k.toLowerCase() === lower || (Math.abs(k.length - key.length) <= 1 && [...k.toLowerCase()].filter((c, i) => c !== lower[i]).length <= 1));
-  return close ? ` Did you mean "${close}"?` : "";
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
 function capitalize(s: string): string {

@@ -20,8 +20,11 @@ type AnyNode = { readonly type: string; readonly [key: string]: unknown };
 export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], expression = ""): void {
   const offsetOf = (name: string): number | undefined => functionOffset(expression, name);
   const visit = (node: AnyNode): void => {
-    if (node.type === "Field" && typeof node["name"] === "string" && REFUSED_FIELDS.has(node["name"])) {
-      out.push(finding("KV6005", at, `select reads the field "${node["name"]}", which is refused: it names JavaScript object internals, not data.`));
+    const field = node.type === "Field" || node.type === "KeyValuePair" ? node["name"] : undefined;
+    if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
+      const offset = identifierOffset(expression, field);
+      const what = node.type === "Field" ? "reads the field" : "builds the key";
+      out.push(finding("KV6005", at, `select ${what} "${field}", which is refused: it names JavaScript object internals, not data.`, offset === undefined ? {} : { offset }));
     }
     if (node.type === "Function") checkCall(node, at, out, offsetOf);
     for (const value of Object.values(node)) {
@@ -73,6 +76,15 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offsetOf: (name:
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAD_WIDTH) {
       out.push(finding("KV6006", at, `${name}() pads to a width that must be a literal whole number from 0 to ${MAX_PAD_WIDTH} (for example \`10\`).`, extra));
     }
+  }
+}
+
+/** Where an identifier (quoted or not) first appears in the expression, for positioning. */
+function identifierOffset(expression: string, name: string): number | undefined {
+  try {
+    return tokenize(expression).find((t) => (t.type === "UnquotedIdentifier" || t.type === "QuotedIdentifier") && t.value === name)?.start;
+  } catch {
+    return undefined;
   }
 }
 

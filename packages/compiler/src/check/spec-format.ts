@@ -83,6 +83,8 @@ const rateLimit = obj(
 );
 
 const visibleLine = (max: number, doc: string) => str({ min: 1, max, visible: "line", doc });
+/** Titles have no length rule in Kervan (an empty title is accepted), only the visible-text rule. */
+const visibleTitle = (doc: string) => str({ visible: "line", doc });
 
 const queryScalar = scalar();
 const queryList = array(scalar());
@@ -145,13 +147,13 @@ export const toolShape = obj(
         doc: "The tool's name, unique in the spec.",
       }),
     ),
-    title: opt(visibleLine(Number.MAX_SAFE_INTEGER, "A human-readable title.")),
+    title: opt(visibleTitle("A human-readable title, shown to people instead of the name.")),
     description: req(str({ min: 1, visible: "multiline", doc: "What the tool does; the model reads this." })),
     input: opt(schema("The JSON Schema (2020-12) of the arguments; type must be object.")),
     annotations: opt(
       obj(
         {
-          title: opt(visibleLine(Number.MAX_SAFE_INTEGER, "A human-readable title.")),
+          title: opt(visibleTitle("A human-readable title (MCP annotations.title).")),
           readOnlyHint: opt(bool()),
           destructiveHint: opt(bool()),
           idempotentHint: opt(bool()),

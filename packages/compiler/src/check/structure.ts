@@ -7,14 +7,15 @@
  */
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
+import { closest } from "./suggest.ts";
 import { visibleTextProblem } from "./visible-text.ts";
 
 export function describeValue(v: unknown): string {
   if (v === null || v === undefined) return "nothing (an empty value)";
   if (Array.isArray(v)) return "a list";
   if (typeof v === "object") return "a mapping";
-  if (typeof v === "string") return `a string`;
-  if (typeof v === "number") return Number.isInteger(v) ? `the number ${v}` : `the number ${v}`;
+  if (typeof v === "string") return v.length <= 40 ? `the string ${quoteName(v)}` : "a string";
+  if (typeof v === "number") return `the number ${String(v)}`;
   if (typeof v === "boolean") return `${v}`;
   return typeof v;
 }
@@ -24,14 +25,22 @@ export function quoteName(name: string): string {
   return JSON.stringify(name).replace(/[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
 }
 
+/** A mapping with many unknown fields is probably not a spec at all; list the first ones only. */
+const MAX_UNKNOWN_FIELDS = 10;
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Finding[]): void {
+export interface ShapeContext {
+  /** The source text of the scalar at a path, as written in the file (`1.0` where YAML read the number 1). */
+  readonly sourceOf?: (path: SpecPath) => string | undefined;
+}
+
+export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Finding[], ctx: ShapeContext = {}): void {
+  const recurse = (v: unknown, s: Shape, p: SpecPath): void => checkShape(v, s, p, out, ctx);
   switch (shape.kind) {
     case "string": {
       if (typeof value !== "string") {
-        const hint = typeof value === "number" ? ` YAML reads ${String(value)} as a number; quote it: "${String(value)}".` : "";
-        out.push(finding("KV2003", path, `Expected a string, got ${describeValue(value)}.${hint}`));
+        out.push(finding("KV2003", path, `Expected a string, got ${describeValue(value)}.${quoteHint(value, path, ctx)}`));
         return;
       }
       if (shape.min !== undefined && value.length < shape.min) {
@@ -48,7 +57,10 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       }
       if (shape.visible) {
         const problem = visibleTextProblem(value, shape.visible);
-        if (problem) out.push(finding("KV2010", path, `The text ${problem.message}`, { offset: problem.offset }));
+        if (problem) {
+          const hint = shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09) ? " Line breaks and tabs are allowed in descriptions only." : "";
+          out.push(finding("KV2010", path, `The text ${problem.message}${hint}`, { offset: problem.offset }));
+        }
       }
       return;
     }
@@ -85,7 +97,8 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       if (shape.max !== undefined && value.length > shape.max) {
         out.push(finding("KV2008", path, `The list has ${value.length} items; at most ${shape.max} are allowed.`));
       }
-      value.forEach((item, i) => checkShape(item, shape.items, [...path, i], out));
+      // Items past the maximum are already wrong; checking them too would only bury the list's own problem.
+      value.slice(0, shape.max ?? value.length).forEach((item, i) => recurse(item, shape.items, [...path, i]));
       return;
     }
     case "record": {
@@ -93,7 +106,10 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
         out.push(finding("KV2003", path, `Expected a mapping (name: value), got ${describeValue(value)}.`));
         return;
       }
-      for (const key of Object.keys(value)) checkShape(value[key], shape.values, [...path, key], out);
+      for (const key of Object.keys(value)) {
+        if (key === "<<") out.push(finding("KV2013", [...path, key], "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.", { atKey: true }));
+        else recurse(value[key], shape.values, [...path, key]);
+      }
       return;
     }
     case "object": {
@@ -103,48 +119,48 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       }
       const fields = shape.fields as Record<string, { shape: Shape; required: boolean }>;
       const known = Object.keys(fields);
-      for (const key of Object.keys(value)) {
-        if (Object.hasOwn(fields, key)) continue;
+      const unknown = Object.keys(value).filter((key) => !Object.hasOwn(fields, key));
+      unknown.slice(0, MAX_UNKNOWN_FIELDS).forEach((key, i) => {
+        const more = i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)` : "";
         if (key === "<<") {
-          out.push(finding("KV2013", [...path, key], "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.", { atKey: true }));
+          out.push(finding("KV2013", [...path, key], `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${more}`, { atKey: true }));
         } else {
-          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${suggest(key, known)} Allowed here: ${known.join(", ")}.`, { atKey: true }));
+          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${suggest(key, known)} Allowed here: ${known.join(", ")}.${more}`, { atKey: true }));
         }
-      }
+      });
       for (const key of known) {
         const field = fields[key]!;
         if (!Object.hasOwn(value, key) || value[key] === undefined) {
           if (field.required) out.push(finding("KV2002", path, `Missing required field "${key}".`));
           continue;
         }
-        checkShape(value[key], field.shape, [...path, key], out);
+        recurse(value[key], field.shape, [...path, key]);
       }
       return;
     }
     case "union": {
       const picked = shape.pick(value);
-      if ("kind" in picked) checkShape(value, picked as Shape, path, out);
+      if ("kind" in picked) recurse(value, picked as Shape, path);
       else out.push(finding(picked.code ?? "KV2003", path, picked.message));
       return;
     }
   }
 }
 
-/** A "did you mean" for a mistyped field name: the known name at edit distance 1 or 2, if exactly one. */
-function suggest(key: string, known: readonly string[]): string {
-  const close = known.filter((k) => editDistance(k.toLowerCase(), key.toLowerCase()) <= 2);
-  return close.length === 1 ? ` Did you mean "${close[0]}"?` : "";
+/**
+ * YAML reads `1.0` as a number and `true` as a boolean; say what was written and how to quote it. The source
+ * text shows what the user typed (`1.0`), not what YAML made of it (`1`).
+ */
+function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): string {
+  if (typeof value !== "number" && typeof value !== "boolean") return "";
+  const written = ctx.sourceOf?.(path)?.trim();
+  const text = written !== undefined && written !== "" && !/^[!&*]|[\n"\\]/.test(written) ? written : String(value);
+  const as = typeof value === "number" ? (text === String(value) ? "a number" : `the number ${String(value)}`) : `the boolean ${String(value)}`;
+  return ` YAML reads ${text} as ${as}; quote it: "${text}".`;
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
+/** A "did you mean" for a mistyped field name: the known name at edit distance 1 or 2, if exactly one. */
+function suggest(key: string, known: readonly string[]): string {
+  const close = closest(key, known);
+  return close !== undefined ? ` Did you mean "${close}"?` : "";
 }

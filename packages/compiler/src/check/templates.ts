@@ -6,13 +6,21 @@
  */
 import type { Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
 
-export type ParsedTemplate = { readonly ok: true; readonly template: Template } | { readonly ok: false; readonly message: string; readonly offset: number };
+export type ParsedTemplate =
+  | {
+      readonly ok: true;
+      readonly template: Template;
+      /** For each reference part, in order, the offset of its `{{` in the source (for positioning findings). */
+      readonly refOffsets: readonly number[];
+    }
+  | { readonly ok: false; readonly message: string; readonly offset: number };
 
 const INPUT_REF = /^input((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/;
 const SECRET_REF = /^secrets\.([A-Z][A-Z0-9_]*)$/;
 
 export function parseTemplate(source: string): ParsedTemplate {
   const parts: TemplatePart[] = [];
+  const refOffsets: number[] = [];
   let text = "";
   let i = 0;
   const flush = (): void => {
@@ -39,6 +47,7 @@ export function parseTemplate(source: string): ParsedTemplate {
       }
       flush();
       parts.push({ kind: "ref", ref });
+      refOffsets.push(i);
       i = end + 2;
       continue;
     }
@@ -46,7 +55,7 @@ export function parseTemplate(source: string): ParsedTemplate {
     i++;
   }
   flush();
-  return { ok: true, template: { parts } };
+  return { ok: true, template: { parts }, refOffsets };
 }
 
 function parseRef(expression: string): TemplateRef | null {

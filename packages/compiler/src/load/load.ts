@@ -5,13 +5,21 @@
  * tags beyond the core ones are refused, every parser warning counts as an error, and alias expansion is
  * bounded (a "billion laughs" document is refused, not expanded). A file that fails here gets one clear
  * diagnostic per problem and no further checks.
+ *
+ * The document is turned into a plain value here rather than by `yaml`'s own `toJS()`, for three reasons found
+ * with hostile files: `toJS()` resolves aliases by walking the whole document again for every alias inside an
+ * aliased collection (a 500 KB file took minutes), it happily builds cyclic values from an alias inside its own
+ * anchor (which then sends every later walk into an endless loop), and it turns a list used as a mapping key
+ * into text with a process warning on stderr. The alias budget is the same as `toJS({ maxAliasCount: 50 })`.
+ * Duplicate keys are found here too, with a set per mapping: `yaml`'s `uniqueKeys` compares every key with
+ * every other (60,000 keys took 17 s).
  */
 import { createHash } from "node:crypto";
-import { type Document, LineCounter, parseDocument, type Node as YamlNode, isCollection, isScalar } from "yaml";
+import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type Scalar, type YAMLMap } from "yaml";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
 
 export const MAX_SPEC_BYTES = 1_048_576;
-/** Aliases may expand to at most this many nodes' worth of copies (yaml's `maxAliasCount`). */
+/** Aliases may expand to at most this many copies (`yaml`'s `maxAliasCount`, as Kervan sets it). */
 export const MAX_ALIAS_COUNT = 50;
 
 export interface LoadedSpec {
@@ -21,7 +29,10 @@ export interface LoadedSpec {
   /** sha256 of the file's bytes, hex. */
   readonly sha256: string;
   readonly doc: Document.Parsed;
-  readonly lineCounter: LineCounter;
+  /** Line starts of `text`, for turning offsets into line and column. */
+  readonly lines: LineIndex;
+  /** Each alias node and the node it stands for, so positions can follow aliases. */
+  readonly aliases: ReadonlyMap<Alias, YamlNode>;
   /** The plain JavaScript value of the document. */
   readonly value: unknown;
 }
@@ -47,6 +58,9 @@ const CORE_TAGS = new Set([
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
 const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
+/** Parser problems listed after this many are cascades of the first ones, not news. */
+const MAX_PARSE_PROBLEMS = 20;
+
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   const at = (line: number, column: number, f: Finding): PlacedFinding => ({ ...f, line, column });
   if (bytes.byteLength > MAX_SPEC_BYTES) {
@@ -59,56 +73,91 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     const { line, column } = firstInvalidUtf8(bytes);
     return fail(at(line, column, finding("KV1002", [], "The spec is not valid UTF-8 text; save it as UTF-8.")));
   }
-  const lineCounter = new LineCounter();
   const binary = BINARY.exec(text);
   if (binary) {
-    const pos = positionIn(text, binary.index);
+    const pos = new LineIndex(text).position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
     return fail(at(pos.line, pos.column, finding("KV1004", [], `YAML does not allow the control character U+${code}; is this a text file?`)));
   }
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, merge: false });
+  const lines = new LineIndex(text);
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false });
+  } catch (error) {
+    // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
+    return fail(at(1, 1, finding(error instanceof RangeError ? "KV1009" : "KV1004", [], `The YAML cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`)));
+  }
   const placed: PlacedFinding[] = [];
   const place = (offset: number | undefined, f: Finding): void => {
-    const pos = lineCounter.linePos(offset ?? 0);
-    placed.push(at(pos.line, pos.col, f));
+    const pos = lines.position(offset ?? 0);
+    placed.push(at(pos.line, pos.column, f));
   };
-  let tooDeep = false;
+  if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
+    // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
+    // deep instead, and leave out the errors that follow from the parser giving up.
+    const pos = lines.position(deepNestingOffset(text));
+    return fail(at(pos.line, pos.column, finding("KV1009", [], "The YAML is nested too deeply to read.")));
+  }
+  let streamBroken = false;
+  const errorLines = new Set<number>();
   for (const error of doc.errors) {
     const message = firstLine(error.message);
-    if (/Maximum call stack size exceeded/.test(error.message)) {
-      if (!tooDeep) place(error.pos[0], finding("KV1009", [], "The YAML is nested too deeply to read."));
-      tooDeep = true;
-    } else if (error.code === "DUPLICATE_KEY") place(error.pos[0], finding("KV1005", [], `${message}: this key appears twice in the same mapping.`));
-    else if (error.code === "MULTIPLE_DOCS") place(error.pos[0], finding("KV1007", [], "The file holds more than one YAML document; a spec is one document (remove the second ---)."));
+    // Once the parser finds a token where no document can continue, it reports every token after it: keep the
+    // first of those, and one problem per line, so a file shows its real mistakes and not a cascade.
+    const cascade = / in YAML stream/.test(message);
+    if (cascade && streamBroken) continue;
+    streamBroken ||= cascade;
+    const line = lines.position(error.pos[0]).line;
+    if (errorLines.has(line)) continue;
+    errorLines.add(line);
+    if (error.code === "MULTIPLE_DOCS") place(error.pos[0], finding("KV1007", [], "The file holds more than one YAML document; a spec is one document (remove the second ---)."));
     else place(error.pos[0], finding("KV1004", [], message));
   }
   for (const warning of doc.warnings) {
-    if (warning.code === "TAG_RESOLVE_FAILED") place(warning.pos[0], finding("KV1006", [], `${firstLine(warning.message)}: YAML tags are not allowed in a spec.`));
-    else place(warning.pos[0], finding("KV1011", [], firstLine(warning.message)));
+    if (warning.code === "TAG_RESOLVE_FAILED") {
+      const tag = /Unresolved tag: (.*)$/.exec(firstLine(warning.message))?.[1] ?? "";
+      place(warning.pos[0], finding("KV1006", [], tagMessage(tag)));
+    } else place(warning.pos[0], finding("KV1011", [], firstLine(warning.message)));
   }
-  // Core-schema tags resolve without a warning; anything else explicit is refused as well.
-  visitNodes(doc.contents, (node) => {
-    const tag = (node as { tag?: string }).tag;
-    if (tag !== undefined && !CORE_TAGS.has(tag) && !placed.some((p) => p.code === "KV1006")) {
-      place(node.range?.[0], finding("KV1006", [], `The tag ${tag} is not allowed in a spec.`));
-    }
-  });
-  if (placed.length > 0) return { ok: false, findings: placed };
+  if (doc.directives?.yaml.explicit && doc.directives.yaml.version === "1.1") {
+    // YAML 1.1 reads `yes` as true, `0777` as octal and dates as Date objects, and applies `<<` merge keys:
+    // the spec would mean something else than it does everywhere else.
+    place(Math.max(0, text.search(/^%YAML/m)), finding("KV1013", [], "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys)."));
+  }
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
   if (doc.contents === null) return fail(at(1, 1, finding("KV1003", [], "The spec file is empty: it has no YAML document.")));
 
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (error) {
-    if (error instanceof RangeError) return fail(at(1, 1, finding("KV1009", [], "The YAML is nested too deeply to read.")));
-    const message = error instanceof Error ? firstLine(error.message) : String(error);
-    if (/alias/i.test(message)) {
-      return fail(at(1, 1, finding("KV1008", [], `The YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} copies): ${message}`)));
-    }
-    return fail(at(1, 1, finding("KV1004", [], message)));
-  }
+  const converted = toPlain(doc, (node, f) => place(node.range?.[0], f));
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { ok: true, spec: { file, text, sha256, doc, lineCounter, value } };
+  return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
+}
+
+function tagMessage(tag: string): string {
+  const short = tag.replace(/^tag:yaml\.org,2002:/, "!!");
+  return `The tag ${short} is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).`;
+}
+
+/** Nesting deeper than this is where a file stops looking like a spec: the place to point at. */
+const DEEP_NESTING = 100;
+
+/** The offset of the first flow bracket (outside quotes) at nesting depth DEEP_NESTING, or 0. */
+function deepNestingOffset(text: string): number {
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote !== null) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = null;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "[" || c === "{") {
+      if (++depth === DEEP_NESTING) return i;
+    } else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
+  }
+  return 0;
 }
 
 function fail(f: PlacedFinding): LoadResult {
@@ -119,34 +168,163 @@ function firstLine(message: string): string {
   return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
 }
 
-/** Walks every node without recursion (the tree can be deep). */
-function visitNodes(root: unknown, visit: (node: YamlNode) => void): void {
+interface AnchorData {
+  count: number;
+  aliasCount: number;
+  res: unknown;
+}
+
+/** Thrown inside the conversion to stop it at the first problem that makes the value meaningless. */
+class Stop extends Error {}
+
+/**
+ * The document's plain value, as `yaml`'s `toJS()` builds it (same key text, same shared values for aliases,
+ * same alias budget), with the problems it would hide reported instead: tags outside the core schema, keys that
+ * repeat (compared as the JavaScript keys they become, so `1:` and `"1":` collide too), keys that are lists or
+ * mappings, aliases inside their own anchor, and aliases that expand too much.
+ */
+function toPlain(doc: Document.Parsed, report: (node: YamlNode, f: Finding) => void): { value: unknown; aliases: Map<Alias, YamlNode> } {
+  const aliases = resolveAliases(doc.contents);
+  const anchors = new Map<YamlNode, AnchorData>();
+  const converting = new Set<YamlNode>();
+  const stop = (node: YamlNode, f: Finding): never => {
+    report(node, f);
+    throw new Stop();
+  };
+
+  // yaml's getAliasCount, with aliases resolved from the table above instead of by walking the document.
+  const aliasCount = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = aliases.get(node);
+      const data = target && anchors.get(target);
+      return data ? data.count * data.aliasCount : 0;
+    }
+    if (isCollection(node)) {
+      let count = 0;
+      for (const item of node.items as unknown[]) {
+        const c = isPair(item) ? Math.max(aliasCount(item.key), aliasCount(item.value)) : aliasCount(item);
+        if (c > count) count = c;
+      }
+      return count;
+    }
+    return 1;
+  };
+
+  const keyText = (key: unknown): string => {
+    if (key === null || key === undefined) return "";
+    const node = isAlias(key) ? aliases.get(key) : key;
+    if (isCollection(node)) {
+      stop(key as YamlNode, finding("KV1014", [], "A mapping key must be plain text or a number, not a list or a mapping."));
+    }
+    if (isScalar(node)) {
+      checkTag(node);
+      return node.value === null ? "" : String(node.value);
+    }
+    return String(node);
+  };
+
+  const checkTag = (node: YamlNode): void => {
+    const tag = node.tag;
+    if (tag !== undefined && !CORE_TAGS.has(tag)) report(node, finding("KV1006", [], tagMessage(tag)));
+  };
+
+  const convert = (node: unknown): unknown => {
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) {
+      const target = aliases.get(node);
+      if (target === undefined) stop(node, finding("KV1004", [], `The alias *${node.source} has no anchor &${node.source} before it.`));
+      if (converting.has(target!)) {
+        stop(node, finding("KV1012", [], `The alias *${node.source} is inside the node it refers to, which would make the spec infinitely deep.`));
+      }
+      let data = anchors.get(target!);
+      if (data === undefined) {
+        convert(target);
+        data = anchors.get(target!)!;
+      }
+      data.count += 1;
+      if (data.aliasCount === 0) data.aliasCount = aliasCount(target);
+      if (data.count * data.aliasCount > MAX_ALIAS_COUNT) {
+        stop(node, finding("KV1008", [], `The YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} copies); write the values out or use fewer aliases.`));
+      }
+      return data.res;
+    }
+    const yamlNode = node as YamlNode;
+    const anchored = (isScalar(yamlNode) || isCollection(yamlNode)) && yamlNode.anchor ? { count: 1, aliasCount: 0, res: undefined as unknown } : null;
+    if (anchored) anchors.set(yamlNode, anchored);
+    if (isScalar(yamlNode)) {
+      checkTag(yamlNode);
+      const value = (yamlNode as Scalar).value;
+      if (anchored) anchored.res = value;
+      return value;
+    }
+    if (isMap(yamlNode)) {
+      checkTag(yamlNode);
+      const out: Record<string, unknown> = {};
+      if (anchored) anchored.res = out;
+      converting.add(yamlNode);
+      const seen = new Set<string>();
+      for (const pair of yamlNode.items) {
+        const key = keyText(pair.key);
+        if (seen.has(key)) {
+          report((pair.key as YamlNode | null) ?? yamlNode, finding("KV1005", [], `The key ${JSON.stringify(key)} appears twice in the same mapping.`));
+          continue;
+        }
+        seen.add(key);
+        // Own, enumerable data properties even for "__proto__": the key stays data and never sets a prototype.
+        Object.defineProperty(out, key, { value: convert(pair.value), writable: true, enumerable: true, configurable: true });
+      }
+      converting.delete(yamlNode);
+      return out;
+    }
+    if (isSeq(yamlNode)) {
+      checkTag(yamlNode);
+      const out: unknown[] = [];
+      if (anchored) anchored.res = out;
+      converting.add(yamlNode);
+      for (const item of yamlNode.items) out.push(convert(item));
+      converting.delete(yamlNode);
+      return out;
+    }
+    return null;
+  };
+
+  let value: unknown = null;
+  try {
+    value = convert(doc.contents);
+  } catch (error) {
+    if (!(error instanceof Stop)) {
+      if (error instanceof RangeError) report(doc.contents as YamlNode, finding("KV1009", [], "The YAML is nested too deeply to read."));
+      else throw error;
+    }
+  }
+  return { value, aliases };
+}
+
+/** Each alias and the last node before it (in document order) with its anchor name, as YAML defines it. */
+function resolveAliases(root: unknown): Map<Alias, YamlNode> {
+  const current = new Map<string, YamlNode>();
+  const out = new Map<Alias, YamlNode>();
+  // Pre-order, without recursion: children are pushed in reverse so they pop in document order.
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
     if (node === null || node === undefined || typeof node !== "object") continue;
-    if (isScalar(node)) visit(node);
-    else if (isCollection(node)) {
-      visit(node);
-      for (const item of node.items as unknown[]) {
-        if (item !== null && typeof item === "object" && "key" in item && "value" in item) {
-          stack.push((item as { key: unknown }).key, (item as { value: unknown }).value);
-        } else stack.push(item);
-      }
+    if (isPair(node)) {
+      stack.push(node.value, node.key);
+      continue;
+    }
+    if (isAlias(node)) {
+      const target = current.get(node.source);
+      if (target !== undefined) out.set(node, target);
+      continue;
+    }
+    if ((isScalar(node) || isCollection(node)) && node.anchor) current.set(node.anchor, node);
+    if (isCollection(node)) {
+      const items = node.items as unknown[];
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
     }
   }
-}
-
-export function positionIn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
+  return out;
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
@@ -162,6 +340,11 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
     else if (b >= 0xe0 && b <= 0xef) need = 2;
     else if (b >= 0xf0 && b <= 0xf4) need = 3;
     else return { line, column };
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid even with good continuation bytes.
+    const second = bytes[i + 1];
+    if (second !== undefined) {
+      if ((b === 0xe0 && second < 0xa0) || (b === 0xed && second > 0x9f) || (b === 0xf0 && second < 0x90) || (b === 0xf4 && second > 0x8f)) return { line, column };
+    }
     for (let k = 1; k <= need; k++) {
       const c = bytes[i + k];
       if (c === undefined || (c & 0xc0) !== 0x80) return { line, column };
@@ -169,10 +352,57 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
     if (b === 0x0a) {
       line++;
       column = 1;
-    } else column++;
+    } else column += need === 3 ? 2 : 1;
     i += need + 1;
   }
   return { line, column };
+}
+
+/** The YAML node at `path` (following aliases), and the key node of its last segment when it is a mapping value. */
+function nodeAt(spec: LoadedSpec, path: SpecPath): { found: number; node: YamlNode | undefined; key: YamlNode | undefined } {
+  let node = deref(spec, spec.doc.contents as YamlNode | null);
+  let key: YamlNode | undefined;
+  for (let i = 0; i < path.length; i++) {
+    const part = path[i]!;
+    if (isMap(node)) {
+      const pair = pairIndex(spec, node).get(String(part));
+      if (pair === undefined) return { found: i, node, key };
+      key = (pair.key as YamlNode | null) ?? undefined;
+      const value = deref(spec, pair.value as YamlNode | null);
+      if (value === undefined || value === null) return { found: i + 1, node: undefined, key };
+      node = value;
+    } else if (isSeq(node) && typeof part === "number") {
+      const item = deref(spec, node.items[part] as YamlNode | null | undefined);
+      if (item === undefined || item === null) return { found: i, node, key };
+      node = item;
+      key = undefined;
+    } else return { found: i, node, key };
+  }
+  return { found: path.length, node: node ?? undefined, key };
+}
+
+/**
+ * Each mapping's pairs by key text, built once per mapping: placing thousands of findings in a mapping with
+ * thousands of keys must not scan it for every finding.
+ */
+const pairIndexes = new WeakMap<YamlNode, Map<string, { key: unknown; value: unknown }>>();
+
+function pairIndex(spec: LoadedSpec, map: YAMLMap): Map<string, { key: unknown; value: unknown }> {
+  let index = pairIndexes.get(map);
+  if (index === undefined) {
+    index = new Map();
+    for (const p of map.items) {
+      const k = deref(spec, p.key as YamlNode | null);
+      if (isScalar(k)) index.set(k.value === null ? "" : String(k.value), p);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index;
+}
+
+function deref(spec: LoadedSpec, node: YamlNode | null | undefined): YamlNode | undefined {
+  if (node === null || node === undefined) return undefined;
+  return isAlias(node) ? (spec.aliases.get(node) ?? node) : node;
 }
 
 /**
@@ -180,38 +410,59 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
  * placed at its key (`http:`), which is where a reader looks; `atKey` places any value at its key.
  */
 export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey = false): { line: number; column: number } {
-  for (let n = path.length; n >= 0; n--) {
-    const prefix = path.slice(0, n) as (string | number)[];
-    const node = spec.doc.getIn(prefix, true) as YamlNode | undefined;
-    const key = n > 0 ? keyNode(spec, prefix) : undefined;
-    if (key?.range && (node === undefined || (n === path.length && atKey) || (isCollection(node) && !(node as { flow?: boolean }).flow))) {
-      return pos(spec, key.range[0]);
-    }
-    const range = node?.range;
-    if (range) {
-      const start = n === path.length && offset !== undefined && isScalar(node) ? offsetInScalar(spec.text, node, offset) : range[0];
-      return pos(spec, start);
-    }
+  const { found, node, key } = nodeAt(spec, path);
+  const complete = found === path.length;
+  // A value that is missing or empty (`url:`) is placed at its key.
+  if (complete && node === undefined && key?.range) return pos(spec, key.range[0]);
+  if (!complete) {
+    // The path ends below `node` (a missing field, say): place at the parent node as found.
+    if (node && isCollection(node) && !node.flow && key?.range) return pos(spec, key.range[0]);
+    if (node?.range) return pos(spec, node.range[0]);
+    return { line: 1, column: 1 };
   }
-  return { line: 1, column: 1 };
+  if (key?.range && (atKey || (node && isCollection(node) && !node.flow))) return pos(spec, key.range[0]);
+  const range = node?.range;
+  if (!range) return { line: 1, column: 1 };
+  const start = offset !== undefined && isScalar(node) ? offsetInScalar(spec.text, node!, offset) : range[0];
+  return pos(spec, start);
+}
+
+/** The source text of the scalar at `path` as written (`1.0` where the value is the number 1), if there is one. */
+export function sourceText(spec: LoadedSpec, path: SpecPath): string | undefined {
+  const { found, node } = nodeAt(spec, path);
+  if (found !== path.length || !node || !isScalar(node) || !node.range) return undefined;
+  return spec.text.slice(node.range[0], node.range[1]);
 }
 
 function pos(spec: LoadedSpec, offset: number): { line: number; column: number } {
-  const p = spec.lineCounter.linePos(offset);
-  return { line: p.line, column: p.col };
+  return spec.lines.position(offset);
 }
 
-/** The key node of the pair at `path` (only for mapping keys). */
-function keyNode(spec: LoadedSpec, path: (string | number)[]): YamlNode | undefined {
-  const last = path[path.length - 1];
-  if (typeof last !== "string") return undefined;
-  const parent = spec.doc.getIn(path.slice(0, -1), true) as YamlNode | undefined;
-  if (!parent || !isCollection(parent)) return undefined;
-  for (const item of parent.items as unknown[]) {
-    const k = (item as { key?: YamlNode }).key;
-    if (k && isScalar(k) && String(k.value) === last) return k;
+/**
+ * 1-based line and column (in UTF-16 units) of an offset, by binary search over the line starts. `yaml`'s own
+ * LineCounter only learns the line breaks its lexer reports, which misses those inside a token when the stream
+ * is broken, and then places problems past the end of their line.
+ */
+export class LineIndex {
+  readonly #starts: number[] = [0];
+  readonly #length: number;
+
+  constructor(text: string) {
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#starts.push(i + 1);
+    this.#length = text.length;
   }
-  return undefined;
+
+  position(offset: number): { line: number; column: number } {
+    const at = Math.max(0, Math.min(offset, this.#length));
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.#starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: at - this.#starts[lo]! + 1 };
+  }
 }
 
 /**
@@ -237,9 +488,11 @@ function offsetInScalar(text: string, node: YamlNode, offset: number): number {
         continue;
       }
       const e = source[i + 1];
+      // \U escapes beyond U+FFFF decode to two UTF-16 units; count the second one here.
+      if (e === "U") k++;
       i += e === "x" ? 4 : e === "u" ? 6 : e === "U" ? 10 : 2;
     }
-    return start + i;
+    return start + Math.min(i, source.length - 1);
   }
   return start;
 }

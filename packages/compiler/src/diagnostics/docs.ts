@@ -1,0 +1,93 @@
+/**
+ * docs/diagnostics.md, generated from the code table (codes.ts). `npm run docs` writes it; a test fails when the
+ * committed file differs from what this renders.
+ */
+import { CODES, type CodeInfo } from "./codes.ts";
+
+/** Section titles by code range; a range without a title here still gets a section (see below). */
+const RANGE_TITLES: Readonly<Record<string, string>> = {
+  KV1: "Reading the file (KV1xxx)",
+  KV2: "The structure of a spec (KV2xxx)",
+  KV3: "URLs, templates and the request (KV3xxx)",
+  KV4: "Secrets (KV4xxx)",
+  KV5: "JSON Schemas (KV5xxx)",
+  KV6: "select expressions (KV6xxx)",
+  KV7: "kervanc import: OpenAPI to a spec (KV7xxx)",
+  KV9: "The command line and its output (KV9xxx)",
+};
+
+/** An example message as a code span; pipes are escaped so they do not split the table row. */
+function cell(text: string): string {
+  if (text === "") return "";
+  // A message with backticks needs a longer fence (and spaces, so a backtick at either end stays text).
+  const span = text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``;
+  return span.replace(/\|/g, "\\|");
+}
+
+function plain(text: string): string {
+  return text.replace(/\|/g, "\\|");
+}
+
+export function renderDiagnosticsDoc(): string {
+  const lines: string[] = [
+    "<!-- Generated from packages/compiler/src/diagnostics/codes.ts by `npm run docs`. Do not edit. -->",
+    "",
+    "# kervanc diagnostics",
+    "",
+    "Every problem kervanc reports is data: a stable code (`KV` and four digits), a severity, the file, the",
+    "1-based line and column of the YAML node (or of its nearest parent that exists; inside a string, of the",
+    "character), the spec path (`tools[0].http.url`) and a message. A run collects every problem in every spec.",
+    "",
+    "```",
+    "specs/weather.yaml:12:12 - error KV3009: tools[0].http.url: The URL's host and port cannot be templated.",
+    "```",
+    "",
+    "`--format json` prints the same diagnostics as a JSON array of",
+    "`{ code, severity, file, line, column, path, message }` objects. Exit codes: `0` no errors (warnings",
+    "allowed), `1` at least one error (nothing is written), `2` usage error. A file with more than 200 problems",
+    "shows the first 200 and one KV9005 line that counts the rest.",
+    "",
+    "Codes never change meaning. Errors stop the build; warnings are printed and the build goes on.",
+    "",
+  ];
+  // Every code is listed, in code order, grouped by its range (a new range cannot be left out by mistake).
+  const all = (Object.entries(CODES) as [string, CodeInfo][]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const prefixes = [...new Set(all.map(([code]) => code.slice(0, 3)))];
+  for (const prefix of prefixes) {
+    const entries = all.filter(([code]) => code.startsWith(prefix));
+    const title = RANGE_TITLES[prefix] ?? `${prefix}xxx`;
+    lines.push(`## ${title}`, "", "| code | severity | summary | example message |", "| --- | --- | --- | --- |");
+    for (const [code, info] of entries) {
+      const summary = info.retired ? `(retired) ${info.summary}` : info.summary;
+      lines.push(`| ${code} | ${info.severity} | ${plain(summary)} | ${cell(info.example)} |`);
+    }
+    lines.push("");
+  }
+  lines.push(
+    "## JSON Schema findings: errors and warnings",
+    "",
+    "Kervan validates with Ajv in non-strict mode, so it accepts unknown keywords and formats and ignores them.",
+    "kervanc compiles every schema with Ajv in strict mode at build time and reports what strict mode finds, at",
+    "the schema node's position. The split:",
+    "",
+    "- **Errors**, because the schema would silently not check what its author meant:",
+    "  - KV5011: an unknown keyword that is a misspelling or wrong case of a validation keyword (`minimun`,",
+    "    `maxlength`, `require`), or `additionalItems`, which 2020-12 replaced with `items`;",
+    "  - KV2013: a YAML merge key `<<` inside a schema (nothing is merged);",
+    "  - KV5007: `$async` (validation is synchronous), besides `$id` and the dynamic and recursive references;",
+    "  - KV5014: the schema is not valid JSON Schema 2020-12 (`type: strin`, `minimum: \"1\"`);",
+    "  - KV5015: Ajv cannot compile it (an invalid regular expression, a `$ref` to nothing).",
+    "- **Warnings**, because the schema works, but something in it is ignored or probably not as meant:",
+    "  - KV5016: any other unknown keyword (`example`, `x-order`): published in the schema, checks nothing;",
+    "  - KV5012: an unknown `format` (2020-12 treats formats as annotations): any string passes;",
+    "  - KV5013: the rest of strict mode: `required` naming a property `properties` does not declare (not",
+    "    reported inside `anyOf`/`oneOf`/`allOf`/`not`/`if`/`then`/`else`, where it usually names the",
+    "    enclosing schema's properties), a keyword without the `type` it applies to (`minLength` without",
+    "    `type: string`), a tuple without `minItems`, `then` without `if`, a property that also matches a",
+    "    `patternProperties` pattern.",
+    "",
+    "Union types (`type: [string, number]`) are valid JSON Schema and are not reported.",
+    "",
+  );
+  return lines.join("\n");
+}

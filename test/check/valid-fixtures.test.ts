@@ -1,0 +1,43 @@
+/**
+ * Specs that MUST be accepted (fixtures/valid/ and the example specs): edge cases Kervan accepts, which a
+ * stricter checker could wrongly refuse. Each compiles with zero errors and zero warnings and is planned. (The CLI
+ * test builds the whole folder, emit included.)
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { formatDiagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
+import { REPO } from "../helpers/kervanc.ts";
+
+const specs = ["fixtures/valid", "fixtures/specs"].flatMap((dir) =>
+  readdirSync(join(REPO, dir))
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => `${dir}/${f}`),
+);
+
+describe("valid specs", () => {
+  it("are there", () => {
+    expect(specs.filter((s) => s.startsWith("fixtures/valid/")).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it.each(specs)("%s is accepted without a single diagnostic", (file) => {
+    const result = compileSpec(file, readFileSync(join(REPO, file)));
+    expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
+    expect(result.planned).not.toBeNull();
+  });
+
+  it("keeps what YAML 1.2 and the templates mean (spot checks on the plans)", () => {
+    const plan = (file: string) => compileSpec(file, readFileSync(join(REPO, file))).planned!;
+    const yaml = plan("fixtures/valid/yaml-features.yaml");
+    // `!!str 1.0` stays the text "1.0"; aliases copy the input schema and the http section.
+    expect(yaml.plan.version).toBe("1.0");
+    expect(yaml.tools.map((t) => t.plan.listing.inputSchema)).toEqual([
+      { type: "object", properties: { id: { type: "integer" } } },
+      { type: "object", properties: { id: { type: "integer" } } },
+    ]);
+    const visible = plan("fixtures/valid/visible-text.yaml");
+    expect(visible.plan.name).toBe("görünür metin 👩‍💻");
+    expect(visible.tools[0]!.plan.listing.description).toBe("Get one note.\tA tab and\na line feed are fine here.");
+  });
+});
