@@ -1,17 +1,20 @@
 /**
  * Regenerates the files derived from the compiler's sources of truth:
- * - docs/diagnostics.md from the code table (packages/compiler/src/diagnostics/codes.ts).
+ * - docs/diagnostics.md from the code table (packages/compiler/src/diagnostics/codes.ts);
+ * - schema/kervan-spec.schema.json, the editor JSON Schema, from the spec format's shapes (check/spec-format.ts).
  *
  * Run with `npm run docs`. test/check/generated-files.test.ts fails when a committed copy differs.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { renderEditorSchema } from "../packages/compiler/src/check/editor-schema.ts";
 import { renderDiagnosticsDoc } from "../packages/compiler/src/diagnostics/docs.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
 export const GENERATED: readonly { readonly path: string; readonly render: () => string }[] = [
   { path: "docs/diagnostics.md", render: renderDiagnosticsDoc },
+  { path: "schema/kervan-spec.schema.json", render: renderEditorSchema },
 ];
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) {
