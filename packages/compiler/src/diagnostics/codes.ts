@@ -301,6 +301,73 @@ export const CODES = {
     summary: "A file has more than 200 problems; the rest are counted, not shown (a warning if none of them is an error).",
     example: "59806 more problems in this file (59806 errors) are not shown; fix the ones above first.",
   },
+  KV9006: {
+    severity: "warning",
+    summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
+    example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
+  },
+
+  // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
+  KV7001: { severity: "error", summary: "The OpenAPI document cannot be read.", example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000)." },
+  KV7002: { severity: "error", summary: "The OpenAPI document is not valid YAML or JSON.", example: 'The key "get" appears twice in the same mapping.' },
+  KV7003: {
+    severity: "error",
+    summary: "The document is not OpenAPI 3.0 or 3.1, or a part of it has the wrong shape.",
+    example: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+  },
+  KV7004: {
+    severity: "error",
+    summary: "A $ref points outside the document (import reads no other file or URL).",
+    example: 'The $ref "common.yaml#/components/schemas/Error" points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.',
+  },
+  KV7005: { severity: "error", summary: "A $ref points to nothing in the document.", example: 'The $ref "#/components/schemas/Pets" points to nothing in this document.' },
+  KV7006: {
+    severity: "error",
+    summary: "A tool's input would need a recursive schema.",
+    example:
+      "The schema is recursive: #/components/schemas/Node refers to itself. A tool's input schema is inlined and cannot be recursive; leave the operation out (--exclude createNode) or cut the cycle in the document.",
+  },
+  KV7007: {
+    severity: "error",
+    summary: "An input schema, with its $refs inlined, breaks the spec's schema limits.",
+    example: "The input schema of createReport, with its $refs inlined, has more than 2000 nodes (the spec's limit). Leave the operation out (--exclude createReport) or simplify its schemas.",
+  },
+  KV7008: {
+    severity: "error",
+    summary: "There is no usable server URL (none, relative, not http(s), or http for an API that needs secrets).",
+    example: 'The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.',
+  },
+  KV7009: {
+    severity: "warning",
+    summary: "A security scheme kervanc cannot express (http basic, oauth2, openIdConnect): the operation is imported without it.",
+    example: 'The security scheme "petstore_auth" (oauth2) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+  },
+  KV7010: {
+    severity: "warning",
+    summary: "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
+    example: 'The cookie parameter "session" is left out: a spec sends no cookies from arguments.',
+  },
+  KV7011: {
+    severity: "error",
+    summary: "The selection (--include, --exclude, --read-only) matches nothing, or more than 200 operations.",
+    example: '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
+  },
+  KV7012: {
+    severity: "error",
+    summary: "The spec the import would write is refused by kervanc build; nothing is written.",
+    example:
+      'kervanc build would refuse the tool made from this operation: KV3017 tools[0].http.url: The URL\'s path drops {{input.name}}: a ".." segment after it removes it. Write the path without "..".',
+  },
+  KV7013: {
+    severity: "warning",
+    summary: "The server URL uses plain http: the spec sets allowInsecureHttp.",
+    example: 'The server URL "http://api.example.com" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
+  },
+  KV7014: {
+    severity: "warning",
+    summary: "Invisible or control characters were removed from a text the model would read.",
+    example: "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -1,0 +1,422 @@
+/**
+ * Reading an OpenAPI document (YAML or JSON) into a plain value, keeping the YAML tree for positions.
+ *
+ * JSON is YAML 1.2 flow syntax, so one parser serves both and every problem gets a line and column. The rules
+ * are those of spec loading, for the same reasons: duplicate keys and tags beyond the core schema are refused
+ * (either would make the document mean something other than it shows), and the value is built here rather
+ * than by `yaml`'s `toJS()`, which is slow on aliases inside aliased collections and builds cyclic values from
+ * an alias inside its own anchor. An alias here stands for the same value as its anchor (no copy), so a
+ * "billion laughs" document costs nothing to read; the walks that follow have their own budgets.
+ */
+import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
+import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import type { DiagnosticCode } from "../diagnostics/codes.ts";
+
+/** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
+export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
+/** How many aliases a document may use; OpenAPI documents use `$ref`, and a few aliases at most. */
+export const MAX_ALIASES = 1000;
+
+const CORE_TAGS = new Set([
+  "tag:yaml.org,2002:str",
+  "tag:yaml.org,2002:int",
+  "tag:yaml.org,2002:float",
+  "tag:yaml.org,2002:bool",
+  "tag:yaml.org,2002:null",
+  "tag:yaml.org,2002:map",
+  "tag:yaml.org,2002:seq",
+]);
+
+// C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
+const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+export interface OpenApiSource {
+  readonly file: string;
+  readonly text: string;
+  readonly value: unknown;
+  /** 1-based position of the node at a path (or of its nearest parent that exists). */
+  position(path: SpecPath, atKey?: boolean): { line: number; column: number };
+}
+
+/** A problem found while reading, already placed. */
+export interface ReadProblem {
+  readonly code: DiagnosticCode;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+export type ReadResult = { readonly ok: true; readonly source: OpenApiSource } | { readonly ok: false; readonly problems: readonly ReadProblem[] };
+
+const MAX_PROBLEMS = 20;
+
+export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
+  const fail = (line: number, column: number, code: DiagnosticCode, message: string): ReadResult => ({ ok: false, problems: [{ code, line, column, message }] });
+  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
+    return fail(1, 1, "KV7001", `The OpenAPI document is larger than ${MAX_DOCUMENT_BYTES} bytes (it has ${bytes.byteLength}).`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return fail(1, 1, "KV7001", "The OpenAPI document is not valid UTF-8 text.");
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = new LineIndex(text);
+  const binary = BINARY.exec(text);
+  if (binary) {
+    const pos = lines.position(binary.index);
+    const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return fail(pos.line, pos.column, "KV7002", `YAML and JSON do not allow the control character U+${code}; is this a text file?`);
+  }
+  if (text.trim() === "") return fail(1, 1, "KV7002", "The OpenAPI document is empty.");
+  // Large OpenAPI documents are mostly JSON, which JSON.parse reads some 30 times faster than a YAML parser;
+  // JSON that JSON.parse refuses takes the YAML path below, which places the syntax error.
+  if (/^\s*[{[]/.test(text)) {
+    const fast = readJson(file, text, lines);
+    if (fast !== null) return fast;
+  }
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false, version: "1.2" });
+  } catch (error) {
+    // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
+    return fail(1, 1, "KV7002", `The document cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`);
+  }
+  const problems: ReadProblem[] = [];
+  const at = (offset: number, code: DiagnosticCode, message: string): void => {
+    const pos = lines.position(offset);
+    problems.push({ code, line: pos.line, column: pos.column, message });
+  };
+  if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
+    return fail(1, 1, "KV7002", "The document is nested too deeply to read.");
+  }
+  const errorLines = new Set<number>();
+  for (const error of doc.errors) {
+    const line = lines.position(error.pos[0]).line;
+    // One problem per line: a broken token makes the parser report every token after it on that line.
+    if (errorLines.has(line)) continue;
+    errorLines.add(line);
+    at(error.pos[0], "KV7002", error.code === "MULTIPLE_DOCS" ? "The file holds more than one YAML document; an OpenAPI document is one." : firstLine(error.message));
+  }
+  for (const warning of doc.warnings) at(warning.pos[0], "KV7002", firstLine(warning.message));
+  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
+
+  const aliases = resolveAliases(doc.contents);
+  const converted = toPlain(doc.contents, aliases, (node, message) => at(node.range?.[0] ?? 0, "KV7002", message));
+  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
+  const root = doc.contents as YamlNode | null;
+  const deref = (node: unknown): YamlNode | undefined => (isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined));
+  return {
+    ok: true,
+    source: {
+      file,
+      text,
+      value: converted,
+      position(path, atKey = false) {
+        let node = deref(root);
+        let key: YamlNode | undefined;
+        for (const part of path) {
+          if (isMap(node)) {
+            const pair = pairOf(node, String(part), deref);
+            if (pair === undefined) break;
+            key = (pair.key as YamlNode | null) ?? undefined;
+            const value = deref(pair.value);
+            if (value === undefined) {
+              node = undefined;
+              break;
+            }
+            node = value;
+          } else if (isSeq(node) && typeof part === "number" && deref(node.items[part]) !== undefined) {
+            node = deref(node.items[part]);
+            key = undefined;
+          } else break;
+        }
+        // Block collections are placed at their key, where a reader looks; so is a missing value.
+        const useKey = key?.range && (atKey || node === undefined || (isCollection(node) && !node.flow));
+        const offset = useKey ? key!.range![0] : (node?.range?.[0] ?? key?.range?.[0] ?? 0);
+        return lines.position(offset);
+      },
+    },
+  };
+}
+
+/** Each mapping's pairs by key, built once: placing many problems in a mapping with many keys stays linear. */
+const pairIndexes = new WeakMap<YAMLMap, Map<string, { key: unknown; value: unknown }>>();
+
+function pairOf(map: YAMLMap, key: string, deref: (node: unknown) => YamlNode | undefined): { key: unknown; value: unknown } | undefined {
+  let index = pairIndexes.get(map);
+  if (index === undefined) {
+    index = new Map();
+    for (const pair of map.items) {
+      const k = deref(pair.key);
+      if (isScalar(k) && !index.has(String(k.value ?? ""))) index.set(String(k.value ?? ""), pair);
+    }
+    pairIndexes.set(map, index);
+  }
+  return index.get(key);
+}
+
+function firstLine(message: string): string {
+  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+}
+
+/** Each alias and the last node before it (in document order) with its anchor name, as YAML defines it. */
+function resolveAliases(root: unknown): Map<Alias, YamlNode> {
+  const current = new Map<string, YamlNode>();
+  const out = new Map<Alias, YamlNode>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || node === undefined || typeof node !== "object") continue;
+    if (isPair(node)) {
+      stack.push(node.value, node.key);
+      continue;
+    }
+    if (isAlias(node)) {
+      const target = current.get(node.source);
+      if (target !== undefined) out.set(node, target);
+      continue;
+    }
+    if ((isScalar(node) || isCollection(node)) && node.anchor) current.set(node.anchor, node);
+    if (isCollection(node)) {
+      const items = node.items as unknown[];
+      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
+    }
+  }
+  return out;
+}
+
+class Stop extends Error {}
+
+/**
+ * The plain value of the document. An alias yields the very value of its anchor (shared, not copied); an alias
+ * inside its own anchor, keys that repeat, keys that are collections and non-core tags are refused.
+ */
+function toPlain(root: unknown, aliases: Map<Alias, YamlNode>, report: (node: YamlNode, message: string) => void): unknown {
+  const done = new Map<YamlNode, unknown>();
+  const converting = new Set<YamlNode>();
+  let aliasUses = 0;
+  const stop = (node: YamlNode, message: string): never => {
+    report(node, message);
+    throw new Stop();
+  };
+  const checkTag = (node: YamlNode): void => {
+    if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
+      report(node, `The tag ${node.tag.replace(/^tag:yaml\.org,2002:/, "!!")} is not allowed: an OpenAPI document holds plain JSON values.`);
+    }
+  };
+  const keyText = (key: unknown): string => {
+    if (key === null || key === undefined) return "";
+    const node = isAlias(key) ? aliases.get(key) : key;
+    if (isCollection(node)) stop(key as YamlNode, "A mapping key must be plain text or a number, not a list or a mapping.");
+    if (isScalar(node)) {
+      checkTag(node);
+      return node.value === null ? "" : String(node.value);
+    }
+    return String(node);
+  };
+  const convert = (node: unknown): unknown => {
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) {
+      const target = aliases.get(node);
+      if (target === undefined) return stop(node, `The alias *${node.source} has no anchor &${node.source} before it.`);
+      if (converting.has(target)) return stop(node, `The alias *${node.source} is inside the node it refers to, which would make the document infinitely deep.`);
+      if (++aliasUses > MAX_ALIASES) return stop(node, `The document uses more than ${MAX_ALIASES} YAML aliases.`);
+      return done.has(target) ? done.get(target) : convert(target);
+    }
+    const yamlNode = node as YamlNode;
+    if (isScalar(yamlNode)) {
+      checkTag(yamlNode);
+      const value = yamlNode.value;
+      done.set(yamlNode, value);
+      return value;
+    }
+    if (isMap(yamlNode)) {
+      checkTag(yamlNode);
+      const out: Record<string, unknown> = {};
+      done.set(yamlNode, out);
+      converting.add(yamlNode);
+      const seen = new Set<string>();
+      for (const pair of yamlNode.items) {
+        const key = keyText(pair.key);
+        if (seen.has(key)) {
+          report((pair.key as YamlNode | null) ?? yamlNode, `The key ${JSON.stringify(key)} appears twice in the same mapping.`);
+          continue;
+        }
+        seen.add(key);
+        // An own data property even for "__proto__": the key stays data and never sets a prototype.
+        Object.defineProperty(out, key, { value: convert(pair.value), writable: true, enumerable: true, configurable: true });
+      }
+      converting.delete(yamlNode);
+      return out;
+    }
+    if (isSeq(yamlNode)) {
+      checkTag(yamlNode);
+      const out: unknown[] = [];
+      done.set(yamlNode, out);
+      converting.add(yamlNode);
+      for (const item of yamlNode.items) out.push(convert(item));
+      converting.delete(yamlNode);
+      return out;
+    }
+    return null;
+  };
+  try {
+    return convert(root);
+  } catch (error) {
+    if (error instanceof Stop) return null;
+    if (error instanceof RangeError) {
+      report(root as YamlNode, "The document is nested too deeply to read.");
+      return null;
+    }
+    throw error;
+  }
+}
+
+/**
+ * The JSON fast path: JSON.parse for the value (it keeps "__proto__" as an own data property), and a scanner
+ * over the text for what JSON.parse does not say: repeated keys (JSON.parse keeps the last one silently) and
+ * the position of a path. Null when the text is not JSON.
+ */
+function readJson(file: string, text: string, lines: LineIndex): ReadResult | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const duplicates = scanJson(text, null).duplicates;
+  if (duplicates.length > 0) {
+    return {
+      ok: false,
+      problems: duplicates.slice(0, MAX_PROBLEMS).map(({ key, offset }) => ({ code: "KV7002", ...lines.position(offset), message: `The key ${JSON.stringify(key)} appears twice in the same mapping.` })),
+    };
+  }
+  return {
+    ok: true,
+    source: {
+      file,
+      text,
+      value,
+      position(path, atKey = false) {
+        const found = scanJson(text, path);
+        const useKey = found.keyOffset !== null && (atKey || found.container);
+        return lines.position(useKey ? found.keyOffset! : found.valueOffset);
+      },
+    },
+  };
+}
+
+interface JsonScan {
+  readonly duplicates: { key: string; offset: number }[];
+  /** Where the value at the target path (or its deepest existing parent) starts, and its key when it has one. */
+  readonly valueOffset: number;
+  readonly keyOffset: number | null;
+  /** Whether the value found is an object or an array (placed at its key, like a YAML block collection). */
+  readonly container: boolean;
+}
+
+/**
+ * One pass over valid JSON text, without recursion: collects repeated keys, or (with a target path) stops at
+ * the value at that path. Strings are skipped by scanning for their closing quote; only keys are decoded.
+ */
+function scanJson(text: string, target: SpecPath | null): JsonScan {
+  interface Frame {
+    readonly array: boolean;
+    readonly keys: Set<string> | null;
+    index: number;
+    key: string | null;
+    keyOffset: number | null;
+    /** Whether this frame's path so far equals the target's prefix. */
+    readonly onTarget: boolean;
+  }
+  const duplicates: { key: string; offset: number }[] = [];
+  const frames: Frame[] = [];
+  let best = { valueOffset: 0, keyOffset: null as number | null, depth: 0, container: false };
+  const segmentMatches = (frame: Frame, depth: number): boolean => {
+    if (target === null || !frame.onTarget || depth >= target.length) return false;
+    const want = target[depth];
+    return frame.array ? String(frame.index) === String(want) : frame.key === String(want);
+  };
+  let i = 0;
+  // Whether the next value starts at the current position: after a ":", after "[" or "," in an array, or at the start.
+  const startValue = (offset: number, container: boolean): boolean => {
+    const depth = frames.length;
+    const parent = frames[depth - 1];
+    const onTarget = target !== null && (parent === undefined ? true : segmentMatches(parent, depth - 1));
+    if (onTarget && depth >= best.depth) best = { valueOffset: offset, keyOffset: parent && !parent.array ? parent.keyOffset : null, depth, container };
+    return onTarget;
+  };
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === " " || c === "\n" || c === "\r" || c === "\t" || c === ":") {
+      i++;
+      continue;
+    }
+    const top = frames[frames.length - 1];
+    if (c === ",") {
+      if (top?.array) top.index++;
+      else if (top) top.key = null;
+      i++;
+      continue;
+    }
+    if (c === "}" || c === "]") {
+      frames.pop();
+      i++;
+      continue;
+    }
+    const isKey = top !== undefined && !top.array && top.key === null;
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (isKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys!.has(key)) duplicates.push({ key, offset: i });
+        top.keys!.add(key);
+        top.key = key;
+        top.keyOffset = i;
+      } else {
+        const onTarget = startValue(i, false);
+        if (onTarget && target !== null && frames.length === target.length) break;
+      }
+      i = j + 1;
+      continue;
+    }
+    if (c === "{" || c === "[") {
+      const onTarget = startValue(i, true);
+      if (onTarget && target !== null && frames.length === target.length) break;
+      frames.push({ array: c === "[", keys: c === "{" ? new Set() : null, index: 0, key: null, keyOffset: null, onTarget });
+      i++;
+      continue;
+    }
+    // A number, true, false or null.
+    const onTarget = startValue(i, false);
+    if (onTarget && target !== null && frames.length === target.length) break;
+    while (i < text.length && /[0-9A-Za-z.+-]/.test(text[i]!)) i++;
+  }
+  return { duplicates, valueOffset: best.valueOffset, keyOffset: best.keyOffset, container: best.container };
+}
+
+/** 1-based line and column of an offset, by binary search over the line starts. */
+class LineIndex {
+  readonly #starts: number[] = [0];
+  readonly #length: number;
+
+  constructor(text: string) {
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#starts.push(i + 1);
+    this.#length = text.length;
+  }
+
+  position(offset: number): { line: number; column: number } {
+    const at = Math.max(0, Math.min(offset, this.#length));
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.#starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: at - this.#starts[lo]! + 1 };
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Writing the imported spec as YAML, with the `yaml` package's Document API.
+ *
+ * The text must be deterministic (same document and options, same bytes) and read like a hand-written spec:
+ * small mappings and lists on one line (`{ type: string }`), everything else in block style, the version
+ * quoted, and review comments on the keys they are about. No aliases: a value that appears twice is written
+ * twice, because the spec loader caps alias expansion and a reader should not have to follow anchors.
+ */
+import { Document, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, type Scalar, visit } from "yaml";
+
+/** A comment written on the line(s) above the key at `path` (or above the list item, for a number last). */
+export interface Comment {
+  readonly path: readonly (string | number)[];
+  readonly text: string;
+}
+
+/** Collections whose one-line form is at most this long are written on one line. */
+const FLOW_WIDTH = 72;
+
+export function emitSpec(value: Record<string, unknown>, header: readonly string[], comments: readonly Comment[]): string {
+  const doc = new Document(value, { aliasDuplicateObjects: false });
+  const version = doc.get("version", true);
+  if (isScalar(version)) (version as Scalar).type = "QUOTE_DOUBLE";
+  const commented = new Set<YamlNode>();
+  for (const comment of comments) {
+    const node = nodeForComment(doc, comment.path);
+    if (node === undefined) continue;
+    const lines = comment.text.split("\n").map((l) => ` ${l}`).join("\n");
+    node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${lines}` : lines;
+    commented.add(node);
+  }
+  // One-line form for small collections that hold no comment (a comment inside a flow collection would be lost
+  // or misplaced); decided top-down, so a collection is either one line or block all the way to its small parts.
+  visit(doc, {
+    Map(_, node) {
+      return flowIfSmall(node, commented);
+    },
+    Seq(_, node) {
+      return flowIfSmall(node, commented);
+    },
+  });
+  const body = doc.toString({ lineWidth: 0, flowCollectionPadding: true });
+  return `${header.map((line) => `# ${line}`.trimEnd()).join("\n")}\n${body}`;
+}
+
+function flowIfSmall(node: YamlNode, commented: ReadonlySet<YamlNode>): symbol | undefined {
+  if (!isCollection(node)) return undefined;
+  if (containsComment(node, commented)) return undefined;
+  const json = JSON.stringify(node.toJSON());
+  if (json.length <= FLOW_WIDTH && !/\\n/.test(json)) {
+    node.flow = true;
+    return visit.SKIP;
+  }
+  return undefined;
+}
+
+function containsComment(node: unknown, commented: ReadonlySet<YamlNode>): boolean {
+  if (node === null || node === undefined || typeof node !== "object") return false;
+  if (commented.has(node as YamlNode)) return true;
+  if (isPair(node)) return containsComment(node.key, commented) || containsComment(node.value, commented);
+  if (isCollection(node)) return (node.items as unknown[]).some((item) => containsComment(item, commented));
+  return false;
+}
+
+/** The node a comment attaches to: the key scalar for a mapping entry, the item for a list entry. */
+function nodeForComment(doc: Document, path: readonly (string | number)[]): YamlNode | undefined {
+  let node: unknown = doc.contents;
+  let target: YamlNode | undefined;
+  for (const part of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === part);
+      if (pair === undefined) return undefined;
+      target = pair.key as YamlNode;
+      node = pair.value;
+    } else if (isSeq(node) && typeof part === "number") {
+      node = node.items[part];
+      target = node as YamlNode;
+    } else return undefined;
+  }
+  return target;
+}

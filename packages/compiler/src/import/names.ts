@@ -1,0 +1,97 @@
+/**
+ * Names the importer makes: tool names, input property names, secret names and the server name.
+ *
+ * Every rule here exists because of a rule of the spec format: tool names are `[A-Za-z0-9_.-]`, template
+ * references (`{{input.a}}`) only take identifier segments, secret names are upper case. Names that already
+ * follow a rule are kept as they are, so an API's own vocabulary survives wherever it can.
+ */
+
+/** Tool names are cut to this length: long names cost tokens in every listing and some clients cap them at 64. */
+export const MAX_TOOL_NAME = 64;
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Hands out names unique case-insensitively (clients and file systems may fold case), with `_2`, `_3` suffixes. */
+export class NameSet {
+  readonly #taken = new Set<string>();
+  readonly maxLength: number;
+
+  constructor(maxLength: number = Number.MAX_SAFE_INTEGER) {
+    this.maxLength = maxLength;
+  }
+
+  has(name: string): boolean {
+    return this.#taken.has(name.toLowerCase());
+  }
+
+  /** Takes `name` if it is free, or the first free `name_2`, `name_3`, ... cut to fit the length. */
+  take(name: string): string {
+    let candidate = name.slice(0, this.maxLength);
+    for (let n = 2; this.has(candidate); n++) {
+      const suffix = `_${n}`;
+      candidate = name.slice(0, this.maxLength - suffix.length) + suffix;
+    }
+    this.#taken.add(candidate.toLowerCase());
+    return candidate;
+  }
+}
+
+/** An operationId made a tool name: invalid characters become `_`, at most 64 characters. */
+export function toolNameFrom(operationId: string): string {
+  const name = operationId.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "");
+  return name === "" ? "operation" : name.slice(0, MAX_TOOL_NAME);
+}
+
+/** A tool name for an operation without operationId: `get_pets_petId` for GET /pets/{petId}. */
+export function toolNameFromRoute(method: string, path: string): string {
+  const words = path
+    .split("/")
+    .map((segment) => segment.replace(/[{}]/g, ""))
+    .filter((segment) => segment !== "");
+  return toolNameFrom([method.toLowerCase(), ...words].join("_"));
+}
+
+/**
+ * A parameter name made an identifier that templates can reference: kept when it already is one, otherwise
+ * snake case (`X-Request-Id` → `x_request_id`, `page[size]` → `page_size`), with a leading `_` before a digit.
+ */
+export function identifierFrom(name: string): string {
+  if (IDENTIFIER.test(name)) return name;
+  let id = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toLowerCase();
+  if (id === "") id = "param";
+  if (/^[0-9]/.test(id)) id = `_${id}`;
+  return id;
+}
+
+export function isIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
+
+/** A secret name from a security scheme's name: `bearerAuth` → `BEARER_AUTH`, `api_key` → `API_KEY`. */
+export function secretNameFrom(scheme: string): string {
+  let name = scheme
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toUpperCase();
+  if (name === "") name = "SECRET";
+  if (!/^[A-Z]/.test(name)) name = `KEY_${name}`;
+  return name.slice(0, 64);
+}
+
+/** The server name (MCP serverInfo.name) from the API's title: `Swagger Petstore` → `swagger-petstore`. */
+export function serverNameFrom(title: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64)
+    .replace(/-+$/, "");
+  return slug === "" ? "api" : slug;
+}

@@ -1,0 +1,265 @@
+/**
+ * Output proposals: from an operation's success response, an `output.select` that keeps what a model usually
+ * needs, and an `output.schema` for it.
+ *
+ * Raw API responses are large and mostly noise to a model (links, internal ids, audit fields, nested
+ * objects). The proposal keeps, from the response schema, the scalar fields and the arrays of scalars, and one
+ * level down, the scalar fields of nested objects and of arrays of objects (`items[*].{id: id, name: name}`).
+ * It is a proposal: the spec marks it with a comment for review, and the rules are kept simple so a reviewer can
+ * predict them.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+
+/** Fields kept at the top level and in each nested object. */
+export const MAX_TOP_FIELDS = 12;
+export const MAX_NESTED_FIELDS = 8;
+const MAX_SELECT = 1000;
+
+/** Field names a select may not read (the compiler refuses them: they name JavaScript object internals). */
+const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
+const SCALARS = new Set(["string", "number", "integer", "boolean"]);
+
+export type Output = { readonly select: string; readonly schema?: Record<string, unknown> } | { readonly raw: true };
+
+export interface Proposal {
+  readonly output: Output;
+  /** The review comment written above the output. */
+  readonly comment: string;
+  /** A warning for the import's report, when the proposal cannot be good. */
+  readonly warning?: { readonly path: SpecPath; readonly message: string };
+  /** Set when the operation cannot be a tool at all (its answer is binary). */
+  readonly skip?: { readonly path: SpecPath; readonly message: string };
+}
+
+type Shape =
+  | { readonly kind: "scalar"; readonly types: readonly string[]; readonly nullable: boolean }
+  | { readonly kind: "array"; readonly items: Shape; readonly nullable: boolean }
+  | { readonly kind: "object"; readonly fields: readonly Field[]; readonly nullable: boolean }
+  | { readonly kind: "unknown" };
+
+interface Field {
+  readonly name: string;
+  readonly shape: Shape;
+  readonly required: boolean;
+}
+
+const SUCCESS = ["200", "201", "202", "203", "206", "2XX", "2xx", "204", "205"];
+
+export function isJsonMediaType(type: string): boolean {
+  const t = type.split(";")[0]!.trim().toLowerCase();
+  return t === "application/json" || /^[a-z0-9.!#$&^_-]+\/[a-z0-9.!#$&^_-]+\+json$/.test(t) || t === "*/*" || t === "application/*";
+}
+
+export function proposeOutput(resolver: Resolver, operation: Record<string, unknown>, at: SpecPath): Proposal {
+  const responsesAt = [...at, "responses"];
+  const responses = resolver.deref(own(operation, "responses"), responsesAt);
+  const code = SUCCESS.find((c) => own(responses.value, c) !== undefined);
+  if (code === undefined) {
+    return { output: { select: "@" }, comment: "proposal: no success response is documented, so this returns the whole JSON answer; narrow it" };
+  }
+  const response = resolver.deref(own(responses.value, code), [...responses.path, code]);
+  const content = own(response.value, "content");
+  const types = isPlainObject(content) ? Object.keys(content) : [];
+  if (types.length === 0) {
+    const bodyless = code === "204" || code === "205";
+    return {
+      output: { select: "@" },
+      comment: `proposal: the ${code} response documents no body; review what the API answers`,
+      ...(bodyless
+        ? {
+            warning: {
+              path: response.path,
+              message: `The success response (${code}) has no body. A tool reads a JSON or text answer, so a call that succeeds upstream will still report an error about the content type.`,
+            },
+          }
+        : {}),
+    };
+  }
+  const jsonType = types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
+  if (jsonType === undefined) {
+    if (types.some((t) => t.toLowerCase().startsWith("text/"))) return { output: { raw: true }, comment: `proposal: the API answers ${types.join(", ")}, returned as text` };
+    return {
+      output: { raw: true },
+      comment: "",
+      skip: { path: [...response.path, "content"], message: `The operation answers ${types.join(", ")}, which a tool cannot return (it returns JSON or text); the operation is left out.` },
+    };
+  }
+  const mediaAt = [...response.path, "content", jsonType];
+  const schema = own(own(content, jsonType), "schema");
+  if (schema === undefined) {
+    return { output: { select: "@" }, comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it` };
+  }
+  const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
+  return buildProposal(shape, code);
+}
+
+function buildProposal(shape: Shape, code: string): Proposal {
+  if (shape.kind === "object") {
+    const picked = pick(shape.fields, 0);
+    if (picked.length === 0) return { output: { select: "@" }, comment: `proposal: the ${code} response has no scalar fields to pick; this returns the whole answer` };
+    const fitted = fit(picked, (entries) => hash(entries));
+    return {
+      output: { select: hash(fitted), schema: objectSchema(fitted) },
+      comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.fields.length} fields of the ${code} response`,
+    };
+  }
+  if (shape.kind === "array") {
+    // structuredContent must be an object, so a list answer is wrapped as {items: [...]}.
+    if (shape.items.kind === "object") {
+      // The items of a list answer are what the answer is about: as many fields as at the top, without nesting.
+      const picked = pick(shape.items.fields, 1, MAX_TOP_FIELDS);
+      if (picked.length > 0) {
+        const fitted = fit(picked, (entries) => `{items: [*].${hash(entries)}}`);
+        return {
+          output: {
+            select: `{items: [*].${hash(fitted)}}`,
+            schema: { type: "object", properties: { items: { type: ["array", "null"], items: objectSchema(fitted) } }, required: ["items"] },
+          },
+          comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.items.fields.length} fields of each item of the ${code} response`,
+        };
+      }
+    }
+    if (shape.items.kind === "scalar") {
+      return {
+        output: { select: "{items: @}", schema: { type: "object", properties: { items: { type: ["array", "null"], items: scalarSchema(shape.items, false) } }, required: ["items"] } },
+        comment: `proposal: review this select and schema (the ${code} response is a list of values)`,
+      };
+    }
+  }
+  return { output: { select: "@" }, comment: `proposal: the ${code} response schema gives nothing simple to pick; this returns the whole answer` };
+}
+
+interface Entry {
+  readonly key: string;
+  readonly expression: string;
+  readonly schema: Record<string, unknown>;
+}
+
+/** The fields kept at one level: scalars and arrays of scalars everywhere, nested objects only at the top. */
+function pick(fields: readonly Field[], level: number, max = level === 0 ? MAX_TOP_FIELDS : MAX_NESTED_FIELDS): Entry[] {
+  const out: Entry[] = [];
+  for (const field of fields) {
+    if (out.length >= max) break;
+    if (REFUSED_FIELDS.has(field.name)) continue;
+    const name = identifier(field.name);
+    const s = field.shape;
+    const optional = !field.required;
+    if (s.kind === "scalar") out.push({ key: name, expression: name, schema: scalarSchema(s, optional) });
+    else if (s.kind === "array" && s.items.kind === "scalar") {
+      out.push({ key: name, expression: name, schema: { type: optional || s.nullable ? ["array", "null"] : "array", items: scalarSchema(s.items, false) } });
+    } else if (level === 0 && s.kind === "array" && s.items.kind === "object") {
+      const inner = pick(s.items.fields, 1);
+      if (inner.length > 0) out.push({ key: name, expression: `${name}[*].${hash(inner)}`, schema: { type: ["array", "null"], items: objectSchema(inner) } });
+    } else if (level === 0 && s.kind === "object") {
+      const inner = pick(s.fields, 1);
+      // A multiselect on a missing object gives null, so the object may always be null.
+      if (inner.length > 0) out.push({ key: name, expression: `${name}.${hash(inner)}`, schema: { ...objectSchema(inner), type: ["object", "null"] } });
+    }
+  }
+  return out;
+}
+
+/** Drops fields from the end until the select fits the format's length limit. */
+function fit(entries: Entry[], render: (entries: Entry[]) => string): Entry[] {
+  let kept = entries;
+  while (kept.length > 1 && render(kept).length > MAX_SELECT) kept = kept.slice(0, -1);
+  return kept;
+}
+
+function hash(entries: readonly Entry[]): string {
+  return `{${entries.map((e) => `${e.key}: ${e.expression}`).join(", ")}}`;
+}
+
+function objectSchema(entries: readonly Entry[]): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const e of entries) put(properties, unquote(e.key), e.schema);
+  // A multiselect hash always has every key (a missing field is null), so every key is required.
+  return { type: "object", properties, required: entries.map((e) => unquote(e.key)) };
+}
+
+/**
+ * A scalar's schema in the output. Optional fields may be missing, which a select turns into null; and the
+ * schema keeps only the type, since the model reads the schema in every listing.
+ */
+function scalarSchema(s: Extract<Shape, { kind: "scalar" }>, optional: boolean): Record<string, unknown> {
+  const types = [...s.types];
+  if ((optional || s.nullable) && !types.includes("null")) types.push("null");
+  return { type: types.length === 1 ? types[0] : types };
+}
+
+/** A JMESPath identifier: bare when it can be, else quoted (JSON string syntax). */
+function identifier(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : JSON.stringify(name);
+}
+
+function unquote(key: string): string {
+  return key.startsWith('"') ? (JSON.parse(key) as string) : key;
+}
+
+/** Reads a response schema into a shape, two levels deep, following references (cycles end in `unknown`). */
+class ShapeReader {
+  readonly #resolver: Resolver;
+
+  constructor(resolver: Resolver) {
+    this.#resolver = resolver;
+  }
+
+  read(schema: unknown, path: SpecPath, level: number): Shape {
+    const { value, path: at } = this.#deref(schema, path);
+    if (!isPlainObject(value)) return { kind: "unknown" };
+    const rawType = value["type"];
+    const types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter((t): t is string => typeof t === "string");
+    const nullable = value["nullable"] === true || types.includes("null");
+    const nonNull = types.filter((t) => t !== "null");
+    const allOf = Array.isArray(value["allOf"]) ? value["allOf"] : [];
+    const properties = value["properties"];
+    if (nonNull.includes("object") || isPlainObject(properties) || (nonNull.length === 0 && allOf.length > 0)) {
+      if (level > 2) return { kind: "unknown" };
+      return { kind: "object", fields: this.#fields(value, at, level), nullable };
+    }
+    if (nonNull.length === 1 && nonNull[0] === "array") {
+      if (level > 2) return { kind: "unknown" };
+      return { kind: "array", items: this.read(value["items"], [...at, "items"], level + 1), nullable };
+    }
+    if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t))) return { kind: "scalar", types: nonNull, nullable };
+    if (nonNull.length === 0 && Array.isArray(value["enum"]) && value["enum"].every((v) => typeof v === "string")) return { kind: "scalar", types: ["string"], nullable };
+    return { kind: "unknown" };
+  }
+
+  /** The properties of an object schema, with those of its allOf parts, in document order; writeOnly ones left out. */
+  #fields(schema: Record<string, unknown>, at: SpecPath, level: number): Field[] {
+    const out = new Map<string, Field>();
+    const required = new Set<string>();
+    const collect = (s: Record<string, unknown>, path: SpecPath, depth: number): void => {
+      if (Array.isArray(s["required"])) for (const n of s["required"]) if (typeof n === "string") required.add(n);
+      const allOf = Array.isArray(s["allOf"]) ? s["allOf"] : [];
+      allOf.forEach((part, i) => {
+        if (depth > 4) return;
+        const resolved = this.#deref(part, [...path, "allOf", i]);
+        if (isPlainObject(resolved.value)) collect(resolved.value, resolved.path, depth + 1);
+      });
+      const properties = s["properties"];
+      if (!isPlainObject(properties)) return;
+      for (const [name, value] of Object.entries(properties)) {
+        if (out.has(name)) continue;
+        const propertyAt = [...path, "properties", name];
+        const resolved = this.#deref(value, propertyAt);
+        if (own(resolved.value, "writeOnly") === true) continue;
+        out.set(name, { name, shape: this.read(value, propertyAt, level + 1), required: false });
+      }
+    };
+    collect(schema, at, 0);
+    return [...out.values()].map((f) => ({ ...f, required: required.has(f.name) }));
+  }
+
+  #deref(schema: unknown, path: SpecPath): { value: unknown; path: SpecPath } {
+    try {
+      return this.#resolver.deref(schema, path);
+    } catch (error) {
+      // A reference loop in a response only ends the walk; references that leave the document stay errors.
+      if (error instanceof ImportProblem && error.code === "KV7005" && /never reaches a value/.test(error.message)) return { value: undefined, path };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * OpenAPI schema objects to the JSON Schemas (2020-12) a spec's `input` holds.
+ *
+ * A tool's input schema must stand alone: it is published to clients as is, and many clients do not follow
+ * `$ref`s. So every local `$ref` is inlined, within the spec's schema limits (a node budget stops a document
+ * whose references multiply, before it costs memory). A reference cycle cannot be inlined: it is an error at the
+ * `$ref` that closes it (see README, "kervanc import"), because cutting it to `{}` would let the server forward
+ * unchecked values without anyone deciding that.
+ *
+ * OpenAPI 3.0 schema objects are a dialect of their own; 3.1 ones are 2020-12 with extra keywords. Both are
+ * rebuilt keyword by keyword from a list of the 2020-12 keywords Ajv's strict mode knows: `nullable` becomes a
+ * `"null"` type, boolean `exclusiveMinimum`/`exclusiveMaximum` become numbers, properties marked `readOnly`
+ * (set by the server) leave request schemas, and everything else (`example`, `examples`, `xml`,
+ * `discriminator`, `externalDocs`, `x-` extensions, unknown formats) is dropped: it would cost tokens in every
+ * listing, or make `build` warn, and checks nothing.
+ */
+import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { SCHEMA_LIMITS } from "../check/schema-limits.ts";
+import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
+import { cleanText, shorten } from "./text.ts";
+
+export type OpenApiVersion = "3.0" | "3.1";
+export type JsonSchema = Record<string, unknown> | boolean;
+
+/** Descriptions inside schemas are cut to this length: they are repeated in every listing of the tool. */
+export const MAX_SCHEMA_DESCRIPTION = 300;
+
+const TYPES = new Set(["string", "number", "integer", "boolean", "array", "object", "null"]);
+
+/** Formats Ajv (with ajv-formats) checks; others are annotations that `build` would warn about. */
+const KNOWN_FORMATS = new Set([
+  "binary",
+  "byte",
+  "date",
+  "date-time",
+  "double",
+  "duration",
+  "email",
+  "float",
+  "hostname",
+  "int32",
+  "int64",
+  "ipv4",
+  "ipv6",
+  "iso-date-time",
+  "iso-time",
+  "json-pointer",
+  "json-pointer-uri-fragment",
+  "password",
+  "regex",
+  "relative-json-pointer",
+  "time",
+  "uri",
+  "uri-reference",
+  "uri-template",
+  "url",
+  "uuid",
+]);
+
+const NUMBER_KEYWORDS = ["multipleOf", "maximum", "minimum"] as const;
+const COUNT_KEYWORDS = ["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties", "maxContains", "minContains"] as const;
+const SCHEMA_KEYWORDS = ["not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"] as const;
+const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
+const ANNOTATIONS = new Set(["title", "description", "default", "deprecated", "readOnly", "writeOnly", "example", "examples", "externalDocs", "xml"]);
+/** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
+const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
+
+export interface ConvertNote {
+  readonly path: SpecPath;
+  readonly message: string;
+  /** Characters removed from a text by the visible-text rule. */
+  readonly removed?: { readonly count: number; readonly first: number };
+}
+
+/**
+ * Converts the schemas of one tool. One converter per tool: its node budget counts every node the tool's
+ * input holds, inlined references included.
+ */
+export class SchemaConverter {
+  readonly #resolver: Resolver;
+  readonly #version: OpenApiVersion;
+  readonly #notes: ConvertNote[];
+  readonly #cache = new Map<string, { schema: JsonSchema; nodes: number }>();
+  #nodes = 0;
+  readonly #budget: number;
+
+  constructor(resolver: Resolver, version: OpenApiVersion, notes: ConvertNote[], budget: number = SCHEMA_LIMITS.maxNodes) {
+    this.#resolver = resolver;
+    this.#version = version;
+    this.#notes = notes;
+    this.#budget = budget;
+  }
+
+  get nodes(): number {
+    return this.#nodes;
+  }
+
+  /** Converts a request-side schema found at `path`; throws ImportProblem for what cannot be converted. */
+  convert(schema: unknown, path: SpecPath): JsonSchema {
+    return this.#convert(schema, path, [], 0);
+  }
+
+  /** Whether a (possibly referenced) schema is marked `readOnly: true`: such properties are set by the server. */
+  isReadOnly(schema: unknown, path: SpecPath): boolean {
+    try {
+      return own(this.#resolver.deref(schema, path).value, "readOnly") === true;
+    } catch {
+      // The problem is reported when the schema itself is converted.
+      return false;
+    }
+  }
+
+  #count(n: number, path: SpecPath): void {
+    this.#nodes += n;
+    if (this.#nodes > this.#budget) throw new ImportProblem("KV7007", path, `has more than ${this.#budget} nodes`);
+  }
+
+  #convert(schema: unknown, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
+    if (typeof schema === "boolean") return schema;
+    if (!isPlainObject(schema)) throw new ImportProblem("KV7003", path, "A schema must be a mapping (or true or false in OpenAPI 3.1).");
+    // Each schema level is at least one level of the spec's depth limit, so this is past it for sure; stopping
+    // here also keeps a hostile document's nesting off the call stack.
+    if (depth > SCHEMA_LIMITS.maxDepth) throw new ImportProblem("KV7007", path, `is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
+    for (const key of DYNAMIC) {
+      if (Object.hasOwn(schema, key)) throw new ImportProblem("KV7005", [...path, key], `"${key}" is not supported: a tool's input schema must be self-contained.`);
+    }
+    if (Object.hasOwn(schema, "$ref")) return this.#convertRef(schema, path, refs, depth);
+    this.#count(1, path);
+    const out: Record<string, unknown> = {};
+
+    // type, with OpenAPI 3.0's nullable folded in.
+    const rawType = schema["type"];
+    let types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter((t): t is string => typeof t === "string" && TYPES.has(t));
+    const nullable = schema["nullable"] === true;
+    if (nullable && types.length > 0 && !types.includes("null")) types = [...types, "null"];
+    types = [...new Set(types)];
+    if (types.length === 1) out["type"] = types[0];
+    else if (types.length > 1) out["type"] = types;
+
+    this.#annotation(schema, path, out, "title", "line");
+    this.#annotation(schema, path, out, "description", "multiline");
+    if (Object.hasOwn(schema, "default") && schema["default"] !== undefined) out["default"] = schema["default"];
+    if (schema["deprecated"] === true) out["deprecated"] = true;
+
+    if (Array.isArray(schema["enum"]) && schema["enum"].length > 0) {
+      const values = [...schema["enum"]];
+      if (nullable && !values.includes(null)) values.push(null);
+      out["enum"] = values;
+    }
+    if (Object.hasOwn(schema, "const")) out["const"] = schema["const"];
+    if (typeof schema["format"] === "string" && KNOWN_FORMATS.has(schema["format"])) out["format"] = schema["format"];
+
+    for (const key of NUMBER_KEYWORDS) if (typeof schema[key] === "number") out[key] = schema[key];
+    if (typeof out["multipleOf"] === "number" && !((out["multipleOf"] as number) > 0)) delete out["multipleOf"];
+    // 3.0: `exclusiveMinimum: true` makes `minimum` exclusive; 2020-12 writes the bound itself.
+    for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+      const value = schema[exclusive];
+      if (typeof value === "number") out[exclusive] = value;
+      else if (value === true && typeof out[bound] === "number") {
+        out[exclusive] = out[bound];
+        delete out[bound];
+      }
+    }
+    for (const key of COUNT_KEYWORDS) if (Number.isInteger(schema[key]) && (schema[key] as number) >= 0) out[key] = schema[key];
+    if (schema["uniqueItems"] === true) out["uniqueItems"] = true;
+    if (typeof schema["pattern"] === "string") {
+      const problem = patternProblem(schema["pattern"]);
+      if (problem === null) out["pattern"] = schema["pattern"];
+      else this.#notes.push({ path: [...path, "pattern"], message: `The pattern is left out: ${problem}.` });
+    }
+
+    for (const key of SCHEMA_KEYWORDS) {
+      if (Object.hasOwn(schema, key)) out[key] = this.#convert(schema[key], [...path, key], refs, depth + 1);
+    }
+    for (const key of LIST_KEYWORDS) {
+      const list = schema[key];
+      if (Array.isArray(list) && list.length > 0) out[key] = list.map((item, i) => this.#convert(item, [...path, key, i], refs, depth + 1));
+    }
+    const items = schema["items"];
+    if (Array.isArray(items)) {
+      // Draft 4 tuple form, which some 3.0 documents use: 2020-12 calls it prefixItems.
+      if (items.length > 0 && out["prefixItems"] === undefined) out["prefixItems"] = items.map((item, i) => this.#convert(item, [...path, "items", i], refs, depth + 1));
+    } else if (items !== undefined) out["items"] = this.#convert(items, [...path, "items"], refs, depth + 1);
+
+    const properties = schema["properties"];
+    const dropped = new Set<string>();
+    if (isPlainObject(properties)) {
+      const converted: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(properties)) {
+        const at = [...path, "properties", name];
+        // Properties the server sets (ids, timestamps) are not the client's to send.
+        if (this.isReadOnly(value, at)) {
+          dropped.add(name);
+          continue;
+        }
+        put(converted, name, this.#convert(value, at, refs, depth + 1));
+      }
+      out["properties"] = converted;
+    }
+    if (Array.isArray(schema["required"])) {
+      const declared = isPlainObject(out["properties"]) ? (out["properties"] as Record<string, unknown>) : null;
+      // A required name that `properties` does not declare makes Ajv's strict mode warn; in OpenAPI it is
+      // usually a property dropped above (readOnly) or declared in an allOf sibling, which is kept.
+      const required = [...new Set(schema["required"].filter((n): n is string => typeof n === "string" && !dropped.has(n) && (declared === null || Object.hasOwn(declared, n))))];
+      if (required.length > 0) out["required"] = required;
+    }
+    const additional = schema["additionalProperties"];
+    if (typeof additional === "boolean") out["additionalProperties"] = additional;
+    else if (additional !== undefined) out["additionalProperties"] = this.#convert(additional, [...path, "additionalProperties"], refs, depth + 1);
+    const patternProperties = schema["patternProperties"];
+    if (isPlainObject(patternProperties)) {
+      const converted: Record<string, unknown> = {};
+      for (const [pattern, value] of Object.entries(patternProperties)) {
+        const problem = patternProblem(pattern);
+        if (problem !== null) {
+          this.#notes.push({ path: [...path, "patternProperties", pattern], message: `The pattern property is left out: ${problem}.` });
+          continue;
+        }
+        put(converted, pattern, this.#convert(value, [...path, "patternProperties", pattern], refs, depth + 1));
+      }
+      if (Object.keys(converted).length > 0) out["patternProperties"] = converted;
+    }
+    const dependentRequired = schema["dependentRequired"];
+    if (isPlainObject(dependentRequired)) {
+      const converted: Record<string, unknown> = {};
+      for (const [name, list] of Object.entries(dependentRequired)) {
+        if (Array.isArray(list)) put(converted, name, list.filter((n): n is string => typeof n === "string"));
+      }
+      out["dependentRequired"] = converted;
+    }
+    const dependentSchemas = schema["dependentSchemas"];
+    if (isPlainObject(dependentSchemas)) {
+      const converted: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(dependentSchemas)) put(converted, name, this.#convert(value, [...path, "dependentSchemas", name], refs, depth + 1));
+      out["dependentSchemas"] = converted;
+    }
+    // `then`/`else` without `if` mean nothing (and make Ajv's strict mode warn).
+    if (out["if"] === undefined) {
+      delete out["then"];
+      delete out["else"];
+    }
+    // `properties` without a type: OpenAPI tools read it as an object, and so does this schema.
+    if (out["type"] === undefined && (out["properties"] !== undefined || out["additionalProperties"] !== undefined) && !hasCombinator(out)) out["type"] = "object";
+    if (out["type"] === undefined && (out["items"] !== undefined || out["prefixItems"] !== undefined) && !hasCombinator(out)) out["type"] = "array";
+    if (out["prefixItems"] !== undefined && out["minItems"] === undefined) out["minItems"] = 0;
+    return out;
+  }
+
+  #convertRef(schema: Record<string, unknown>, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
+    const refAt = [...path, "$ref"];
+    const target = this.#resolver.resolve(schema["$ref"], refAt);
+    const key = pointerOf(target.path);
+    if (refs.includes(key)) {
+      const cycle = [...refs.slice(refs.indexOf(key)), key];
+      throw new ImportProblem(
+        "KV7006",
+        refAt,
+        `The schema is recursive: ${key} refers to itself${cycle.length > 2 ? ` (through ${cycle.slice(1, -1).join(", ")})` : ""}. A tool's input schema is inlined and cannot be recursive`,
+      );
+    }
+    let resolved: JsonSchema;
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) {
+      this.#count(cached.nodes, path);
+      resolved = cached.schema;
+    } else {
+      const before = this.#nodes;
+      resolved = this.#convert(target.value, target.path, [...refs, key], depth);
+      this.#cache.set(key, { schema: resolved, nodes: this.#nodes - before });
+    }
+    // OpenAPI 3.0 ignores a $ref's siblings; 3.1 (2020-12) applies them next to the referenced schema.
+    const siblings = Object.keys(schema).filter((k) => k !== "$ref");
+    if (this.#version === "3.0" || siblings.length === 0) return resolved;
+    const rest: Record<string, unknown> = {};
+    for (const k of siblings) put(rest, k, schema[k]);
+    const extra = this.#convert(rest, path, refs, depth);
+    if (typeof extra === "boolean" || Object.keys(extra).length === 0) return resolved;
+    const onlyAnnotations = Object.keys(rest).every((k) => ANNOTATIONS.has(k) || k.startsWith("x-"));
+    if (onlyAnnotations && typeof resolved !== "boolean") return { ...resolved, ...extra };
+    const merged: Record<string, unknown> = { ...extra, allOf: [resolved, ...(Array.isArray(extra["allOf"]) ? extra["allOf"] : [])] };
+    // The allOf already requires the referenced type; stating it here too keeps keywords such as maxLength
+    // next to their type, which Ajv's strict mode wants.
+    if (merged["type"] === undefined && typeof resolved !== "boolean" && resolved["type"] !== undefined) merged["type"] = resolved["type"];
+    return merged;
+  }
+
+  #annotation(schema: Record<string, unknown>, path: SpecPath, out: Record<string, unknown>, key: "title" | "description", mode: "line" | "multiline"): void {
+    const value = schema[key];
+    if (typeof value !== "string") return;
+    const clean = cleanText(value, mode);
+    if (clean.removed > 0) this.#notes.push({ path: [...path, key], message: "", removed: { count: clean.removed, first: firstHidden(value) } });
+    if (clean.text === "") return;
+    out[key] = key === "description" ? shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text : clean.text;
+  }
+}
+
+function hasCombinator(schema: Record<string, unknown>): boolean {
+  return schema["allOf"] !== undefined || schema["anyOf"] !== undefined || schema["oneOf"] !== undefined;
+}
+
+/** Why a pattern cannot be kept: Ajv compiles patterns as Unicode regular expressions, and the spec caps their length. */
+export function patternProblem(pattern: string): string | null {
+  if (pattern.length > SCHEMA_LIMITS.maxPatternLength) return `it is longer than ${SCHEMA_LIMITS.maxPatternLength} characters`;
+  try {
+    new RegExp(pattern, "u");
+    return null;
+  } catch (error) {
+    return `it is not a valid regular expression in Unicode mode (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** The first character `cleanText` would remove, as a code point. */
+export function firstHidden(text: string): number {
+  for (const ch of text) {
+    if (cleanText(ch, "multiline").removed > 0) return ch.codePointAt(0)!;
+  }
+  return 0;
+}

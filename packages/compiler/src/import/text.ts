@@ -1,0 +1,61 @@
+/**
+ * Text from an OpenAPI document made fit for a spec's visible-text fields (§1.4 of the format).
+ *
+ * A spec refuses control, format and separator characters in names, titles and descriptions, because they can
+ * hide text from a reviewer that the model still reads. An imported description is not reviewed character by
+ * character, so the importer removes them (and reports it) rather than copying them into a spec that `build`
+ * would refuse: what is left is exactly what a reviewer sees.
+ */
+
+const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+export interface CleanText {
+  readonly text: string;
+  /** How many invisible or control characters were removed (line breaks turned into spaces do not count). */
+  readonly removed: number;
+}
+
+/**
+ * `multiline` keeps tabs and line feeds (CR LF and lone CR become LF, U+2028/U+2029 become LF); `line` turns
+ * every line break and tab into a space. Runs of blank lines and trailing spaces are tidied either way.
+ */
+export function cleanText(input: string, mode: "line" | "multiline"): CleanText {
+  let out = "";
+  let removed = 0;
+  const text = input.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, "\n");
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp === 0x0a || cp === 0x09) {
+      out += mode === "multiline" ? ch : " ";
+      continue;
+    }
+    if (cp === 0x200c || cp === 0x200d) {
+      out += ch;
+      continue;
+    }
+    if (ALWAYS_REFUSED.has(cp) || HIDDEN.test(ch)) {
+      removed++;
+      continue;
+    }
+    out += ch;
+  }
+  out = mode === "line" ? out.replace(/ {2,}/g, " ").trim() : out.replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  return { text: out, removed };
+}
+
+/**
+ * Cuts a text to at most `max` characters at a paragraph, sentence or word boundary, marking the cut with an
+ * ellipsis. Long API documentation would otherwise fill the model's context with every tool listing.
+ */
+export function shorten(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  const room = text.slice(0, max - 1);
+  const candidates = [room.lastIndexOf("\n\n"), room.lastIndexOf(". ") + 1, room.lastIndexOf(" ")];
+  const at = candidates.find((i) => i >= max / 2) ?? room.length;
+  // Never split a surrogate pair.
+  let end = at;
+  const last = room.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return { text: `${room.slice(0, end).trimEnd()}…`, cut: true };
+}
