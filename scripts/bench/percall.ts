@@ -47,8 +47,10 @@ export interface PercallConfig {
 }
 
 export interface PercallResult {
-  /** Microseconds per call, one sample per round, per variant. */
+  /** Wall-clock microseconds per call, one sample per round, per variant. */
   readonly samples: Record<string, number[]>;
+  /** CPU microseconds (user + system, this process) per call, likewise: steadier on a shared machine. */
+  readonly cpu: Record<string, number[]>;
 }
 
 type Call = () => Promise<{ isError?: boolean; content?: unknown }>;
@@ -128,13 +130,15 @@ function interpretedServer(rt: RuntimeModules, specFile: string): CompiledServer
   );
 }
 
-async function batch(call: Call, count: number): Promise<number> {
+async function batch(call: Call, count: number): Promise<{ wall: number; cpu: number }> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const result = await call();
     if (result.isError) throw new Error(`a call failed: ${JSON.stringify(result.content)}`);
   }
-  return ((performance.now() - t0) * 1000) / count;
+  const cpu = process.cpuUsage(c0);
+  return { wall: ((performance.now() - t0) * 1000) / count, cpu: (cpu.user + cpu.system) / count };
 }
 
 const variants: { name: string; call: Call; calls: number }[] = [];
@@ -159,12 +163,15 @@ if (config.socketPackage !== null && config.upstreamOrigin !== null) {
 // Warm-up: let every variant reach steady JIT state before anything is recorded.
 for (const v of variants) await batch(v.call, v.calls);
 const samples: Record<string, number[]> = {};
+const cpu: Record<string, number[]> = {};
 for (let round = 0; round < config.rounds; round++) {
   // Rotate the order every round, so no variant always runs right after the same other one.
   for (let i = 0; i < variants.length; i++) {
     const v = variants[(i + round) % variants.length]!;
-    (samples[v.name] ??= []).push(await batch(v.call, v.calls));
+    const b = await batch(v.call, v.calls);
+    (samples[v.name] ??= []).push(b.wall);
+    (cpu[v.name] ??= []).push(b.cpu);
   }
 }
-const result: PercallResult = { samples };
+const result: PercallResult = { samples, cpu };
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -7,6 +7,7 @@
  * all the peer's SDK v1 server speaks.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
 export type Era = "modern" | "legacy";
@@ -106,10 +107,35 @@ export async function initializeLegacy(session: StdioSession): Promise<void> {
 }
 
 /**
- * Milliseconds from spawn to the first `tools/list` answer. The requests are written at once, before the
+ * CPU time a process has used so far, in ms. On a shared machine this is much steadier than wall time: it does
+ * not grow while the process waits for a core. Read from /proc/<pid>/task/<tid>/schedstat (nanoseconds, every
+ * live thread: the main thread, V8's helpers, libuv's pool), or from /proc/<pid>/stat (user + system, 10 ms
+ * ticks) when schedstat is not there.
+ */
+export function cpuMs(pid: number): number {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    }
+    if (Number.isFinite(ns) && ns > 0) return ns / 1e6;
+  } catch {
+    // Fall through to the coarser counter.
+  }
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // utime and stime are fields 14 and 15 of the file, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * Milliseconds from spawn to the first `tools/list` answer, and the CPU time the server used until then. The requests are written at once, before the
  * process has started: the server reads them as soon as its stdin is open, as with a host that pipes ahead.
  */
-export async function coldStart(cmd: Command, era: Era): Promise<{ ms: number; tools: number }> {
+export async function coldStart(cmd: Command, era: Era): Promise<{ ms: number; cpuMs: number; tools: number }> {
   const t0 = performance.now();
   const session = spawnSession(cmd, era);
   try {
@@ -118,8 +144,9 @@ export async function coldStart(cmd: Command, era: Era): Promise<{ ms: number; t
     await handshake;
     const answer = await listed;
     const ms = performance.now() - t0;
+    const cpu = cpuMs(session.child.pid!);
     if (answer.error || !Array.isArray(answer.result?.["tools"])) throw new Error(`tools/list failed: ${JSON.stringify(answer).slice(0, 300)}\n${session.stderr()}`);
-    return { ms, tools: (answer.result["tools"] as unknown[]).length };
+    return { ms, cpuMs: cpu, tools: (answer.result["tools"] as unknown[]).length };
   } finally {
     await session.close();
   }

@@ -3,12 +3,15 @@
  * (gen-specs.ts `upstreamBody()`), keeping connections alive. It runs as its own process, so that the servers
  * under test and the load generator never share an event loop with it; it prints `PORT <n>` when listening.
  *
- *   node --import tsx scripts/bench/upstream.ts
+ *   node --import tsx scripts/bench/upstream.ts [--port N]
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import process from "node:process";
+import { parseArgs } from "node:util";
 import { upstreamBody } from "./gen-specs.ts";
+
+const { values } = parseArgs({ options: { port: { type: "string", default: "0" } } });
 
 const body = Buffer.from(upstreamBody(), "utf8");
 const headers = { "content-type": "application/json", "content-length": String(body.length) };
@@ -21,7 +24,7 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 30_000;
 // The load runs open tens of thousands of short connections (kervanc's transport does not pool); allow them.
 server.maxConnections = 100_000;
-server.listen(0, "127.0.0.1", () => {
+server.listen(Number(values.port), "127.0.0.1", () => {
   process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`);
 });
 process.once("SIGTERM", () => process.exit(0));

@@ -85,5 +85,6 @@ if (!values.http) {
   server.listen(Number(values.port), "127.0.0.1", () => {
     process.stderr.write(`Serving handwritten on http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
   });
-  process.once("SIGTERM", () => process.exit(0));
+  // Exit through process.exit, so --cpu-prof can write its profile.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(0));
 }
