@@ -20,6 +20,7 @@ import { readStamp } from "./emit/manifest.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
 
 export interface CompiledSpec {
   readonly file: string;
@@ -71,6 +72,15 @@ export interface BuildOptions {
   readonly outDir: string;
   /** Rebuild every package, even those whose manifest says they are up to date. */
   readonly force?: boolean;
+  /** Warn (KV9006) when a server's tools/list is estimated above this many tokens (default 8000). */
+  readonly toolsBudget?: number;
+}
+
+/** The size of a server's tools/list, for every spec given (built or skipped), in spec order. */
+export interface ServerSize {
+  readonly file: string;
+  readonly folder: string;
+  readonly size: ListingSize;
 }
 
 export interface BuiltServer {
@@ -91,6 +101,7 @@ export interface BuildReport {
   readonly diagnostics: readonly Diagnostic[];
   readonly servers: readonly BuiltServer[];
   readonly skipped: readonly SkippedServer[];
+  readonly sizes: readonly ServerSize[];
   readonly ok: boolean;
 }
 
@@ -172,7 +183,13 @@ async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTr
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
-  if (!ok) return { diagnostics, servers: [], skipped: [], ok: false };
+  if (!ok) return { diagnostics, servers: [], skipped: [], sizes: [], ok: false };
+  const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
+  const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
+  for (const [i, { size }] of sizes.entries()) {
+    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, finding("KV9006", ["tools"], overBudgetMessage(size, budget), { atKey: true })));
+  }
+  diagnostics.sort(compareDiagnostics);
 
   const servers: BuiltServer[] = [];
   const skipped: SkippedServer[] = [];
@@ -186,7 +203,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     await writeTree(join(options.outDir, spec.folder), files);
     servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
   }
-  return { diagnostics, servers, skipped, ok: true };
+  return { diagnostics, servers, skipped, sizes, ok: true };
 }
 
 export interface CheckOptions {

@@ -10,18 +10,28 @@ import { parseArgs } from "node:util";
 import { build, check, type CheckReport } from "./build.ts";
 import { type Diagnostic, formatDiagnostic } from "./diagnostics/diagnostic.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
+import { sizeLine, DEFAULT_TOOLS_BUDGET } from "./import/budget.ts";
+import { importCommand } from "./import/command.ts";
 
-const USAGE = `Usage: kervanc build <spec-or-folder>... -o <out> [--force] [--format text|json]
+const USAGE = `Usage: kervanc build <spec-or-folder>... -o <out> [--force] [--format text|json] [--tools-budget <tokens>]
        kervanc check <spec-or-folder>... -o <out> [--format text|json]
+       kervanc import <openapi.yaml|json> -o <spec.yaml> [--include <sel>]... [--exclude <sel>]... [--read-only]
+                      [--server-url <url>] [--tools-budget <tokens>] [--force] [--format text|json]
 
 build compiles Kervan specs (*.yaml, *.yml) into self-contained MCP server packages, one per spec, at
 <out>/<spec name>/. A package built by this kervanc version from the same spec is skipped unless --force.
 check builds in memory and compares with <out>: exit 0 when it is exactly what build writes, 1 when not.
+import turns an OpenAPI 3.0 or 3.1 document into one spec that build accepts, for review before building.
 
 Options:
-  -o, --out <dir>        the folder of the packages (required)
-  --force                build: rebuild packages that are up to date
+  -o, --out <dir>        the folder of the packages (required); for import, the spec file to write
+  --force                build: rebuild packages that are up to date; import: replace an existing spec
   --format text|json     how to print diagnostics (default: text)
+  --tools-budget <n>     build, import: warn when a server's tools/list is over n tokens (default 8000)
+  --include <sel>        import: only operations with this tag, operationId or route ("GET /pets")
+  --exclude <sel>        import: leave out operations with this tag, operationId or route
+  --read-only            import: only GET operations
+  --server-url <url>     import: the API's base URL, instead of the document's servers
   -h, --help             show this help
   -v, --version          print the version`;
 
@@ -50,6 +60,11 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
         format: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
+        "tools-budget": { type: "string" },
+        include: { type: "string", multiple: true },
+        exclude: { type: "string", multiple: true },
+        "read-only": { type: "boolean" },
+        "server-url": { type: "string" },
       },
     });
   } catch (error) {
@@ -65,12 +80,24 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
     return 0;
   }
   const [command, ...inputs] = positionals;
+  let toolsBudget: number | undefined;
   try {
     if (command === undefined) throw new UsageError("Missing command.");
-    if (command !== "build" && command !== "check") throw new UsageError(`Unknown command "${command}".`);
+    if (command !== "build" && command !== "check" && command !== "import") throw new UsageError(`Unknown command "${command}".`);
     if (command === "check" && values.force) throw new UsageError("--force applies to build only.");
-    if (inputs.length === 0) throw new UsageError("Missing specs: name spec files or folders.");
-    if (values.out === undefined || values.out === "") throw new UsageError("Missing -o <out>.");
+    if (command !== "import") {
+      for (const option of ["include", "exclude", "read-only", "server-url"] as const) {
+        if (values[option] !== undefined) throw new UsageError(`--${option} applies to import only.`);
+      }
+    }
+    if (values["tools-budget"] !== undefined) {
+      if (command === "check") throw new UsageError("--tools-budget applies to build and import only.");
+      if (!/^[1-9][0-9]{0,8}$/.test(values["tools-budget"])) throw new UsageError(`--tools-budget must be a whole number of tokens from 1, not "${values["tools-budget"]}".`);
+      toolsBudget = Number(values["tools-budget"]);
+    }
+    if (inputs.length === 0) throw new UsageError(command === "import" ? "Missing the OpenAPI document to import." : "Missing specs: name spec files or folders.");
+    if (command === "import" && inputs.length > 1) throw new UsageError("import reads one OpenAPI document.");
+    if (values.out === undefined || values.out === "") throw new UsageError(command === "import" ? "Missing -o <spec.yaml>." : "Missing -o <out>.");
     if (values.format !== undefined && values.format !== "text" && values.format !== "json") {
       throw new UsageError(`--format must be text or json, not "${values.format}".`);
     }
@@ -81,7 +108,23 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
   const json = values.format === "json";
   const started = performance.now();
   if (command === "check") return printCheck(io, await check({ inputs, outDir: values.out }), values.out, json, started);
-  const report = await build({ inputs, outDir: values.out, force: values.force ?? false });
+  if (command === "import") {
+    const result = await importCommand({
+      input: inputs[0]!,
+      out: values.out,
+      force: values.force ?? false,
+      json,
+      include: values.include ?? [],
+      exclude: values.exclude ?? [],
+      readOnly: values["read-only"] ?? false,
+      ...(values["server-url"] !== undefined ? { serverUrl: values["server-url"] } : {}),
+      ...(toolsBudget !== undefined ? { toolsBudget } : {}),
+    });
+    io.stdout(result.stdout);
+    io.stderr(result.stderr);
+    return result.code;
+  }
+  const report = await build({ inputs, outDir: values.out, force: values.force ?? false, ...(toolsBudget !== undefined ? { toolsBudget } : {}) });
   printDiagnostics(io, report.diagnostics, json);
   if (!report.ok) {
     if (!json) {
@@ -96,6 +139,8 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
     const servers = report.servers.length;
     const skipped = report.skipped.length > 0 ? `, skipped ${report.skipped.length} unchanged,` : "";
     io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${values.out} in ${seconds} s.\n`);
+    // The size of each server's tools/list (what every conversation pays for), built or skipped, on stdout.
+    for (const s of report.sizes) io.stdout(`${sizeLine(s.folder, s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET)}\n`);
   }
   return 0;
 }

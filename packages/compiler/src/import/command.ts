@@ -1,0 +1,94 @@
+/**
+ * The `kervanc import` command: reads the OpenAPI document, imports it, writes the spec, and composes what the
+ * CLI prints (the CLI stays the only module that prints).
+ *
+ * An existing spec is not overwritten without `--force`: an imported spec is meant to be reviewed and edited,
+ * and a second import would silently throw those edits away.
+ */
+import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { dirname, join, basename } from "node:path";
+import { type Diagnostic, formatDiagnostic } from "../diagnostics/diagnostic.ts";
+import { DEFAULT_TOOLS_BUDGET, sizeLine } from "./budget.ts";
+import { importOpenApi, type ImportOptions, type ImportResult } from "./openapi.ts";
+
+export interface ImportCommand extends ImportOptions {
+  readonly input: string;
+  readonly out: string;
+  readonly force: boolean;
+  readonly json: boolean;
+}
+
+export interface CommandOutput {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function importCommand(command: ImportCommand): Promise<CommandOutput> {
+  const started = performance.now();
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(command.input);
+  } catch (error) {
+    const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
+    const message = code === "ENOENT" ? `${command.input} does not exist.` : code === "EISDIR" ? `${command.input} is a folder; name an OpenAPI document.` : `The OpenAPI document cannot be read (${code}).`;
+    return report(command, failure(command.input, message), started);
+  }
+  const result = importOpenApi(command.input, bytes, command.out, command);
+  if (!result.ok || result.text === null) return report(command, result, started);
+  const exists = await stat(command.out).then(
+    () => true,
+    () => false,
+  );
+  if (exists && !command.force) {
+    return {
+      code: 1,
+      stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n` : "",
+      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: ${command.out} exists; it may hold your edits. Pass --force to replace it, or choose another -o.\n`,
+    };
+  }
+  await mkdir(dirname(command.out), { recursive: true });
+  // Write next to the target, then rename: a reader never sees half a spec.
+  const temp = join(dirname(command.out), `.${basename(command.out)}.import-${process.pid}`);
+  await writeFile(temp, result.text);
+  await rename(temp, command.out);
+  return report(command, result, started);
+}
+
+function failure(file: string, message: string): ImportResult {
+  const d: Diagnostic = { code: "KV7001", severity: "error", file, line: 1, column: 1, path: "", message };
+  return { ok: false, diagnostics: [d], text: null, tools: [], operations: 0, secrets: [], size: null };
+}
+
+function diagnosticsText(diagnostics: readonly Diagnostic[], json: boolean): string {
+  return json ? "" : diagnostics.map((d) => `${formatDiagnostic(d)}\n`).join("");
+}
+
+function report(command: ImportCommand, result: ImportResult, started: number): CommandOutput {
+  const budget = command.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
+  if (command.json) {
+    const value = {
+      ok: result.ok,
+      written: result.ok,
+      out: command.out,
+      diagnostics: result.diagnostics,
+      operations: result.operations,
+      tools: result.tools,
+      secrets: result.secrets,
+      toolsList: result.size === null ? null : { ...result.size, budget },
+    };
+    return { code: result.ok ? 0 : 1, stdout: `${JSON.stringify(value, null, 2)}\n`, stderr: "" };
+  }
+  let stderr = diagnosticsText(result.diagnostics, false);
+  if (!result.ok) {
+    const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+    stderr += `Found ${errors} error${errors === 1 ? "" : "s"}; nothing was written.\n`;
+    return { code: 1, stdout: "", stderr };
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${command.input} into ${command.out} in ${seconds} s.\n`;
+  if (result.secrets.length > 0) stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
+  stderr += `${sizeLine(basename(command.out), result.size!, budget)}\n`;
+  stderr += `Review the outputs marked "proposal" in ${command.out}, then build it: kervanc build ${command.out} -o <out>.\n`;
+  return { code: 0, stdout: "", stderr };
+}
