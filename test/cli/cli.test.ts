@@ -150,3 +150,15 @@ describe("kervanc build on the fixture folders", () => {
     for (const spec of specs) expect(existsSync(join(dir, "out-valid", spec.replace(/\.yaml$/, ""), "server.mjs"))).toBe(true);
   });
 });
+
+describe("kervanc build when the output cannot be written", () => {
+  it("reports KV9004 with the path and the reason, and exits 1 without a stack trace", async () => {
+    const blocker = join(dir, "not-a-folder");
+    await writeFile(blocker, "a file where the output folder should be\n");
+    const r = await kervanc(["build", "fixtures/specs", "-o", blocker]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${blocker}:1:1 - error KV9004: Cannot write ${blocker} (EEXIST); nothing more was written.`);
+    expect(r.stderr).toContain("Found 1 error; nothing was written.");
+    expect(r.stderr).not.toContain("internal error");
+  });
+});

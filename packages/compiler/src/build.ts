@@ -9,7 +9,7 @@
  * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
 import type { Dirent } from "node:fs";
-import { mkdtemp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
@@ -193,15 +193,25 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
 
   const servers: BuiltServer[] = [];
   const skipped: SkippedServer[] = [];
-  await mkdir(options.outDir, { recursive: true });
-  for (const spec of compiled) {
-    if (!options.force && (await upToDate(spec, options.outDir))) {
-      skipped.push({ file: spec.file, folder: spec.folder });
-      continue;
+  try {
+    await mkdir(options.outDir, { recursive: true });
+    for (const spec of compiled) {
+      if (!options.force && (await upToDate(spec, options.outDir))) {
+        skipped.push({ file: spec.file, folder: spec.folder });
+        continue;
+      }
+      const files = await emitSpec(spec, options.outDir);
+      await writeTree(join(options.outDir, spec.folder), files);
+      servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
     }
-    const files = await emitSpec(spec, options.outDir);
-    await writeTree(join(options.outDir, spec.folder), files);
-    servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
+  } catch (error) {
+    // A file system refusal (permissions, a file where a folder should be, a full disk) is the user's to fix:
+    // say which path and why. Anything else is a bug and propagates.
+    const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
+    if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
+    const where = typeof fsError.path === "string" ? fsError.path : options.outDir;
+    diagnostics.push(placeAt(options.outDir, 1, 1, finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`)));
+    return { diagnostics, servers, skipped, sizes, ok: false };
   }
   return { diagnostics, servers, skipped, sizes, ok: true };
 }
@@ -267,6 +277,8 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
 /** Writes a package next to its final place, then swaps it in, so readers never see half a package. */
 export async function writeTree(target: string, files: FileTree): Promise<void> {
   const temp = await mkdtemp(join(dirname(target), `.${basename(target)}.new-`));
+  // mkdtemp makes the folder private (0700); a package is meant to be read like any other source folder.
+  await chmod(temp, 0o755);
   try {
     for (const [path, text] of files) {
       const file = join(temp, path);

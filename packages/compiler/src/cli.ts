@@ -129,7 +129,8 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
   if (!report.ok) {
     if (!json) {
       const errors = report.diagnostics.filter((d) => d.severity === "error").length;
-      io.stderr(`Found ${errors} error${errors === 1 ? "" : "s"}; nothing was written.\n`);
+      const written = report.servers.length === 0 ? "nothing was written" : `${plural(report.servers.length, "package")} ${report.servers.length === 1 ? "was" : "were"} written before it`;
+      io.stderr(`Found ${errors} error${errors === 1 ? "" : "s"}; ${written}.\n`);
     }
     return 1;
   }
