@@ -6,7 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { deadline } from "./deadline.ts";
+import { deadline, raceSignal } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
@@ -139,7 +139,7 @@ export class ToolRunner {
               mayReceive: (hostPort) => plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
               containsSecret: (text) => this.#options.vault.containsSecret(text),
             };
-      const response = await raceAbort(
+      const response = await raceSignal(
         sendUpstream(
           { ...rendered, headers },
           {
@@ -152,6 +152,8 @@ export class ToolRunner {
           },
         ),
         signal,
+        // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
+        (s) => (s.reason instanceof ToolError ? s.reason : new ToolError("The call was cancelled.")),
       );
       if (response.status >= 400) {
         this.#log(`Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`);
@@ -205,23 +207,4 @@ export class ToolRunner {
 
 function toolError(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
-}
-
-/** Rejects with the signal's reason as soon as it aborts, even if the work ignores the signal. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason instanceof ToolError ? signal.reason : new ToolError("The call was cancelled."));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

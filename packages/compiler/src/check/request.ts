@@ -24,7 +24,8 @@ export const RESERVED_HEADERS = new Set([
   "proxy-connection",
   "accept-encoding",
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The HTTP token rule for header names. */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const TOKEN = (n: number): string => `__kervan_template_${n}__`;
 const TOKEN_RE = /__kervan_template_(\d+)__/g;
 

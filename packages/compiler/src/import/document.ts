@@ -10,6 +10,7 @@
  */
 import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { firstLine, resolveAliases } from "../load/load.ts";
 import type { DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
@@ -155,36 +156,6 @@ function pairOf(map: YAMLMap, key: string, deref: (node: unknown) => YamlNode | 
     pairIndexes.set(map, index);
   }
   return index.get(key);
-}
-
-function firstLine(message: string): string {
-  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
-}
-
-/** Each alias and the last node before it (in document order) with its anchor name, as YAML defines it. */
-function resolveAliases(root: unknown): Map<Alias, YamlNode> {
-  const current = new Map<string, YamlNode>();
-  const out = new Map<Alias, YamlNode>();
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || node === undefined || typeof node !== "object") continue;
-    if (isPair(node)) {
-      stack.push(node.value, node.key);
-      continue;
-    }
-    if (isAlias(node)) {
-      const target = current.get(node.source);
-      if (target !== undefined) out.set(node, target);
-      continue;
-    }
-    if ((isScalar(node) || isCollection(node)) && node.anchor) current.set(node.anchor, node);
-    if (isCollection(node)) {
-      const items = node.items as unknown[];
-      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
-    }
-  }
-  return out;
 }
 
 class Stop extends Error {}

@@ -22,6 +22,7 @@
  */
 import { basename } from "node:path";
 import { compileSpec } from "../build.ts";
+import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../check/request.ts";
 import { checkSchemaLimits } from "../check/schema-limits.ts";
 import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { locate } from "../load/load.ts";
@@ -76,22 +77,8 @@ const MAX_TOOLS = 200;
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 const SUPPORTED_METHODS = new Set(["get", "put", "post", "delete", "patch"]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers a spec may not set (the server manages them), and those the importer sets itself. */
-const RESERVED_HEADERS = new Set([
-  "host",
-  "content-length",
-  "transfer-encoding",
-  "connection",
-  "keep-alive",
-  "upgrade",
-  "te",
-  "trailer",
-  "proxy-authorization",
-  "proxy-connection",
-  "accept-encoding",
-  "content-type",
-]);
+/** Headers a spec may not set (the server manages them), and the one the importer sets itself. */
+const RESERVED_HEADERS = new Set([...SPEC_RESERVED_HEADERS, "content-type"]);
 
 const ANNOTATIONS: Readonly<Record<string, Record<string, boolean>>> = {
   get: { readOnlyHint: true },

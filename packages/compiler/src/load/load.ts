@@ -164,7 +164,8 @@ function fail(f: PlacedFinding): LoadResult {
   return { ok: false, findings: [f] };
 }
 
-function firstLine(message: string): string {
+/** The first line of a yaml error message, without its position (the diagnostic carries that). */
+export function firstLine(message: string): string {
   return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
 }
 
@@ -301,7 +302,7 @@ function toPlain(doc: Document.Parsed, report: (node: YamlNode, f: Finding) => v
 }
 
 /** Each alias and the last node before it (in document order) with its anchor name, as YAML defines it. */
-function resolveAliases(root: unknown): Map<Alias, YamlNode> {
+export function resolveAliases(root: unknown): Map<Alias, YamlNode> {
   const current = new Map<string, YamlNode>();
   const out = new Map<Alias, YamlNode>();
   // Pre-order, without recursion: children are pushed in reverse so they pop in document order.

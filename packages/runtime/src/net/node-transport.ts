@@ -14,6 +14,7 @@ import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
 import { Duplex } from "node:stream";
 import zlib from "node:zlib";
+import { raceSignal } from "../deadline.ts";
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import { LookupGate } from "./lookup-gate.ts";
@@ -161,22 +162,4 @@ function signalMessage(signal: AbortSignal, host: string, what: string): ToolErr
   if (reason instanceof ToolError) return reason;
   const timedOut = reason instanceof DOMException && reason.name === "TimeoutError";
   return new ToolError(timedOut ? `Request to ${host} timed out ${what}.` : `Request to ${host} was cancelled ${what}.`);
-}
-
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
