@@ -322,6 +322,7 @@ async function sectionColdStart(w: Work): Promise<void> {
   }
   const wallOf = (label: string): number => summarize(times.get(label)!).median;
   const cpuOf = (label: string): number => summarize(cpu.get(label)!).median;
+  const minOf = (label: string): number => summarize(times.get(label)!).min;
   const hw = handwrittenStdio(w).label;
   const rows = subjects.map((s) => {
     const sum = summarize(times.get(s.label)!);
@@ -341,7 +342,8 @@ async function sectionColdStart(w: Work): Promise<void> {
   const interp = interpretedStdio(w, LARGEST).label;
   targets.push({
     name: `Cold start, ${LARGEST}-tool bundle vs hand-written 1-tool bundle`,
-    measured: `${formatNumber(wallOf(k))} ms vs ${formatNumber(wallOf(hw))} ms = ${ratio(wallOf(k), wallOf(hw))}`,
+    // The fastest run of each is what a quiet machine gives; shown next to the medians.
+    measured: `${formatNumber(wallOf(k))} ms vs ${formatNumber(wallOf(hw))} ms = ${ratio(wallOf(k), wallOf(hw))} (fastest runs: ${ratio(minOf(k), minOf(hw))})`,
     cpu: `${formatNumber(cpuOf(k), 0)} vs ${formatNumber(cpuOf(hw), 0)} ms = ${ratio(cpuOf(k), cpuOf(hw))}`,
     goal: "<= 1.1x",
     met: wallOf(k) <= 1.1 * wallOf(hw),
