@@ -101,7 +101,10 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
 
 async function handle(handler: HttpHandler, req: http.IncomingMessage, res: http.ServerResponse, log: (line: string) => void): Promise<void> {
   const abort = new AbortController();
-  res.on("close", () => abort.abort());
+  // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel.
+  res.on("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
   try {
     const headers = new Headers();
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);

@@ -96,7 +96,11 @@ export class SecretVault {
    */
   parseJson(text: string): JsonValue {
     const source = this.#numeric ? this.#redactNumberTokens(text) : text;
-    return this.redactValue(JSON.parse(source) as JsonValue);
+    const value = JSON.parse(source) as JsonValue;
+    // Without escapes, every string and key JSON.parse returns is a verbatim piece of the text, so a text that
+    // holds no secret form yields values that hold none either (numbers are covered by #numeric): skip the copy.
+    if (!this.#numeric && !text.includes("\\") && !this.containsSecret(text)) return value;
+    return this.redactValue(value);
   }
 
   /** Rewrites number tokens (outside strings) that contain a secret form into the JSON string "[redacted]". */
@@ -215,7 +219,9 @@ export function mapJson(
   function attach(frame: Frame, v: JsonValue): void {
     if (frame.keys) {
       const k = key(frame.keys[frame.index]!);
-      Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
+      if (k === "__proto__") Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      else (frame.out as { [key: string]: JsonValue })[k] = v;
     } else (frame.out as JsonValue[]).push(v);
     frame.index++;
   }
