@@ -16,6 +16,7 @@ import { checkSpec } from "./check/check.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
+import { writeFiles } from "./emit/write.ts";
 import { readStamp } from "./emit/manifest.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
@@ -280,11 +281,7 @@ export async function writeTree(target: string, files: FileTree): Promise<void> 
   // mkdtemp makes the folder private (0700); a package is meant to be read like any other source folder.
   await chmod(temp, 0o755);
   try {
-    for (const [path, text] of files) {
-      const file = join(temp, path);
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, text, path === "server.mjs" ? { mode: 0o755 } : {});
-    }
+    await writeFiles(temp, files, (path) => (path === "server.mjs" ? 0o755 : undefined));
     await rm(target, { recursive: true, force: true });
     await rename(temp, target);
   } catch (error) {

@@ -39,7 +39,11 @@ export function deadline(parent: AbortSignal, ms: number, reason: () => unknown)
  * Settles with `work`, or rejects as soon as `signal` aborts (with `reason(signal)`), whichever comes first: for
  * work that may not honour the signal itself. The listener is removed either way.
  */
-export function raceSignal<T>(work: Promise<T>, signal: AbortSignal, reason: (signal: AbortSignal) => unknown = (s) => s.reason): Promise<T> {
+export function raceSignal<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+  reason: (signal: AbortSignal) => unknown = (s) => s.reason,
+): Promise<T> {
   if (signal.aborted) return Promise.reject(reason(signal));
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(reason(signal));

@@ -7,7 +7,14 @@
  * bodies capped). In front of it: one path (`/mcp`), and the DNS-rebinding defences: the Host header must name
  * an allowed host, and a browser's Origin must too. Both lists default to localhost only.
  */
-import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse, type Server } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  type Server,
+} from "@modelcontextprotocol/server";
 
 /** The largest request body read (the SDK answers 413 beyond it). */
 export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
@@ -29,7 +36,9 @@ export interface HttpHandler {
 
 export function createHttpHandler(factory: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
-  const allowedOrigins = [...(options.allowedOrigins ?? (options.allowedHosts ? options.allowedHosts : localhostAllowedOrigins()))];
+  const allowedOrigins = [
+    ...(options.allowedOrigins ?? (options.allowedHosts ? options.allowedHosts : localhostAllowedOrigins())),
+  ];
   const mcp = createMcpHandler(factory, {
     legacy: "stateless",
     responseMode: options.responseMode ?? "auto",
@@ -39,8 +48,13 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
   return {
     async fetch(request: Request): Promise<Response> {
       const url = new URL(request.url);
-      if (url.pathname !== MCP_PATH) return new Response("Not found. The MCP endpoint is /mcp.\n", { status: 404, headers: { "content-type": "text/plain" } });
-      const refused = hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
+      if (url.pathname !== MCP_PATH)
+        return new Response("Not found. The MCP endpoint is /mcp.\n", {
+          status: 404,
+          headers: { "content-type": "text/plain" },
+        });
+      const refused =
+        hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
       if (refused) return refused;
       return mcp.fetch(request);
     },

@@ -43,7 +43,8 @@ class AddressRateLimit {
       window = { start: now, count: 0 };
       this.#windows.set(address, window);
     }
-    if (window.count >= REQUESTS_PER_MINUTE_PER_ADDRESS) return Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
+    if (window.count >= REQUESTS_PER_MINUTE_PER_ADDRESS)
+      return Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
     window.count++;
     return 0;
   }
@@ -90,7 +91,10 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => (idle = resolve)),
+          new Promise((resolve) => setTimeout(resolve, drainMs).unref()),
+        ]);
       }
       server.closeAllConnections();
       await handler.close();
@@ -99,7 +103,12 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   };
 }
 
-async function handle(handler: HttpHandler, req: http.IncomingMessage, res: http.ServerResponse, log: (line: string) => void): Promise<void> {
+async function handle(
+  handler: HttpHandler,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  log: (line: string) => void,
+): Promise<void> {
   const abort = new AbortController();
   // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel.
   res.on("close", () => {
@@ -121,7 +130,8 @@ async function handle(handler: HttpHandler, req: http.IncomingMessage, res: http
     const outHeaders: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       const existing = outHeaders[name];
-      outHeaders[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+      outHeaders[name] =
+        existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
     });
     res.writeHead(response.status, outHeaders);
     if (response.body) {

@@ -9,7 +9,12 @@ import { parseArgs, parseEnv } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createHttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
-import { allowPrivateNetwork, createNetworkPolicy, NetworkPolicyError, type NetworkPolicyOptions } from "./net/address.ts";
+import {
+  allowPrivateNetwork,
+  createNetworkPolicy,
+  NetworkPolicyError,
+  type NetworkPolicyOptions,
+} from "./net/address.ts";
 import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
 import { createNodeTransport } from "./net/node-transport.ts";
 import type { CompiledServer } from "./plan.ts";
@@ -53,7 +58,10 @@ export interface NodeOptions {
   readonly version: boolean;
 }
 
-export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): NodeOptions {
+export function parseNodeOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): NodeOptions {
   let parsed;
   try {
     parsed = parseArgs({
@@ -79,20 +87,26 @@ export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<s
   }
   const v = parsed.values;
   const production = env["NODE_ENV"] === "production";
-  if (production && v["allow-private-network"]) throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
-  if (production && v["allow-insecure-secrets"]) throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
+  if (production && v["allow-private-network"])
+    throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
+  if (production && v["allow-insecure-secrets"])
+    throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
   const http = v.http ?? false;
   if (!http && (v.host !== undefined || v.port !== undefined || v["allowed-host"] !== undefined)) {
     throw new UsageError("--host, --port and --allowed-host need --http.");
   }
   const port = v.port === undefined ? 3000 : Number(v.port);
-  if (!/^\d{1,5}$/.test(v.port ?? "3000") || port > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not "${v.port}".`);
+  if (!/^\d{1,5}$/.test(v.port ?? "3000") || port > 65535)
+    throw new UsageError(`--port must be a number from 0 to 65535, not "${v.port}".`);
   const drainMs = v["drain-timeout"] === undefined ? 10_000 : Number(v["drain-timeout"]);
-  if (!Number.isInteger(drainMs) || drainMs < 0) throw new UsageError("--drain-timeout must be a number of milliseconds.");
+  if (!Number.isInteger(drainMs) || drainMs < 0)
+    throw new UsageError("--drain-timeout must be a number of milliseconds.");
   const host = v.host ?? "127.0.0.1";
   const allowedHosts = v["allowed-host"] ?? [];
   if (http && !isLoopbackHost(host) && allowedHosts.length === 0) {
-    throw new UsageError(`Listening on ${host} (not loopback) needs --allowed-host with the name clients use to reach this server.`);
+    throw new UsageError(
+      `Listening on ${host} (not loopback) needs --allowed-host with the name clients use to reach this server.`,
+    );
   }
   return {
     http,
@@ -110,7 +124,10 @@ export function parseNodeOptions(argv: readonly string[], env: Readonly<Record<s
 }
 
 /** The environment with `--env-file` values merged under it: variables already set win. */
-export function mergeEnvFiles(env: Readonly<Record<string, string | undefined>>, files: readonly string[]): Record<string, string | undefined> {
+export function mergeEnvFiles(
+  env: Readonly<Record<string, string | undefined>>,
+  files: readonly string[],
+): Record<string, string | undefined> {
   const merged: Record<string, string | undefined> = {};
   for (const file of files) {
     let text: string;
@@ -125,7 +142,8 @@ export function mergeEnvFiles(env: Readonly<Record<string, string | undefined>>,
     }
   }
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined) Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+    if (value !== undefined)
+      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return merged;
 }
@@ -182,7 +200,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     process.exitCode = 1;
     return;
   }
-  if (options.allowInsecureSecrets) log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
+  if (options.allowInsecureSecrets)
+    log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
   const factory = createServerFactory(compiled, runner);
   const onerror = (error: Error): void => log(`Error: ${error.message}`);
   if (!options.http) {

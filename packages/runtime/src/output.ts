@@ -37,7 +37,9 @@ function shownType(type: string): string {
 
 export function statusError(status: number): ToolError {
   const reason = STATUS_REASONS[status];
-  return new ToolError(reason === undefined ? `Upstream returned ${status}.` : `Upstream returned ${status} ${reason}.`);
+  return new ToolError(
+    reason === undefined ? `Upstream returned ${status}.` : `Upstream returned ${status} ${reason}.`,
+  );
 }
 
 export function truncate(text: string, max: number): string {
@@ -61,7 +63,8 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
   const type = mediaType(response.contentType);
   const { output, vault } = ctx;
   if (output.kind === "raw") {
-    if (!isTextType(type)) throw new ToolError(`Upstream returned content type ${shownType(type)}; raw output needs text or JSON.`);
+    if (!isTextType(type))
+      throw new ToolError(`Upstream returned content type ${shownType(type)}; raw output needs text or JSON.`);
     const text = decoder.decode(response.body);
     let redacted = vault.redactText(text);
     if (isJsonType(type) && vault.size > 0) {
@@ -103,7 +106,9 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
   const text = JSON.stringify(value);
   if (output.structured) {
     if (text.length > max) {
-      throw new ToolError(`The selected output has ${text.length} characters, more than the limit of ${max}. Narrow output.select.`);
+      throw new ToolError(
+        `The selected output has ${text.length} characters, more than the limit of ${max}. Narrow output.select.`,
+      );
     }
     if (ctx.validateOutput !== null && !ctx.validateOutput(value)) {
       throw new ToolError(

@@ -17,10 +17,12 @@ export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A reference inside `{{ }}`: an input path (`input.a.b`) or a declared secret (`secrets.NAME`). */
-export type TemplateRef = { readonly kind: "input"; readonly path: readonly string[] } | { readonly kind: "secret"; readonly name: string };
+export type TemplateRef =
+  { readonly kind: "input"; readonly path: readonly string[] } | { readonly kind: "secret"; readonly name: string };
 
 /** One part of a template: literal text, or a reference to be rendered by the slot's encoder. */
-export type TemplatePart = { readonly kind: "text"; readonly text: string } | { readonly kind: "ref"; readonly ref: TemplateRef };
+export type TemplatePart =
+  { readonly kind: "text"; readonly text: string } | { readonly kind: "ref"; readonly ref: TemplateRef };
 
 /** A parsed template: literal text and references, in order. */
 export interface Template {

@@ -63,7 +63,8 @@ function singleRef(template: Template): TemplateRef | null {
 
 function renderText(template: Template, ctx: RenderContext): string {
   let out = "";
-  for (const part of template.parts) out += part.kind === "text" ? part.text : scalarText(part.ref, resolveRef(part.ref, ctx));
+  for (const part of template.parts)
+    out += part.kind === "text" ? part.text : scalarText(part.ref, resolveRef(part.ref, ctx));
   return out;
 }
 
@@ -107,7 +108,12 @@ function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
     case "object": {
       const out: { [key: string]: JsonValue } = {};
       for (const [key, child] of node.entries) {
-        Object.defineProperty(out, key, { value: renderBody(child, ctx), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: renderBody(child, ctx),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -146,7 +152,9 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
       throw new ToolError(`The value for header "${header.name}" contains a line break or control character.`);
     }
     if (HEADER_NOT_LATIN1.test(value)) {
-      throw new ToolError(`The value for header "${header.name}" contains a character that cannot be sent in an HTTP header.`);
+      throw new ToolError(
+        `The value for header "${header.name}" contains a character that cannot be sent in an HTTP header.`,
+      );
     }
     headers.push([header.name, value]);
   }

@@ -96,11 +96,15 @@ export class ToolRunner {
     try {
       const input = args ?? {};
       if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
-        return toolError(`Invalid arguments for tool ${name}: arguments contain more than the maximum of ${MAX_ARGUMENT_ELEMENTS} elements`);
+        return toolError(
+          `Invalid arguments for tool ${name}: arguments contain more than the maximum of ${MAX_ARGUMENT_ELEMENTS} elements`,
+        );
       }
       if (!compiled.validateInput(input)) {
         return this.#redactResult(
-          toolError(`Input validation error: Invalid arguments for tool ${name}: ${formatValidationErrors(compiled.validateInput.errors)}`),
+          toolError(
+            `Input validation error: Invalid arguments for tool ${name}: ${formatValidationErrors(compiled.validateInput.errors)}`,
+          ),
         );
       }
       const release = limiter.acquire();
@@ -122,21 +126,27 @@ export class ToolRunner {
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
-    const toolDeadline = deadline(callerSignal, toolTimeoutMs, () => new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`));
+    const toolDeadline = deadline(
+      callerSignal,
+      toolTimeoutMs,
+      () => new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`),
+    );
     const signal = toolDeadline.signal;
     try {
       const secrets = this.#secretsFor(plan);
       const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
       const headers = [...rendered.headers];
       const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-      if (!has("accept")) headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
+      if (!has("accept"))
+        headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
       if (rendered.body !== null && !has("content-type")) headers.push(["content-type", "application/json"]);
       const carry: SecretCarry | null =
         plan.secrets.length === 0
           ? null
           : {
-              mayReceive: (hostPort) => plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
+              mayReceive: (hostPort) =>
+                plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
               containsSecret: (text) => this.#options.vault.containsSecret(text),
             };
       const response = await raceSignal(
@@ -156,7 +166,9 @@ export class ToolRunner {
         (s) => (s.reason instanceof ToolError ? s.reason : new ToolError("The call was cancelled.")),
       );
       if (response.status >= 400) {
-        this.#log(`Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`);
+        this.#log(
+          `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`,
+        );
         throw statusError(response.status);
       }
       return shapeOutput(response, {
@@ -176,7 +188,8 @@ export class ToolRunner {
     const { hostPort } = plan.request;
     for (const name of plan.secrets) {
       const hosts = this.#bindings.get(name);
-      if (hosts !== undefined && !hosts.includes(hostPort)) throw new ToolError(`Secret ${name} may not be sent to ${hostPort}.`);
+      if (hosts !== undefined && !hosts.includes(hostPort))
+        throw new ToolError(`Secret ${name} may not be sent to ${hostPort}.`);
       const value = this.#options.secretSource.get(name, { host: hostPort, tool: plan.listing.name });
       if (value === undefined) continue;
       try {
@@ -197,7 +210,9 @@ export class ToolRunner {
   }
 
   #redactResult(result: CallToolResult): CallToolResult {
-    return this.#options.vault.size === 0 ? result : (this.#options.vault.redactValue(result as unknown as JsonValue) as unknown as CallToolResult);
+    return this.#options.vault.size === 0
+      ? result
+      : (this.#options.vault.redactValue(result as unknown as JsonValue) as unknown as CallToolResult);
   }
 
   #log(line: string): void {

@@ -82,11 +82,15 @@ export class SecretVault {
    */
   redactValue(value: JsonValue): JsonValue {
     if (this.#forms.length === 0) return value;
-    return mapJson(value, (leaf) => {
-      if (typeof leaf === "string") return this.redactText(leaf);
-      if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
-      return leaf;
-    }, (key) => this.redactText(key));
+    return mapJson(
+      value,
+      (leaf) => {
+        if (typeof leaf === "string") return this.redactText(leaf);
+        if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
+        return leaf;
+      },
+      (key) => this.redactText(key),
+    );
   }
 
   /**
@@ -220,7 +224,8 @@ export function mapJson(
     if (frame.keys) {
       const k = key(frame.keys[frame.index]!);
       // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
-      if (k === "__proto__") Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
+      if (k === "__proto__")
+        Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
       else (frame.out as { [key: string]: JsonValue })[k] = v;
     } else (frame.out as JsonValue[]).push(v);
     frame.index++;

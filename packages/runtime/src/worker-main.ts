@@ -118,7 +118,13 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     });
     const resolve = platformResolver();
     const transport = createFetchTransport({ policy, ...(resolve ? { resolve } : {}) });
-    const runner = new ToolRunner(compiled, { transport, secretSource: source, vault, allowSecretsOverHttp: false, log });
+    const runner = new ToolRunner(compiled, {
+      transport,
+      secretSource: source,
+      vault,
+      allowSecretsOverHttp: false,
+      log,
+    });
     const prepared = runner.prepareSecrets();
     for (const warning of prepared.warnings) log(`Warning: ${warning}`);
     if (prepared.errors.length > 0) {
@@ -147,7 +153,10 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
         }
       }
       if (handler === null) {
-        return new Response(`This server could not start: ${vault.redactText(failure ?? "unknown error")}\n`, { status: 500, headers: { "content-type": "text/plain" } });
+        return new Response(`This server could not start: ${vault.redactText(failure ?? "unknown error")}\n`, {
+          status: 500,
+          headers: { "content-type": "text/plain" },
+        });
       }
       return handler.fetch(request);
     },

@@ -25,22 +25,43 @@ export class Code {
 export type Literal = null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal | undefined };
 
 export function literal(value: unknown): Code {
-  const json = JSON.stringify(value);
-  if (json === undefined) throw new TypeError("literal(): the value cannot be written as JSON.");
-  if (!json.includes('"__proto__"')) return new Code(json);
-  return new Code(writeValue(value));
+  return writeLiteral(value, 0);
 }
 
-function writeValue(value: unknown): string {
+/**
+ * The same literal laid out over lines (two-space indentation, as JSON.stringify does it), for large data such
+ * as a tool's plan: the module reads well without running a formatter over it.
+ */
+export function prettyLiteral(value: unknown): Code {
+  return writeLiteral(value, 2);
+}
+
+function writeLiteral(value: unknown, indent: number): Code {
+  const json = indent === 0 ? JSON.stringify(value) : JSON.stringify(value, null, indent);
+  if (json === undefined) throw new TypeError("literal(): the value cannot be written as JSON.");
+  if (!json.includes('"__proto__"')) return new Code(json);
+  return new Code(writeValue(value, indent, ""));
+}
+
+function writeValue(value: unknown, indent: number, pad: string): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : writeValue(v))).join(",")}]`;
+  const inner = indent === 0 ? "" : `${pad}${" ".repeat(indent)}`;
+  const open = indent === 0 ? "" : `\n${inner}`;
+  const close = indent === 0 ? "" : `\n${pad}`;
+  const comma = indent === 0 ? "," : `,\n${inner}`;
+  const colon = indent === 0 ? ":" : ": ";
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    return `[${open}${value.map((v) => (v === undefined ? "null" : writeValue(v, indent, inner))).join(comma)}${close}]`;
+  }
   const members: string[] = [];
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     if (v === undefined) continue;
     const name = key === "__proto__" ? `[${JSON.stringify(key)}]` : JSON.stringify(key);
-    members.push(`${name}:${writeValue(v)}`);
+    members.push(`${name}${colon}${writeValue(v, indent, inner)}`);
   }
-  return `{${members.join(",")}}`;
+  if (members.length === 0) return "{}";
+  return `{${open}${members.join(comma)}${close}}`;
 }
 
 /** Builds code: `Code` values are pasted, every other value goes through `literal()`. */

@@ -14,7 +14,8 @@ import { dirname, join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
 import { bundleAjvRuntime, bundleServer, type BundleResult } from "./bundle.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code.ts";
-import { format } from "./format.ts";
+import { format, formatGeneratedJs } from "./format.ts";
+import { writeFiles } from "./write.ts";
 import { compareStrings } from "./hash.ts";
 import { buildManifest, manifestJson } from "./manifest.ts";
 import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts";
@@ -54,25 +55,31 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   // esbuild reports real paths; compare against the real staging folder (macOS's /tmp is a symlink).
   const stageDir = await realpath(ctx.stageDir);
   const files: FileTree = new Map();
+  // The provenance line goes on top of the formatted text, so the same source formats once per process, not once
+  // per spec.
   const addCode = async (path: string, code: Code | string, parser: "typescript" | "babel"): Promise<void> => {
     const text = typeof code === "string" ? code : code.text;
-    files.set(path, await format(`${header}\n${text}`, parser));
+    files.set(path, `${header}\n${await format(text, parser)}`);
+  };
+  const addValidator = async (path: string, code: string): Promise<void> => {
+    files.set(path, `${header}\n${await formatGeneratedJs(code)}`);
   };
 
+  // The runtime's sources are kept prettier-formatted in the repository (npm run format:runtime, and a test),
+  // so they are copied as they are.
   for (const rel of await runtimeFiles()) {
-    const source = await readFile(join(RUNTIME_SRC, rel), "utf8");
-    await addCode(`src/runtime/${rel}`, source, "typescript");
+    files.set(`src/runtime/${rel}`, `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`);
   }
 
   const helpers: AjvHelpers = { ucs2length: false, equal: false, formats: false };
   for (const tool of server.tools) {
-    await addCode(`src/validators/${tool.moduleName}.input.js`, validatorModule(tool.input, helpers), "babel");
+    await addValidator(`src/validators/${tool.moduleName}.input.js`, validatorModule(tool.input, helpers));
     await addCode(`src/validators/${tool.moduleName}.input.d.ts`, VALIDATOR_DTS, "typescript");
     if (tool.output) {
-      await addCode(`src/validators/${tool.moduleName}.output.js`, validatorModule(tool.output, helpers), "babel");
+      await addValidator(`src/validators/${tool.moduleName}.output.js`, validatorModule(tool.output, helpers));
       await addCode(`src/validators/${tool.moduleName}.output.d.ts`, VALIDATOR_DTS, "typescript");
     }
-    await addCode(`src/tools/${tool.moduleName}.ts`, toolModule(tool), "typescript");
+    files.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool).text}`);
   }
   let ajvRuntime: BundleResult | null = null;
   if (helpers.ucs2length || helpers.equal || helpers.formats) {
@@ -92,11 +99,8 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   const manifest = buildManifest(server, { kervancVersion: KERVANC_VERSION, specFile: ctx.specFile, specSha256: ctx.sha256 });
   files.set("manifest.json", manifestJson(manifest));
 
-  for (const [path, text] of files) {
-    const target = join(stageDir, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text);
-  }
+  // The bundler reads only the sources and the tsconfig: declaration files and package files stay in memory.
+  await writeFiles(stageDir, new Map([...files].filter(([path]) => path === "tsconfig.json" || (path.startsWith("src/") && !path.endsWith(".d.ts")))));
   const node = await bundleServer(stageDir, "src/main.ts", `#!/usr/bin/env node\n${header}`, "node");
   const worker = await bundleServer(stageDir, "src/worker.ts", header, "fetch");
   files.set("server.mjs", node.code);

@@ -3,16 +3,20 @@
  * spec order, and the entry points. Every spec-derived value goes through `ts`/`literal` (code.ts).
  */
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
-import { Code, ident, join, ts } from "./code.ts";
+import { Code, ident, join, prettyLiteral, ts } from "./code.ts";
 
+/**
+ * A tool's module. It is laid out here, not by prettier: it is mostly one large literal (the plan), which
+ * `prettyLiteral` writes over lines, and formatting hundreds of them was the largest cost of a big build.
+ */
 export function toolModule(tool: PlannedTool): Code {
   const hasOutput = tool.output !== null;
+  const outputImport = hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n` : new Code("");
   return ts`import type { CompiledTool, ToolPlan } from "../runtime/plan.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};
-${hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};` : new Code("")}
-
+${outputImport}
 /** This tool's plan, decided at build time. */
-const plan: ToolPlan = ${tool.plan};
+const plan: ToolPlan = ${prettyLiteral(tool.plan)};
 
 export const tool: CompiledTool = { plan, validateInput, ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")} };
 `;

@@ -59,7 +59,8 @@ export function createFetchTransport(options: FetchTransportOptions): HopTranspo
           if (ctx.signal.aborted) throw new ToolError(`Request to ${host} timed out while resolving the host name.`);
           throw new ToolError(`Request to ${host} was blocked: the host name could not be resolved.`);
         }
-        if (answers.length === 0) throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
+        if (answers.length === 0)
+          throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
         for (const address of answers) {
           const verdict = checkAddress(address, options.policy);
           if (!verdict.ok) throw blocked(host, verdict.reason);
@@ -84,7 +85,9 @@ export function createFetchTransport(options: FetchTransportOptions): HopTranspo
       // A browser-style opaque redirect hides the status and the location: it can be neither checked nor followed.
       if (response.type === "opaqueredirect" || response.status === 0) {
         discard();
-        throw new ToolError(`Request to ${host} was redirected, and this platform does not show where to; not followed.`);
+        throw new ToolError(
+          `Request to ${host} was redirected, and this platform does not show where to; not followed.`,
+        );
       }
       const responseHeaders = new Map<string, string>();
       response.headers.forEach((value, name) => responseHeaders.set(name.toLowerCase(), value));

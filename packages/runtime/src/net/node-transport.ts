@@ -34,7 +34,8 @@ function blocked(host: string, reason: string): ToolError {
 }
 
 export function createNodeTransport(options: NodeTransportOptions): HopTransport {
-  const resolve = options.resolve ?? ((hostname: string) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
+  const resolve =
+    options.resolve ?? ((hostname: string) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
 
   async function resolveChecked(url: URL, signal: AbortSignal): Promise<{ connectHost: string; addresses: Checked }> {
     const host = url.host;
@@ -43,7 +44,10 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
     if (kind.kind === "ip") {
       const verdict = checkAddress(kind.address, options.policy);
       if (!verdict.ok) throw blocked(host, verdict.reason);
-      return { connectHost: kind.address, addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }] };
+      return {
+        connectHost: kind.address,
+        addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }],
+      };
     }
     let release: () => void;
     try {
@@ -59,7 +63,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       void error;
       throw new ToolError(`Request to ${host} was blocked: the host name could not be resolved.`);
     }
-    if (answers.length === 0) throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
+    if (answers.length === 0)
+      throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
     for (const answer of answers) {
       const verdict = checkAddress(answer.address, options.policy);
       if (!verdict.ok) throw blocked(host, verdict.reason);
@@ -91,7 +96,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       const headers: Record<string, string | string[]> = {};
       for (const [name, value] of hop.headers) {
         const existing = headers[name];
-        headers[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+        headers[name] =
+          existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
       }
       const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
       if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
@@ -161,5 +167,7 @@ function signalMessage(signal: AbortSignal, host: string, what: string): ToolErr
   const reason: unknown = signal.reason;
   if (reason instanceof ToolError) return reason;
   const timedOut = reason instanceof DOMException && reason.name === "TimeoutError";
-  return new ToolError(timedOut ? `Request to ${host} timed out ${what}.` : `Request to ${host} was cancelled ${what}.`);
+  return new ToolError(
+    timedOut ? `Request to ${host} timed out ${what}.` : `Request to ${host} was cancelled ${what}.`,
+  );
 }

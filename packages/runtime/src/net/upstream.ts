@@ -83,7 +83,9 @@ export function urlHostPort(url: URL): string {
 }
 
 /** The egress check for a set of tool plans: scheme, host and port exactly as the tools' URLs name them. */
-export function egressCheck(requests: readonly { readonly protocol: string; readonly hostPort: string }[]): (url: URL) => boolean {
+export function egressCheck(
+  requests: readonly { readonly protocol: string; readonly hostPort: string }[],
+): (url: URL) => boolean {
   const allowed = new Set(requests.map((r) => `${r.protocol}//${r.hostPort}`));
   return (url) => allowed.has(`${url.protocol}//${urlHostPort(url)}`);
 }
@@ -94,8 +96,13 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
   for (let redirects = 0; ; redirects++) {
     const host = hop.url.host;
     checkScheme(hop.url, options);
-    if (!options.egress(hop.url)) throw new ToolError(`Request to ${host} was blocked: it is not in this server's egress list.`);
-    const hopDeadline = deadline(signal, limits.timeoutMs, () => new DOMException(`Request to ${host} timed out.`, "TimeoutError"));
+    if (!options.egress(hop.url))
+      throw new ToolError(`Request to ${host} was blocked: it is not in this server's egress list.`);
+    const hopDeadline = deadline(
+      signal,
+      limits.timeoutMs,
+      () => new DOMException(`Request to ${host} timed out.`, "TimeoutError"),
+    );
     try {
       let response: HopResponse;
       try {
@@ -124,19 +131,36 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
 
 function checkScheme(url: URL, options: UpstreamOptions): void {
   if (url.protocol === "http:" && options.secrets !== null && !options.allowSecretsOverHttp) {
-    throw new ToolError(`Request to ${url.host} was not sent: this tool uses secrets, which never travel over plain http.`);
+    throw new ToolError(
+      `Request to ${url.host} was not sent: this tool uses secrets, which never travel over plain http.`,
+    );
   }
 }
 
-function hopFailure(error: unknown, host: string, timedOut: boolean, callerSignal: AbortSignal, timeoutMs: number): Error {
+function hopFailure(
+  error: unknown,
+  host: string,
+  timedOut: boolean,
+  callerSignal: AbortSignal,
+  timeoutMs: number,
+): Error {
   if (error instanceof ToolError) return error;
   if (callerSignal.aborted) {
     // The tool-level timeout or a cancellation: the caller words it.
-    return callerSignal.reason instanceof ToolError ? callerSignal.reason : new ToolError(`Request to ${host} was cancelled.`);
+    return callerSignal.reason instanceof ToolError
+      ? callerSignal.reason
+      : new ToolError(`Request to ${host} was cancelled.`);
   }
   if (timedOut) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
-  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : null;
-  return new ToolError(code !== null && /^[A-Z0-9_]{1,40}$/.test(code) ? `Request to ${host} failed (${code}).` : `Request to ${host} failed.`);
+  const code =
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+      ? error.code
+      : null;
+  return new ToolError(
+    code !== null && /^[A-Z0-9_]{1,40}$/.test(code)
+      ? `Request to ${host} failed (${code}).`
+      : `Request to ${host} failed.`,
+  );
 }
 
 function nextHop(hop: Hop, response: HopResponse, redirects: number, options: UpstreamOptions): Hop {
@@ -149,7 +173,8 @@ function nextHop(hop: Hop, response: HopResponse, redirects: number, options: Up
     throw new ToolError(`Request to ${host} was redirected more than ${limits.followRedirects} times.`);
   }
   const location = response.headers.get("location");
-  if (location === undefined || location === "") throw new ToolError(`Request to ${host} was redirected without a location.`);
+  if (location === undefined || location === "")
+    throw new ToolError(`Request to ${host} was redirected without a location.`);
   let next: URL;
   try {
     next = new URL(location, hop.url);
@@ -159,20 +184,26 @@ function nextHop(hop: Hop, response: HopResponse, redirects: number, options: Up
   if (next.protocol !== "https:" && !(next.protocol === "http:" && limits.allowInsecureHttp)) {
     throw new ToolError(`Request to ${host} was redirected to a disallowed scheme.`);
   }
-  if (next.username !== "" || next.password !== "") throw new ToolError(`Request to ${host} was redirected to a URL with credentials.`);
-  if (hop.url.protocol === "https:" && next.protocol === "http:") throw new ToolError(`Request to ${host} was redirected from https to http.`);
+  if (next.username !== "" || next.password !== "")
+    throw new ToolError(`Request to ${host} was redirected to a URL with credentials.`);
+  if (hop.url.protocol === "https:" && next.protocol === "http:")
+    throw new ToolError(`Request to ${host} was redirected from https to http.`);
   next.hash = "";
 
-  const toGet = response.status === 303 || ((response.status === 301 || response.status === 302) && hop.method !== "GET");
+  const toGet =
+    response.status === 303 || ((response.status === 301 || response.status === 302) && hop.method !== "GET");
   const method = toGet ? "GET" : hop.method;
   const body = toGet ? null : hop.body;
   let headers = toGet ? hop.headers.filter(([name]) => name.toLowerCase() !== "content-type") : hop.headers;
   const crossOrigin = next.origin !== hop.url.origin;
   if (crossOrigin) {
-    if (body !== null) throw new ToolError(`Request to ${host} was redirected to another host with a request body; not followed.`);
+    if (body !== null)
+      throw new ToolError(`Request to ${host} was redirected to another host with a request body; not followed.`);
     const secrets = options.secrets;
     if (secrets !== null && urlHostPort(next) !== urlHostPort(hop.url) && !secrets.mayReceive(urlHostPort(next))) {
-      throw new ToolError(`Request to ${host} was redirected to a host that may not receive this tool's secrets; not followed.`);
+      throw new ToolError(
+        `Request to ${host} was redirected to a host that may not receive this tool's secrets; not followed.`,
+      );
     }
     // Only content negotiation survives a change of origin, and not even that if it carries a secret.
     headers = headers.filter(([name, value]) => {
@@ -180,12 +211,21 @@ function nextHop(hop: Hop, response: HopResponse, redirects: number, options: Up
       return (lower === "accept" || lower === "user-agent") && !(secrets !== null && secrets.containsSecret(value));
     });
   }
-  if (!options.egress(next)) throw new ToolError(`Request to ${host} was redirected to a destination outside this server's egress list; not followed.`);
+  if (!options.egress(next))
+    throw new ToolError(
+      `Request to ${host} was redirected to a destination outside this server's egress list; not followed.`,
+    );
   return { method, url: next, headers, body };
 }
 
-async function readBody(response: HopResponse, host: string, max: number, transport: HopTransport): Promise<Uint8Array> {
-  const tooLarge = (): ToolError => new ToolError(`The response from ${host} is larger than ${max} bytes; it was not read.`);
+async function readBody(
+  response: HopResponse,
+  host: string,
+  max: number,
+  transport: HopTransport,
+): Promise<Uint8Array> {
+  const tooLarge = (): ToolError =>
+    new ToolError(`The response from ${host} is larger than ${max} bytes; it was not read.`);
   const declared = response.headers.get("content-length");
   if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > max) throw tooLarge();
 
@@ -198,7 +238,8 @@ async function readBody(response: HopResponse, host: string, max: number, transp
     throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
   }
   const coding = codings[0] === "x-gzip" ? "gzip" : codings[0];
-  const makeDecoder = coding === undefined || coding === "identity" || transport.decodesBodies ? null : transport.decoders.get(coding);
+  const makeDecoder =
+    coding === undefined || coding === "identity" || transport.decodesBodies ? null : transport.decoders.get(coding);
   if (makeDecoder === undefined) throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
 
   const wire = countingLimit(response.body, max, tooLarge);
@@ -238,7 +279,11 @@ async function readBody(response: HopResponse, host: string, max: number, transp
   }
 }
 
-async function* countingLimit(source: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): AsyncIterable<Uint8Array> {
+async function* countingLimit(
+  source: AsyncIterable<Uint8Array>,
+  max: number,
+  tooLarge: () => Error,
+): AsyncIterable<Uint8Array> {
   let total = 0;
   for await (const chunk of source) {
     total += chunk.byteLength;

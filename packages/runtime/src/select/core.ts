@@ -296,7 +296,9 @@ export function compareStrings(a: string, b: string, meter: Meter): number {
   // Code unit order equals code point order except around surrogates; compare whole code points there. If the
   // shared prefix ends with a high surrogate, the differing code points start one unit earlier.
   const at =
-    i > 0 && isHighSurrogate(a.charCodeAt(i - 1)) && (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)))
+    i > 0 &&
+    isHighSurrogate(a.charCodeAt(i - 1)) &&
+    (isLowSurrogate(a.charCodeAt(i)) || isLowSurrogate(b.charCodeAt(i)))
       ? i - 1
       : i;
   const cpA = a.codePointAt(at) ?? 0;

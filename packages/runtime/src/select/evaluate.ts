@@ -95,7 +95,10 @@ export function evaluateSelect(ast: SelectNode, data: JsonValue, budget?: Partia
       // The nesting cap should make this unreachable; report it as the budget it effectively is.
       throw new SelectError("budget", "max-nesting", "exceeded the native stack", { cause: error });
     }
-    if (error instanceof RangeError && /invalid (string|array|typed array) length|allocation failed/i.test(error.message)) {
+    if (
+      error instanceof RangeError &&
+      /invalid (string|array|typed array) length|allocation failed/i.test(error.message)
+    ) {
       // Only reachable with a maxBytes above what the engine can allocate (V8 strings stop near 2^29 units).
       throw new SelectError("budget", "max-bytes", "exceeded what the engine can allocate", { cause: error });
     }
@@ -130,7 +133,10 @@ function resolveBudget(budget: Partial<SelectBudget> | undefined): SelectBudget 
 type ChainNode = SubexpressionNode | PipeNode | IndexExpressionNode;
 
 function expressionAsValue(): SelectError {
-  return evaluationError("invalid-type", "Invalid type: an expression reference (&expr) can only be a function argument");
+  return evaluationError(
+    "invalid-type",
+    "Invalid type: an expression reference (&expr) can only be a function argument",
+  );
 }
 
 class Interpreter implements FunctionContext {
@@ -331,7 +337,11 @@ class Interpreter implements FunctionContext {
       }
 
       case "Arithmetic":
-        return this.arithmetic(node.operator, this.visit(node.left, current, scope), this.visit(node.right, current, scope));
+        return this.arithmetic(
+          node.operator,
+          this.visit(node.left, current, scope),
+          this.visit(node.right, current, scope),
+        );
 
       case "Unary": {
         const operand = this.visit(node.operand, current, scope);
@@ -470,7 +480,13 @@ class Interpreter implements FunctionContext {
     const start = startPart === null ? (step < 0 ? length - 1 : 0) : capSliceBound(length, startPart, step);
     const stop = stopPart === null ? (step < 0 ? -1 : length) : capSliceBound(length, stopPart, step);
     const count =
-      step > 0 ? (start < stop ? Math.ceil((stop - start) / step) : 0) : start > stop ? Math.ceil((start - stop) / -step) : 0;
+      step > 0
+        ? start < stop
+          ? Math.ceil((stop - start) / step)
+          : 0
+        : start > stop
+          ? Math.ceil((start - stop) / -step)
+          : 0;
     meter.step(count);
 
     if (typeof current === "string") {

@@ -512,7 +512,10 @@ function fromItemsImpl(ctx: FunctionContext, args: readonly Value[]): JsonValue 
   ctx.meter.alloc(pairs.length * BYTES_PER_MEMBER);
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string") {
-      throw evaluationError("invalid-value", "invalid value, each array must contain two elements, a pair of string and value");
+      throw evaluationError(
+        "invalid-value",
+        "invalid value, each array must contain two elements, a pair of string and value",
+      );
     }
   }
   const result: JsonObject = {};
@@ -552,7 +555,11 @@ const FIND: readonly FunctionParam[] = [
   { types: ["number"], optional: true },
   { types: ["number"], optional: true },
 ];
-const PAD: readonly FunctionParam[] = [{ types: ["string"] }, { types: ["number"] }, { types: ["string"], optional: true }];
+const PAD: readonly FunctionParam[] = [
+  { types: ["string"] },
+  { types: ["number"] },
+  { types: ["string"], optional: true },
+];
 const TRIM: readonly FunctionParam[] = [{ types: ["string"] }, { types: ["string"], optional: true }];
 
 function sumOf(ctx: FunctionContext, values: readonly JsonValue[]): number {
@@ -715,7 +722,10 @@ const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>
     },
   ],
   ["max", { params: [{ types: ["array-number", "array-string"] }], impl: (args, ctx) => extremeImpl(ctx, args, true) }],
-  ["min", { params: [{ types: ["array-number", "array-string"] }], impl: (args, ctx) => extremeImpl(ctx, args, false) }],
+  [
+    "min",
+    { params: [{ types: ["array-number", "array-string"] }], impl: (args, ctx) => extremeImpl(ctx, args, false) },
+  ],
   ["max_by", { params: ARRAY_EXPREF, impl: (args, ctx) => extremeByImpl(ctx, args, true) }],
   ["min_by", { params: ARRAY_EXPREF, impl: (args, ctx) => extremeByImpl(ctx, args, false) }],
   ["merge", { params: [{ types: ["object"], variadic: true }], impl: (args, ctx) => mergeImpl(ctx, args) }],
@@ -737,7 +747,12 @@ const FUNCTIONS: ReadonlyMap<string, FunctionDef> = new Map<string, FunctionDef>
   [
     "replace",
     {
-      params: [{ types: ["string"] }, { types: ["string"] }, { types: ["string"] }, { types: ["number"], optional: true }],
+      params: [
+        { types: ["string"] },
+        { types: ["string"] },
+        { types: ["string"] },
+        { types: ["number"], optional: true },
+      ],
       impl: (args, ctx) => replaceImpl(ctx, args),
     },
   ],

@@ -1,0 +1,22 @@
+/**
+ * The runtime is copied into every package as it is, so its sources must already be in the form the compiler's
+ * formatter gives them (otherwise a build would not be the formatted output it claims to be).
+ */
+import { readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { format } from "../../packages/compiler/src/emit/format.ts";
+import { RUNTIME_SRC } from "../../packages/compiler/src/emit/versions.ts";
+
+describe("packages/runtime/src", () => {
+  it("is formatted exactly as the compiler formats (npm run format:runtime fixes it)", async () => {
+    const files = (await readdir(RUNTIME_SRC, { recursive: true })).filter((f) => f.endsWith(".ts")).sort();
+    expect(files.length).toBeGreaterThan(20);
+    const drifted: string[] = [];
+    for (const file of files) {
+      const source = await readFile(join(RUNTIME_SRC, file), "utf8");
+      if ((await format(source, "typescript")) !== source) drifted.push(file);
+    }
+    expect(drifted).toEqual([]);
+  });
+});
