@@ -1,0 +1,54 @@
+/**
+ * The one escaping path into generated code: spec text is data whatever it holds, and a `__proto__` key stays
+ * an own property instead of setting the prototype of the object literal.
+ */
+import vm from "node:vm";
+import { describe, expect, it } from "vitest";
+import { Code, lineComment, literal, prettyLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
+
+const hostile = {
+  name: '"; process.exit(1); //',
+  "</script>": "`${globalThis}`",
+  __proto__: null,
+  nested: [{ ["__proto__"]: { polluted: true } }, "\u2028\u2029", -0, 1e21],
+};
+// A computed key in the fixture itself, so the test value really has an own "__proto__" property.
+Object.defineProperty(hostile, "__proto__", { value: { x: 1 }, enumerable: true, writable: true, configurable: true });
+
+/** Evaluates generated text in a fresh context; also says whether the result's prototype is that context's Object.prototype. */
+function evaluate(code: Code): { value: unknown; plainPrototype: boolean } {
+  const [value, plainPrototype] = vm.runInNewContext(`const v = (${code.text}); [v, Object.getPrototypeOf(v) === Object.prototype]`) as [unknown, boolean];
+  return { value, plainPrototype };
+}
+
+describe("literal and prettyLiteral", () => {
+  it.each([
+    ["literal", literal],
+    ["prettyLiteral", prettyLiteral],
+  ] as const)("%s writes data that evaluates to the same value, with __proto__ as a key", (_, write) => {
+    const code = write(hostile);
+    expect(code.text).toContain('["__proto__"]');
+    const { value: v, plainPrototype } = evaluate(code);
+    const value = v as Record<string, unknown>;
+    expect(JSON.stringify(value)).toBe(JSON.stringify(hostile));
+    expect(plainPrototype).toBe(true);
+    expect(Object.keys(value)).toContain("__proto__");
+    const inner = (value["nested"] as Record<string, unknown>[])[0]!;
+    expect(Object.keys(inner)).toEqual(["__proto__"]);
+    expect((inner as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
+  it("lays prettyLiteral out over lines, and literal on one", () => {
+    expect(literal({ a: [1, 2] }).text).toBe('{"a":[1,2]}');
+    expect(prettyLiteral({ a: [1, 2] }).text).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}');
+  });
+
+  it("pastes only Code into ts templates; everything else becomes a literal", () => {
+    const code = ts`const x = ${'"; evil(); "'}; ${new Code("trusted();")}`;
+    expect(code.text).toBe('const x = "\\"; evil(); \\""; trusted();');
+  });
+
+  it("keeps comment text on one line", () => {
+    expect(lineComment("a\nb\u2028c").text).toBe("// a\\u000ab\\u2028c");
+  });
+});
