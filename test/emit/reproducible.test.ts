@@ -5,7 +5,7 @@
  * manifest, the SBOM (recomputed from node_modules) and the notices.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, realpath } from "node:fs/promises";
+import { mkdir, writeFile, readdir, readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -38,6 +38,9 @@ beforeAll(async () => {
   outA = join(rootA, "out");
   outB = join(rootB, "deeper", "still", "out");
   await mkdir(join(rootB, "cwd"), { recursive: true });
+  // B's output sits in someone's ES-module project: a package.json with "type": "module" above the output folder
+  // must not change how the bundler wraps CommonJS dependencies (it once did).
+  await writeFile(join(rootB, "package.json"), JSON.stringify({ name: "users-project", type: "module", private: true }));
   // Different working directories (and so a relative -o in one, absolute in the other), time zones, locales,
   // and the spec files in opposite orders.
   const [a, b] = await Promise.all([

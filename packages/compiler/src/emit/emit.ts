@@ -99,8 +99,11 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   const manifest = buildManifest(server, { kervancVersion: KERVANC_VERSION, specFile: ctx.specFile, specSha256: ctx.sha256 });
   files.set("manifest.json", manifestJson(manifest));
 
-  // The bundler reads only the sources and the tsconfig: declaration files and package files stay in memory.
-  await writeFiles(stageDir, new Map([...files].filter(([path]) => path === "tsconfig.json" || (path.startsWith("src/") && !path.endsWith(".d.ts")))));
+  // The bundler reads only the sources, the tsconfig and the package.json (whose "type": "module" decides how
+  // esbuild wraps CommonJS imports; without it the bundle would depend on whatever package.json is above the
+  // output folder): declaration files and the other package files stay in memory.
+  const staged = (path: string): boolean => path === "tsconfig.json" || path === "package.json" || (path.startsWith("src/") && !path.endsWith(".d.ts"));
+  await writeFiles(stageDir, new Map([...files].filter(([path]) => staged(path))));
   const node = await bundleServer(stageDir, "src/main.ts", `#!/usr/bin/env node\n${header}`, "node");
   const worker = await bundleServer(stageDir, "src/worker.ts", header, "fetch");
   files.set("server.mjs", node.code);
