@@ -10,7 +10,7 @@
  */
 import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
-import { firstLine, resolveAliases } from "../load/load.ts";
+import { firstLine, LineIndex, resolveAliases } from "../load/load.ts";
 import type { DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
@@ -369,25 +369,3 @@ function scanJson(text: string, target: SpecPath | null): JsonScan {
   return { duplicates, valueOffset: best.valueOffset, keyOffset: best.keyOffset, container: best.container };
 }
 
-/** 1-based line and column of an offset, by binary search over the line starts. */
-class LineIndex {
-  readonly #starts: number[] = [0];
-  readonly #length: number;
-
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#starts.push(i + 1);
-    this.#length = text.length;
-  }
-
-  position(offset: number): { line: number; column: number } {
-    const at = Math.max(0, Math.min(offset, this.#length));
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: at - this.#starts[lo]! + 1 };
-  }
-}
