@@ -118,3 +118,11 @@ describe("kervanc check", () => {
     expect(force.stderr).toContain("--force applies to build only.");
   });
 });
+
+describe("kervanc check <specs>... <out>", () => {
+  it("takes the output folder as the last argument when -o is not given", async () => {
+    const r = await kervanc(["check", "fixtures/specs", "fixtures/golden"]);
+    expect(r.code, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout + r.stderr).toContain("fixtures/golden is up to date");
+  });
+});

@@ -20,7 +20,8 @@ const USAGE = `Usage: kervanc build <spec-or-folder>... -o <out> [--force] [--fo
 
 build compiles Kervan specs (*.yaml, *.yml) into self-contained MCP server packages, one per spec, at
 <out>/<spec name>/. A package built by this kervanc version from the same spec is skipped unless --force.
-check builds in memory and compares with <out>: exit 0 when it is exactly what build writes, 1 when not.
+check builds in memory and compares with <out> (without -o, the last argument is <out>): exit 0 when it is
+exactly what build writes, 1 when not.
 import turns an OpenAPI 3.0 or 3.1 document into one spec that build accepts, for review before building.
 
 Options:
@@ -80,6 +81,9 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
     return 0;
   }
   const [command, ...inputs] = positionals;
+  // `kervanc check <specs>... <out>` (the form CI steps tend to use) is the same as `check <specs>... -o <out>`:
+  // without -o, the last argument is the output folder.
+  if (command === "check" && values.out === undefined && inputs.length >= 2) values.out = inputs.pop();
   let toolsBudget: number | undefined;
   try {
     if (command === undefined) throw new UsageError("Missing command.");
