@@ -10,7 +10,7 @@ import { ToolError } from "./errors.ts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledValidator, JsonValue, OutputPlan } from "./plan.ts";
 import type { SecretVault } from "./secrets.ts";
-import { evaluateSelect, jsonLength, SelectError } from "./select/evaluate.ts";
+import { evaluateSelect, SelectError } from "./select/evaluate.ts";
 import { STATUS_REASONS } from "./status.ts";
 import type { UpstreamResponse } from "./net/upstream.ts";
 import { formatValidationErrors } from "./validation.ts";
@@ -55,9 +55,6 @@ export interface OutputContext {
 
 const decoder = new TextDecoder();
 
-/** The largest selected value the server serialises at all (the text is then cut to maxOutputChars). */
-export const MAX_SERIALIZED_CHARS = 16 * 1024 * 1024;
-
 export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): CallToolResult {
   if (response.status >= 400) throw statusError(response.status);
   const type = mediaType(response.contentType);
@@ -99,10 +96,8 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
     throw new Error(`output.select failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   const max = output.maxOutputChars;
-  // Measure before serialising: a value the budget let through can still be too large to stringify cheaply.
-  if (jsonLength(value, MAX_SERIALIZED_CHARS) > MAX_SERIALIZED_CHARS) {
-    throw new ToolError("output.select needed more memory than it may use and was stopped. Simplify the expression.");
-  }
+  // evaluateSelect has already measured the result's serialised size against its maxBytes budget, so this
+  // stringify is bounded.
   const text = JSON.stringify(value);
   if (output.structured) {
     if (text.length > max) {

@@ -11,6 +11,7 @@
  * with a request. Requests go out through the fetch transport; see net/fetch-transport.ts for which network
  * checks apply there.
  */
+import { raceSignal } from "./deadline.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
@@ -64,18 +65,8 @@ function platformResolver(): FetchTransportOptions["resolve"] {
   const lookup = (globalThis as PlatformGlobals).Bun?.dns?.lookup;
   if (typeof lookup !== "function") return undefined;
   return async (hostname, signal) => {
-    signal.throwIfAborted();
-    let onAbort: (() => void) | null = null;
-    const aborted = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
-    try {
-      const answers = await Promise.race([lookup(hostname), aborted]);
-      return answers.map((answer) => answer.address);
-    } finally {
-      if (onAbort) signal.removeEventListener("abort", onAbort);
-    }
+    const answers = await raceSignal(lookup(hostname), signal);
+    return answers.map((answer) => answer.address);
   };
 }
 

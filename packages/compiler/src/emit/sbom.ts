@@ -120,7 +120,7 @@ export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedC
     const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
     if (pkg.name !== name || typeof pkg.version !== "string") throw new Error(`${root}/package.json does not describe ${name}.`);
     const files: BundledFile[] = [];
-    for (const path of [...paths].sort(compareStrings)) files.push({ path, sha256: sha256(await readFile(join(root, path))) });
+    for (const path of [...paths].sort(compareStrings)) files.push({ path, sha256: await installedFileHash(join(root, path)) });
     components.push({
       name,
       version: pkg.version,
@@ -153,7 +153,32 @@ function licenseField(value: unknown): string | null {
   return null;
 }
 
-async function licenseFiles(root: string): Promise<{ name: string; text: string }[]> {
+/**
+ * Installed packages do not change while kervanc runs, and every package a build writes bundles the same ones:
+ * their file hashes and license texts are read once per process.
+ */
+const fileHashes = new Map<string, Promise<string>>();
+const licenseTexts = new Map<string, Promise<{ name: string; text: string }[]>>();
+
+function installedFileHash(path: string): Promise<string> {
+  let hash = fileHashes.get(path);
+  if (hash === undefined) {
+    hash = readFile(path).then((bytes) => sha256(bytes));
+    fileHashes.set(path, hash);
+  }
+  return hash;
+}
+
+function licenseFiles(root: string): Promise<{ name: string; text: string }[]> {
+  let texts = licenseTexts.get(root);
+  if (texts === undefined) {
+    texts = readLicenseFiles(root);
+    licenseTexts.set(root, texts);
+  }
+  return texts;
+}
+
+async function readLicenseFiles(root: string): Promise<{ name: string; text: string }[]> {
   const names = (await readdir(root, { withFileTypes: true }))
     .filter((e) => e.isFile() && LICENSE_FILE.test(e.name))
     .map((e) => e.name)

@@ -10,7 +10,7 @@
  */
 import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
-import { firstLine, LineIndex, resolveAliases } from "../load/load.ts";
+import { BINARY, CORE_TAGS, firstLine, LineIndex, resolveAliases } from "../load/load.ts";
 import type { DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
@@ -18,18 +18,6 @@ export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
 /** How many aliases a document may use; OpenAPI documents use `$ref`, and a few aliases at most. */
 export const MAX_ALIASES = 1000;
 
-const CORE_TAGS = new Set([
-  "tag:yaml.org,2002:str",
-  "tag:yaml.org,2002:int",
-  "tag:yaml.org,2002:float",
-  "tag:yaml.org,2002:bool",
-  "tag:yaml.org,2002:null",
-  "tag:yaml.org,2002:map",
-  "tag:yaml.org,2002:seq",
-]);
-
-// C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
-const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 export interface OpenApiSource {
   readonly file: string;

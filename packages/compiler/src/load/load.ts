@@ -45,7 +45,8 @@ export interface PlacedFinding extends Finding {
   readonly column: number;
 }
 
-const CORE_TAGS = new Set([
+/** The core schema tags; any other explicit tag is refused. */
+export const CORE_TAGS: ReadonlySet<string> = new Set([
   "tag:yaml.org,2002:str",
   "tag:yaml.org,2002:int",
   "tag:yaml.org,2002:float",
@@ -56,7 +57,7 @@ const CORE_TAGS = new Set([
 ]);
 
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
-const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** Parser problems listed after this many are cascades of the first ones, not news. */
 const MAX_PARSE_PROBLEMS = 20;

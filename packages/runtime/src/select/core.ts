@@ -27,7 +27,7 @@ export interface SelectBudget {
  */
 export const DEFAULT_MAX_STEPS = 1_000_000;
 
-/** 16 MiB matches the largest output the server serialises at all (`MAX_SERIALIZED_CHARS` in `output.ts`). */
+/** 16 MiB: also the largest result the server serialises (evaluateSelect checks the result's serialised size). */
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 export const DEFAULT_SELECT_BUDGET: SelectBudget = Object.freeze({
