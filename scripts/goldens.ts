@@ -13,7 +13,7 @@
 import { readdir, readFile, rm } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import process from "node:process";
-import { run } from "kervanc";
+import { run } from "../packages/compiler/src/cli.ts";
 
 const REPO = resolve(import.meta.dirname, "..");
 const SPECS = join(REPO, "fixtures", "specs");

@@ -112,10 +112,10 @@ describe("kervanc check", () => {
   it("exits 2 on usage errors", async () => {
     const noOut = await kervanc(["check", specDir]);
     expect(noOut.code).toBe(2);
-    expect(noOut.stderr).toContain("Missing -o <out>.");
+    expect(noOut.stderr).toBe("kervanc check: missing -o <out>.\nSee kervanc check --help.\n");
     const force = await kervanc(["check", specDir, "-o", pristine, "--force"]);
     expect(force.code).toBe(2);
-    expect(force.stderr).toContain("--force applies to build only.");
+    expect(force.stderr).toContain("--force applies to build and import only.");
   });
 });
 

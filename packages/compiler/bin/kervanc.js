@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-// The kervanc command. The compiler is written in TypeScript and runs through tsx's loader, so there is no
-// separate build step after `npm install`.
-import { register } from "tsx/esm/api";
+// The kervanc command. Installed from its tarball it runs the compiled dist/; in the repository (where src/ is
+// next to it and dist/ is not built) it runs the TypeScript sources through tsx, so there is no build step
+// between an edit and a test.
+import { existsSync } from "node:fs";
 
-register();
 try {
-  const { run } = await import("../src/cli.ts");
+  let run;
+  if (existsSync(new URL("../src/cli.ts", import.meta.url))) {
+    const { register } = await import("tsx/esm/api");
+    register();
+    ({ run } = await import("../src/cli.ts"));
+  } else {
+    ({ run } = await import("../dist/cli.js"));
+  }
   process.exitCode = await run(process.argv.slice(2));
 } catch (error) {
   // A crash is a bug in kervanc, not in the spec: say so, with the stack, and exit non-zero.

@@ -18,7 +18,7 @@ import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { writeFiles } from "./emit/write.ts";
 import { readStamp } from "./emit/manifest.ts";
-import { KERVANC_VERSION } from "./emit/versions.ts";
+import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
@@ -160,7 +160,10 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
   return { diagnostics, compiled, ok: !hasErrors(diagnostics) };
 }
 
-/** Whether the package on disk was built by this kervanc version from exactly these spec bytes. */
+/**
+ * Whether the package on disk was written by this very kervanc (same version and content identity, so a
+ * changed compiler or runtime under an unchanged version number still rebuilds) from exactly these spec bytes.
+ */
 async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
   let text: string;
   try {
@@ -169,7 +172,12 @@ async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
     return false;
   }
   const stamp = readStamp(text);
-  return stamp !== null && stamp.kervancVersion === KERVANC_VERSION && stamp.specSha256 === spec.loaded!.sha256 && stamp.specFile === basename(spec.file);
+  return (
+    stamp !== null &&
+    stamp.kervancVersion === KERVANC_VERSION &&
+    stamp.kervancContentSha256 === currentToolchain().content &&
+    stamp.specSha256 === spec.loaded!.sha256 && stamp.specFile === basename(spec.file)
+  );
 }
 
 /** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */

@@ -8,6 +8,7 @@
  * URLs, secrets, JSON Schema limits, JMESPath) are left to `kervanc build`. The committed copy is
  * schema/kervan-spec.schema.json (`npm run docs` writes it; a test fails when it drifts).
  */
+import { KERVANC_VERSION } from "../emit/versions.ts";
 import type { Shape } from "./shape.ts";
 import { specShape } from "./spec-format.ts";
 
@@ -21,6 +22,9 @@ const VISIBLE_NOTE = {
 export function editorSchema(): JsonSchema {
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
+    // The schema belongs to one kervanc version (the format's rules can tighten between versions); a URN names
+    // it without claiming a web address nothing serves.
+    $id: `urn:kervanc:${KERVANC_VERSION}:kervan-spec.schema.json`,
     title: "Kervan spec (format v1)",
     ...toSchema(specShape),
   };

@@ -21,7 +21,29 @@
  */
 import * as esbuild from "esbuild";
 import { isAbsolute, join, resolve, sep } from "node:path";
-import { resolutionPaths, RUNTIME_ROOT } from "./versions.ts";
+import { LIBRARY_BASE, RESOLVE_FROM, resolutionPaths, VENDOR_MODULES } from "./versions.ts";
+
+/**
+ * Every file the bundler reads from a library, for `scripts/pack/prepack.ts`: it builds a probe spec with a
+ * collector set here and vendors exactly those files into the tarball. Unset in normal use.
+ */
+let readsCollector: Set<string> | null = null;
+export function collectBundlerReads(into: Set<string> | null): void {
+  readsCollector = into;
+}
+
+/**
+ * Records every file esbuild loads while a collector is set. The metafile is not enough: it leaves out
+ * re-export-only modules of side-effect-free packages (zod's `v4/index.js`), which resolution still needs.
+ */
+function recordLoads(build: esbuild.PluginBuild): void {
+  if (readsCollector === null) return;
+  const reads = readsCollector;
+  build.onLoad({ filter: /.*/ }, (args) => {
+    if (args.namespace === "file") reads.add(args.path);
+    return undefined;
+  });
+}
 
 /** One input file that contributed code to a bundle, as esbuild's metafile reports it. */
 export interface BundledInput {
@@ -71,12 +93,13 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
       {
         name: "kervanc-resolution",
         setup(build) {
+          recordLoads(build);
           build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", SHIM_FILE[kind]) }));
           build.onResolve({ filter: BARE }, async (args) => {
             // Third-party code resolves its own imports from where it is installed; only the staged sources
             // are redirected.
             if (args.pluginData === FROM_RUNTIME || args.path.startsWith("node:") || !args.importer.startsWith(stageDir + sep)) return undefined;
-            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: RUNTIME_ROOT, importer: args.importer, pluginData: FROM_RUNTIME });
+            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: RESOLVE_FROM, importer: args.importer, pluginData: FROM_RUNTIME });
             if (found.errors.length > 0) return { errors: found.errors };
             return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
           });
@@ -90,7 +113,7 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
     const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
     if (imports.length > 0) throw new Error(`The fetch-handler bundle must import nothing, but it imports ${imports.join(", ")}.`);
   }
-  return { code: file.text, inputs: contributions(result.metafile, stageDir, null) };
+  return { code: file.text, inputs: contributions(result.metafile, stageDir, null, stageDir) };
 }
 
 /** The name esbuild gives the in-memory entry of the Ajv helpers (it is only re-exports, generated here). */
@@ -99,8 +122,8 @@ const AJV_ENTRY = "ajv-runtime-entry.js";
 /** Bundles the Ajv helpers the validators use into one small ES module (not minified, so it can be read). */
 export async function bundleAjvRuntime(entrySource: string, banner: string): Promise<BundleResult> {
   const result = await esbuild.build({
-    stdin: { contents: entrySource, resolveDir: RUNTIME_ROOT, sourcefile: AJV_ENTRY, loader: "js" },
-    absWorkingDir: RUNTIME_ROOT,
+    stdin: { contents: entrySource, resolveDir: LIBRARY_BASE, sourcefile: AJV_ENTRY, loader: "js" },
+    absWorkingDir: LIBRARY_BASE,
     bundle: true,
     platform: "neutral",
     format: "esm",
@@ -113,26 +136,35 @@ export async function bundleAjvRuntime(entrySource: string, banner: string): Pro
     logLevel: "silent",
     nodePaths: resolutionPaths(),
     banner: { js: banner },
+    plugins: [{ name: "kervanc-reads", setup: recordLoads }],
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output for the Ajv helpers.");
   // Path comments name where each helper came from; keep them free of machine-specific folders.
   const code = file.text.replace(/^\/\/ .*node_modules\//gm, "// node_modules/");
-  return { code, inputs: contributions(result.metafile, RUNTIME_ROOT, AJV_ENTRY) };
+  return { code, inputs: contributions(result.metafile, LIBRARY_BASE, AJV_ENTRY, null) };
 }
 
 /**
  * The files that put at least one byte into the output. esbuild also lists files it parsed and then dropped
  * entirely (tree-shaken re-export modules, unused locales); those are not part of what ships.
  */
-function contributions(metafile: esbuild.Metafile, workingDir: string, stdinName: string | null): BundledInput[] {
+function contributions(metafile: esbuild.Metafile, workingDir: string, stdinName: string | null, stageDir: string | null): BundledInput[] {
   const outputs = Object.values(metafile.outputs);
   if (outputs.length !== 1) throw new Error(`esbuild produced ${outputs.length} outputs; expected one.`);
   const inputs: BundledInput[] = [];
   for (const [path, { bytesInOutput }] of Object.entries(outputs[0]!.inputs)) {
-    if (bytesInOutput === 0 || path === stdinName) continue;
+    if (path === stdinName) continue;
     if (path.includes(":") && !isAbsolute(path)) throw new Error(`esbuild reported an input outside the file system: ${path}`);
-    inputs.push({ path: resolve(workingDir, path), bytesInOutput });
+    const absolute = resolve(workingDir, path);
+    readsCollector?.add(absolute);
+    // Installed from its tarball, kervanc bundles only its own vendored libraries: a file from anywhere else
+    // (the user's node_modules) would make the output depend on the user's installation.
+    if (VENDOR_MODULES !== null && !absolute.startsWith(VENDOR_MODULES + sep) && (stageDir === null || !absolute.startsWith(stageDir + sep))) {
+      throw new Error(`kervanc's vendored libraries are incomplete: the bundle read ${absolute}. Please report this.`);
+    }
+    if (bytesInOutput === 0) continue;
+    inputs.push({ path: absolute, bytesInOutput });
   }
   return inputs.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

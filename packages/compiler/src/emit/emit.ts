@@ -22,7 +22,7 @@ import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts
 import { packageJson, packageName, packageVersion, readme, TSCONFIG, WORKERD_CONFIG_FILE, workerdConfig } from "./package-files.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
 import { AJV_RUNTIME_DTS, ajvRuntimeEntry, type AjvHelpers, VALIDATOR_DTS, validatorModule } from "./validators.ts";
-import { KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
+import { currentToolchain, KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
 
 export interface EmitContext {
   /** The output folder name (the spec file name without its extension). */
@@ -96,7 +96,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   files.set("README.md", `${htmlComment(provenance)}\n\n${readme(server, ctx.folder, ctx.specFile)}`);
   files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\nserver.mjs -diff linguist-generated\nworker.mjs -diff linguist-generated\n`);
   files.set(WORKERD_CONFIG_FILE, `${hashComment(provenance)}\n${workerdConfig(server)}`);
-  const manifest = buildManifest(server, { kervancVersion: KERVANC_VERSION, specFile: ctx.specFile, specSha256: ctx.sha256 });
+  const manifest = buildManifest(server, { kervancVersion: KERVANC_VERSION, kervancContentSha256: currentToolchain().content, specFile: ctx.specFile, specSha256: ctx.sha256 });
   files.set("manifest.json", manifestJson(manifest));
 
   // The bundler reads only the sources, the tsconfig and the package.json (whose "type": "module" decides how

@@ -15,7 +15,7 @@ import type { PlannedServer } from "../plan/plan.ts";
 import { canonicalJson, compareStrings, sha256 } from "./hash.ts";
 
 /** Bumped when the manifest's structure changes incompatibly. */
-export const MANIFEST_FORMAT = 1;
+export const MANIFEST_FORMAT = 2;
 
 export interface ManifestTool {
   readonly name: string;
@@ -35,6 +35,8 @@ export interface ManifestTool {
 export interface Manifest {
   readonly manifestFormat: number;
   readonly kervancVersion: string;
+  /** The content identity of the kervanc that wrote the package (versions.ts): a changed kervanc rebuilds. */
+  readonly kervancContentSha256: string;
   readonly spec: { readonly file: string; readonly sha256: string };
   readonly server: { readonly name: string; readonly version: string };
   readonly tools: readonly ManifestTool[];
@@ -45,6 +47,7 @@ export interface Manifest {
 
 export interface Provenance {
   readonly kervancVersion: string;
+  readonly kervancContentSha256: string;
   readonly specFile: string;
   readonly specSha256: string;
 }
@@ -69,6 +72,7 @@ export function buildManifest(server: PlannedServer, provenance: Provenance): Ma
   return {
     manifestFormat: MANIFEST_FORMAT,
     kervancVersion: provenance.kervancVersion,
+    kervancContentSha256: provenance.kervancContentSha256,
     spec: { file: provenance.specFile, sha256: provenance.specSha256 },
     server: { name: server.plan.name, version: server.plan.version },
     tools,
@@ -95,9 +99,9 @@ export function readStamp(text: string): Provenance | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const m = value as Record<string, unknown>;
   const spec = m["spec"];
-  if (m["manifestFormat"] !== MANIFEST_FORMAT || typeof m["kervancVersion"] !== "string") return null;
+  if (m["manifestFormat"] !== MANIFEST_FORMAT || typeof m["kervancVersion"] !== "string" || typeof m["kervancContentSha256"] !== "string") return null;
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
   const { file, sha256: hash } = spec as Record<string, unknown>;
   if (typeof file !== "string" || typeof hash !== "string") return null;
-  return { kervancVersion: m["kervancVersion"], specFile: file, specSha256: hash };
+  return { kervancVersion: m["kervancVersion"], kervancContentSha256: m["kervancContentSha256"], specFile: file, specSha256: hash };
 }

@@ -6,11 +6,7 @@
 import type { JsonObject, JsonValue } from "@kervanc/runtime";
 import { egressOf } from "../plan/egress.ts";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
-import { installedVersion, KERVANC_VERSION } from "./versions.ts";
-
-/** The third-party packages the generated sources import, pinned to the installed versions. */
-export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js"] as const;
-export const DEV_DEPENDENCIES = ["@types/node", "esbuild", "typescript"] as const;
+import { DEV_DEPENDENCIES, KERVANC_VERSION, type PinnedPackage, pinnedVersion, RUNTIME_DEPENDENCIES } from "./versions.ts";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -31,7 +27,8 @@ export function packageVersion(server: PlannedServer): string {
 
 export function packageJson(server: PlannedServer, folder: string, specFile: string): string {
   const name = packageName(folder);
-  const pin = (names: readonly string[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, installedVersion(n)]));
+  // The versions kervanc was packed with (see versions.ts), never the user's installed ones.
+  const pin = (names: readonly PinnedPackage[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, pinnedVersion(n)]));
   const pkg = {
     name,
     version: packageVersion(server),

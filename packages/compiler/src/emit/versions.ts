@@ -1,29 +1,130 @@
 /**
- * Where the pieces a generated server is made of live on this machine, and their exact versions.
+ * Where the pieces a generated server is made of live, and their exact versions.
  *
- * The generated package pins exactly the versions that went into its bundle, read from the installed
- * packages (which `npm ci` fixes from the lockfile), so the package.json never claims something else.
+ * kervanc runs in one of two layouts:
+ *
+ * - **From the repository** (the TypeScript sources through tsx): the runtime is the `packages/runtime`
+ *   workspace and the libraries bundled into servers are the repository's installed ones, fixed by its lockfile.
+ * - **Installed from its tarball** (the compiled `dist/`): `scripts/pack/prepack.ts` copied the runtime into
+ *   `runtime/`, every library file a server bundle can contain into `vendor/node_modules/`, and wrote
+ *   `dist/toolchain.json` with the versions a generated package pins and the content identity of this kervanc.
+ *   Nothing is then read from the user's `node_modules`, so two users with different installed packages get
+ *   byte-identical output.
  */
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const COMPILER_ROOT = join(here, "..", "..");
-const requireFromCompiler = createRequire(join(COMPILER_ROOT, "package.json"));
-export const RUNTIME_ROOT = dirname(requireFromCompiler.resolve("@kervanc/runtime/package.json"));
-export const RUNTIME_SRC = join(RUNTIME_ROOT, "src");
-const requireFromRuntime = createRequire(join(RUNTIME_ROOT, "package.json"));
+
+/** The compiled layout: this module was bundled into `dist/` (the repository runs the `.ts` source). */
+export const PACKED = !import.meta.url.endsWith(".ts");
+
+/** The kervanc package's own folder: the nearest folder above this module with kervanc's package.json. */
+export const COMPILER_ROOT = findPackageRoot(here);
+
+function findPackageRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file) && readJson(file).name === "kervanc") return dir;
+    if (dirname(dir) === dir) throw new Error(`kervanc cannot find its own package.json above ${start}.`);
+  }
+}
 
 function readJson(path: string): { version: string; name: string; license?: string } {
   return JSON.parse(readFileSync(path, "utf8")) as { version: string; name: string; license?: string };
 }
 
+const requireFromCompiler = createRequire(join(COMPILER_ROOT, "package.json"));
+export const RUNTIME_ROOT = PACKED ? join(COMPILER_ROOT, "runtime") : dirname(requireFromCompiler.resolve("@kervanc/runtime/package.json"));
+export const RUNTIME_SRC = join(RUNTIME_ROOT, "src");
+/** The packed layout's copy of every library file a server bundle can contain (null from the repository). */
+export const VENDOR_MODULES = PACKED ? join(COMPILER_ROOT, "vendor", "node_modules") : null;
+/**
+ * Where the bundler resolves the generated sources' bare imports from: the vendored copy when packed (its
+ * `node_modules` is the first one a lookup from there finds), the runtime workspace in the repository.
+ */
+export const RESOLVE_FROM = PACKED ? join(COMPILER_ROOT, "vendor") : RUNTIME_ROOT;
+/**
+ * The folder whose `node_modules` holds the libraries, which esbuild names CommonJS modules relative to
+ * (`node_modules/ajv/dist/runtime/equal.js`): the same text whether kervanc runs packed or from the repository.
+ */
+export const LIBRARY_BASE = PACKED ? join(COMPILER_ROOT, "vendor") : dirname(dirname(dirname(requireFromCompiler.resolve("ajv/package.json"))));
+
+/** The editor JSON Schema of the spec format: shipped in the package, generated into the repository's schema/. */
+export const SCHEMA_FILE = PACKED ? join(COMPILER_ROOT, "schema", "kervan-spec.schema.json") : join(COMPILER_ROOT, "..", "..", "schema", "kervan-spec.schema.json");
+
 export const KERVANC_VERSION = readJson(join(COMPILER_ROOT, "package.json")).version;
 
-/** The version of a package as the runtime (or, failing that, the compiler) resolves it. */
-export function installedVersion(name: string): string {
+/** The packages whose versions a generated package.json pins. */
+export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js"] as const;
+export const DEV_DEPENDENCIES = ["@types/node", "esbuild", "typescript"] as const;
+export type PinnedPackage = (typeof RUNTIME_DEPENDENCIES)[number] | (typeof DEV_DEPENDENCIES)[number];
+
+/** What `prepack` records in `dist/toolchain.json`. */
+export interface Toolchain {
+  /** Exact versions of the packages a generated package.json names. */
+  readonly pins: Readonly<Record<PinnedPackage, string>>;
+  /** SHA-256 over every file of this kervanc that can change what it writes (see `contentIdentity`). */
+  readonly content: string;
+}
+
+let toolchain: Toolchain | null = null;
+
+/** The pins and content identity: recorded at pack time, or worked out from the repository's files. */
+export function currentToolchain(): Toolchain {
+  toolchain ??= PACKED ? (JSON.parse(readFileSync(join(COMPILER_ROOT, "dist", "toolchain.json"), "utf8")) as Toolchain) : repositoryToolchain();
+  return toolchain;
+}
+
+/** The exact version a generated package pins for `name`. */
+export function pinnedVersion(name: PinnedPackage): string {
+  const version = currentToolchain().pins[name];
+  if (typeof version !== "string") throw new Error(`kervanc's toolchain record has no version for ${name}.`);
+  return version;
+}
+
+/** In the repository: the installed versions (fixed by the lockfile) and a hash of the sources. */
+export function repositoryToolchain(): Toolchain {
+  const pins = Object.fromEntries([...RUNTIME_DEPENDENCIES, ...DEV_DEPENDENCIES].map((name) => [name, installedVersion(name)])) as Record<PinnedPackage, string>;
+  // The stages that decide what is written (the command line, the importer and the diagnostics texts do not),
+  // so that editing a message does not make every committed package stale.
+  const roots = [
+    ...["load", "check", "plan", "emit"].map((stage) => ({ label: `compiler/${stage}`, dir: join(COMPILER_ROOT, "src", stage) })),
+    { label: "runtime", dir: RUNTIME_SRC },
+  ];
+  return { pins, content: contentIdentity(roots, pins) };
+}
+
+/**
+ * A SHA-256 over the given folders' files (by label and relative path, in a fixed order) and the pins: any
+ * change to the compiler, the runtime or a pinned version gives a new identity, so an incremental build never
+ * keeps a package a different kervanc wrote.
+ */
+export function contentIdentity(roots: readonly { label: string; dir: string }[], pins: Readonly<Record<string, string>>): string {
+  const hash = createHash("sha256");
+  for (const { label, dir } of roots) {
+    for (const file of listFiles(dir)) {
+      const bytes = readFileSync(join(dir, file));
+      hash.update(`${label}/${file}\0${bytes.length}\0`).update(bytes);
+    }
+  }
+  hash.update(JSON.stringify(Object.entries(pins).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+  return hash.digest("hex");
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/"))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The version of a package as the runtime (or, failing that, the compiler) resolves it in the repository. */
+function installedVersion(name: string): string {
+  const requireFromRuntime = createRequire(join(RUNTIME_ROOT, "package.json"));
   for (const req of [requireFromRuntime, requireFromCompiler]) {
     try {
       return readJson(req.resolve(`${name}/package.json`)).version;
@@ -43,15 +144,14 @@ export function installedVersion(name: string): string {
 
 /** The node_modules folders the bundler resolves third-party imports from. */
 export function resolutionPaths(): string[] {
+  if (VENDOR_MODULES !== null) return [VENDOR_MODULES];
   const paths: string[] = [];
-  for (let dir = RUNTIME_ROOT; ; dir = dirname(dir)) {
-    paths.push(join(dir, "node_modules"));
-    if (dirname(dir) === dir) break;
-  }
-  for (let dir = COMPILER_ROOT; ; dir = dirname(dir)) {
-    const p = join(dir, "node_modules");
-    if (!paths.includes(p)) paths.push(p);
-    if (dirname(dir) === dir) break;
+  for (const start of [RUNTIME_ROOT, COMPILER_ROOT]) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const p = join(dir, "node_modules");
+      if (!paths.includes(p)) paths.push(p);
+      if (dirname(dir) === dir) break;
+    }
   }
   return paths;
 }

@@ -1,0 +1,153 @@
+/**
+ * The commands kervanc knows: what each is for, its options, and an example. Help pages are made from this
+ * table, and the parser checks each command's arguments against it. Nothing here imports a command's code:
+ * `kervanc --help` must not pay for loading the compiler.
+ */
+import type { OptionSpec } from "./args.ts";
+
+export interface CommandSpec {
+  readonly name: string;
+  /** One line for the overview. */
+  readonly summary: string;
+  /** The synopsis after `kervanc `. */
+  readonly usage: string;
+  /** Paragraphs of the help page. */
+  readonly description: string;
+  readonly options: readonly OptionSpec[];
+  readonly examples: readonly string[];
+}
+
+const HELP: OptionSpec = { name: "help", short: "h", type: "boolean", help: "show this help" };
+const FORMAT: OptionSpec = { name: "format", type: "string", value: "text|json", help: "how to print the results (default: text)" };
+const BUDGET: OptionSpec = {
+  name: "tools-budget",
+  type: "string",
+  value: "<tokens>",
+  help: "warn when a server's tools/list is estimated above this many tokens (default 8000)",
+};
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "init",
+    summary: "write a starter spec to begin from",
+    usage: "init [folder]",
+    description:
+      "Writes specs/example.yaml in the folder (default: the current one), a spec that builds as it is, with a " +
+      "modeline that gives editors kervanc's JSON Schema. Never overwrites an existing file.",
+    options: [HELP],
+    examples: ["kervanc init", "kervanc init my-servers"],
+  },
+  {
+    name: "build",
+    summary: "compile specs into MCP server packages",
+    usage: "build <spec-or-folder>... -o <out> [--force] [--format text|json] [--tools-budget <tokens>]",
+    description:
+      "Checks every spec (*.yaml, *.yml; folders are not searched recursively) and writes one self-contained " +
+      "MCP server package per spec to <out>/<spec name>/. If any spec has an error, nothing is written. A package " +
+      "this same kervanc already built from the same spec is skipped.",
+    options: [
+      { name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the packages (required)" },
+      { name: "force", type: "boolean", help: "rebuild packages that are up to date" },
+      FORMAT,
+      BUDGET,
+      HELP,
+    ],
+    examples: ["kervanc build specs -o servers", "kervanc build specs/weather.yaml -o servers --format json"],
+  },
+  {
+    name: "check",
+    summary: "verify that committed packages are exactly what the specs build",
+    usage: "check <spec-or-folder>... -o <out> [--format text|json]",
+    description:
+      "Builds every spec in memory and compares each package with <out>, writing nothing: exit 0 when the " +
+      "output is up to date, 1 when a spec has errors or a package differs. Without -o, the last argument is <out>.",
+    options: [{ name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the committed packages" }, FORMAT, HELP],
+    examples: ["kervanc check specs -o servers", "kervanc check specs servers"],
+  },
+  {
+    name: "import",
+    summary: "turn an OpenAPI 3.0 or 3.1 document into a spec",
+    usage: "import <openapi.yaml|json> -o <spec.yaml> [options]",
+    description:
+      "Writes one spec that build accepts, for review before building. An existing spec is not replaced " +
+      "without --force.",
+    options: [
+      { name: "out", short: "o", type: "string", value: "<spec.yaml>", help: "the spec file to write (required)" },
+      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId or route ("GET /pets")' },
+      { name: "exclude", type: "string", multiple: true, value: "<sel>", help: "leave out operations with this tag, operationId or route" },
+      { name: "read-only", type: "boolean", help: "only GET operations" },
+      { name: "server-url", type: "string", value: "<url>", help: "the API's base URL, instead of the document's servers" },
+      BUDGET,
+      { name: "force", type: "boolean", help: "replace an existing spec" },
+      FORMAT,
+      HELP,
+    ],
+    examples: ["kervanc import openapi.yaml -o specs/petstore.yaml --include pets --read-only"],
+  },
+  {
+    name: "help",
+    summary: "show help for kervanc or for one command",
+    usage: "help [command]",
+    description: "Prints the overview, or the help page of one command.",
+    options: [HELP],
+    examples: ["kervanc help build"],
+  },
+];
+
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** The overview: every command in a line, and where to read more. */
+export function overview(version: string): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `kervanc ${version}: compiles Kervan specs (YAML) into self-contained MCP server packages.`,
+    "",
+    "Usage: kervanc <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Options:",
+    "  -h, --help     show help (kervanc <command> --help for one command)",
+    "  -V, --version  print the version",
+    "",
+    "Start with: kervanc init && kervanc build specs -o servers",
+    "",
+  ].join("\n");
+}
+
+/** The help page of one command. */
+export function commandHelp(command: CommandSpec): string {
+  const flags = command.options.map((o) => {
+    const names = `${o.short !== undefined ? `-${o.short}, ` : "    "}--${o.name}${o.type === "string" ? ` ${o.value ?? "<value>"}` : ""}`;
+    return { names, help: `${o.help}${o.multiple ? " (repeatable)" : ""}` };
+  });
+  const width = Math.max(...flags.map((f) => f.names.length));
+  return [
+    `Usage: kervanc ${command.usage}`,
+    "",
+    wrap(`${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}. ${command.description}`, 100),
+    "",
+    "Options:",
+    ...flags.map((f) => `  ${f.names.padEnd(width)}  ${f.help}`),
+    "",
+    command.examples.length === 1 ? "Example:" : "Examples:",
+    ...command.examples.map((e) => `  ${e}`),
+    "",
+  ].join("\n");
+}
+
+function wrap(text: string, width: number): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") lines.push(line);
+  return lines.join("\n");
+}

