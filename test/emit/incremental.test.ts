@@ -64,4 +64,30 @@ describe("incremental builds", () => {
     await writeFile(path, (await readFile(path, "utf8")).replace(`"kervancVersion": "${KERVANC_VERSION}"`, '"kervancVersion": "0.0.1-old"'));
     expect(await build()).toMatch(/^Built 1 server \(1 tool\), skipped 1 unchanged, into /);
   });
+
+  it("rebuilds a package written by a different kervanc under the same version (another content identity)", async () => {
+    const path = join(out, "open-meteo", "manifest.json");
+    const text = await readFile(path, "utf8");
+    const identity = /"kervancContentSha256": "([0-9a-f]{64})"/.exec(text)?.[1];
+    expect(identity).toBeDefined();
+    await writeFile(path, text.replace(identity!, "0".repeat(64)));
+    await writeFile(join(out, "open-meteo", "marker"), "x");
+    expect(await build()).toMatch(/^Built 1 server \(1 tool\), skipped 1 unchanged, into /);
+    expect(await readFile(path, "utf8")).toContain(identity!);
+    await expect(stat(join(out, "open-meteo", "marker"))).rejects.toThrow();
+  });
+
+  it("records the identity of this kervanc's compiler and runtime content, which changes when the runtime does", async () => {
+    const { contentIdentity } = await import("../../packages/compiler/src/emit/versions.ts");
+    const dir = join(root, "identity");
+    await mkdir(join(dir, "runtime"), { recursive: true });
+    await writeFile(join(dir, "runtime", "a.ts"), "export const a = 1;\n");
+    const pins = { "@modelcontextprotocol/server": "2.4.0" };
+    const first = contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], pins);
+    expect(contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], pins)).toBe(first);
+    await writeFile(join(dir, "runtime", "a.ts"), "export const a = 2;\n");
+    const edited = contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], pins);
+    expect(edited).not.toBe(first);
+    expect(contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], { "@modelcontextprotocol/server": "2.4.1" })).not.toBe(edited);
+  });
 });
