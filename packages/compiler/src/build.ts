@@ -17,7 +17,8 @@ import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding,
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { writeFiles } from "./emit/write.ts";
-import { readStamp } from "./emit/manifest.ts";
+import { parseManifest, readStamp } from "./emit/manifest.ts";
+import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
@@ -184,7 +185,8 @@ async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
 async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
   const stageDir = await mkdtemp(join(stageParent, `.${spec.folder}.stage-`));
   try {
-    return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir });
+    const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
+    return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir, toolLines });
   } finally {
     await rm(stageDir, { recursive: true, force: true });
   }
@@ -237,6 +239,11 @@ export interface PackageCheck {
   readonly exists: boolean;
   /** Empty when the package on disk is exactly what a build writes. */
   readonly drift: readonly FileDrift[];
+  /**
+   * What the differences do to the server's surface (tools, egress, secrets), from the committed manifest to the
+   * one a build writes; null when the committed manifest cannot be read. Empty when there is no drift.
+   */
+  readonly surface: readonly SurfaceChange[] | null;
 }
 
 export interface CheckReport {
@@ -262,7 +269,14 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
       const files = await emitSpec(spec, stageParent);
       const dir = join(options.outDir, spec.folder);
       const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
-      packages.push({ file: spec.file, folder: spec.folder, exists, drift: await comparePackage(files, dir) });
+      const drift = await comparePackage(files, dir);
+      let surface: SurfaceChange[] | null = [];
+      if (drift.length > 0) {
+        const committed = exists ? await readFile(join(dir, "manifest.json"), "utf8").then(parseManifest, () => null) : null;
+        const built = parseManifest(files.get("manifest.json") ?? "");
+        surface = (exists && committed === null) || built === null ? null : compareManifests(committed, built);
+      }
+      packages.push({ file: spec.file, folder: spec.folder, exists, drift, surface });
     }
   } finally {
     await rm(stageParent, { recursive: true, force: true });

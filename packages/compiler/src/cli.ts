@@ -67,7 +67,8 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
 }
 
 async function dispatch(command: CommandSpec, values: OptionValues, positionals: string[], io: Io): Promise<number> {
-  const format = formatOption(values);
+  // check and diff print reviews, which also come as Markdown; the others print diagnostics.
+  const format = command.name === "check" || command.name === "diff" ? "text" : formatOption(values);
   switch (command.name) {
     case "help": {
       if (positionals.length > 1) throw new UsageError("help takes at most one command.");
@@ -98,7 +99,12 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const out = requireOut(values, "Missing -o <out>.");
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files or folders.");
       const { checkCommand } = await import("./cli/check-command.ts");
-      return checkCommand({ inputs: positionals, out, format }, io);
+      return checkCommand({ inputs: positionals, out, format: reviewFormat(values) }, io);
+    }
+    case "diff": {
+      if (positionals.length !== 2) throw new UsageError("diff compares two output folders: kervanc diff <old-out> <new-out>.");
+      const { diffCommand } = await import("./cli/diff-command.ts");
+      return diffCommand(positionals[0]!, positionals[1]!, reviewFormat(values), io);
     }
     case "import": {
       if (positionals.length === 0) throw new UsageError("missing the OpenAPI document to import.");
@@ -143,6 +149,12 @@ function formatOption(values: OptionValues): "text" | "json" {
   const format = values["format"];
   if (format === undefined || format === "text" || format === "json") return format ?? "text";
   throw new UsageError(`--format must be text or json, not "${printable(String(format))}".`);
+}
+
+function reviewFormat(values: OptionValues): "text" | "json" | "markdown" {
+  const format = values["format"];
+  if (format === undefined || format === "text" || format === "json" || format === "markdown") return format ?? "text";
+  throw new UsageError(`--format must be text, markdown or json, not "${printable(String(format))}".`);
 }
 
 function toolsBudget(values: OptionValues): number | undefined {

@@ -1,30 +1,42 @@
 /**
- * `kervanc check`: spec problems like build prints them, then each stale package with its changed, missing and
- * extra files and a short diff per changed text file. The verdict is the last line.
+ * `kervanc check`: spec problems like build prints them; then, for each package that is not what the specs
+ * build, what the difference does to the server's surface (tools, egress, secrets; security-relevant changes
+ * first) and which files differ, with a short diff of each changed text file. The verdict is the last line.
+ * `--format markdown` prints the same as a block fit for a pull-request comment; `--format json` as data.
  */
 import { join } from "node:path";
 import { check, type CheckReport } from "../build.ts";
 import { KERVANC_VERSION } from "../emit/versions.ts";
 import type { Io } from "../cli.ts";
+import { fromDrift, type PackageReview, renderMarkdown, renderText, reviewJson } from "../review/render.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
+
+export type ReviewFormat = "text" | "json" | "markdown";
 
 export interface CheckCommand {
   readonly inputs: readonly string[];
   readonly out: string;
-  readonly format: "text" | "json";
+  readonly format: ReviewFormat;
 }
 
 export async function checkCommand(command: CheckCommand, io: Io): Promise<number> {
   const started = performance.now();
-  return printCheck(io, await check({ inputs: command.inputs, outDir: command.out }), command.out, command.format === "json", started);
+  return printCheck(io, await check({ inputs: command.inputs, outDir: command.out }), command.out, command.format, started);
 }
 
-function printCheck(io: Io, report: CheckReport, out: string, json: boolean, started: number): number {
+function reviews(report: CheckReport, out: string): PackageReview[] {
+  return report.packages
+    .filter((p) => p.drift.length > 0)
+    .map((p) => ({ where: join(out, p.folder), status: p.exists ? "changed" : "added", surface: p.surface, files: fromDrift(p.drift) }));
+}
+
+function printCheck(io: Io, report: CheckReport, out: string, format: ReviewFormat, started: number): number {
   const stale = report.packages.filter((p) => p.drift.length > 0);
   const fresh = report.ok && stale.length === 0 && report.orphans.length === 0;
-  if (json) {
-    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, orphans: report.orphans }, null, 2)}\n`);
+  if (format === "json") {
+    const packages = report.packages.map((p) => ({ ...p, surface: p.surface }));
+    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`);
     return fresh ? 0 : 1;
   }
   printDiagnostics(io, report.diagnostics, false);
@@ -34,34 +46,29 @@ function printCheck(io: Io, report: CheckReport, out: string, json: boolean, sta
     return 1;
   }
   const shownOut = printable(out);
-  const lines: string[] = [];
-  for (const pkg of stale) {
-    const where = printable(join(out, pkg.folder));
-    if (!pkg.exists) {
-      lines.push(`${where} is missing: kervanc ${KERVANC_VERSION} builds ${plural(pkg.drift.length, "file")} there from ${printable(pkg.file)}.`, "");
-      continue;
-    }
-    lines.push(`${where} is not what kervanc ${KERVANC_VERSION} builds from ${printable(pkg.file)}:`);
-    for (const d of pkg.drift) lines.push(`  ${d.status.padEnd(7)} ${printable(d.path)}${d.note ? ` (${d.note})` : ""}`);
-    for (const d of pkg.drift) {
-      if (d.diff === null) continue;
-      lines.push("", `--- ${where}/${printable(d.path)} (on disk)`, `+++ ${where}/${printable(d.path)} (expected)`, d.diff);
-    }
-    lines.push("");
-  }
-  for (const orphan of report.orphans) lines.push(`${printable(join(out, orphan))} holds a kervanc package that no given spec builds; delete it or pass its spec.`, "");
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   const total = report.packages.length;
-  if (fresh) {
-    io.stdout(`Checked ${plural(total, "server")}: ${shownOut} is up to date (${seconds} s).\n`);
-    return 0;
-  }
+  const orphanLines = report.orphans.map((orphan) => `${printable(join(out, orphan))} holds a kervanc package that no given spec builds; delete it or pass its spec.`);
   const files = stale.reduce((n, p) => n + p.drift.length, 0);
   const problems = [
     ...(stale.length > 0 ? [`${stale.length} of ${plural(total, "package")} differ${stale.length === 1 ? "s" : ""} (${plural(files, "file")})`] : []),
     ...(report.orphans.length > 0 ? [plural(report.orphans.length, "extra package")] : []),
   ];
-  lines.push(`Stale: ${problems.join(", ")} in ${shownOut}. Rebuild with: kervanc build <the same specs> -o ${shownOut} --force`);
+  const verdict = fresh
+    ? `Checked ${plural(total, "server")}: ${shownOut} is up to date (${seconds} s).`
+    : `Stale: ${problems.join(", ")} in ${shownOut}. Rebuild with: kervanc build <the same specs> -o ${shownOut} --force`;
+  if (format === "markdown") {
+    const body = renderMarkdown(`kervanc check: ${out}`, reviews(report, out));
+    io.stdout(`${body}${orphanLines.map((l) => `\n${l}\n`).join("")}\n${verdict}\n`);
+    return fresh ? 0 : 1;
+  }
+  if (fresh) {
+    io.stdout(`${verdict}\n`);
+    return 0;
+  }
+  const lines = [`kervanc ${KERVANC_VERSION} builds something else than ${shownOut} holds:`, "", ...renderText(reviews(report, out))];
+  for (const line of orphanLines) lines.push(line, "");
+  lines.push(verdict);
   io.stdout(`${lines.join("\n")}\n`);
   return 1;
 }

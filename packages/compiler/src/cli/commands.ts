@@ -19,6 +19,12 @@ export interface CommandSpec {
 
 const HELP: OptionSpec = { name: "help", short: "h", type: "boolean", help: "show this help" };
 const FORMAT: OptionSpec = { name: "format", type: "string", value: "text|json", help: "how to print the results (default: text)" };
+const REVIEW_FORMAT: OptionSpec = {
+  name: "format",
+  type: "string",
+  value: "text|markdown|json",
+  help: "text, a Markdown block for a pull-request comment, or JSON (default: text)",
+};
 const BUDGET: OptionSpec = {
   name: "tools-budget",
   type: "string",
@@ -57,12 +63,26 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "check",
     summary: "verify that committed packages are exactly what the specs build",
-    usage: "check <spec-or-folder>... -o <out> [--format text|json]",
+    usage: "check <spec-or-folder>... -o <out> [--format text|markdown|json]",
     description:
       "Builds every spec in memory and compares each package with <out>, writing nothing: exit 0 when the " +
-      "output is up to date, 1 when a spec has errors or a package differs. Without -o, the last argument is <out>.",
-    options: [{ name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the committed packages" }, FORMAT, HELP],
-    examples: ["kervanc check specs -o servers", "kervanc check specs servers"],
+      "output is up to date, 1 when a spec has errors or a package differs. For each package that differs it " +
+      "says first what the change does to the server (tools, egress hosts, secrets; security-relevant changes " +
+      "marked), then which files differ. Without -o, the last argument is <out>.",
+    options: [{ name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the committed packages" }, REVIEW_FORMAT, HELP],
+    examples: ["kervanc check specs -o servers", "kervanc check specs servers --format markdown"],
+  },
+  {
+    name: "diff",
+    summary: "review what changed between two output folders",
+    usage: "diff <old-out> <new-out> [--format text|markdown|json]",
+    description:
+      "Compares every package in two output folders (for example main's committed servers and a branch's): " +
+      "the surface summary (tools added, removed or changed, egress hosts, secrets and their hosts, output " +
+      "modes, limits; security-relevant changes marked), then the files. Exit 0 when nothing differs, 1 when " +
+      "something does.",
+    options: [REVIEW_FORMAT, HELP],
+    examples: ["kervanc diff main-servers servers --format markdown"],
   },
   {
     name: "import",

@@ -64,6 +64,71 @@ function writeValue(value: unknown, indent: number, pad: string): string {
   return `{${open}${members.join(comma)}${close}}`;
 }
 
+/**
+ * The literal laid out the way a person would write it, for the tool modules a reviewer reads: identifier keys
+ * unquoted, a node on one line when it fits in `width` columns (so small nodes and the leaves of a syntax tree
+ * stay compact), otherwise one member per line with a trailing comma (so an added member is a one-line diff).
+ * Strings, numbers and other keys are JSON; `__proto__` is a computed key, as in `literal()`.
+ */
+export function readableLiteral(value: unknown, width = 120, indent = 0): Code {
+  if (JSON.stringify(value) === undefined) throw new TypeError("readableLiteral(): the value cannot be written as JSON.");
+  return new Code(writeReadable(value, indent, width));
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function readableKey(key: string): string {
+  if (key === "__proto__") return `[${JSON.stringify(key)}]`;
+  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
+}
+
+/** Object members as JSON.stringify sees them: own enumerable keys, undefined values left out. */
+function members(value: object): [string, unknown][] {
+  return Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
+}
+
+/** The one-line form, or null as soon as it would exceed `budget` characters. */
+function flat(value: unknown, budget: number): string | null {
+  if (value === null || typeof value !== "object") {
+    const text = JSON.stringify(value) ?? "null";
+    return text.length <= budget ? text : null;
+  }
+  const parts: string[] = [];
+  let used = 4;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const text = flat(item === undefined ? null : item, budget - used);
+      if (text === null) return null;
+      parts.push(text);
+      used += text.length + 2;
+    }
+    return parts.length === 0 ? "[]" : `[${parts.join(", ")}]`;
+  }
+  for (const [key, v] of members(value)) {
+    const name = readableKey(key);
+    const text = flat(v, budget - used - name.length - 2);
+    if (text === null) return null;
+    parts.push(`${name}: ${text}`);
+    used += name.length + text.length + 4;
+  }
+  return parts.length === 0 ? "{}" : `{ ${parts.join(", ")} }`;
+}
+
+function writeReadable(value: unknown, indent: number, width: number): string {
+  const one = flat(value, Math.max(0, width - indent));
+  if (one !== null) return one;
+  const pad = " ".repeat(indent + 2);
+  const end = " ".repeat(indent);
+  if (Array.isArray(value)) {
+    return `[\n${value.map((item) => `${pad}${writeReadable(item === undefined ? null : item, indent + 2, width)},\n`).join("")}${end}]`;
+  }
+  const lines = members(value as object).map(([key, v]) => {
+    const name = readableKey(key);
+    return `${pad}${name}: ${writeReadable(v, indent + 2, width)},\n`;
+  });
+  return `{\n${lines.join("")}${end}}`;
+}
+
 /** Builds code: `Code` values are pasted, every other value goes through `literal()`. */
 export function ts(strings: TemplateStringsArray, ...values: unknown[]): Code {
   let out = strings[0]!;

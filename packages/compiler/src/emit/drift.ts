@@ -7,7 +7,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { FileTree } from "./emit.ts";
-import { compareStrings } from "./hash.ts";
+import { compareStrings, longestLine } from "./hash.ts";
 
 export interface FileDrift {
   readonly path: string;
@@ -60,8 +60,7 @@ function describeChange(path: string, actual: Buffer, expected: string): { diff:
   if (/(?:^|\/)(?:server|worker)\.mjs$/.test(path)) return { diff: null, note: `the minified bundle; ${sizes}` };
   if (actual.includes(0)) return { diff: null, note: `binary content on disk; ${sizes}` };
   const text = actual.toString("utf8");
-  const longest = (s: string): number => Math.max(0, ...s.split("\n").map((l) => l.length));
-  if (longest(text) > 2000 || longest(expected) > 2000) return { diff: null, note: `lines too long to show; ${sizes}` };
+  if (longestLine(text) > 2000 || longestLine(expected) > 2000) return { diff: null, note: `lines too long to show; ${sizes}` };
   const diff = unifiedDiff(text, expected, DIFF_LINES);
   // Byte differences that split into identical lines: line endings or a trailing newline.
   return diff === "" ? { diff: null, note: `differs only in line endings or the final newline; ${sizes}` } : { diff, note: null };

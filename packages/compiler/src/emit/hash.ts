@@ -43,3 +43,27 @@ export function uuidFromSha256(hex: string): string {
   const s = h.join("");
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
 }
+
+/**
+ * The length of the longest line of `text` (or of the longest run of `char`), in one pass. Spreading a list into
+ * `Math.max(...)` overflows the stack past about 120,000 items, which a large generated file reaches.
+ */
+export function longestLine(text: string): number {
+  let longest = 0;
+  let start = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", start)) {
+    longest = Math.max(longest, i - start);
+    start = i + 1;
+  }
+  return Math.max(longest, text.length - start);
+}
+
+export function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
+}

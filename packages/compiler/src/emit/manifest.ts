@@ -9,7 +9,7 @@
  * Everything is plain JSON written with two-space indentation and a final newline; lists whose order is not
  * meaningful are sorted, so the same spec always gives the same bytes.
  */
-import type { HttpMethod } from "@kervanc/runtime";
+import type { HttpMethod, OutputPlan, Template, ToolAnnotations } from "@kervanc/runtime";
 import { type EgressRule, egressOf } from "../plan/egress.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { canonicalJson, compareStrings, sha256 } from "./hash.ts";
@@ -19,8 +19,14 @@ export const MANIFEST_FORMAT = 2;
 
 export interface ManifestTool {
   readonly name: string;
+  readonly title: string | null;
+  /** What the model reads: kept in full, since a changed description changes what the model is told. */
+  readonly description: string;
+  readonly annotations: ToolAnnotations;
   readonly method: HttpMethod;
   readonly origin: string;
+  /** The URL as the spec writes it (path templates kept), without the query parameters. */
+  readonly url: string;
   /** SHA-256 of the canonical JSON of the published input schema. */
   readonly inputSchemaSha256: string;
   /** SHA-256 of the canonical JSON of the published output schema, or null without one. */
@@ -28,6 +34,14 @@ export interface ManifestTool {
   readonly output: "structured" | "text" | "raw";
   /** Redirects this tool follows (the runtime follows none that leads outside `egress`). */
   readonly followRedirects: number;
+  readonly limits: {
+    readonly timeoutMs: number;
+    readonly maxResponseBytes: number;
+    readonly maxOutputChars: number;
+    readonly allowInsecureHttp: boolean;
+    readonly ratePerMinute: number;
+    readonly concurrency: number;
+  };
   /** The secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
 }
@@ -43,6 +57,8 @@ export interface Manifest {
   readonly egress: readonly EgressRule[];
   /** The declared secrets, sorted by name, with the hosts (hostname:port) each may be sent to, or null. */
   readonly secrets: readonly { readonly name: string; readonly hosts: readonly string[] | null }[];
+  /** The bundles and their SHA-256 (kept here rather than in the SBOM, which a spec change then leaves alone). */
+  readonly bundles: readonly { readonly file: string; readonly sha256: string }[];
 }
 
 export interface Provenance {
@@ -52,17 +68,29 @@ export interface Provenance {
   readonly specSha256: string;
 }
 
-export function buildManifest(server: PlannedServer, provenance: Provenance): Manifest {
+export function buildManifest(server: PlannedServer, provenance: Provenance, bundles: readonly { file: string; code: string }[]): Manifest {
   const tools = server.tools.map((tool): ManifestTool => {
-    const { listing, request, output, limits, secrets } = tool.plan;
+    const { listing, request, output, limits, rateLimit, secrets } = tool.plan;
     return {
       name: listing.name,
+      title: listing.title ?? null,
+      description: listing.description,
+      annotations: listing.annotations,
       method: request.method,
       origin: request.origin,
+      url: `${request.origin}${templateText(request.path)}${request.search}`,
       inputSchemaSha256: sha256(canonicalJson(listing.inputSchema)),
       outputSchemaSha256: listing.outputSchema === undefined ? null : sha256(canonicalJson(listing.outputSchema)),
-      output: output.kind === "raw" ? "raw" : output.structured ? "structured" : "text",
+      output: outputMode(output),
       followRedirects: limits.followRedirects,
+      limits: {
+        timeoutMs: limits.timeoutMs,
+        maxResponseBytes: limits.maxResponseBytes,
+        maxOutputChars: output.maxOutputChars,
+        allowInsecureHttp: limits.allowInsecureHttp,
+        ratePerMinute: rateLimit.perMinute,
+        concurrency: rateLimit.concurrency,
+      },
       secrets: [...secrets].sort(compareStrings),
     };
   });
@@ -78,7 +106,28 @@ export function buildManifest(server: PlannedServer, provenance: Provenance): Ma
     tools,
     egress: egressOf(server),
     secrets,
+    bundles: bundles.map((b) => ({ file: b.file, sha256: sha256(b.code) })),
   };
+}
+
+function outputMode(output: OutputPlan): ManifestTool["output"] {
+  switch (output.kind) {
+    case "raw":
+      return "raw";
+    case "select":
+      return output.structured ? "structured" : "text";
+    default:
+      return unreachable(output);
+  }
+}
+
+function unreachable(value: never): never {
+  throw new Error(`Unexpected output plan ${JSON.stringify(value)}.`);
+}
+
+/** A template as the spec wrote it: text, `{{input.a.b}}` and `{{secrets.X}}`. */
+export function templateText(template: Template): string {
+  return template.parts.map((part) => (part.kind === "text" ? part.text : part.ref.kind === "input" ? `{{input.${part.ref.path.join(".")}}}` : `{{secrets.${part.ref.name}}}`)).join("");
 }
 
 export function manifestJson(manifest: Manifest): string {
@@ -104,4 +153,27 @@ export function readStamp(text: string): Provenance | null {
   const { file, sha256: hash } = spec as Record<string, unknown>;
   if (typeof file !== "string" || typeof hash !== "string") return null;
   return { kervancVersion: m["kervancVersion"], kervancContentSha256: m["kervancContentSha256"], specFile: file, specSha256: hash };
+}
+
+/**
+ * A manifest on disk, for comparing what a package exposes (`kervanc check`, `kervanc diff`): null when the text
+ * is not a manifest of this format. Only the shape the comparison reads is checked.
+ */
+export function parseManifest(text: string): Manifest | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const m = value as Record<string, unknown>;
+  if (m["manifestFormat"] !== MANIFEST_FORMAT) return null;
+  const isList = (v: unknown): v is unknown[] => Array.isArray(v);
+  if (!isList(m["tools"]) || !isList(m["egress"]) || !isList(m["secrets"]) || typeof m["server"] !== "object" || m["server"] === null) return null;
+  for (const t of m["tools"]) {
+    if (t === null || typeof t !== "object" || typeof (t as ManifestTool).name !== "string" || !isList((t as ManifestTool).secrets)) return null;
+    if (typeof (t as ManifestTool).annotations !== "object" || typeof (t as ManifestTool).limits !== "object" || typeof (t as ManifestTool).origin !== "string") return null;
+  }
+  return value as Manifest;
 }

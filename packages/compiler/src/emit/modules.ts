@@ -3,20 +3,29 @@
  * spec order, and the entry points. Every spec-derived value goes through `ts`/`literal` (code.ts).
  */
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
-import { Code, ident, join, prettyLiteral, ts } from "./code.ts";
+import { Code, ident, join, lineComment, readableLiteral, ts } from "./code.ts";
+
+/** Where a tool comes from, for the comment that traces its module back to the spec. */
+export interface ToolSource {
+  readonly index: number;
+  readonly specFile: string;
+  readonly line: number;
+}
 
 /**
  * A tool's module. It is laid out here, not by prettier: it is mostly one large literal (the plan), which
- * `prettyLiteral` writes over lines, and formatting hundreds of them was the largest cost of a big build.
+ * `readableLiteral` writes the way a person would (formatting hundreds of them with prettier was the largest
+ * cost of a big build). A comment names the tool's place in the spec, so a reviewer can find its source.
  */
-export function toolModule(tool: PlannedTool): Code {
+export function toolModule(tool: PlannedTool, source: ToolSource): Code {
   const hasOutput = tool.output !== null;
   const outputImport = hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n` : new Code("");
+  const origin = lineComment(`From tools[${source.index}] ${JSON.stringify(tool.plan.listing.name)}, ${source.specFile}:${source.line}.`);
   return ts`import type { CompiledTool, ToolPlan } from "../runtime/plan.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};
 ${outputImport}
-/** This tool's plan, decided at build time. */
-const plan: ToolPlan = ${prettyLiteral(tool.plan)};
+${origin}
+const plan: ToolPlan = ${readableLiteral(tool.plan)};
 
 export const tool: CompiledTool = { plan, validateInput, ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")} };
 `;

@@ -1,0 +1,122 @@
+/**
+ * A review of generated packages (what `kervanc check` finds stale, or what `kervanc diff` finds between two
+ * output folders) as text for a terminal, Markdown for a pull-request comment, or JSON. Each package shows its
+ * surface summary first (what the model can call, where the server reaches, which secrets go where; security
+ * relevant changes marked), then the files. Bundles are named as differing, never dumped.
+ */
+import type { FileDrift } from "../emit/drift.ts";
+import { printable } from "../cli/text.ts";
+import { longestRun } from "../emit/hash.ts";
+import { sortChanges, type SurfaceChange } from "./surface.ts";
+
+export interface PackageReview {
+  /** The package folder as the user names it (`servers/hn`). */
+  readonly where: string;
+  /** What happened to the package as a whole. */
+  readonly status: "changed" | "added" | "removed";
+  /** Null when a manifest could not be read (hand-edited, another format): then only files are compared. */
+  readonly surface: readonly SurfaceChange[] | null;
+  readonly files: readonly FileChange[];
+}
+
+export interface FileChange {
+  readonly path: string;
+  readonly status: "changed" | "added" | "removed";
+  readonly diff: string | null;
+  readonly note: string | null;
+}
+
+/** check's drift (from the committed folder's side: expected files are "missing", unexpected ones "extra"). */
+export function fromDrift(drift: readonly FileDrift[]): FileChange[] {
+  return drift.map((d) => ({ path: d.path, status: d.status === "missing" ? "added" : d.status === "extra" ? "removed" : "changed", diff: d.diff, note: d.note }));
+}
+
+const DESCRIPTION_SHOWN = 240;
+
+function clip(text: string): string {
+  return text.length > DESCRIPTION_SHOWN ? `${text.slice(0, DESCRIPTION_SHOWN)}… (${text.length} characters)` : text;
+}
+
+/** Before and after of a description, which is what changes most often and matters most to the model. */
+function detail(c: SurfaceChange): string[] {
+  if (c.field !== "description") return [];
+  return [`before: ${JSON.stringify(clip(String(c.before)))}`, `after:  ${JSON.stringify(clip(String(c.after)))}`];
+}
+
+function counts(review: PackageReview): string {
+  const surface = review.surface;
+  const parts: string[] = [];
+  if (surface === null) parts.push("surface unknown (a manifest.json could not be read)");
+  else {
+    const security = surface.filter((c) => c.security).length;
+    parts.push(`${surface.length} surface change${surface.length === 1 ? "" : "s"}${security > 0 ? ` (${security} security-relevant)` : ""}`);
+  }
+  parts.push(`${review.files.length} file${review.files.length === 1 ? "" : "s"} ${review.files.length === 1 ? "differs" : "differ"}`);
+  return parts.join(", ");
+}
+
+export function renderText(reviews: readonly PackageReview[]): string[] {
+  const lines: string[] = [];
+  for (const review of reviews) {
+    const status = review.status === "changed" ? "" : ` (${review.status === "added" ? "new package" : "package removed"})`;
+    lines.push(`${printable(review.where)}${status}: ${counts(review)}`);
+    for (const c of sortChanges(review.surface ?? [])) {
+      lines.push(`  ${c.security ? "[security] " : ""}${printable(c.summary)}`);
+      for (const d of detail(c)) lines.push(`      ${printable(d)}`);
+    }
+    lines.push("  files:");
+    for (const f of review.files) lines.push(`    ${f.status.padEnd(7)} ${printable(f.path)}${f.note ? ` (${f.note})` : ""}`);
+    for (const f of review.files) {
+      if (f.diff === null) continue;
+      lines.push("", `--- ${printable(review.where)}/${printable(f.path)} (before)`, `+++ ${printable(review.where)}/${printable(f.path)} (after)`, ...f.diff.split("\n").map(printable));
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
+/** Inline code that no text can break out of: a fence of backticks longer than any run inside. */
+function code(text: string): string {
+  const flat = text.replace(/[\r\n]+/g, " ");
+  const longest = longestRun(flat, "`");
+  const fence = "`".repeat(longest + 1);
+  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
+  return `${fence}${pad}${flat}${pad}${fence}`;
+}
+
+/** Markdown text with its markup characters escaped (for summaries, which name tools and hosts). */
+function escapeMd(text: string): string {
+  return text.replace(/[\r\n]+/g, " ").replace(/[\\`*_{}[\]()#+!|<>~&]/g, (c) => `\\${c}`);
+}
+
+export function renderMarkdown(title: string, reviews: readonly PackageReview[]): string {
+  const lines: string[] = [`## ${escapeMd(title)}`, ""];
+  if (reviews.length === 0) lines.push("No generated package differs.", "");
+  for (const review of reviews) {
+    const status = review.status === "changed" ? "" : review.status === "added" ? " (new package)" : " (package removed)";
+    lines.push(`### ${code(review.where)}${status}`, "", `${escapeMd(counts(review))}.`, "");
+    const surface = sortChanges(review.surface ?? []);
+    if (surface.length > 0) {
+      lines.push("| | change |", "| --- | --- |");
+      for (const c of surface) {
+        const more = detail(c).map((d) => `<br>${escapeMd(d)}`).join("");
+        lines.push(`| ${c.security ? "⚠️ **security**" : ""} | ${escapeMd(c.summary)}${more} |`);
+      }
+      lines.push("");
+    }
+    lines.push("<details><summary>Files</summary>", "");
+    for (const f of review.files) lines.push(`- ${f.status} ${code(f.path)}${f.note ? `: ${escapeMd(f.note)}` : ""}`);
+    for (const f of review.files) {
+      if (f.diff === null) continue;
+      const longest = Math.max(2, longestRun(f.diff, "`"));
+      const fence = "`".repeat(longest + 1);
+      lines.push("", code(f.path), "", `${fence}diff`, f.diff, fence);
+    }
+    lines.push("", "</details>", "");
+  }
+  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+export function reviewJson(reviews: readonly PackageReview[]): unknown[] {
+  return reviews.map((r) => ({ where: r.where, status: r.status, surface: r.surface === null ? null : sortChanges(r.surface), files: r.files }));
+}
