@@ -84,7 +84,8 @@ export function unifiedDiff(before: string, after: string, maxChanged: number): 
   const midB = b.slice(head, b.length - tail);
   const ops: Op[] = [];
   for (let i = Math.max(0, head - CONTEXT); i < head; i++) ops.push({ kind: " ", line: a[i]!, a: i, b: i });
-  ops.push(...middleOps(midA, midB, head));
+  // A loop, not push(...): spreading a 150,000-line middle overflows the stack.
+  for (const op of middleOps(midA, midB, head)) ops.push(op);
   for (let k = 0; k < Math.min(CONTEXT, tail); k++) {
     const i = a.length - tail + k;
     ops.push({ kind: " ", line: a[i]!, a: i, b: b.length - tail + k });
