@@ -4,7 +4,8 @@
  */
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Code, lineComment, literal, prettyLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
+import fc from "fast-check";
+import { Code, lineComment, literal, readableLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
 
 const hostile = {
   name: '"; process.exit(1); //',
@@ -21,10 +22,11 @@ function evaluate(code: Code): { value: unknown; plainPrototype: boolean } {
   return { value, plainPrototype };
 }
 
-describe("literal and prettyLiteral", () => {
+describe("literal and readableLiteral", () => {
   it.each([
     ["literal", literal],
-    ["prettyLiteral", prettyLiteral],
+    ["readableLiteral", (v: unknown) => readableLiteral(v)],
+    ["readableLiteral, narrow", (v: unknown) => readableLiteral(v, 10)],
   ] as const)("%s writes data that evaluates to the same value, with __proto__ as a key", (_, write) => {
     const code = write(hostile);
     expect(code.text).toContain('["__proto__"]');
@@ -38,9 +40,20 @@ describe("literal and prettyLiteral", () => {
     expect((inner as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
-  it("lays prettyLiteral out over lines, and literal on one", () => {
+  it("lays readableLiteral out as a person would: bare identifier keys, small nodes on one line, trailing commas", () => {
     expect(literal({ a: [1, 2] }).text).toBe('{"a":[1,2]}');
-    expect(prettyLiteral({ a: [1, 2] }).text).toBe('{\n  "a": [\n    1,\n    2\n  ]\n}');
+    expect(readableLiteral({ a: [1, 2], "b-c": { d: "x" } }).text).toBe('{ a: [1, 2], "b-c": { d: "x" } }');
+    expect(readableLiteral({ a: [1, 2], b: "x".repeat(30) }, 30).text).toBe(`{\n  a: [1, 2],\n  b: "${"x".repeat(30)}",\n}`);
+  });
+
+  it("readableLiteral evaluates to the same JSON value for any JSON value and width", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 140 }), (value, width) => {
+        const back = vm.runInNewContext(`(${readableLiteral(value, width).text})`) as unknown;
+        expect(JSON.stringify(back)).toBe(JSON.stringify(value));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("pastes only Code into ts templates; everything else becomes a literal", () => {

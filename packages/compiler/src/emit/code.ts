@@ -28,14 +28,6 @@ export function literal(value: unknown): Code {
   return writeLiteral(value, 0);
 }
 
-/**
- * The same literal laid out over lines (two-space indentation, as JSON.stringify does it), for large data such
- * as a tool's plan: the module reads well without running a formatter over it.
- */
-export function prettyLiteral(value: unknown): Code {
-  return writeLiteral(value, 2);
-}
-
 function writeLiteral(value: unknown, indent: number): Code {
   const json = indent === 0 ? JSON.stringify(value) : JSON.stringify(value, null, indent);
   if (json === undefined) throw new TypeError("literal(): the value cannot be written as JSON.");
@@ -115,6 +107,8 @@ function flat(value: unknown, budget: number): string | null {
 }
 
 function writeReadable(value: unknown, indent: number, width: number): string {
+  // A scalar is written whole, however long: only arrays and objects can be broken over lines.
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   const one = flat(value, Math.max(0, width - indent));
   if (one !== null) return one;
   const pad = " ".repeat(indent + 2);
