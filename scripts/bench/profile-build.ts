@@ -65,10 +65,9 @@ try {
       });
     }
     await time(`  Ajv standalone code for ${planned.tools.length} tools (validatorModule)`, () => {
-      const helpers = { ucs2length: false, equal: false, formats: false };
       for (const tool of planned.tools) {
-        validatorModule(tool.input, helpers);
-        if (tool.output) validatorModule(tool.output, helpers);
+        validatorModule(tool.input);
+        if (tool.output) validatorModule(tool.output);
       }
     });
     const restage = join(root, `restage-${run}`);

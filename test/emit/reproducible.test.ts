@@ -208,7 +208,7 @@ describe("manifest.json", () => {
     const manifest = JSON.parse(await readFile(join(outA, "catalog", "manifest.json"), "utf8")) as Record<string, unknown>;
     expect(manifest["kervancVersion"]).toBe(KERVANC_VERSION);
     expect(manifest["spec"]).toEqual({ file: "catalog.yaml", sha256: sha256(await readFile(SPECS[1]!)) });
-    expect(manifest["server"]).toEqual({ name: "catalog", version: "2.1.0" });
+    expect(manifest["server"]).toEqual({ name: "catalog", version: "2.1.0", description: "A product catalog, for tests." });
     const tools = manifest["tools"] as { name: string; method: string; secrets: string[]; followRedirects: number; outputSchemaSha256: string | null }[];
     expect(tools.map((t) => [t.name, t.method, t.followRedirects, t.secrets])).toEqual([
       ["search_items", "GET", 0, ["CATALOG_TOKEN"]],

@@ -101,6 +101,12 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const { checkCommand } = await import("./cli/check-command.ts");
       return checkCommand({ inputs: positionals, out, format: reviewFormat(values) }, io);
     }
+    case "mcpb": {
+      if (positionals.length !== 1) throw new UsageError("mcpb takes one generated package folder.");
+      const out = requireOut(values, "Missing -o <file.mcpb>.");
+      const { mcpbCommand } = await import("./cli/mcpb-command.ts");
+      return mcpbCommand({ packageDir: positionals[0]!, out, author: values["author"] as string | undefined }, io);
+    }
     case "diff": {
       if (positionals.length !== 2) throw new UsageError("diff compares two output folders: kervanc diff <old-out> <new-out>.");
       const { diffCommand } = await import("./cli/diff-command.ts");

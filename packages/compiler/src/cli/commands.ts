@@ -105,6 +105,21 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ["kervanc import openapi.yaml -o specs/petstore.yaml --include pets --read-only"],
   },
   {
+    name: "mcpb",
+    summary: "turn a generated package into an MCP Bundle (.mcpb) for one-click install",
+    usage: "mcpb <package-dir> -o <file.mcpb> [--author \"Name <email>\"]",
+    description:
+      "Writes an MCP Bundle of a package kervanc built: the server bundle, its README and notices, and a " +
+      "manifest whose user_config asks for each declared secret (marked sensitive, so desktop clients keep it " +
+      "in the keychain). The same package gives the same bytes. The author defaults to \"<server name> maintainers\".",
+    options: [
+      { name: "out", short: "o", type: "string", value: "<file.mcpb>", help: "the bundle to write (required)" },
+      { name: "author", type: "string", value: '"Name <email>"', help: "the bundle's author" },
+      HELP,
+    ],
+    examples: ['kervanc mcpb servers/weather -o weather.mcpb --author "Ada Lovelace <ada@example.com>"'],
+  },
+  {
     name: "help",
     summary: "show help for kervanc or for one command",
     usage: "help [command]",

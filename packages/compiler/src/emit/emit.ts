@@ -22,7 +22,7 @@ import { buildManifest, manifestJson } from "./manifest.ts";
 import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts";
 import { packageJson, packageName, packageVersion, readme, TSCONFIG, WORKERD_CONFIG_FILE, workerdConfig } from "./package-files.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
-import { AJV_RUNTIME_DTS, ajvRuntimeEntry, type AjvHelpers, VALIDATOR_DTS, validatorModule } from "./validators.ts";
+import { AJV_RUNTIME_DTS, ajvRuntimeEntry, type AjvHelpers, mergeHelpers, NO_HELPERS, VALIDATOR_DTS, validatorModule } from "./validators.ts";
 import { currentToolchain, KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
 
 export interface EmitContext {
@@ -75,12 +75,17 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     files.set(`src/runtime/${rel}`, `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`);
   }
 
-  const helpers: AjvHelpers = { ucs2length: false, equal: false, formats: false };
+  let helpers: AjvHelpers = NO_HELPERS;
+  const addValidatorModule = async (path: string, compiled: Parameters<typeof validatorModule>[0]): Promise<void> => {
+    const validator = validatorModule(compiled);
+    helpers = mergeHelpers(helpers, validator.helpers);
+    await addValidator(path, validator.code);
+  };
   for (const [index, tool] of server.tools.entries()) {
-    await addValidator(`src/validators/${tool.moduleName}.input.js`, validatorModule(tool.input, helpers));
+    await addValidatorModule(`src/validators/${tool.moduleName}.input.js`, tool.input);
     await addCode(`src/validators/${tool.moduleName}.input.d.ts`, VALIDATOR_DTS, "typescript");
     if (tool.output) {
-      await addValidator(`src/validators/${tool.moduleName}.output.js`, validatorModule(tool.output, helpers));
+      await addValidatorModule(`src/validators/${tool.moduleName}.output.js`, tool.output);
       await addCode(`src/validators/${tool.moduleName}.output.d.ts`, VALIDATOR_DTS, "typescript");
     }
     const source = { index, specFile: ctx.specFile, line: ctx.toolLines?.[index] ?? 0 };

@@ -52,7 +52,7 @@ export interface Manifest {
   /** The content identity of the kervanc that wrote the package (versions.ts): a changed kervanc rebuilds. */
   readonly kervancContentSha256: string;
   readonly spec: { readonly file: string; readonly sha256: string };
-  readonly server: { readonly name: string; readonly version: string };
+  readonly server: { readonly name: string; readonly version: string; readonly description?: string };
   readonly tools: readonly ManifestTool[];
   readonly egress: readonly EgressRule[];
   /** The declared secrets, sorted by name, with the hosts (hostname:port) each may be sent to, or null. */
@@ -102,7 +102,7 @@ export function buildManifest(server: PlannedServer, provenance: Provenance, bun
     kervancVersion: provenance.kervancVersion,
     kervancContentSha256: provenance.kervancContentSha256,
     spec: { file: provenance.specFile, sha256: provenance.specSha256 },
-    server: { name: server.plan.name, version: server.plan.version },
+    server: { name: server.plan.name, version: server.plan.version, ...(server.plan.description !== undefined ? { description: server.plan.description } : {}) },
     tools,
     egress: egressOf(server),
     secrets,

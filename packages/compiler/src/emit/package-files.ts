@@ -6,6 +6,7 @@
 import type { JsonObject, JsonValue } from "@kervanc/runtime";
 import { egressOf } from "../plan/egress.ts";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
+import { codeSpan, md } from "./markdown.ts";
 import { DEV_DEPENDENCIES, KERVANC_VERSION, type PinnedPackage, pinnedVersion, RUNTIME_DEPENDENCIES } from "./versions.ts";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -70,14 +71,6 @@ export const TSCONFIG = `${JSON.stringify(
   2,
 )}\n`;
 
-/** Escapes text for a Markdown table cell or paragraph: no markup, no raw HTML, one line. */
-export function md(text: string): string {
-  return text
-    .replace(/\r?\n/g, " ")
-    .replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`)
-    .trim();
-}
-
 function schemaType(schema: JsonValue | undefined): string {
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return "any";
   const type = schema["type"];
@@ -97,8 +90,8 @@ function argumentRows(tool: PlannedTool): string[] {
   return Object.entries(properties).map(([name, prop]) => {
     const p = (prop && typeof prop === "object" && !Array.isArray(prop) ? prop : {}) as JsonObject;
     const description = typeof p["description"] === "string" ? md(p["description"]) : "";
-    const values = Array.isArray(p["enum"]) ? ` (one of ${p["enum"].map((v) => `\`${md(String(v))}\``).join(", ")})` : "";
-    return `| \`${md(name)}\` | ${schemaType(p)} | ${required.has(name) ? "yes" : "no"} | ${description}${values} |`;
+    const values = Array.isArray(p["enum"]) ? ` (one of ${p["enum"].map((v) => codeSpan(String(v), true)).join(", ")})` : "";
+    return `| ${codeSpan(name, true)} | ${schemaType(p)} | ${required.has(name) ? "yes" : "no"} | ${description}${values} |`;
   });
 }
 
@@ -236,6 +229,44 @@ ${bindings.length > 0 ? `${bindings.join("\n")}\n` : ""}    # Other settings of 
 `;
 }
 
+/**
+ * Copy-paste lines for the MCP clients people use, with this package's name and secrets. Paths must be
+ * absolute (clients start servers from their own working folder); `/absolute/path/to/<folder>` stands for this
+ * folder. Secrets go into the client's environment for the server; the `.mcpb` route keeps them in the
+ * operating system's keychain instead of a configuration file.
+ */
+function clientSetup(name: string, folder: string, secrets: readonly string[]): string[] {
+  const path = `/absolute/path/to/${folder}/server.mjs`;
+  const args = ["--disallow-code-generation-from-strings", path];
+  const env = Object.fromEntries(secrets.map((s) => [s, `<your ${s}>`]));
+  const withEnv = secrets.length > 0 ? { env } : {};
+  const json = (value: unknown): string[] => ["```json", JSON.stringify(value, null, 2), "```", ""];
+  const quote = shellWord;
+  const lines: string[] = ["## Add it to an MCP client", ""];
+  lines.push(
+    `Clients start the server from their own working folder, so every path must be absolute: below, \`/absolute/path/to/${folder}\` stands for this folder (\`pwd\` prints it on macOS and Linux, \`cd\` on Windows).${secrets.length > 0 ? ` Replace each \`<your ${secrets[0]}>\` with the secret's value.` : ""}`,
+    "",
+  );
+  lines.push("### Claude Desktop: one click", "");
+  lines.push("```sh", `kervanc mcpb /absolute/path/to/${folder} -o ${name}.mcpb`, "```", "");
+  lines.push(
+    `Open \`${name}.mcpb\` with Claude Desktop (double-click it, or drag it onto Settings > Extensions).${secrets.length > 0 ? " Claude Desktop asks for the secrets in a form and keeps them in the operating system's keychain, not in a file." : ""} The bundle holds \`server.mjs\`, this README and the notices; sign it with \`mcpb sign\` from \`@anthropic-ai/mcpb\` if you distribute it.`,
+    "",
+  );
+  lines.push("### Claude Desktop, Cursor and other clients: JSON", "");
+  lines.push("Add this to `claude_desktop_config.json` (Claude Desktop) or `.cursor/mcp.json` (Cursor):", "");
+  lines.push(...json({ mcpServers: { [name]: { command: "node", args, ...withEnv } } }));
+  lines.push("### Claude Code", "");
+  const envFlags = secrets.map((s) => `--env ${quote(`${s}=<your ${s}>`)}`);
+  lines.push("```sh", ["claude mcp add --transport stdio", ...envFlags, name, "--", "node", ...args.map(quote)].join(" "), "```", "");
+  lines.push("### VS Code", "");
+  lines.push("```sh", `code --add-mcp ${quote(JSON.stringify({ name, command: "node", args, ...withEnv }))}`, "```", "");
+  lines.push("### A first try with the MCP Inspector", "");
+  const inspectorEnv = secrets.map((s) => `-e ${quote(`${s}=<your ${s}>`)}`);
+  lines.push("```sh", ["npx @modelcontextprotocol/inspector --cli", ...inspectorEnv, "node", ...args.map(quote), "--method tools/list"].join(" "), "```", "");
+  return lines;
+}
+
 export function readme(server: PlannedServer, folder: string, specFile: string): string {
   const { plan } = server;
   const name = packageName(folder);
@@ -245,7 +276,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   const sh = (...commands: string[]): string[] => ["```sh", ...commands, "```", ""];
   const lines: string[] = [];
   lines.push(`# ${md(plan.name)} ${md(plan.version)}`, "");
-  lines.push(`An MCP server generated by kervanc ${KERVANC_VERSION} from \`${md(specFile)}\`. Do not edit these files: change the spec and run \`kervanc build\` again.`, "");
+  lines.push(`An MCP server generated by kervanc ${KERVANC_VERSION} from ${codeSpan(specFile)}. Do not edit these files: change the spec and run \`kervanc build\` again.`, "");
   if (plan.description !== undefined) lines.push(`> ${md(plan.description)}`, "");
   lines.push("## Run it", "");
   lines.push(
@@ -258,17 +289,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use), `--port N`, `--allowed-host NAME`, `--env-file FILE` (secrets from a file; the environment wins), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB, and SIGINT/SIGTERM let calls in flight finish.",
     "",
   );
-  lines.push("An MCP client runs it with a configuration like this one:", "");
-  const config = {
-    mcpServers: {
-      [name]: {
-        command: "node",
-        args: ["--disallow-code-generation-from-strings", `/path/to/${folder}/server.mjs`],
-        ...(secrets.length > 0 ? { env: Object.fromEntries(secrets.map((s) => [s, `<your ${s}>`])) } : {}),
-      },
-    },
-  };
-  lines.push("```json", JSON.stringify(config, null, 2), "```", "");
+  lines.push("To use it from an MCP client, see [Add it to an MCP client](#add-it-to-an-mcp-client) below.", "");
   lines.push("### Node.js 24 with the permission model", "");
   lines.push(...sh(run.node24Stdio, run.node24Http));
   lines.push(
@@ -303,26 +324,27 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     `\`--allow-private-network\` (\`server.mjs\`) and \`${WORKER_TEST_SETTING}=1\` (\`worker.mjs\`) add loopback and private addresses, so the server can call an upstream a test runs on this machine. They are for tests only and are refused when \`NODE_ENV=production\`; the commands above never enable them (on Deno, \`--allow-env\` does not even let \`${WORKER_TEST_SETTING}\` be read). A test adds the upstream's host:port to Deno's \`--allow-net\` and \`${WORKER_TEST_SETTING}\` to its \`--allow-env\`, and \`"local"\` to the workerd network's \`allow\` list.`,
     "",
   );
+  lines.push(...clientSetup(name, folder, secrets));
   if (secrets.length > 0) {
     lines.push("## Secrets", "");
     lines.push("Each secret is read from the environment variable of the same name (at least 8 characters), is sent only over https, and is redacted from every result, error and log line.", "");
     for (const s of plan.secrets) {
-      lines.push(`- \`${md(s.name)}\`${s.hosts ? `: sent only to ${s.hosts.map((h) => `\`${md(h)}\``).join(", ")}` : ""}`);
+      lines.push(`- ${codeSpan(s.name)}${s.hosts ? `: sent only to ${s.hosts.map((h) => codeSpan(h)).join(", ")}` : ""}`);
     }
     lines.push("");
   }
   lines.push("## Network", "");
   lines.push(
-    `The server only calls ${hosts.map((h) => `\`${md(h)}\``).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
+    `The server only calls ${hosts.map((h) => codeSpan(h)).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
     "",
   );
   lines.push("## Tools", "");
   for (const tool of server.tools) {
     const listing = tool.plan.listing;
-    lines.push(`### \`${md(listing.name)}\``, "");
+    lines.push(`### ${codeSpan(listing.name)}`, "");
     if (listing.title !== undefined) lines.push(`**${md(listing.title)}**`, "");
     lines.push(md(listing.description), "");
-    lines.push(`\`${tool.plan.request.method} ${md(tool.plan.request.origin)}\`${tool.plan.output.kind === "select" ? (tool.plan.output.structured ? ", structured output" : "") : ", raw text output"}`, "");
+    lines.push(`${codeSpan(`${tool.plan.request.method} ${tool.plan.request.origin}`)}${tool.plan.output.kind === "select" ? (tool.plan.output.structured ? ", structured output" : "") : ", raw text output"}`, "");
     const rows = argumentRows(tool);
     if (rows.length > 0) {
       lines.push("| argument | type | required | description |", "| --- | --- | --- | --- |", ...rows, "");

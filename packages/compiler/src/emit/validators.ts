@@ -6,7 +6,8 @@
  * `ajv-formats/dist/formats` (format checks). These are rewritten to one import of `./ajv-runtime.js`, a small
  * module the build bundles from exactly those helpers, so a validator needs nothing at run time but that file.
  * A `require(` left in the output fails the build: it would mean an Ajv upgrade added a helper this does not
- * know, and the server would crash when it loads.
+ * know, and the server would crash when it loads. (Ajv's standalone ES module output is documented to keep
+ * these requires: ajv-validator/ajv#1976 and #2598.)
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { CompiledSchema } from "../check/schemas.ts";
@@ -17,9 +18,22 @@ export const AJV_RUNTIME_IMPORT = "__kervanc_ajv";
 
 /** The helpers a set of validators needs, so the runtime module only bundles those. */
 export interface AjvHelpers {
-  ucs2length: boolean;
-  equal: boolean;
-  formats: boolean;
+  readonly ucs2length: boolean;
+  readonly equal: boolean;
+  readonly formats: boolean;
+}
+
+export const NO_HELPERS: AjvHelpers = { ucs2length: false, equal: false, formats: false };
+
+/** The helpers either set needs. */
+export function mergeHelpers(a: AjvHelpers, b: AjvHelpers): AjvHelpers {
+  return { ucs2length: a.ucs2length || b.ucs2length, equal: a.equal || b.equal, formats: a.formats || b.formats };
+}
+
+export interface ValidatorModule {
+  readonly code: string;
+  /** The Ajv helpers this validator imports from `./ajv-runtime.js`. */
+  readonly helpers: AjvHelpers;
 }
 
 const REQUIRES: readonly [RegExp, keyof AjvHelpers][] = [
@@ -29,21 +43,22 @@ const REQUIRES: readonly [RegExp, keyof AjvHelpers][] = [
 
 export class ValidatorEmitError extends Error {}
 
-export function validatorModule(compiled: CompiledSchema, helpers: AjvHelpers): string {
+export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   let code = standaloneCode(compiled.ajv, compiled.validate);
+  const used = { ucs2length: false, equal: false, formats: false };
   for (const [pattern, helper] of REQUIRES) {
     code = code.replace(pattern, () => {
-      helpers[helper] = true;
+      used[helper] = true;
       return `${AJV_RUNTIME_IMPORT}.${helper}`;
     });
   }
-  if (code.includes(`${AJV_RUNTIME_IMPORT}.formats`)) helpers.formats = true;
+  if (code.includes(`${AJV_RUNTIME_IMPORT}.formats`)) used.formats = true;
   if (/\brequire\s*\(/.test(code)) {
     throw new ValidatorEmitError(`Ajv produced a validator that still requires a module: ${/require\s*\([^)]*\)/.exec(code)?.[0]}`);
   }
   code = code.replace(/^"use strict";\n?/, "");
   const uses = code.includes(AJV_RUNTIME_IMPORT);
-  return `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`;
+  return { code: `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`, helpers: used };
 }
 
 /** The declaration file that types a validator module for TypeScript. */

@@ -7,6 +7,7 @@
 import type { FileDrift } from "../emit/drift.ts";
 import { printable } from "../cli/text.ts";
 import { longestRun } from "../emit/hash.ts";
+import { codeSpan, md } from "../emit/markdown.ts";
 import { sortChanges, type SurfaceChange } from "./surface.ts";
 
 export interface PackageReview {
@@ -75,19 +76,8 @@ export function renderText(reviews: readonly PackageReview[]): string[] {
   return lines;
 }
 
-/** Inline code that no text can break out of: a fence of backticks longer than any run inside. */
-function code(text: string): string {
-  const flat = text.replace(/[\r\n]+/g, " ");
-  const longest = longestRun(flat, "`");
-  const fence = "`".repeat(longest + 1);
-  const pad = flat.startsWith("`") || flat.endsWith("`") || flat === "" ? " " : "";
-  return `${fence}${pad}${flat}${pad}${fence}`;
-}
-
-/** Markdown text with its markup characters escaped (for summaries, which name tools and hosts). */
-function escapeMd(text: string): string {
-  return text.replace(/[\r\n]+/g, " ").replace(/[\\`*_{}[\]()#+!|<>~&]/g, (c) => `\\${c}`);
-}
+const code = (text: string): string => codeSpan(text);
+const escapeMd = md;
 
 export function renderMarkdown(title: string, reviews: readonly PackageReview[]): string {
   const lines: string[] = [`## ${escapeMd(title)}`, ""];
