@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { createHttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import {
@@ -20,6 +20,7 @@ import { createNodeTransport } from "./net/node-transport.ts";
 import type { CompiledServer } from "./plan.ts";
 import { isLoopbackHost, serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
+import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
 import { envSecrets, SecretVault } from "./secrets.ts";
 
 const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP limits]] [--env-file FILE]...
@@ -232,7 +233,11 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   const factory = createServerFactory(compiled, runner);
   const onerror = (error: Error): void => log(`Error: ${error.message}`);
   if (!options.http) {
-    const handle = serveStdio(factory, { legacy: "serve", onerror });
+    // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
+    // and never reaches its own buffer limit (which would close it).
+    const input = guardStdio(process.stdin, process.stdout, { log });
+    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_MESSAGE_BYTES });
+    const handle = serveStdio(factory, { legacy: "serve", onerror, transport });
     const stop = (): void => {
       void handle.close().finally(() => process.exit(0));
     };
