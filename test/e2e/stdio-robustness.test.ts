@@ -129,6 +129,14 @@ describe("stdio input the SDK would choke on", () => {
       expect(logged).toHaveLength(variants.length + 1);
       for (const line of logged) expect(line.length).toBeLessThan(200);
       expect(raw.stderr()).not.toMatch(/invalid_type|ZodError|"path"/);
+      // Arguments nested about 4,900 levels (finding 6) get the limit's tool error through the whole bundle.
+      const opening = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
+      expect(await raw.exchange(JSON.stringify({ jsonrpc: "2.0", id: 100, method: "initialize", params: opening }))).toMatchObject({ id: 100, result: {} });
+      raw.child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+      const deep = `${"[".repeat(4_900)}1${"]".repeat(4_900)}`;
+      const call = await raw.exchange(`{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"get_current_weather","arguments":{"latitude":${deep},"longitude":2}}}`);
+      expect(call).toMatchObject({ id: 101, result: { isError: true } });
+      expect(JSON.stringify(call)).toContain("nested more than 256 levels deep, the limit");
       // The same process still serves a real client.
       const client = new LegacyClient({ name: "t", version: "1" });
       await client.connect(pipeTransport(raw));
