@@ -121,7 +121,10 @@ function invalidMessage(message: unknown): string | null {
   if (record["jsonrpc"] !== "2.0") return 'jsonrpc must be "2.0"';
   if ("method" in record) {
     if (typeof record["method"] !== "string") return "method must be a string";
-    if ("params" in record && (typeof record["params"] !== "object" || record["params"] === null || Array.isArray(record["params"])))
+    if (
+      "params" in record &&
+      (typeof record["params"] !== "object" || record["params"] === null || Array.isArray(record["params"]))
+    )
       return "params must be an object";
     if ("id" in record) {
       if (usableId(record["id"]) === null) return "id must be a string or an integer";
