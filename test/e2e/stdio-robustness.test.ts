@@ -22,6 +22,8 @@ interface Raw {
   /** Writes one line and resolves with the next line the server writes to stdout, parsed. */
   exchange(line: string | Buffer): Promise<Record<string, unknown>>;
   stderr(): string;
+  /** Resolves once stderr holds `count` lines that pass `filter` (stderr and stdout are separate pipes). */
+  stderrLines(filter: (line: string) => boolean, count: number): Promise<string[]>;
   /** The process's stdout lines from now on go to `onLine` instead of `exchange`. */
   handOver(onLine: (line: string) => void): void;
 }
@@ -48,9 +50,20 @@ function startRaw(): Raw {
       else lines.push(line);
     }
   });
+  const matching = (filter: (line: string) => boolean): string[] => stderr.split("\n").filter(filter);
   return {
     child,
     stderr: () => stderr,
+    stderrLines: (filter, count) =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (matching(filter).length < count) return;
+          child.stderr!.off("data", check);
+          resolve(matching(filter));
+        };
+        child.stderr!.on("data", check);
+        check();
+      }),
     async exchange(line) {
       const next = lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiting.push(resolve));
       child.stdin!.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, Buffer.from("\n")]));
@@ -125,7 +138,7 @@ describe("stdio input the SDK would choke on", () => {
       // A notification that is malformed is answered with id null; a malformed response is only logged.
       expect(await raw.exchange('{"jsonrpc":"2.0","method":7}')).toMatchObject({ id: null, error: { code: -32600 } });
       // One short line each, no schema dumps.
-      const logged = raw.stderr().split("\n").filter((l) => l.includes("stdio:"));
+      const logged = await raw.stderrLines((l) => l.includes("stdio:"), variants.length + 1);
       expect(logged).toHaveLength(variants.length + 1);
       for (const line of logged) expect(line.length).toBeLessThan(200);
       expect(raw.stderr()).not.toMatch(/invalid_type|ZodError|"path"/);
@@ -156,7 +169,7 @@ describe("stdio input the SDK would choke on", () => {
         const reply = await raw.exchange(big);
         expect(reply).toMatchObject({ jsonrpc: "2.0", id: 77, error: { code: -32600 } });
         expect(String((reply["error"] as { message: string }).message)).toContain("10485760");
-        expect(raw.stderr()).toContain("a message over 10485760 bytes was dropped");
+        await raw.stderrLines((l) => l.includes("a message over 10485760 bytes was dropped"), 1);
         expect(raw.stderr()).not.toContain("ReadBuffer exceeded");
         const transport = pipeTransport(raw);
         if (era === "legacy") {
