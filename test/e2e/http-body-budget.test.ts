@@ -152,15 +152,16 @@ describe("request bodies in flight", () => {
     const refusedUpFront = await Promise.all(Array.from({ length: 20 }, () => partialBody(3.5 * MiB, 0)));
     for (const raw of refusedUpFront) expect(await raw.status()).toBe("HTTP/1.1 503 Service Unavailable");
     expect(refusedUpFront[0]!.received.toLowerCase()).toContain("retry-after:");
-    // Chunked bodies have no length: they are cut when the bytes they send pass the budget (the server may
-    // answer 503 or, while the client is still writing, reset the connection), never held.
+    // Chunked bodies have no length: each is charged as it arrives and answered 503 when it would pass the
+    // budget (the rest of it is read and thrown away, never held).
     const chunked = await Promise.all(Array.from({ length: 60 }, () => chunkedBody(3.5 * MiB)));
     const statuses = await Promise.all(chunked.map((raw) => raw.status()));
     const grown = procStatus(server.pid!, "VmHWM") - before;
     console.log(`server peak RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
-    // 62 clients offered over 200 MiB of body; the server held at most the 8 MiB budget plus its own churn.
-    expect(grown).toBeLessThan(100 * MiB);
-    for (const status of statuses) if (status !== "") expect(status).toBe("HTTP/1.1 503 Service Unavailable");
+    // 62 clients offered over 200 MiB of body; the server held at most the 8 MiB budget, plus the garbage of
+    // reading and discarding the rest (about 55-70 MiB here; about 470 MiB without the budget).
+    expect(grown).toBeLessThan(128 * MiB);
+    for (const status of statuses) expect(status).toBe("HTTP/1.1 503 Service Unavailable");
     for (const raw of [...holders, ...refusedUpFront, ...chunked]) raw.socket.destroy();
     expect(await normalRequestOnceFree()).toBe("HTTP/1.1 200 OK");
     expect(stderr()).toContain("HTTP request refused with 503");

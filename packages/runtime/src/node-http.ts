@@ -99,19 +99,40 @@ function declaredBody(req: http.IncomingMessage): { has: boolean; length: number
   return { has: n > 0, length: n };
 }
 
-function refuse(res: http.ServerResponse, status: number, message: string, retryAfter = false): void {
-  // `connection: close` makes Node close the socket once this answer is out, instead of reading the body.
+/**
+ * Answers at once, before any of the body is read. The body is then read and thrown away as it arrives (it is
+ * never kept, and the request timeout bounds how long): closing the socket on unread data would reset it, and
+ * a client still sending would see the reset instead of this answer.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string): void {
   res
-    .writeHead(status, {
-      "content-type": "text/plain",
-      connection: "close",
-      ...(retryAfter ? { "retry-after": "5" } : {}),
-    })
+    .writeHead(status, { "content-type": "text/plain", ...(status === 503 ? { "retry-after": "5" } : {}) })
     .end(`${message}\n`);
+  req.resume();
+}
+
+/**
+ * A log for refusals that an attacker can cause by the thousand: the first line goes out, then at most one
+ * every 10 s, counting the ones left out.
+ */
+function throttledLog(log: (line: string) => void): (line: string) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (line) => {
+    const now = Date.now();
+    if (now - last < 10_000) {
+      skipped++;
+      return;
+    }
+    log(skipped > 0 ? `${line} (and ${skipped} more refusals since the last report)` : line);
+    last = now;
+    skipped = 0;
+  };
 }
 
 export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptions): Promise<NodeHttpServer> {
   const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
+  const logRefusal = throttledLog(options.log);
   const budget = new BodyBudget(limits);
   const limiter = new AddressRateLimit();
   let inFlight = 0;
@@ -128,7 +149,7 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
     (req, res) => {
       const target = requestTarget(req.url ?? "/", req.headers.host);
       if (target === null) {
-        refuse(res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
+        refuse(req, res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
         return;
       }
       const wait = limiter.take(req.socket.remoteAddress ?? "", Date.now());
@@ -142,14 +163,14 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       if (body.has && req.method !== "GET" && req.method !== "HEAD") {
         const admitted = budget.admit(body.length);
         if (isRefusal(admitted)) {
-          options.log(`Warning: HTTP request refused with ${admitted.status}: ${admitted.message}`);
-          refuse(res, admitted.status, admitted.message, admitted.status === 503);
+          logRefusal(`Warning: HTTP request refused with ${admitted.status}: ${admitted.message}`);
+          refuse(req, res, admitted.status, admitted.message);
           return;
         }
         ticket = admitted;
       }
       inFlight++;
-      void handle(handler, target, req, res, ticket, options.log).finally(() => {
+      void handle(handler, target, req, res, ticket, options.log, logRefusal).finally(() => {
         ticket?.release();
         inFlight--;
         if (inFlight === 0 && idle) idle();
@@ -272,6 +293,7 @@ async function handle(
   res: http.ServerResponse,
   ticket: BodyTicket | null,
   log: (line: string) => void,
+  logRefusal: (line: string) => void,
 ): Promise<void> {
   const abort = new AbortController();
   const refused: { value: BodyRefusal | null } = { value: null };
@@ -299,9 +321,9 @@ async function handle(
       response = new Response(null);
     }
     if (refused.value !== null) {
-      log(`Warning: HTTP request refused with ${refused.value.status}: ${refused.value.message}`);
+      logRefusal(`Warning: HTTP request refused with ${refused.value.status}: ${refused.value.message}`);
       await response.body?.cancel();
-      refuse(res, refused.value.status, refused.value.message, refused.value.status === 503);
+      refuse(req, res, refused.value.status, refused.value.message);
       return;
     }
     if (abort.signal.aborted) {
@@ -330,8 +352,8 @@ async function handle(
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
-    // Unread request data (a body over the SDK's cap) is discarded, so the connection can finish cleanly; a
-    // body refused for the budget is not read at all (its connection closes).
-    if (!req.complete && refused.value === null) req.resume();
+    // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
+    // connection can finish cleanly.
+    if (!req.complete) req.resume();
   }
 }
