@@ -225,8 +225,30 @@ describe("header values", () => {
 
   it("refuses a path value with an unpaired surrogate (it has no UTF-8 encoding)", async () => {
     const { result, request } = await sent("path", { id: "a\ud800", sub: "x" });
-    expect(errorText(result)).toBe("input.id is not allowed in a URL path.");
+    expect(errorText(result)).toBe("input.id is not valid Unicode text (it has an unpaired surrogate).");
     expect(request).toBeUndefined();
+  });
+
+  // Issue 13, observation b: a query value was sent as U+FFFD while the path refused it. Every place now
+  // refuses, with the same words, and nothing is sent.
+  it.each([
+    ["query value", "query", { q: "a\ud800" }, "input.q"],
+    ["query value (low half alone)", "query", { q: "\udc00b" }, "input.q"],
+    ["query list item", "query", { tags: ["ok", "x\udbff"] }, "input.tags"],
+    ["header value", "headers", { note: "a\ud800", n: 1 }, "input.note"],
+    ["body value", "body", { name: "a\ud800" }, "input.name"],
+    ["body text template", "body", { name: "\ud800", count: 1 }, "input.name"],
+    ["nested body string", "body", { obj: { deep: ["fine", { s: "x\udfff" }] } }, "input.obj"],
+    ["nested body key", "body", { obj: { "k\ud800": 1 } }, "input.obj"],
+  ])("refuses an unpaired surrogate in a %s", async (_place, tool, args, ref) => {
+    const { result, request } = await sent(tool, args);
+    expect(errorText(result)).toBe(`${ref} is not valid Unicode text (it has an unpaired surrogate).`);
+    expect(request).toBeUndefined();
+  });
+
+  it("sends paired surrogates (an emoji) in every place", async () => {
+    expect((await sent("query", { q: "😀", n: 1 })).request?.query).toContain("q=%F0%9F%98%80");
+    expect(JSON.parse((await sent("body", { name: "😀", count: 1, obj: { "😀": "😀" } })).request!.body).nested.obj).toEqual({ "😀": "😀" });
   });
 
   it("refuses a missing optional argument in a header (it is not left out)", async () => {

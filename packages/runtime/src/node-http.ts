@@ -3,20 +3,39 @@
  *
  * The adapter streams the request body into the web `Request` (the SDK reads it with its own size cap), streams
  * the `Response` back (SSE included), and aborts the request's signal when the client goes away. It adds what a
- * public socket needs: a per-address request rate limit (429 with Retry-After), and a drain on shutdown.
+ * public socket needs: a per-address request rate limit (429 with Retry-After), a process-wide budget on request
+ * bodies in flight (503/413 before reading, see body-budget.ts), timeouts on slow headers and slow bodies, a
+ * refusal of absolute-form targets that name another authority, and a drain on shutdown.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
-import type { HttpHandler } from "./http-handler.ts";
+import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
+import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 
 /** Requests per minute from one remote address. */
 export const REQUESTS_PER_MINUTE_PER_ADDRESS = 300;
+
+export interface ServeLimits extends BodyLimits {
+  /** The whole request (headers and body) must arrive within this; 408 otherwise. */
+  readonly requestTimeoutMs: number;
+  /** The headers must arrive within this (never more than requestTimeoutMs); 408 otherwise. */
+  readonly headersTimeoutMs: number;
+}
+
+/** The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout and --headers-timeout. */
+export const DEFAULT_SERVE_LIMITS: ServeLimits = {
+  maxBodyBytes: MAX_REQUEST_BODY_BYTES,
+  maxBodies: 64,
+  maxBodyBytesTotal: 32 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+};
 
 export interface NodeHttpOptions {
   readonly host: string;
   readonly port: number;
   readonly log: (line: string) => void;
+  readonly limits?: Partial<ServeLimits>;
 }
 
 export interface NodeHttpServer {
@@ -50,31 +69,129 @@ class AddressRateLimit {
   }
 }
 
+/**
+ * The path and query of the request target, or null when it must be refused. Origin-form (`/mcp`) is the
+ * normal case. Absolute-form (`http://host/mcp`) is what a proxy sends; it is accepted only when its authority
+ * is the Host header's, because the Host check (the DNS-rebinding defence) reads the header, and a target
+ * naming another authority would be served under a name the check never saw.
+ */
+export function requestTarget(target: string, hostHeader: string | undefined): string | null {
+  if (target.startsWith("/")) return target;
+  if (!/^https?:\/\//i.test(target) || hostHeader === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return null;
+  }
+  if (url.username !== "" || url.password !== "") return null;
+  const authority = /^https?:\/\/([^/?#]*)/i.exec(target)?.[1]?.toLowerCase();
+  if (authority !== hostHeader.toLowerCase()) return null;
+  return url.pathname + url.search;
+}
+
+/** A body is coming when the request declares one (a length above zero, or chunked). */
+function declaredBody(req: http.IncomingMessage): { has: boolean; length: number | null } {
+  if (req.headers["transfer-encoding"] !== undefined) return { has: true, length: null };
+  const length = req.headers["content-length"];
+  if (length === undefined) return { has: false, length: 0 };
+  const n = Number(length);
+  return { has: n > 0, length: n };
+}
+
+/**
+ * Answers at once, before any of the body is read. The body is then read and thrown away as it arrives (it is
+ * never kept, and the request timeout bounds how long): closing the socket on unread data would reset it, and
+ * a client still sending would see the reset instead of this answer.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string): void {
+  res
+    .writeHead(status, { "content-type": "text/plain", ...(status === 503 ? { "retry-after": "5" } : {}) })
+    .end(`${message}\n`);
+  req.resume();
+}
+
+/**
+ * A log for refusals that an attacker can cause by the thousand: the first line goes out, then at most one
+ * every 10 s, counting the ones left out.
+ */
+function throttledLog(log: (line: string) => void): (line: string) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (line) => {
+    const now = Date.now();
+    if (now - last < 10_000) {
+      skipped++;
+      return;
+    }
+    log(skipped > 0 ? `${line} (and ${skipped} more refusals since the last report)` : line);
+    last = now;
+    skipped = 0;
+  };
+}
+
 export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptions): Promise<NodeHttpServer> {
+  const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
+  const logRefusal = throttledLog(options.log);
+  const budget = new BodyBudget(limits);
   const limiter = new AddressRateLimit();
   let inFlight = 0;
   let idle: (() => void) | null = null;
-  const server = http.createServer((req, res) => {
-    const wait = limiter.take(req.socket.remoteAddress ?? "", Date.now());
-    if (wait > 0) {
-      res.writeHead(429, { "content-type": "text/plain", "retry-after": String(wait) }).end("Too many requests.\n");
-      req.resume();
-      return;
-    }
-    inFlight++;
-    void handle(handler, req, res, options.log).finally(() => {
-      inFlight--;
-      if (inFlight === 0 && idle) idle();
-    });
-  });
+  const server = http.createServer(
+    {
+      // Node answers 408 and closes a connection whose headers, or whole request, are late: a slowloris holds
+      // a socket (and, with a body, part of the budget) for at most these times. Node checks every
+      // connectionsCheckingInterval, so the check runs each second instead of the default 30.
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      const target = requestTarget(req.url ?? "/", req.headers.host);
+      if (target === null) {
+        refuse(req, res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
+        return;
+      }
+      const wait = limiter.take(req.socket.remoteAddress ?? "", Date.now());
+      if (wait > 0) {
+        res.writeHead(429, { "content-type": "text/plain", "retry-after": String(wait) }).end("Too many requests.\n");
+        req.resume();
+        return;
+      }
+      const body = declaredBody(req);
+      let ticket: BodyTicket | null = null;
+      if (body.has && req.method !== "GET" && req.method !== "HEAD") {
+        const admitted = budget.admit(body.length);
+        if (isRefusal(admitted)) {
+          logRefusal(`Warning: HTTP request refused with ${admitted.status}: ${admitted.message}`);
+          refuse(req, res, admitted.status, admitted.message);
+          return;
+        }
+        ticket = admitted;
+      }
+      inFlight++;
+      void handle(handler, target, req, res, ticket, options.log, logRefusal).finally(() => {
+        ticket?.release();
+        inFlight--;
+        if (inFlight === 0 && idle) idle();
+      });
+    },
+  );
   // Idle keep-alive connections stay open longer than clients and proxies usually keep theirs (60 s), so the
   // server is not the side that closes a socket just as a client reuses it (the client then sees ECONNRESET
-  // on a request the server never read).
+  // on a request the server never read). The headers timeout runs from a request's first byte, not while idle.
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
-    else socket.destroy();
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    const current = (socket as { _httpMessage?: http.ServerResponse })._httpMessage;
+    if (socket.writable && !current?.headersSent) {
+      const status =
+        error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "408 Request Timeout"
+          : error.code === "HPE_HEADER_OVERFLOW"
+            ? "431 Request Header Fields Too Large"
+            : "400 Bad Request";
+      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    } else socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -103,13 +220,83 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   };
 }
 
+/**
+ * The request body as a web stream, charged to the ticket chunk by chunk. Past the budget the stream errors
+ * and `refused` is set, so the caller answers with it instead of whatever the SDK made of the broken body.
+ */
+function bodyStream(
+  req: http.IncomingMessage,
+  ticket: BodyTicket | null,
+  refused: { value: BodyRefusal | null },
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (refused.value !== null) return;
+          const refusal = ticket?.take(chunk.length) ?? null;
+          if (refusal !== null) {
+            refused.value = refusal;
+            req.pause();
+            controller.error(new Error(refusal.message));
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        let settled = false;
+        req.once("end", () => {
+          if (refused.value !== null || settled) return;
+          settled = true;
+          controller.close();
+        });
+        const fail = (error: Error): void => {
+          if (refused.value !== null || settled) return;
+          settled = true;
+          controller.error(error);
+        };
+        req.once("error", fail);
+        // A client that leaves mid-body must fail the read, or the handler (and the body's budget) waits forever.
+        req.once("close", () => {
+          if (!req.complete) fail(new Error("The client closed the connection before the body was complete."));
+        });
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        req.resume();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** Waits until the response can take more, or is gone: a closed socket never drains. */
+function drainOrClose(res: http.ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
+}
+
 async function handle(
   handler: HttpHandler,
+  target: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
+  ticket: BodyTicket | null,
   log: (line: string) => void,
+  logRefusal: (line: string) => void,
 ): Promise<void> {
   const abort = new AbortController();
+  const refused: { value: BodyRefusal | null } = { value: null };
   // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel.
   res.on("close", () => {
     if (!res.writableFinished) abort.abort();
@@ -120,13 +307,31 @@ async function handle(
     const method = req.method ?? "GET";
     const hasBody = method !== "GET" && method !== "HEAD";
     // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs.
-    const request = new Request(new URL(req.url ?? "/", "http://127.0.0.1"), {
+    const request = new Request(new URL(target, "http://127.0.0.1"), {
       method,
       headers,
       signal: abort.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+      ...(hasBody ? { body: bodyStream(req, ticket, refused), duplex: "half" } : {}),
     } as RequestInit);
-    const response = await handler.fetch(request);
+    let response: Response;
+    try {
+      response = await handler.fetch(request);
+    } catch (error) {
+      if (refused.value === null) throw error;
+      response = new Response(null);
+    }
+    if (refused.value !== null) {
+      logRefusal(`Warning: HTTP request refused with ${refused.value.status}: ${refused.value.message}`);
+      await response.body?.cancel();
+      refuse(req, res, refused.value.status, refused.value.message);
+      return;
+    }
+    if (abort.signal.aborted) {
+      // The client is gone (or the request timed out): nothing can be written, and a write would wait forever
+      // for a drain that never comes, holding the body's budget.
+      await response.body?.cancel().catch(() => {});
+      return;
+    }
     const outHeaders: Record<string, string | string[]> = {};
     response.headers.forEach((value, name) => {
       const existing = outHeaders[name];
@@ -136,7 +341,7 @@ async function handle(
     res.writeHead(response.status, outHeaders);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        if (!res.write(chunk)) await new Promise<void>((resolve) => res.once("drain", resolve));
+        if (!res.write(chunk)) await drainOrClose(res);
         if (abort.signal.aborted) break;
       }
     }
@@ -147,7 +352,8 @@ async function handle(
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
-    // Unread request data (a body over the cap) is discarded, so the connection can finish cleanly.
+    // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
+    // connection can finish cleanly.
     if (!req.complete) req.resume();
   }
 }

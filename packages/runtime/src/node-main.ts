@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { createHttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import {
@@ -18,11 +18,12 @@ import {
 import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
 import { createNodeTransport } from "./net/node-transport.ts";
 import type { CompiledServer } from "./plan.ts";
-import { isLoopbackHost, serveNodeHttp } from "./node-http.ts";
+import { isLoopbackHost, serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
+import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
 import { envSecrets, SecretVault } from "./secrets.ts";
 
-const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]...] [--env-file FILE]...
+const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP limits]] [--env-file FILE]...
                  [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
 
 Serves this MCP server over stdio (the default), or over Streamable HTTP at /mcp with --http.
@@ -33,12 +34,24 @@ Options:
   --port N                   port to listen on (default 3000; 0 picks a free port)
   --allowed-host NAME        a Host (and Origin) name clients may use (repeatable; required off loopback)
   --drain-timeout MS         how long SIGINT/SIGTERM waits for calls in flight (default 10000)
+  --max-bodies N             request bodies received or handled at once; more get 503 (default 64)
+  --max-body-memory BYTES    total bytes of those bodies; past it 503, before reading (default 33554432)
+  --request-timeout MS       a request's headers and body must arrive within this; 408 (default 30000)
+  --headers-timeout MS       a request's headers must arrive within this; 408 (default 10000)
   --env-file FILE            read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
   --deny-network CIDR        refuse this range as well (repeatable)
   -h, --help                 show this help
   --version                  print the server's name and version`;
+
+/** The HTTP limit flags and the ServeLimits field each sets. */
+const LIMIT_FLAGS = [
+  ["max-bodies", "maxBodies"],
+  ["max-body-memory", "maxBodyBytesTotal"],
+  ["request-timeout", "requestTimeoutMs"],
+  ["headers-timeout", "headersTimeoutMs"],
+] as const;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -50,6 +63,8 @@ export interface NodeOptions {
   readonly port: number;
   readonly allowedHosts: readonly string[];
   readonly drainMs: number;
+  /** The HTTP limits given on the command line; the rest take DEFAULT_SERVE_LIMITS. */
+  readonly limits: Partial<ServeLimits>;
   readonly envFiles: readonly string[];
   readonly allowPrivateNetwork: boolean;
   readonly allowInsecureSecrets: boolean;
@@ -74,6 +89,10 @@ export function parseNodeOptions(
         port: { type: "string" },
         "allowed-host": { type: "string", multiple: true },
         "drain-timeout": { type: "string" },
+        "max-bodies": { type: "string" },
+        "max-body-memory": { type: "string" },
+        "request-timeout": { type: "string" },
+        "headers-timeout": { type: "string" },
         "env-file": { type: "string", multiple: true },
         "allow-private-network": { type: "boolean" },
         "allow-insecure-secrets": { type: "boolean" },
@@ -92,8 +111,16 @@ export function parseNodeOptions(
   if (production && v["allow-insecure-secrets"])
     throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
   const http = v.http ?? false;
-  if (!http && (v.host !== undefined || v.port !== undefined || v["allowed-host"] !== undefined)) {
-    throw new UsageError("--host, --port and --allowed-host need --http.");
+  const httpOnly = ["host", "port", "allowed-host", ...LIMIT_FLAGS.map(([flag]) => flag)] as const;
+  if (!http && httpOnly.some((flag) => v[flag] !== undefined)) {
+    throw new UsageError(`${httpOnly.map((flag) => `--${flag}`).join(", ")} need --http.`);
+  }
+  const limits: { -readonly [K in keyof ServeLimits]?: number } = {};
+  for (const [flag, key] of LIMIT_FLAGS) {
+    const raw = v[flag];
+    if (raw === undefined) continue;
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new UsageError(`--${flag} must be a whole number above 0.`);
+    limits[key] = Number(raw);
   }
   const port = v.port === undefined ? 3000 : Number(v.port);
   if (!/^\d{1,5}$/.test(v.port ?? "3000") || port > 65535)
@@ -114,6 +141,7 @@ export function parseNodeOptions(
     port,
     allowedHosts,
     drainMs,
+    limits,
     envFiles: v["env-file"] ?? [],
     allowPrivateNetwork: v["allow-private-network"] ?? false,
     allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
@@ -205,7 +233,11 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   const factory = createServerFactory(compiled, runner);
   const onerror = (error: Error): void => log(`Error: ${error.message}`);
   if (!options.http) {
-    const handle = serveStdio(factory, { legacy: "serve", onerror });
+    // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
+    // and never reaches its own buffer limit (which would close it).
+    const input = guardStdio(process.stdin, process.stdout, { log });
+    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_MESSAGE_BYTES });
+    const handle = serveStdio(factory, { legacy: "serve", onerror, transport });
     const stop = (): void => {
       void handle.close().finally(() => process.exit(0));
     };
@@ -217,7 +249,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   }
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
   const handler = createHttpHandler(factory, { ...(allowed ? { allowedHosts: allowed } : {}), onerror });
-  serveNodeHttp(handler, { host: options.host, port: options.port, log }).then(
+  serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits }).then(
     (server) => {
       let stopping = false;
       const stop = (): void => {

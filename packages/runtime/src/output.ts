@@ -7,6 +7,7 @@
  * secret behind.
  */
 import { ToolError } from "./errors.ts";
+import { jsonTextNestsDeeper, MAX_JSON_NESTING } from "./json-depth.ts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledValidator, JsonValue, OutputPlan } from "./plan.ts";
 import type { SecretVault } from "./secrets.ts";
@@ -79,9 +80,15 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
   }
 
   if (!isJsonType(type)) throw new ToolError(`Upstream returned content type ${shownType(type)}; expected JSON.`);
+  const body = decoder.decode(response.body);
+  // Checked on the text, before parsing: what follows the parse (select, JSON.stringify, the SDK's handling
+  // of the result) recurses once per level.
+  if (jsonTextNestsDeeper(body, MAX_JSON_NESTING)) {
+    throw new ToolError(`Upstream returned JSON nested more than ${MAX_JSON_NESTING} levels deep, the limit.`);
+  }
   let data: JsonValue;
   try {
-    data = vault.parseJson(decoder.decode(response.body));
+    data = vault.parseJson(body);
   } catch {
     throw new ToolError("Upstream returned invalid JSON.");
   }

@@ -48,10 +48,38 @@ export function resolveRef(ref: TemplateRef, ctx: RenderContext): JsonValue | un
   return current;
 }
 
+/**
+ * Refuses text with an unpaired surrogate, in every place alike: it has no UTF-8 encoding, so a URL would
+ * carry U+FFFD instead (a different value than the model gave) and a JSON body would carry an escape the
+ * upstream may decode differently.
+ */
+function wellFormed(ref: TemplateRef, text: string): string {
+  if (UNPAIRED_SURROGATE.test(text))
+    throw new ToolError(`${refName(ref)} is not valid Unicode text (it has an unpaired surrogate).`);
+  return text;
+}
+
+/** The same check over every string and key of a value a body reference inserts whole; iterative. */
+function wellFormedValue(ref: TemplateRef, value: JsonValue): JsonValue {
+  const stack: JsonValue[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node === "string") wellFormed(ref, node);
+    else if (Array.isArray(node)) for (const item of node) stack.push(item);
+    else if (node !== null && typeof node === "object") {
+      for (const key of Object.keys(node)) {
+        wellFormed(ref, key);
+        stack.push(node[key]!);
+      }
+    }
+  }
+  return value;
+}
+
 /** The text of a scalar value; a missing value or a container is an error the model can fix. */
 export function scalarText(ref: TemplateRef, value: JsonValue | undefined): string {
   if (value === undefined || value === null) throw new ToolError(`Missing value for ${refName(ref)}.`);
-  if (typeof value === "string") return value;
+  if (typeof value === "string") return wellFormed(ref, value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   throw new ToolError(`${refName(ref)} must be a string, number or boolean here.`);
 }
@@ -84,8 +112,8 @@ function renderPath(template: Template, ctx: RenderContext): string {
       continue;
     }
     const text = scalarText(part.ref, resolveRef(part.ref, ctx));
-    // An unpaired surrogate cannot be percent-encoded as UTF-8, so it is refused like a control character.
-    if (text === "" || text === "." || text === ".." || PATH_CONTROL.test(text) || UNPAIRED_SURROGATE.test(text)) {
+    // An unpaired surrogate was refused by scalarText (it cannot be percent-encoded as UTF-8).
+    if (text === "" || text === "." || text === ".." || PATH_CONTROL.test(text)) {
       throw new ToolError(`${refName(part.ref)} is not allowed in a URL path.`);
     }
     out += encodeURIComponent(text);
@@ -99,7 +127,7 @@ function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
       return node.value;
     case "value": {
       const value = resolveRef(node.ref, ctx);
-      return value === undefined ? null : value;
+      return value === undefined ? null : wellFormedValue(node.ref, value);
     }
     case "text":
       return renderText(node.template, ctx);
@@ -136,7 +164,7 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
           if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
             throw new ToolError(`Every value of query parameter "${param.name}" must be a string, number or boolean.`);
           }
-          url.searchParams.append(param.name, String(item));
+          url.searchParams.append(param.name, typeof item === "string" ? wellFormed(ref, item) : String(item));
         }
         continue;
       }

@@ -8,6 +8,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { deadline, raceSignal } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
+import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
 import type { CompiledServer, CompiledTool, JsonValue, ToolPlan } from "./plan.ts";
@@ -98,6 +99,12 @@ export class ToolRunner {
       if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
         return toolError(
           `Invalid arguments for tool ${name}: arguments contain more than the maximum of ${MAX_ARGUMENT_ELEMENTS} elements`,
+        );
+      }
+      // Before the validator and the renderer, which both recurse once per level of the value.
+      if (valueNestsDeeper(input, MAX_JSON_NESTING)) {
+        return toolError(
+          `Invalid arguments for tool ${name}: arguments are nested more than ${MAX_JSON_NESTING} levels deep, the limit`,
         );
       }
       if (!compiled.validateInput(input)) {

@@ -286,7 +286,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Node.js 20.19 or newer", "");
   lines.push(...sh(run.nodeStdio, run.nodeHttp));
   lines.push(
-    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use), `--port N`, `--allowed-host NAME`, `--env-file FILE` (secrets from a file; the environment wins), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB, and SIGINT/SIGTERM let calls in flight finish.",
+    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use), `--port N`, `--allowed-host NAME`, `--env-file FILE` (secrets from a file; the environment wins), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB each and at 64 (`--max-bodies`) and 32 MiB (`--max-body-memory BYTES`) in flight (503 past them), a request must arrive within 30 s (`--request-timeout MS`; its headers within `--headers-timeout MS`, 10 s), and SIGINT/SIGTERM let calls in flight finish.",
     "",
   );
   lines.push("To use it from an MCP client, see [Add it to an MCP client](#add-it-to-an-mcp-client) below.", "");

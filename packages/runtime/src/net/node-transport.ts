@@ -14,10 +14,9 @@ import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
 import { Duplex } from "node:stream";
 import zlib from "node:zlib";
-import { raceSignal } from "../deadline.ts";
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
-import { LookupGate } from "./lookup-gate.ts";
+import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -49,18 +48,15 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }],
       };
     }
-    let release: () => void;
-    try {
-      release = await options.gate.acquire(signal);
-    } catch {
-      throw signalMessage(signal, host, `waiting for a DNS lookup slot (${options.gate.active} in use)`);
-    }
     let answers: Checked;
     try {
-      answers = await raceSignal(resolve(kind.name).finally(release), signal);
+      answers = await options.gate.lookup(kind.name, resolve, signal);
     } catch (error) {
+      if (error instanceof LookupWaitAborted) {
+        const slots = `${options.gate.active} in use, ${options.gate.waiting} waiting`;
+        throw signalMessage(signal, host, `waiting for a DNS lookup slot (${slots})`);
+      }
       if (signal.aborted) throw signalMessage(signal, host, "while resolving the host name");
-      void error;
       throw new ToolError(`Request to ${host} was blocked: the host name could not be resolved.`);
     }
     if (answers.length === 0)
