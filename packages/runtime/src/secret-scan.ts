@@ -1,0 +1,342 @@
+/**
+ * Finding a secret's forms in text that an upstream wrote, whatever escapes it hid them behind.
+ *
+ * An upstream can echo a secret with some or all characters escaped (`\u0073`, `\/`, `&#x73;`, `%73`), and a
+ * model reading the text undoes every one of them. So the text is searched as it is and as it reads after
+ * decoding: each decoding pass builds a view of the text with every escape replaced by its character, and a map
+ * from each character of the view back to the span of the original text it came from. A form found in any view
+ * is redacted by replacing the whole original span, escapes included. Decoding is repeated (an escape of an
+ * escape, `\\u0073` or `&amp;#115;`) up to MAX_DECODE_PASSES times. Matching ignores case (ASCII and every
+ * other character whose lower case is one UTF-16 unit), so upper-cased echoes and hex or percent escapes in
+ * either case are found too.
+ *
+ * The cost is linear in the text: each pass is one scan that builds the next view, and each form is searched
+ * with indexOf (no regular expressions over the body). A text with no `\`, `&` or `%` has no escapes to undo
+ * and is searched once.
+ *
+ * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\xXX`, `\/ \\ \" \' \b \f \n \r \t`),
+ * HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`), the named
+ * references listed in NAMED_ENTITIES, and percent escapes (`%73`, `%c3%bc` as UTF-8, either case).
+ */
+
+/** How many times escapes are undone; each pass can reveal the next layer. */
+export const MAX_DECODE_PASSES = 3;
+
+/** Named HTML references for the punctuation a secret is likely to hold; the full HTML list is not carried. */
+const NAMED_ENTITIES: ReadonlyMap<string, number> = new Map([
+  ["amp", 0x26],
+  ["lt", 0x3c],
+  ["gt", 0x3e],
+  ["quot", 0x22],
+  ["apos", 0x27],
+  ["sol", 0x2f],
+  ["bsol", 0x5c],
+  ["plus", 0x2b],
+  ["equals", 0x3d],
+  ["percnt", 0x25],
+  ["num", 0x23],
+  ["excl", 0x21],
+  ["quest", 0x3f],
+  ["colon", 0x3a],
+  ["semi", 0x3b],
+  ["comma", 0x2c],
+  ["period", 0x2e],
+  ["lowbar", 0x5f],
+  ["hyphen", 0x2d],
+  ["dash", 0x2d],
+  ["ast", 0x2a],
+  ["commat", 0x40],
+  ["dollar", 0x24],
+  ["tilde", 0x7e],
+  ["verbar", 0x7c],
+  ["grave", 0x60],
+  ["Hat", 0x5e],
+  ["lpar", 0x28],
+  ["rpar", 0x29],
+  ["lsqb", 0x5b],
+  ["rsqb", 0x5d],
+  ["lcub", 0x7b],
+  ["rcub", 0x7d],
+]);
+const LONGEST_ENTITY_NAME = 6;
+
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  "/": 0x2f,
+  "\\": 0x5c,
+  '"': 0x22,
+  "'": 0x27,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+};
+
+/** Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. */
+export function foldCase(text: string): string {
+  // U+0130 (İ) is the only character whose lower case is longer than itself.
+  return (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+}
+
+/**
+ * A decoded view: its text, and how it maps to the text it was decoded from (its parent). The map is a list of
+ * segments: a literal segment is a run copied unchanged, an escape segment is what one escape decoded to.
+ */
+interface View {
+  readonly text: string;
+  readonly parent: View | null;
+  readonly segments: Segments | null;
+}
+
+interface Segments {
+  /** Where each segment starts in the view, ascending. */
+  readonly at: readonly number[];
+  /** The span [from, to) of the parent it came from. */
+  readonly from: readonly number[];
+  readonly to: readonly number[];
+}
+
+/**
+ * Whether a segment is a run copied unchanged: its span is as long as the segment. An escape always takes more
+ * characters than the units it decodes to (two or more for one unit, six or more for a surrogate pair).
+ */
+function isLiteral(view: View, seg: Segments, k: number): boolean {
+  const length = (k + 1 < seg.at.length ? seg.at[k + 1]! : view.text.length) - seg.at[k]!;
+  return seg.to[k]! - seg.from[k]! === length;
+}
+
+/** Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone. */
+export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
+  let shortest = Infinity;
+  for (const form of forms) shortest = Math.min(shortest, form.length);
+  let view: View | null = { text, parent: null, segments: null };
+  for (let pass = 0; view !== null && view.text.length >= shortest; pass++) {
+    const folded = foldCase(view.text);
+    for (const form of forms) {
+      for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
+        spans.push(originalSpan(view, at, at + form.length - 1));
+      }
+    }
+    view = pass < MAX_DECODE_PASSES && mayHoldEscapes(view.text) ? decodeView(view) : null;
+  }
+  return spans;
+}
+
+/** The span of the original text that units first..last (inclusive) of a view came from. */
+function originalSpan(view: View, first: number, last: number): [number, number] {
+  let start = first;
+  let end = last + 1;
+  for (let v: View = view; v.segments !== null && v.parent !== null; v = v.parent) {
+    const seg = v.segments;
+    const k = segmentAt(seg, start);
+    start = isLiteral(v, seg, k) ? seg.from[k]! + start - seg.at[k]! : seg.from[k]!;
+    const j = segmentAt(seg, end - 1);
+    end = isLiteral(v, seg, j) ? seg.from[j]! + end - seg.at[j]! : seg.to[j]!;
+  }
+  return [start, end];
+}
+
+function segmentAt(seg: Segments, position: number): number {
+  let lo = 0;
+  let hi = seg.at.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (seg.at[mid]! <= position) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+/** Replaces every span with `replacement`, merging spans that overlap. */
+export function replaceSpans(text: string, spans: Array<[number, number]>, replacement: string): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = "";
+  let copied = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const start = spans[i]![0];
+    let end = spans[i]![1];
+    for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);
+    out += text.slice(copied, start) + replacement;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
+/** A text with its escapes undone once, or null when it has none. */
+export function decodeOnce(text: string): string | null {
+  return mayHoldEscapes(text) ? (decodeView({ text, parent: null, segments: null })?.text ?? null) : null;
+}
+
+function mayHoldEscapes(text: string): boolean {
+  return text.includes("\\") || text.includes("&") || text.includes("%");
+}
+
+/** One pass of undoing escapes; null when there was nothing to undo. */
+function decodeView(view: View): View | null {
+  const s = view.text;
+  const n = s.length;
+  const builder = new ViewBuilder(s);
+  const emit: Emit = (cp, from, to) => builder.escape(cp, from, to);
+  for (let i = 0; i < n; ) {
+    const c = s.charCodeAt(i);
+    const used =
+      c === 0x5c
+        ? backslashEscape(s, i, emit)
+        : c === 0x26
+          ? characterReference(s, i, emit)
+          : c === 0x25
+            ? percentRun(s, i, emit)
+            : 0;
+    i += used > 0 ? used : 1;
+  }
+  return builder.finish(view);
+}
+
+/** Builds a view: literal runs are sliced from the parent, escaped units are gathered into blocks. */
+class ViewBuilder {
+  readonly #source: string;
+  readonly #parts: string[] = [];
+  #units: number[] = [];
+  #length = 0;
+  #copied = 0;
+  readonly #at: number[] = [];
+  readonly #from: number[] = [];
+  readonly #to: number[] = [];
+
+  constructor(source: string) {
+    this.#source = source;
+  }
+
+  escape(cp: number, from: number, to: number): void {
+    if (this.#copied < from) this.#literalRun(from);
+    if (cp > 0xffff) this.#units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+    else this.#units.push(cp);
+    this.#segment(from, to, cp > 0xffff ? 2 : 1);
+    this.#copied = to;
+    if (this.#units.length >= 4096) this.#flushUnits();
+  }
+
+  finish(parent: View): View | null {
+    if (this.#at.length === 0) return null;
+    if (this.#copied < this.#source.length) this.#literalRun(this.#source.length);
+    this.#flushUnits();
+    return { text: this.#parts.join(""), parent, segments: { at: this.#at, from: this.#from, to: this.#to } };
+  }
+
+  #literalRun(to: number): void {
+    this.#flushUnits();
+    const from = this.#copied;
+    this.#parts.push(this.#source.slice(from, to));
+    this.#segment(from, to, to - from);
+    this.#copied = to;
+  }
+
+  #flushUnits(): void {
+    if (this.#units.length === 0) return;
+    this.#parts.push(String.fromCharCode(...this.#units));
+    this.#units = [];
+  }
+
+  #segment(from: number, to: number, length: number): void {
+    this.#at.push(this.#length);
+    this.#from.push(from);
+    this.#to.push(to);
+    this.#length += length;
+  }
+}
+
+type Emit = (cp: number, from: number, to: number) => void;
+
+function backslashEscape(s: string, i: number, emit: Emit): number {
+  const next = s[i + 1];
+  if (next === undefined) return 0;
+  if (next === "u" || next === "x") {
+    const digits = next === "u" ? 4 : 2;
+    const value = hexValue(s, i + 2, digits);
+    if (value < 0) return 0;
+    emit(value, i, i + 2 + digits);
+    return 2 + digits;
+  }
+  const simple = SIMPLE_ESCAPES[next];
+  if (simple === undefined) return 0;
+  emit(simple, i, i + 2);
+  return 2;
+}
+
+function characterReference(s: string, i: number, emit: Emit): number {
+  if (s.charCodeAt(i + 1) === 0x23 /* # */) {
+    const hex = s[i + 2] === "x" || s[i + 2] === "X";
+    const from = hex ? i + 3 : i + 2;
+    let j = from;
+    let value = 0;
+    // Seven digits bound the value (and the scan) while allowing leading zeros.
+    while (j < s.length && j - from < 7) {
+      const d = hex ? hexDigit(s.charCodeAt(j)) : decimalDigit(s.charCodeAt(j));
+      if (d < 0) break;
+      value = value * (hex ? 16 : 10) + d;
+      j++;
+    }
+    if (j === from || value > 0x10ffff) return 0;
+    if (s.charCodeAt(j) === 0x3b /* ; */) j++;
+    emit(value, i, j);
+    return j - i;
+  }
+  // Look for the `;` only as far as the longest name reaches, so a text full of bare `&` stays linear.
+  const semicolon = s.slice(i + 2, i + 2 + LONGEST_ENTITY_NAME).indexOf(";") + i + 2;
+  if (semicolon < i + 2) return 0;
+  const value = NAMED_ENTITIES.get(s.slice(i + 1, semicolon));
+  if (value === undefined) return 0;
+  emit(value, i, semicolon + 1);
+  return semicolon + 1 - i;
+}
+
+/** A run of percent escapes, read as UTF-8; a byte that is not part of a valid sequence ends the run. */
+function percentRun(s: string, i: number, emit: Emit): number {
+  let j = i;
+  for (;;) {
+    const lead = percentByte(s, j);
+    if (lead < 0) break;
+    const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
+    if (length === 0) break;
+    let cp = length === 1 ? lead : lead & (0x7f >> length);
+    let k = 1;
+    for (; k < length; k++) {
+      const b = percentByte(s, j + 3 * k);
+      if (b < 0 || (b & 0xc0) !== 0x80) break;
+      cp = (cp << 6) | (b & 0x3f);
+    }
+    const minimum = [0, 0, 0x80, 0x800, 0x10000][length]!;
+    if (k < length || cp < minimum || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) break;
+    emit(cp, j, j + 3 * length);
+    j += 3 * length;
+  }
+  return j - i;
+}
+
+function percentByte(s: string, i: number): number {
+  return s.charCodeAt(i) === 0x25 ? hexValue(s, i + 1, 2) : -1;
+}
+
+function hexValue(s: string, from: number, digits: number): number {
+  if (from + digits > s.length) return -1;
+  let value = 0;
+  for (let k = 0; k < digits; k++) {
+    const d = hexDigit(s.charCodeAt(from + k));
+    if (d < 0) return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+function decimalDigit(c: number): number {
+  return c >= 0x30 && c <= 0x39 ? c - 0x30 : -1;
+}
