@@ -105,23 +105,57 @@ function isLiteral(view: View, seg: Segments, k: number): boolean {
   return seg.to[k]! - seg.from[k]! === length;
 }
 
-/** Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone. */
+/** Escape families, as bits: which escapes a decoding pass undoes. */
+const BACKSLASH = 1;
+const ENTITY = 2;
+const PERCENT = 4;
+const ALL = BACKSLASH | ENTITY | PERCENT;
+
+/**
+ * Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone.
+ *
+ * The escapes are undone all together, and when the text holds more than one family of them, also one family
+ * at a time: a reader that undoes only JSON escapes reads `&#1` + `2\u0041` as `&#12A`, while undoing every
+ * family at once takes the `2` into the character reference.
+ */
 export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
   let shortest = Infinity;
   for (const form of forms) shortest = Math.min(shortest, form.length);
-  let view: View | null = { text, parent: null, segments: null };
-  for (let pass = 0; view !== null && view.text.length >= shortest; pass++) {
-    const folded = foldCase(view.text);
-    for (const form of forms) {
-      for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
-        spans.push(originalSpan(view, at, at + form.length - 1));
-      }
+  if (text.length < shortest) return spans;
+  const root: View = { text, parent: null, segments: null };
+  search(root, forms, spans);
+  const present = familiesIn(text);
+  if (present === 0) return spans;
+  const chains = [ALL];
+  if (present !== BACKSLASH && present !== ENTITY && present !== PERCENT) {
+    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) chains.push(family);
+  }
+  for (const families of chains) {
+    let view: View | null = root;
+    for (let pass = 0; pass < MAX_DECODE_PASSES; pass++) {
+      view = familiesIn(view.text) & families ? decodeView(view, families) : null;
+      if (view === null || view.text.length < shortest) break;
+      search(view, forms, spans);
     }
-    view = pass < MAX_DECODE_PASSES && mayHoldEscapes(view.text) ? decodeView(view) : null;
   }
   return spans;
+}
+
+function search(view: View, forms: readonly string[], spans: Array<[number, number]>): void {
+  const folded = foldCase(view.text);
+  for (const form of forms) {
+    for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
+      spans.push(originalSpan(view, at, at + form.length - 1));
+    }
+  }
+}
+
+function familiesIn(text: string): number {
+  return (
+    (text.includes("\\") ? BACKSLASH : 0) | (text.includes("&") ? ENTITY : 0) | (text.includes("%") ? PERCENT : 0)
+  );
 }
 
 /** The span of the original text that units first..last (inclusive) of a view came from. */
@@ -167,15 +201,11 @@ export function replaceSpans(text: string, spans: Array<[number, number]>, repla
 
 /** A text with its escapes undone once, or null when it has none. */
 export function decodeOnce(text: string): string | null {
-  return mayHoldEscapes(text) ? (decodeView({ text, parent: null, segments: null })?.text ?? null) : null;
-}
-
-function mayHoldEscapes(text: string): boolean {
-  return text.includes("\\") || text.includes("&") || text.includes("%");
+  return familiesIn(text) === 0 ? null : (decodeView({ text, parent: null, segments: null }, ALL)?.text ?? null);
 }
 
 /** One pass of undoing escapes; null when there was nothing to undo. */
-function decodeView(view: View): View | null {
+function decodeView(view: View, families: number): View | null {
   const s = view.text;
   const n = s.length;
   const builder = new ViewBuilder(s);
@@ -183,11 +213,11 @@ function decodeView(view: View): View | null {
   for (let i = 0; i < n; ) {
     const c = s.charCodeAt(i);
     const used =
-      c === 0x5c
+      c === 0x5c && (families & BACKSLASH) !== 0
         ? backslashEscape(s, i, emit)
-        : c === 0x26
+        : c === 0x26 && (families & ENTITY) !== 0
           ? characterReference(s, i, emit)
-          : c === 0x25
+          : c === 0x25 && (families & PERCENT) !== 0
             ? percentRun(s, i, emit)
             : 0;
     i += used > 0 ? used : 1;
