@@ -88,12 +88,10 @@ interface View {
   readonly segments: Segments | null;
 }
 
+/** Segment k is table[3k] (where it starts in the view), table[3k + 1] and table[3k + 2] (its parent span). */
 interface Segments {
-  /** Where each segment starts in the view, ascending. */
-  readonly at: readonly number[];
-  /** The span [from, to) of the parent it came from. */
-  readonly from: readonly number[];
-  readonly to: readonly number[];
+  readonly table: Int32Array;
+  readonly count: number;
 }
 
 /**
@@ -101,8 +99,9 @@ interface Segments {
  * characters than the units it decodes to (two or more for one unit, six or more for a surrogate pair).
  */
 function isLiteral(view: View, seg: Segments, k: number): boolean {
-  const length = (k + 1 < seg.at.length ? seg.at[k + 1]! : view.text.length) - seg.at[k]!;
-  return seg.to[k]! - seg.from[k]! === length;
+  const t = seg.table;
+  const length = (k + 1 < seg.count ? t[3 * k + 3]! : view.text.length) - t[3 * k]!;
+  return t[3 * k + 2]! - t[3 * k + 1]! === length;
 }
 
 /** Escape families, as bits: which escapes a decoding pass undoes. */
@@ -114,9 +113,12 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
 /**
  * Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone.
  *
- * The escapes are undone all together, and when the text holds more than one family of them, also one family
- * at a time: a reader that undoes only JSON escapes reads `&#1` + `2\u0041` as `&#12A`, while undoing every
- * family at once takes the `2` into the character reference.
+ * Each pass undoes every family of escapes at once. When the text holds more than one family, the first pass
+ * is also made with each family alone, followed by passes that undo them all: the first layer an upstream
+ * wraps around a text is usually one family (a JSON string, HTML, a URL), and undoing it first matters. A
+ * reader that undoes only JSON escapes reads `&#1` + `2\u0041` as `&#12A`, where undoing every family at once
+ * takes the `2` into the character reference; and JSON-escaping `&#92;\u0061` (`\a` with its backslash as an
+ * HTML reference) gives `&#92;\\u0061`, which reads as `\u0061`, not `\a`, if both layers are undone at once.
  */
 export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
@@ -128,16 +130,20 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
   search(root, forms, spans);
   const present = familiesIn(text);
   if (present === 0) return spans;
-  const chains = [ALL];
+  const firsts = [ALL];
   if (present !== BACKSLASH && present !== ENTITY && present !== PERCENT) {
-    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) chains.push(family);
+    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) firsts.push(family);
   }
-  for (const families of chains) {
-    let view: View | null = root;
-    for (let pass = 0; pass < MAX_DECODE_PASSES; pass++) {
-      view = familiesIn(view.text) & families ? decodeView(view, families) : null;
-      if (view === null || view.text.length < shortest) break;
+  const seen: string[] = [];
+  for (const first of firsts) {
+    let view: View | null = decodeView(root, first);
+    for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
+      if (pass === 1) {
+        if (seen.includes(view.text)) break;
+        seen.push(view.text);
+      }
       search(view, forms, spans);
+      view = pass < MAX_DECODE_PASSES && familiesIn(view.text) !== 0 ? decodeView(view, ALL) : null;
     }
   }
   return spans;
@@ -164,20 +170,21 @@ function originalSpan(view: View, first: number, last: number): [number, number]
   let end = last + 1;
   for (let v: View = view; v.segments !== null && v.parent !== null; v = v.parent) {
     const seg = v.segments;
+    const t = seg.table;
     const k = segmentAt(seg, start);
-    start = isLiteral(v, seg, k) ? seg.from[k]! + start - seg.at[k]! : seg.from[k]!;
+    start = isLiteral(v, seg, k) ? t[3 * k + 1]! + start - t[3 * k]! : t[3 * k + 1]!;
     const j = segmentAt(seg, end - 1);
-    end = isLiteral(v, seg, j) ? seg.from[j]! + end - seg.at[j]! : seg.to[j]!;
+    end = isLiteral(v, seg, j) ? t[3 * j + 1]! + end - t[3 * j]! : t[3 * j + 2]!;
   }
   return [start, end];
 }
 
 function segmentAt(seg: Segments, position: number): number {
   let lo = 0;
-  let hi = seg.at.length - 1;
+  let hi = seg.count - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (seg.at[mid]! <= position) lo = mid;
+    if (seg.table[3 * mid]! <= position) lo = mid;
     else hi = mid - 1;
   }
   return lo;
@@ -208,73 +215,82 @@ export function decodeOnce(text: string): string | null {
 function decodeView(view: View, families: number): View | null {
   const s = view.text;
   const n = s.length;
-  const builder = new ViewBuilder(s);
+  let starts = 0;
+  for (const [family, char] of [[BACKSLASH, "\\"], [ENTITY, "&"], [PERCENT, "%"]] as const) {
+    if ((families & family) !== 0) for (let at = s.indexOf(char); at >= 0; at = s.indexOf(char, at + 1)) starts++;
+  }
+  if (starts === 0) return null;
+  const builder = new ViewBuilder(s, starts);
   const emit: Emit = (cp, from, to) => builder.escape(cp, from, to);
-  for (let i = 0; i < n; ) {
-    const c = s.charCodeAt(i);
+  // Jump from one escape start to the next with indexOf, which scans far faster than a loop over characters.
+  let nextBackslash = (families & BACKSLASH) !== 0 ? s.indexOf("\\") : -1;
+  let nextEntity = (families & ENTITY) !== 0 ? s.indexOf("&") : -1;
+  let nextPercent = (families & PERCENT) !== 0 ? s.indexOf("%") : -1;
+  let i = 0;
+  for (;;) {
+    if (nextBackslash >= 0 && nextBackslash < i) nextBackslash = s.indexOf("\\", i);
+    if (nextEntity >= 0 && nextEntity < i) nextEntity = s.indexOf("&", i);
+    if (nextPercent >= 0 && nextPercent < i) nextPercent = s.indexOf("%", i);
+    let at = n;
+    if (nextBackslash >= 0) at = nextBackslash;
+    if (nextEntity >= 0 && nextEntity < at) at = nextEntity;
+    if (nextPercent >= 0 && nextPercent < at) at = nextPercent;
+    if (at === n) break;
+    const c = s.charCodeAt(at);
     const used =
-      c === 0x5c && (families & BACKSLASH) !== 0
-        ? backslashEscape(s, i, emit)
-        : c === 0x26 && (families & ENTITY) !== 0
-          ? characterReference(s, i, emit)
-          : c === 0x25 && (families & PERCENT) !== 0
-            ? percentRun(s, i, emit)
-            : 0;
-    i += used > 0 ? used : 1;
+      c === 0x5c ? backslashEscape(s, at, emit) : c === 0x26 ? characterReference(s, at, emit) : percentRun(s, at, emit);
+    i = at + (used > 0 ? used : 1);
   }
   return builder.finish(view);
 }
 
-/** Builds a view: literal runs are sliced from the parent, escaped units are gathered into blocks. */
+/**
+ * Builds a view: literal runs are sliced from the parent, escaped units appended, and the segment table (three
+ * numbers a segment) is a typed array sized for the escape starts the parent holds: at most one literal run
+ * and one escape segment for each.
+ */
 class ViewBuilder {
-  readonly #source: string;
-  readonly #parts: string[] = [];
-  #units: number[] = [];
-  #length = 0;
-  #copied = 0;
-  readonly #at: number[] = [];
-  readonly #from: number[] = [];
-  readonly #to: number[] = [];
+  private readonly source: string;
+  private text = "";
+  private copied = 0;
+  private count = 0;
+  private readonly table: Int32Array;
 
-  constructor(source: string) {
-    this.#source = source;
+  constructor(source: string, escapeStarts: number) {
+    this.source = source;
+    this.table = new Int32Array(3 * (2 * escapeStarts + 1));
   }
 
   escape(cp: number, from: number, to: number): void {
-    if (this.#copied < from) this.#literalRun(from);
-    if (cp > 0xffff) this.#units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-    else this.#units.push(cp);
-    this.#segment(from, to, cp > 0xffff ? 2 : 1);
-    this.#copied = to;
-    if (this.#units.length >= 4096) this.#flushUnits();
+    if (this.copied < from) this.literalRun(from);
+    this.segment(from, to);
+    this.text += String.fromCodePoint(cp);
+    this.copied = to;
   }
 
   finish(parent: View): View | null {
-    if (this.#at.length === 0) return null;
-    if (this.#copied < this.#source.length) this.#literalRun(this.#source.length);
-    this.#flushUnits();
-    return { text: this.#parts.join(""), parent, segments: { at: this.#at, from: this.#from, to: this.#to } };
+    if (this.count === 0) return null;
+    if (this.copied < this.source.length) this.literalRun(this.source.length);
+    const k = 3 * this.count;
+    const table = this.table;
+    return {
+      text: this.text,
+      parent,
+      segments: { table: table.subarray(0, k), count: this.count },
+    };
   }
 
-  #literalRun(to: number): void {
-    this.#flushUnits();
-    const from = this.#copied;
-    this.#parts.push(this.#source.slice(from, to));
-    this.#segment(from, to, to - from);
-    this.#copied = to;
+  private literalRun(to: number): void {
+    this.segment(this.copied, to);
+    this.text += this.source.slice(this.copied, to);
+    this.copied = to;
   }
 
-  #flushUnits(): void {
-    if (this.#units.length === 0) return;
-    this.#parts.push(String.fromCharCode(...this.#units));
-    this.#units = [];
-  }
-
-  #segment(from: number, to: number, length: number): void {
-    this.#at.push(this.#length);
-    this.#from.push(from);
-    this.#to.push(to);
-    this.#length += length;
+  private segment(from: number, to: number): void {
+    const k = 3 * this.count++;
+    this.table[k] = this.text.length;
+    this.table[k + 1] = from;
+    this.table[k + 2] = to;
   }
 }
 
