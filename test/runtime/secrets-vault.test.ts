@@ -3,7 +3,8 @@
  * (the fast path that skips copying must never skip a secret).
  */
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretVault, secretForms } from "../../packages/runtime/src/secrets.ts";
+import { REDACTED, SecretVault, secretForms, stableBase64 } from "../../packages/runtime/src/secrets.ts";
+import { base64At, encodings, leaks, stringsOf } from "../helpers/secret-encodings.ts";
 
 const SECRET = 'Tok3n/+="\\ü-x';
 
@@ -44,5 +45,42 @@ describe("SecretVault", () => {
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     // A secret hidden behind an escape forces the copying path.
     expect(v.parseJson('{"k":"unrelated\\u002dsecret-value"}')).toEqual({ k: REDACTED });
+  });
+
+  it("knows the re-encodings an upstream echoes (issue 13, finding 8), and finds them in parsed JSON values", () => {
+    for (const secret of [SECRET, "sk-live-0123456789abcdef", "820461937520"]) {
+      const v = vault(secret);
+      const all = encodings(secret);
+      const parsed = v.parseJson(JSON.stringify(all));
+      for (const [name, text] of Object.entries(parsed as Record<string, string>)) {
+        expect(leaks(text, secret), `${name}: ${text}`).toEqual([]);
+      }
+      // The same values as keys.
+      const keys = v.parseJson(JSON.stringify(Object.fromEntries(Object.values(all).map((e, i) => [e, i]))));
+      for (const key of stringsOf(keys)) expect(leaks(key, secret), key).toEqual([]);
+    }
+  });
+
+  it("computes the base64 characters that depend on the secret alone, at each of the three alignments", () => {
+    const secret = "sk-live-0123456789abcdef";
+    const bytes = new TextEncoder().encode(secret);
+    for (const offset of [0, 1, 2]) {
+      const inner = stableBase64(bytes, offset);
+      expect(inner.length).toBeGreaterThanOrEqual(Math.floor((4 * bytes.length) / 3) - 2);
+      // Whatever bytes surround the secret, the inner characters appear in the encoding.
+      for (const before of [[0], [255], [1, 2], [0xfe, 0x7f]]) {
+        if (before.length % 3 !== offset % 3) continue;
+        for (const after of [[], [0], [255, 255], [9, 9, 9]]) {
+          const text = Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]).toString("base64");
+          expect(text).toContain(inner);
+        }
+      }
+      expect(vault(secret).redactText(base64At(secret, offset))).toContain(REDACTED);
+    }
+  });
+
+  it("matches without regard to case, so a text that only differs in case is redacted too", () => {
+    const v = vault("Tok3n-Value-xyz");
+    expect(v.redactText("TOK3N-VALUE-XYZ tok3n-value-xyz tOK3N-vALUE-XYZ")).toBe(`${REDACTED} ${REDACTED} ${REDACTED}`);
   });
 });
