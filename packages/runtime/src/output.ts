@@ -16,7 +16,6 @@ import { STATUS_REASONS } from "./status.ts";
 import type { UpstreamResponse } from "./net/upstream.ts";
 import { formatValidationErrors } from "./validation.ts";
 
-
 /** The media type without parameters, lower-cased. */
 export function mediaType(contentType: string): string {
   return (contentType.split(";")[0] ?? "").trim().toLowerCase();
@@ -29,7 +28,6 @@ export function isJsonType(type: string): boolean {
 export function isTextType(type: string): boolean {
   return type.startsWith("text/") || isJsonType(type);
 }
-
 
 export function statusError(status: number): ToolError {
   const reason = STATUS_REASONS[status];
@@ -56,8 +54,7 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
   const type = mediaType(response.contentType);
   const { output, vault } = ctx;
   if (output.kind === "raw") {
-    if (!isTextType(type))
-      throw new ToolError(`Upstream returned ${shownType(type)}; raw output needs text or JSON.`);
+    if (!isTextType(type)) throw new ToolError(`Upstream returned ${shownType(type)}; raw output needs text or JSON.`);
     // Text-level redaction undoes escapes itself (\u0073, \/, &#x73;, %73), so it needs neither valid JSON nor
     // a particular content type.
     const redacted = vault.redactText(decoder.decode(response.body));
