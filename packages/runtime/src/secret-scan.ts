@@ -215,16 +215,11 @@ function decodeView(view: View, families: number): View | null {
   const s = view.text;
   const n = s.length;
   let starts = 0;
-  for (const [family, char] of [
-    [BACKSLASH, "\\"],
-    [ENTITY, "&"],
-    [PERCENT, "%"],
-  ] as const) {
-    if ((families & family) !== 0) for (let at = s.indexOf(char); at >= 0; at = s.indexOf(char, at + 1)) starts++;
-  }
+  if ((families & BACKSLASH) !== 0) starts += occurrences(s, "\\");
+  if ((families & ENTITY) !== 0) starts += occurrences(s, "&");
+  if ((families & PERCENT) !== 0) starts += occurrences(s, "%");
   if (starts === 0) return null;
   const builder = new ViewBuilder(s, starts);
-  const emit: Emit = (cp, from, to) => builder.escape(cp, from, to);
   // Jump from one escape start to the next with indexOf, which scans far faster than a loop over characters.
   let nextBackslash = (families & BACKSLASH) !== 0 ? s.indexOf("\\") : -1;
   let nextEntity = (families & ENTITY) !== 0 ? s.indexOf("&") : -1;
@@ -242,10 +237,10 @@ function decodeView(view: View, families: number): View | null {
     const c = s.charCodeAt(at);
     const used =
       c === 0x5c
-        ? backslashEscape(s, at, emit)
+        ? backslashEscape(s, at, builder)
         : c === 0x26
-          ? characterReference(s, at, emit)
-          : percentRun(s, at, emit);
+          ? characterReference(s, at, builder)
+          : percentRun(s, at, builder);
     i = at + (used > 0 ? used : 1);
   }
   return builder.finish(view);
@@ -302,25 +297,29 @@ class ViewBuilder {
   }
 }
 
-type Emit = (cp: number, from: number, to: number) => void;
+function occurrences(s: string, char: string): number {
+  let count = 0;
+  for (let at = s.indexOf(char); at >= 0; at = s.indexOf(char, at + 1)) count++;
+  return count;
+}
 
-function backslashEscape(s: string, i: number, emit: Emit): number {
+function backslashEscape(s: string, i: number, out: ViewBuilder): number {
   const next = s[i + 1];
   if (next === undefined) return 0;
   if (next === "u" || next === "x") {
     const digits = next === "u" ? 4 : 2;
     const value = hexValue(s, i + 2, digits);
     if (value < 0) return 0;
-    emit(value, i, i + 2 + digits);
+    out.escape(value, i, i + 2 + digits);
     return 2 + digits;
   }
   const simple = SIMPLE_ESCAPES[next];
   if (simple === undefined) return 0;
-  emit(simple, i, i + 2);
+  out.escape(simple, i, i + 2);
   return 2;
 }
 
-function characterReference(s: string, i: number, emit: Emit): number {
+function characterReference(s: string, i: number, out: ViewBuilder): number {
   if (s.charCodeAt(i + 1) === 0x23 /* # */) {
     const hex = s[i + 2] === "x" || s[i + 2] === "X";
     const from = hex ? i + 3 : i + 2;
@@ -335,7 +334,7 @@ function characterReference(s: string, i: number, emit: Emit): number {
     }
     if (j === from || value > 0x10ffff) return 0;
     if (s.charCodeAt(j) === 0x3b /* ; */) j++;
-    emit(value, i, j);
+    out.escape(value, i, j);
     return j - i;
   }
   // Look for the `;` only as far as the longest name reaches, so a text full of bare `&` stays linear.
@@ -343,12 +342,12 @@ function characterReference(s: string, i: number, emit: Emit): number {
   if (semicolon < i + 2) return 0;
   const value = NAMED_ENTITIES.get(s.slice(i + 1, semicolon));
   if (value === undefined) return 0;
-  emit(value, i, semicolon + 1);
+  out.escape(value, i, semicolon + 1);
   return semicolon + 1 - i;
 }
 
 /** A run of percent escapes, read as UTF-8; a byte that is not part of a valid sequence ends the run. */
-function percentRun(s: string, i: number, emit: Emit): number {
+function percentRun(s: string, i: number, out: ViewBuilder): number {
   let j = i;
   for (;;) {
     const lead = percentByte(s, j);
@@ -373,7 +372,7 @@ function percentRun(s: string, i: number, emit: Emit): number {
     }
     const minimum = [0, 0, 0x80, 0x800, 0x10000][length]!;
     if (k < length || cp < minimum || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) break;
-    emit(cp, j, j + 3 * length);
+    out.escape(cp, j, j + 3 * length);
     j += 3 * length;
   }
   return j - i;

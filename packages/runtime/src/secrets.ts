@@ -41,6 +41,8 @@ export class SecretVault {
   #values = new Set<string>();
   /** Whether some form could occur inside a JSON number token, which needs the slower parse path. */
   #numeric = false;
+  /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
+  #endsInBackslash = false;
   /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
   #recombines = false;
 
@@ -73,6 +75,7 @@ export class SecretVault {
     }
     this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
+    this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
     this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
   }
 
@@ -123,10 +126,12 @@ export class SecretVault {
   parseJson(text: string): JsonValue {
     const source = this.#numeric ? this.#redactNumberTokens(text) : text;
     const value = JSON.parse(source) as JsonValue;
-    // Without `\`, `&` or `%`, every string and key JSON.parse returns is a verbatim piece of the text with
-    // nothing to decode, so a text that holds no secret form yields values that hold none either (numbers are
-    // covered by #numeric): skip the copy.
-    if (!this.#numeric && !/[\\&%]/.test(text) && !this.containsSecret(text)) return value;
+    // Without `\`, every string and key JSON.parse returns is a verbatim piece of the text between two quotes.
+    // No escape reaches across a quote (the one that could, `\"`, needs a backslash decoded from the piece's
+    // last character, and no form ends in one), so each decoding of a piece is the same stretch of the same
+    // decoding of the whole text: a text that holds no secret form yields values that hold none either (numbers
+    // are covered by #numeric). Skip the copy.
+    if (!this.#numeric && !this.#endsInBackslash && !text.includes("\\") && !this.containsSecret(text)) return value;
     return this.redactValue(value);
   }
 
