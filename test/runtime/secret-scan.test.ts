@@ -69,6 +69,14 @@ describe("text redaction behind escapes", () => {
     }
   });
 
+  it("rules a short string out only when too many of a form's characters are missing for its escapes to supply", () => {
+    // Each reference gives two UTF-16 units: every unit of this secret comes from an escape.
+    const v = vault("😀😀😀😀");
+    const text = "&#x1F600;&#128512;&#x1f600;&#128512;";
+    expect(v.redactText(text)).toBe(REDACTED);
+    expect(v.redactText(text.replace("&#128512;", "&#128513;"))).toBe(text.replace("&#128512;", "&#128513;"));
+  });
+
   it("stops after three layers of escapes (documented)", () => {
     const v = vault(TOKEN);
     const fourTimes = unicodeEscape(TOKEN).replace(/\\/g, "\\\\\\\\\\\\\\\\");

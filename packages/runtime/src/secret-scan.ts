@@ -133,6 +133,8 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
   search(root, forms, spans);
   const present = familiesIn(text);
   if (present === 0) return spans;
+  const possible = possibleForms(text, forms, shortest);
+  if (possible.length === 0) return spans;
   const firsts = [ALL];
   if (present !== BACKSLASH && present !== ENTITY && present !== PERCENT) {
     for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) firsts.push(family);
@@ -145,12 +147,48 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
         if (seen.includes(view.text)) break;
         seen.push(view.text);
       }
-      search(view, forms, spans);
+      search(view, possible, spans);
       view = pass < MAX_DECODE_PASSES && familiesIn(view.text) !== 0 ? decodeView(view, ALL) : null;
     }
   }
   return spans;
 }
+
+/**
+ * The forms that some decoding of `text` could hold. Every unit of a view either is a character of the text,
+ * copied, or came from an escape; escapes (at any depth) come from disjoint stretches of the text that each hold
+ * a `\\`, `&` or `%`, and give at most two units each. So a form with more units missing from the text than
+ * twice the escape starts cannot be read from it: a short string with an escape or two is ruled out without
+ * decoding it.
+ */
+function possibleForms(text: string, forms: readonly string[], shortest: number): readonly string[] {
+  const budget = 2 * (occurrences(text, "\\") + occurrences(text, "&") + occurrences(text, "%"));
+  if (budget >= shortest) return forms;
+  const folded = foldCase(text);
+  // ASCII presence is marked in a shared table with a fresh stamp per call: allocating one per short string
+  // would cost more than the check saves.
+  const stamp = ++asciiStamp;
+  let other: Set<number> | null = null;
+  for (let i = 0; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    if (c < 128) ASCII_SEEN[c] = stamp;
+    else (other ??= new Set()).add(c);
+  }
+  // Lower-casing a capital sigma depends on its neighbours (σ or final ς), which a view can change.
+  if (other !== null && (other.has(0x3c3) || other.has(0x3c2))) (other.add(0x3c3), other.add(0x3c2));
+  return forms.filter((form) => {
+    let missing = 0;
+    for (let i = 0; i < form.length; i++) {
+      const c = form.charCodeAt(i);
+      const seen = c < 128 ? ASCII_SEEN[c] === stamp : other !== null && other.has(c);
+      if (!seen && ++missing > budget) return false;
+    }
+    return true;
+  });
+}
+
+const ASCII_SEEN = new Uint32Array(128);
+let asciiStamp = 0;
 
 function search(view: View, forms: readonly string[], spans: Array<[number, number]>): void {
   const folded = foldCase(view.text);
