@@ -179,7 +179,7 @@ describe("a hostile upstream that reflects secrets", () => {
     expect(result.structuredContent).toEqual({ key: "[redacted]", nested: [{ deep: "prefix [redacted] suffix" }] });
   });
 
-  it("redacts raw JSON value by value (escapes cannot hide it) before cutting", async () => {
+  it("redacts raw JSON behind its escapes (\\u0043, \\/) before cutting", async () => {
     const result = await client.callTool("raw", {});
     expectNoSecret(result);
     expect(result.content?.[0]?.text).toBe(`{"a":"${"x".repeat(30)}[red\n[truncated: 8 more characters]`);

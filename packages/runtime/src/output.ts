@@ -12,11 +12,10 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { CompiledValidator, JsonValue, OutputPlan } from "./plan.ts";
 import type { SecretVault } from "./secrets.ts";
 import { evaluateSelect, SelectError } from "./select/evaluate.ts";
+import { shownType } from "./shown-type.ts";
 import { STATUS_REASONS } from "./status.ts";
 import type { UpstreamResponse } from "./net/upstream.ts";
 import { formatValidationErrors } from "./validation.ts";
-
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,64}\/[a-z0-9!#$&^_.+-]{1,64}$/;
 
 /** The media type without parameters, lower-cased. */
 export function mediaType(contentType: string): string {
@@ -29,11 +28,6 @@ export function isJsonType(type: string): boolean {
 
 export function isTextType(type: string): boolean {
   return type.startsWith("text/") || isJsonType(type);
-}
-
-/** A content type for a message: quoted when it looks like a media type, `(unknown)` otherwise. */
-function shownType(type: string): string {
-  return MEDIA_TYPE.test(type) ? `"${type}"` : "(unknown)";
 }
 
 export function statusError(status: number): ToolError {
@@ -61,25 +55,14 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
   const type = mediaType(response.contentType);
   const { output, vault } = ctx;
   if (output.kind === "raw") {
-    if (!isTextType(type))
-      throw new ToolError(`Upstream returned content type ${shownType(type)}; raw output needs text or JSON.`);
-    const text = decoder.decode(response.body);
-    let redacted = vault.redactText(text);
-    if (isJsonType(type) && vault.size > 0) {
-      // Escapes such as \/ or \u0041 hide a secret from text redaction; redact value by value as well and
-      // return the re-encoded JSON when that changed anything.
-      try {
-        const parsed = JSON.parse(text) as JsonValue;
-        const byValue = JSON.stringify(vault.redactValue(parsed));
-        if (byValue !== JSON.stringify(parsed)) redacted = byValue;
-      } catch {
-        // Not valid JSON: the text redaction above is all that applies.
-      }
-    }
+    if (!isTextType(type)) throw new ToolError(`Upstream returned ${shownType(type)}; raw output needs text or JSON.`);
+    // Text-level redaction undoes escapes itself (\u0073, \/, &#x73;, %73), so it needs neither valid JSON nor
+    // a particular content type.
+    const redacted = vault.redactText(decoder.decode(response.body));
     return { content: [{ type: "text", text: truncate(redacted, output.maxOutputChars) }] };
   }
 
-  if (!isJsonType(type)) throw new ToolError(`Upstream returned content type ${shownType(type)}; expected JSON.`);
+  if (!isJsonType(type)) throw new ToolError(`Upstream returned ${shownType(type)}; expected JSON.`);
   const body = decoder.decode(response.body);
   // Checked on the text, before parsing: what follows the parse (select, JSON.stringify, the SDK's handling
   // of the result) recurses once per level.

@@ -2,11 +2,13 @@
  * Secrets: where their values come from, and how they are kept out of everything the model or a log sees.
  *
  * The vault keeps every secret value the process has seen, in every form an upstream is likely to echo it
- * in: raw, percent-encoded, form-encoded, JSON-escaped and base64 (standard, unpadded and URL-safe). Redaction
- * replaces each form with `[redacted]`, longest first. Known gaps: HTML entities, other encodings, and a
- * base64 form that starts at an offset not divisible by 3 inside a longer base64 text are not recognised.
+ * in (see secretForms). Redaction finds each form in a text as it is and behind any escapes (secret-scan.ts:
+ * JSON, JavaScript, HTML and percent escapes, in any case) and replaces the whole span with `[redacted]`, so it
+ * does not depend on a body being valid JSON or on its declared type. What is not covered is listed in
+ * docs/runtime.md ("Redaction").
  */
 import type { JsonValue } from "./plan.ts";
+import { decodeOnce, findSpans, foldCase, MAX_DECODE_PASSES, replaceSpans } from "./secret-scan.ts";
 
 export const REDACTED = "[redacted]";
 export const MIN_SECRET_LENGTH = 8;
@@ -34,11 +36,15 @@ const NUMBER_TOKEN_CHARS = /^[-+0-9.eE]+$/;
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export class SecretVault {
-  /** Every form of every value seen, longest first. */
+  /** Every form of every value seen, case-folded, longest first. */
   #forms: string[] = [];
   #values = new Set<string>();
   /** Whether some form could occur inside a JSON number token, which needs the slower parse path. */
   #numeric = false;
+  /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
+  #endsInBackslash = false;
+  /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
+  #recombines = false;
 
   get size(): number {
     return this.#values.size;
@@ -57,23 +63,42 @@ export class SecretVault {
     if (this.#values.has(value)) return;
     this.#values.add(value);
     const forms = new Set(this.#forms);
-    for (const form of secretForms(value)) if (form.length > 0) forms.add(form);
+    for (const form of secretForms(value)) {
+      forms.add(foldCase(form));
+      // A secret holding escape-like text (`%41`, `&amp;`, `\n`) reads differently once a view of the text is
+      // decoded, so what each form decodes to is a form too (when it is still long enough to match safely).
+      let decoded: string | null = form;
+      for (let pass = 0; pass < MAX_DECODE_PASSES && decoded !== null; pass++) {
+        decoded = decodeOnce(decoded);
+        if (decoded !== null && decoded.length >= MIN_SECRET_LENGTH) forms.add(foldCase(decoded));
+      }
+    }
     this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
+    this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
+    this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
   }
 
-  /** Replaces every known form of every secret in a text. */
+  /**
+   * Replaces every span of a text that reads as a known form of a secret, escapes undone, with `[redacted]`.
+   * Replacing can bring text together that did not touch before, so the result is searched again until clean.
+   */
   redactText(text: string): string {
+    if (this.#forms.length === 0) return text;
     let out = text;
-    for (const form of this.#forms) {
-      if (out.includes(form)) out = out.split(form).join(REDACTED);
+    for (let round = 0; round < 4; round++) {
+      const spans = findSpans(out, this.#forms);
+      if (spans.length === 0) return out;
+      out = replaceSpans(out, spans, REDACTED);
+      // A new match must take in a bracket of an inserted `[redacted]` (or lie inside one).
+      if (!this.#recombines) return out;
     }
-    return out;
+    return findSpans(out, this.#forms).length === 0 ? out : REDACTED;
   }
 
-  /** Whether a text contains any known form. */
+  /** Whether a text holds any known form, escapes undone. */
   containsSecret(text: string): boolean {
-    return this.#forms.some((form) => text.includes(form));
+    return this.#forms.length > 0 && findSpans(text, this.#forms).length > 0;
   }
 
   /**
@@ -101,9 +126,12 @@ export class SecretVault {
   parseJson(text: string): JsonValue {
     const source = this.#numeric ? this.#redactNumberTokens(text) : text;
     const value = JSON.parse(source) as JsonValue;
-    // Without escapes, every string and key JSON.parse returns is a verbatim piece of the text, so a text that
-    // holds no secret form yields values that hold none either (numbers are covered by #numeric): skip the copy.
-    if (!this.#numeric && !text.includes("\\") && !this.containsSecret(text)) return value;
+    // Without `\`, every string and key JSON.parse returns is a verbatim piece of the text between two quotes.
+    // No escape reaches across a quote (the one that could, `\"`, needs a backslash decoded from the piece's
+    // last character, and no form ends in one), so each decoding of a piece is the same stretch of the same
+    // decoding of the whole text: a text that holds no secret form yields values that hold none either (numbers
+    // are covered by #numeric). Skip the copy.
+    if (!this.#numeric && !this.#endsInBackslash && !text.includes("\\") && !this.containsSecret(text)) return value;
     return this.redactValue(value);
   }
 
@@ -148,19 +176,60 @@ function isNumberChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
 }
 
-/** The forms in which an upstream may echo a secret value. */
+/**
+ * The forms in which an upstream may echo a secret value. Escaped spellings of these (JSON, HTML, percent
+ * escapes of any subset of characters, in any case) are found by secret-scan.ts, and matching ignores case,
+ * so upper- or lower-cased copies, lower-case percent escapes and upper-case hex need no form of their own.
+ */
 export function secretForms(value: string): string[] {
-  const base64 = toBase64(new TextEncoder().encode(value));
+  const bytes = new TextEncoder().encode(value);
+  const base64 = toBase64(bytes);
   const unpadded = base64.replace(/=+$/, "");
-  return [
+  const forms = [
     value,
+    value.toUpperCase(),
+    [...value].reverse().join(""),
     encodeURIComponent(value),
+    encodeURI(value),
     new URLSearchParams({ v: value }).toString().slice(2),
+    // Form encodings (Python's quote_plus among them) write a space as `+`; the rest is percent-decoded.
+    value.replace(/ /g, "+"),
     JSON.stringify(value).slice(1, -1),
+    hex(bytes),
     base64,
     unpadded,
-    unpadded.replace(/\+/g, "-").replace(/\//g, "_"),
+    toUrlSafe(unpadded),
   ];
+  // Inside a longer base64 text the secret's bytes can start at any offset; the characters that depend on its
+  // bytes alone are the same whatever surrounds it.
+  for (const offset of [0, 1, 2]) {
+    const inner = stableBase64(bytes, offset);
+    forms.push(inner, toUrlSafe(inner));
+  }
+  return forms;
+}
+
+/**
+ * The base64 characters that encode only the secret's bytes when they start `offset` bytes into a 3-byte
+ * group: character k covers bits [6k, 6k + 6), and the secret occupies bits [8 * offset, 8 * (offset + length)).
+ */
+export function stableBase64(bytes: Uint8Array, offset: number): string {
+  const padded = new Uint8Array(offset + bytes.length);
+  padded.set(bytes, offset);
+  const encoded = toBase64(padded);
+  const first = Math.ceil((8 * offset) / 6);
+  const last = Math.floor((8 * (offset + bytes.length)) / 6); // exclusive
+  return encoded.slice(first, last);
+}
+
+function toUrlSafe(base64: string): string {
+  return base64.replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+function hex(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b.toString(16).padStart(2, "0");
+  return out;
 }
 
 const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -1,0 +1,163 @@
+/**
+ * Reading one escape at a position of a text, for secret-scan.ts: JSON and JavaScript string escapes, HTML
+ * character references, and runs of percent escapes read as UTF-8. Each reader reports what it decoded to a
+ * sink (the code point and the span it came from) and returns how many characters it used, or 0 when the text
+ * there is not an escape it knows.
+ */
+
+/** Where a reader reports a decoded code point and the span [from, to) of the text it came from. */
+export interface EscapeSink {
+  escape(cp: number, from: number, to: number): void;
+}
+
+/** Named HTML references for the punctuation a secret is likely to hold; the full HTML list is not carried. */
+const NAMED_ENTITIES: ReadonlyMap<string, number> = new Map([
+  ["amp", 0x26],
+  ["lt", 0x3c],
+  ["gt", 0x3e],
+  ["quot", 0x22],
+  ["apos", 0x27],
+  ["sol", 0x2f],
+  ["bsol", 0x5c],
+  ["plus", 0x2b],
+  ["equals", 0x3d],
+  ["percnt", 0x25],
+  ["num", 0x23],
+  ["excl", 0x21],
+  ["quest", 0x3f],
+  ["colon", 0x3a],
+  ["semi", 0x3b],
+  ["comma", 0x2c],
+  ["period", 0x2e],
+  ["lowbar", 0x5f],
+  ["hyphen", 0x2d],
+  ["dash", 0x2d],
+  ["ast", 0x2a],
+  ["commat", 0x40],
+  ["dollar", 0x24],
+  ["tilde", 0x7e],
+  ["verbar", 0x7c],
+  ["grave", 0x60],
+  ["Hat", 0x5e],
+  ["lpar", 0x28],
+  ["rpar", 0x29],
+  ["lsqb", 0x5b],
+  ["rsqb", 0x5d],
+  ["lcub", 0x7b],
+  ["rcub", 0x7d],
+]);
+const LONGEST_ENTITY_NAME = 6;
+
+const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
+  "/": 0x2f,
+  "\\": 0x5c,
+  '"': 0x22,
+  "'": 0x27,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+};
+
+/** Reads a backslash escape: `\uXXXX` (either case), `\xXX`, or one of SIMPLE_ESCAPES. */
+export function backslashEscape(s: string, i: number, out: EscapeSink): number {
+  const next = s[i + 1];
+  if (next === undefined) return 0;
+  if (next === "u" || next === "x") {
+    const digits = next === "u" ? 4 : 2;
+    const value = hexValue(s, i + 2, digits);
+    if (value < 0) return 0;
+    out.escape(value, i, i + 2 + digits);
+    return 2 + digits;
+  }
+  const simple = SIMPLE_ESCAPES[next];
+  if (simple === undefined) return 0;
+  out.escape(simple, i, i + 2);
+  return 2;
+}
+
+/** Reads an HTML character reference: `&#115;` or `&#x73;` (the `;` optional), or a name in NAMED_ENTITIES. */
+export function characterReference(s: string, i: number, out: EscapeSink): number {
+  if (s.charCodeAt(i + 1) === 0x23 /* # */) {
+    const hex = s[i + 2] === "x" || s[i + 2] === "X";
+    const from = hex ? i + 3 : i + 2;
+    let j = from;
+    let value = 0;
+    // Seven digits bound the value (and the scan) while allowing leading zeros.
+    while (j < s.length && j - from < 7) {
+      const d = hex ? hexDigit(s.charCodeAt(j)) : decimalDigit(s.charCodeAt(j));
+      if (d < 0) break;
+      value = value * (hex ? 16 : 10) + d;
+      j++;
+    }
+    if (j === from || value > 0x10ffff) return 0;
+    if (s.charCodeAt(j) === 0x3b /* ; */) j++;
+    out.escape(value, i, j);
+    return j - i;
+  }
+  // Look for the `;` only as far as the longest name reaches, so a text full of bare `&` stays linear.
+  const semicolon = s.slice(i + 2, i + 2 + LONGEST_ENTITY_NAME).indexOf(";") + i + 2;
+  if (semicolon < i + 2) return 0;
+  const value = NAMED_ENTITIES.get(s.slice(i + 1, semicolon));
+  if (value === undefined) return 0;
+  out.escape(value, i, semicolon + 1);
+  return semicolon + 1 - i;
+}
+
+/** A run of percent escapes, read as UTF-8; a byte that is not part of a valid sequence ends the run. */
+export function percentRun(s: string, i: number, out: EscapeSink): number {
+  let j = i;
+  for (;;) {
+    const lead = percentByte(s, j);
+    if (lead < 0) break;
+    const length =
+      lead < 0x80
+        ? 1
+        : lead >= 0xc2 && lead < 0xe0
+          ? 2
+          : lead >= 0xe0 && lead < 0xf0
+            ? 3
+            : lead >= 0xf0 && lead < 0xf5
+              ? 4
+              : 0;
+    if (length === 0) break;
+    let cp = length === 1 ? lead : lead & (0x7f >> length);
+    let k = 1;
+    for (; k < length; k++) {
+      const b = percentByte(s, j + 3 * k);
+      if (b < 0 || (b & 0xc0) !== 0x80) break;
+      cp = (cp << 6) | (b & 0x3f);
+    }
+    const minimum = [0, 0, 0x80, 0x800, 0x10000][length]!;
+    if (k < length || cp < minimum || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) break;
+    out.escape(cp, j, j + 3 * length);
+    j += 3 * length;
+  }
+  return j - i;
+}
+
+function percentByte(s: string, i: number): number {
+  return s.charCodeAt(i) === 0x25 ? hexValue(s, i + 1, 2) : -1;
+}
+
+function hexValue(s: string, from: number, digits: number): number {
+  if (from + digits > s.length) return -1;
+  let value = 0;
+  for (let k = 0; k < digits; k++) {
+    const d = hexDigit(s.charCodeAt(from + k));
+    if (d < 0) return -1;
+    value = value * 16 + d;
+  }
+  return value;
+}
+
+function hexDigit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+function decimalDigit(c: number): number {
+  return c >= 0x30 && c <= 0x39 ? c - 0x30 : -1;
+}

@@ -1,0 +1,326 @@
+/**
+ * Finding a secret's forms in text that an upstream wrote, whatever escapes it hid them behind.
+ *
+ * An upstream can echo a secret with some or all characters escaped (`\u0073`, `\/`, `&#x73;`, `%73`), and a
+ * model reading the text undoes every one of them. So the text is searched as it is and as it reads after
+ * decoding: each decoding pass builds a view of the text with every escape replaced by its character, and a map
+ * from each character of the view back to the span of the original text it came from. A form found in any view
+ * is redacted by replacing the whole original span, escapes included. Decoding is repeated (an escape of an
+ * escape, `\\u0073` or `&amp;#115;`) up to MAX_DECODE_PASSES times. Matching ignores case (ASCII and every
+ * other character whose lower case is one UTF-16 unit), so upper-cased echoes and hex or percent escapes in
+ * either case are found too.
+ *
+ * The cost is linear in the text: each pass is one scan (indexOf from one escape start to the next) that
+ * builds the next view, and each form is searched with indexOf (no regular expressions over the body). A text
+ * is searched once as it is and in at most 4 chains of 3 passes (see findSpans); a pass that undoes nothing
+ * ends its chain, so a text with no `\`, `&` or `%` is searched once, and one with a single family in 3 passes.
+ *
+ * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\xXX`, `\/ \\ \" \' \b \f \n \r \t`),
+ * HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`), the named
+ * references listed in escapes.ts, and percent escapes (`%73`, `%c3%bc` as UTF-8, either case).
+ */
+import { backslashEscape, characterReference, percentRun, type EscapeSink } from "./escapes.ts";
+
+/** How many times escapes are undone; each pass can reveal the next layer. */
+export const MAX_DECODE_PASSES = 3;
+
+/** Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. */
+export function foldCase(text: string): string {
+  // U+0130 (İ) is the only character whose lower case is longer than itself.
+  return (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+}
+
+/**
+ * A decoded view: its text, and how it maps to the text it was decoded from (its parent). The map is a list of
+ * segments: a literal segment is a run copied unchanged, an escape segment is what one escape decoded to.
+ */
+interface View {
+  readonly text: string;
+  readonly parent: View | null;
+  readonly segments: Segments | null;
+}
+
+/**
+ * Segment k starts at table[2k] in the view and came from the parent's span [table[2k + 1], table[2k + 3]);
+ * a closing entry after the last segment holds the view's and the parent's lengths.
+ */
+interface Segments {
+  readonly table: Int32Array;
+  readonly count: number;
+}
+
+/**
+ * Whether a segment is a run copied unchanged: its span is as long as the segment. An escape always takes more
+ * characters than the units it decodes to (two or more for one unit, six or more for a surrogate pair).
+ */
+function isLiteral(seg: Segments, k: number): boolean {
+  const t = seg.table;
+  return t[2 * k + 3]! - t[2 * k + 1]! === t[2 * k + 2]! - t[2 * k]!;
+}
+
+/** Escape families, as bits: which escapes a decoding pass undoes. */
+const BACKSLASH = 1;
+const ENTITY = 2;
+const PERCENT = 4;
+const ALL = BACKSLASH | ENTITY | PERCENT;
+
+/**
+ * Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone.
+ *
+ * Each pass undoes every family of escapes at once. When the text holds more than one family, the first pass
+ * is also made with each family alone, followed by passes that undo them all: the first layer an upstream
+ * wraps around a text is usually one family (a JSON string, HTML, a URL), and undoing it first matters. A
+ * reader that undoes only JSON escapes reads `&#1` + `2\u0041` as `&#12A`, where undoing every family at once
+ * takes the `2` into the character reference; and JSON-escaping `&#92;\u0061` (`\a` with its backslash as an
+ * HTML reference) gives `&#92;\\u0061`, which reads as `\u0061`, not `\a`, if both layers are undone at once.
+ */
+export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
+  let shortest = Infinity;
+  for (const form of forms) shortest = Math.min(shortest, form.length);
+  if (text.length < shortest) return spans;
+  const root: View = { text, parent: null, segments: null };
+  search(root, forms, spans);
+  const present = familiesIn(text);
+  if (present === 0) return spans;
+  const possible = possibleForms(text, forms, shortest);
+  if (possible.length === 0) return spans;
+  const firsts = [ALL];
+  if (present !== BACKSLASH && present !== ENTITY && present !== PERCENT) {
+    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) firsts.push(family);
+  }
+  const seen: string[] = [];
+  for (const first of firsts) {
+    let view: View | null = decodeView(root, first);
+    for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
+      if (pass === 1) {
+        if (seen.includes(view.text)) break;
+        seen.push(view.text);
+      }
+      search(view, possible, spans);
+      view = pass < MAX_DECODE_PASSES && familiesIn(view.text) !== 0 ? decodeView(view, ALL) : null;
+    }
+  }
+  return spans;
+}
+
+/**
+ * The forms that some decoding of `text` could hold. Every unit of a view either is a character of the text,
+ * copied, or came from an escape; escapes (at any depth) come from disjoint stretches of the text that each hold
+ * a `\\`, `&` or `%`, and give at most two units each. So a form with more units missing from the text than
+ * twice the escape starts cannot be read from it: a short string with an escape or two is ruled out without
+ * decoding it.
+ */
+function possibleForms(text: string, forms: readonly string[], shortest: number): readonly string[] {
+  const budget = 2 * (occurrences(text, "\\") + occurrences(text, "&") + occurrences(text, "%"));
+  if (budget >= shortest) return forms;
+  const folded = foldCase(text);
+  // ASCII presence is marked in a shared table with a fresh stamp per call: allocating one per short string
+  // would cost more than the check saves.
+  const stamp = ++asciiStamp;
+  let other: Set<number> | null = null;
+  for (let i = 0; i < folded.length; i++) {
+    const c = folded.charCodeAt(i);
+    if (c < 128) ASCII_SEEN[c] = stamp;
+    else (other ??= new Set()).add(c);
+  }
+  // Lower-casing a capital sigma depends on its neighbours (σ or final ς), which a view can change.
+  if (other !== null && (other.has(0x3c3) || other.has(0x3c2))) (other.add(0x3c3), other.add(0x3c2));
+  return forms.filter((form) => {
+    let missing = 0;
+    for (let i = 0; i < form.length; i++) {
+      const c = form.charCodeAt(i);
+      const seen = c < 128 ? ASCII_SEEN[c] === stamp : other !== null && other.has(c);
+      if (!seen && ++missing > budget) return false;
+    }
+    return true;
+  });
+}
+
+const ASCII_SEEN = new Uint32Array(128);
+let asciiStamp = 0;
+
+function search(view: View, forms: readonly string[], spans: Array<[number, number]>): void {
+  const folded = foldCase(view.text);
+  for (const form of forms) {
+    for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
+      spans.push(originalSpan(view, at, at + form.length - 1));
+    }
+  }
+}
+
+function familiesIn(text: string): number {
+  return (text.includes("\\") ? BACKSLASH : 0) | (text.includes("&") ? ENTITY : 0) | (text.includes("%") ? PERCENT : 0);
+}
+
+/** The span of the original text that units first..last (inclusive) of a view came from. */
+function originalSpan(view: View, first: number, last: number): [number, number] {
+  let start = first;
+  let end = last + 1;
+  for (let v: View = view; v.segments !== null && v.parent !== null; v = v.parent) {
+    const seg = v.segments;
+    const t = seg.table;
+    const k = segmentAt(seg, start);
+    start = isLiteral(seg, k) ? t[2 * k + 1]! + start - t[2 * k]! : t[2 * k + 1]!;
+    const j = segmentAt(seg, end - 1);
+    end = isLiteral(seg, j) ? t[2 * j + 1]! + end - t[2 * j]! : t[2 * j + 3]!;
+  }
+  return [start, end];
+}
+
+function segmentAt(seg: Segments, position: number): number {
+  let lo = 0;
+  let hi = seg.count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (seg.table[2 * mid]! <= position) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Replaces every span with `replacement`, merging spans that overlap. */
+export function replaceSpans(text: string, spans: Array<[number, number]>, replacement: string): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = "";
+  let copied = 0;
+  let i = 0;
+  while (i < spans.length) {
+    const start = spans[i]![0];
+    let end = spans[i]![1];
+    for (i++; i < spans.length && spans[i]![0] < end; i++) end = Math.max(end, spans[i]![1]);
+    out += text.slice(copied, start) + replacement;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
+/** A text with its escapes undone once, or null when it has none. */
+export function decodeOnce(text: string): string | null {
+  return familiesIn(text) === 0 ? null : (decodeView({ text, parent: null, segments: null }, ALL)?.text ?? null);
+}
+
+/** One pass of undoing escapes; null when there was nothing to undo. */
+function decodeView(view: View, families: number): View | null {
+  const s = view.text;
+  const n = s.length;
+  let starts = 0;
+  if ((families & BACKSLASH) !== 0) starts += occurrences(s, "\\");
+  if ((families & ENTITY) !== 0) starts += occurrences(s, "&");
+  if ((families & PERCENT) !== 0) starts += occurrences(s, "%");
+  if (starts === 0) return null;
+  const builder = new ViewBuilder(s, starts);
+  // Jump from one escape start to the next with indexOf, which scans far faster than a loop over characters.
+  let nextBackslash = (families & BACKSLASH) !== 0 ? s.indexOf("\\") : -1;
+  let nextEntity = (families & ENTITY) !== 0 ? s.indexOf("&") : -1;
+  let nextPercent = (families & PERCENT) !== 0 ? s.indexOf("%") : -1;
+  let i = 0;
+  for (;;) {
+    if (nextBackslash >= 0 && nextBackslash < i) nextBackslash = s.indexOf("\\", i);
+    if (nextEntity >= 0 && nextEntity < i) nextEntity = s.indexOf("&", i);
+    if (nextPercent >= 0 && nextPercent < i) nextPercent = s.indexOf("%", i);
+    let at = n;
+    if (nextBackslash >= 0) at = nextBackslash;
+    if (nextEntity >= 0 && nextEntity < at) at = nextEntity;
+    if (nextPercent >= 0 && nextPercent < at) at = nextPercent;
+    if (at === n) break;
+    const c = s.charCodeAt(at);
+    const used =
+      c === 0x5c
+        ? backslashEscape(s, at, builder)
+        : c === 0x26
+          ? characterReference(s, at, builder)
+          : percentRun(s, at, builder);
+    i = at + (used > 0 ? used : 1);
+  }
+  return builder.finish(view);
+}
+
+/** Where escaped units and short literal runs gather before they become a piece of a view's text. */
+const SCRATCH = new Uint16Array(8192);
+/** Literal runs at least this long are sliced from the parent; shorter ones are copied into SCRATCH. */
+const SLICE_AT = 64;
+
+/**
+ * Builds a view. Escaped units and short literal runs gather in SCRATCH and become one piece of text when it
+ * fills; long literal runs are slices of the parent. So a view is made of at most one piece per 64 parent
+ * characters, however dense the escapes (a text made only of escapes does not become millions of small
+ * strings). The segment table holds two numbers a segment (where it starts in the view and in the parent;
+ * segments tile the parent, so a segment ends where the next begins) and grows by doubling. The fields are
+ * plain rather than `#private`: this is the hot loop, and plain fields measured about a third faster.
+ */
+class ViewBuilder implements EscapeSink {
+  private readonly source: string;
+  private text = "";
+  private pending = 0;
+  private length = 0;
+  private copied = 0;
+  private count = 0;
+  private table: Int32Array;
+
+  constructor(source: string, escapeStarts: number) {
+    this.source = source;
+    this.table = new Int32Array(2 * Math.min(2 * escapeStarts + 2, 1024));
+  }
+
+  escape(cp: number, from: number, to: number): void {
+    if (this.copied < from) this.literalRun(from);
+    this.segment(from);
+    if (cp > 0xffff) {
+      this.unit(0xd800 + ((cp - 0x10000) >> 10));
+      this.unit(0xdc00 + ((cp - 0x10000) & 0x3ff));
+    } else this.unit(cp);
+    this.copied = to;
+  }
+
+  finish(parent: View): View | null {
+    if (this.count === 0) return null;
+    if (this.copied < this.source.length) this.literalRun(this.source.length);
+    this.flush();
+    this.segment(this.source.length);
+    // The closing entry: the view's and the parent's lengths, so every segment's end is the next one's start.
+    return { text: this.text, parent, segments: { table: this.table, count: this.count - 1 } };
+  }
+
+  private unit(u: number): void {
+    if (this.pending === SCRATCH.length) this.flush();
+    SCRATCH[this.pending++] = u;
+    this.length++;
+  }
+
+  private flush(): void {
+    if (this.pending === 0) return;
+    this.text += String.fromCharCode.apply(null, SCRATCH.subarray(0, this.pending) as unknown as number[]);
+    this.pending = 0;
+  }
+
+  private literalRun(to: number): void {
+    this.segment(this.copied);
+    const s = this.source;
+    if (to - this.copied >= SLICE_AT) {
+      this.flush();
+      this.text += s.slice(this.copied, to);
+      this.length += to - this.copied;
+    } else for (let i = this.copied; i < to; i++) this.unit(s.charCodeAt(i));
+    this.copied = to;
+  }
+
+  private segment(from: number): void {
+    if (2 * this.count + 2 > this.table.length) {
+      const grown = new Int32Array(2 * this.table.length);
+      grown.set(this.table);
+      this.table = grown;
+    }
+    this.table[2 * this.count] = this.length;
+    this.table[2 * this.count + 1] = from;
+    this.count++;
+  }
+}
+
+function occurrences(s: string, char: string): number {
+  let count = 0;
+  for (let at = s.indexOf(char); at >= 0; at = s.indexOf(char, at + 1)) count++;
+  return count;
+}

@@ -1,0 +1,182 @@
+/**
+ * Text-level redaction (secret-scan.ts through SecretVault.redactText): a secret is found behind any mix of
+ * JSON, JavaScript, HTML and percent escapes, in any case, nested, and in the re-encodings the vault knows, in
+ * any text, valid JSON or not; the whole escaped span is replaced; text without a secret is returned unchanged.
+ * A leak is judged by test/helpers/secret-encodings.ts, which decodes independently of the runtime.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { REDACTED, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { findSpans, foldCase } from "../../packages/runtime/src/secret-scan.ts";
+import { encodings, leaks, unicodeEscape } from "../helpers/secret-encodings.ts";
+
+const CANARY = 'Cn4ry/+=&"x\\y ü-tok3n';
+const TOKEN = "sk-live-0123456789abcdef";
+const NUMERIC = "820461937520";
+
+function vault(...values: string[]): SecretVault {
+  const v = new SecretVault();
+  values.forEach((value, i) => v.add(`S${i}`, value));
+  return v;
+}
+
+describe("text redaction behind escapes", () => {
+  for (const secret of [CANARY, TOKEN, NUMERIC]) {
+    it(`redacts every encoding of ${JSON.stringify(secret)} in plain text and inside a JSON string`, () => {
+      const v = vault(secret);
+      for (const [name, encoded] of Object.entries(encodings(secret))) {
+        for (const text of [`<p>before ${encoded} after</p>`, JSON.stringify({ k: `x${encoded}y` })]) {
+          expect(leaks(text, secret).length, `the check sees ${name} in ${text}`).toBeGreaterThan(0);
+          const redacted = v.redactText(text);
+          expect(leaks(redacted, secret), `${name}: ${redacted}`).toEqual([]);
+          expect(redacted).toContain(REDACTED);
+        }
+      }
+    });
+  }
+
+  it("replaces the whole escaped span and keeps the text around it", () => {
+    const v = vault(TOKEN);
+    const escaped = unicodeEscape(TOKEN, (i) => i % 2 === 0);
+    expect(v.redactText(`{"a":"${escaped}","b":1,}`)).toBe(`{"a":"${REDACTED}","b":1,}`);
+    expect(v.redactText(`a &#115;k-live-0123456789abcdef&#x3b; b`)).toBe(`a ${REDACTED}&#x3b; b`);
+    expect(v.redactText(`%73K-LIVE-0123456789ABCDEF`)).toBe(REDACTED);
+    expect(v.redactText(`\\\\u0073k-live-0123456789abcdef`)).toBe(REDACTED);
+  });
+
+  it("does not depend on the body being JSON: trailing commas, deep nesting and broken escapes", () => {
+    const v = vault(CANARY);
+    const escaped = unicodeEscape(CANARY, () => true);
+    const deep = `{"k":"${escaped}","d":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    expect(leaks(v.redactText(deep).slice(0, 200), CANARY)).toEqual([]);
+    expect(v.redactText(`{"k":"${escaped}",}`)).toBe(`{"k":"${REDACTED}",}`);
+    expect(v.redactText(`\\u12 \\x ${escaped} \\`)).toBe(`\\u12 \\x ${REDACTED} \\`);
+  });
+
+  it("reads each escape family alone as well, so one family cannot swallow the start of another", () => {
+    const v = vault("2ABCDEFGHIJ");
+    // Undoing every family at once reads &#12 as one reference; a JSON reader sees "&#1" + "2ABCDEFGHIJ".
+    expect(v.redactText("&#12\\u0041BCDEFGHIJ")).toBe(`&#1${REDACTED}`);
+    expect(v.redactText("%4\\u0032ABCDEFGHIJ")).toBe(`%4${REDACTED}`);
+  });
+
+  it("finds a secret whose own text looks like an escape", () => {
+    for (const secret of ["ab%41cd\\nef&amp;gh", "x\\u0041yz-12345"]) {
+      const v = vault(secret);
+      for (const text of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), unicodeEscape(secret)]) {
+        expect(v.redactText(`[${text}]`), text).toBe(`[${REDACTED}]`);
+      }
+    }
+  });
+
+  it("rules a short string out only when too many of a form's characters are missing for its escapes to supply", () => {
+    // Each reference gives two UTF-16 units: every unit of this secret comes from an escape.
+    const v = vault("😀😀😀😀");
+    const text = "&#x1F600;&#128512;&#x1f600;&#128512;";
+    expect(v.redactText(text)).toBe(REDACTED);
+    expect(v.redactText(text.replace("&#128512;", "&#128513;"))).toBe(text.replace("&#128512;", "&#128513;"));
+  });
+
+  it("stops after three layers of escapes (documented)", () => {
+    const v = vault(TOKEN);
+    const fourTimes = unicodeEscape(TOKEN).replace(/\\/g, "\\\\\\\\\\\\\\\\");
+    expect(v.redactText(fourTimes)).toBe(fourTimes);
+    const threeTimes = unicodeEscape(TOKEN).replace(/\\/g, "\\\\\\\\");
+    expect(v.redactText(threeTimes)).toBe(REDACTED);
+  });
+
+  it("stays linear on hostile text: long runs of escape starts", () => {
+    const forms = [foldCase(TOKEN)];
+    for (const text of ["\\".repeat(200_000), "&".repeat(200_000), "%".repeat(200_000), "&#".repeat(100_000), "%c3".repeat(70_000)]) {
+      expect(findSpans(text, forms)).toEqual([]);
+    }
+  });
+});
+
+/** One character of a secret, escaped in one of the ways an upstream might. */
+function escapeChar(ch: string, how: number, upperHex: boolean): string {
+  const cp = ch.codePointAt(0)!;
+  const hex = (n: number, width: number): string => {
+    const digits = n.toString(16).padStart(width, "0");
+    return upperHex ? digits.toUpperCase() : digits;
+  };
+  switch (how) {
+    case 0:
+      // Left as it is, unless it starts an escape of its own.
+      return ch === "\\" ? "\\\\" : ch === "&" ? "&amp;" : ch === "%" ? "%25" : ch;
+    case 1:
+      return ch.toUpperCase() === ch.toLowerCase() || ch.toUpperCase().length !== ch.length ? escapeChar(ch, 0, upperHex) : ch.toUpperCase();
+    case 2:
+      return unicodeEscape(ch, () => upperHex);
+    case 3:
+      return cp < 0x80 ? `\\x${hex(cp, 2)}` : unicodeEscape(ch);
+    case 4:
+      return `&#${cp};`;
+    case 5:
+      return `&#${upperHex ? "X" : "x"}${hex(cp, 1)};`;
+    case 6:
+      return [...Buffer.from(ch)].map((b) => `%${hex(b, 2)}`).join("");
+    default:
+      return ch === "/" ? "\\/" : ch === '"' ? '\\"' : escapeChar(ch, 2, upperHex);
+  }
+}
+
+/** An outer layer over the whole escaped secret: none, JSON string escaping, or HTML escaping of `&`. */
+function outerLayer(text: string, layer: number): string {
+  if (layer === 1) return JSON.stringify(text).slice(1, -1);
+  if (layer === 2) return text.replace(/&/g, "&amp;");
+  return text;
+}
+
+const secretChars = fc.constantFrom(..."abcXYZ019-_./+=&\"\\ %#;:ü€😀".split(/(?:)/u));
+const secretArb = fc.array(secretChars, { minLength: 8, maxLength: 24 }).map((chars) => chars.join(""));
+const textChars = fc.constantFrom(..."abcxyz0189 \\&%#;:/\"{}[],\nuXé".split(/(?:)/u));
+const textArb = fc.array(textChars, { maxLength: 40 }).map((chars) => chars.join(""));
+
+describe("text redaction, properties", () => {
+  it("a secret escaped at random, character by character, in random text, is always redacted", () => {
+    fc.assert(
+      fc.property(
+        secretArb,
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.boolean()), { minLength: 24, maxLength: 24 }),
+        fc.integer({ min: 0, max: 2 }),
+        textArb,
+        textArb,
+        (secret, choices, layer, before, after) => {
+          const v = vault(secret);
+          const escaped = outerLayer([...secret].map((ch, i) => escapeChar(ch, choices[i]![0], choices[i]![1])).join(""), layer);
+          // Right against the secret, the text around it may take a character into an escape of its own
+          // (`%` + `1a...` reads as %1a): then no reading holds the secret, which is what is checked.
+          const redacted = v.redactText(`${before}${escaped}${after}`);
+          expect(leaks(redacted, secret)).toEqual([]);
+          const separated = v.redactText(`${before} ${escaped} ${after}`);
+          expect(separated).toContain(REDACTED);
+          expect(leaks(separated, secret)).toEqual([]);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("a re-encoding of a secret in random text is always redacted", () => {
+    fc.assert(
+      fc.property(secretArb, fc.constantFrom(...Object.keys(encodings("placeholder"))), textArb, textArb, (secret, name, before, after) => {
+        const v = vault(secret);
+        const redacted = v.redactText(`${before} ${encodings(secret)[name]!} ${after}`);
+        expect(leaks(redacted, secret), name).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("text without the secret is returned unchanged", () => {
+    fc.assert(
+      fc.property(secretArb, fc.array(textChars, { maxLength: 400 }), (secret, chars) => {
+        const text = chars.join("");
+        fc.pre(leaks(text, secret).length === 0);
+        expect(vault(secret).redactText(text)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
