@@ -8,15 +8,20 @@
  * Builds are incremental: a package whose manifest.json records this kervanc version and the spec's sha256 (and
  * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
-import type { Dirent } from "node:fs";
-import { chmod, mkdtemp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import type { Dirent, Stats } from "node:fs";
+import { chmod, lstat, mkdtemp, mkdir, readFile, readdir, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { writeFiles } from "./emit/write.ts";
+import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
+import { folderKey, packageNameProblem } from "./emit/package-name.ts";
+import { targetState, type TargetState } from "./emit/targets.ts";
+import { errorCode, fileKind, readRegularFile } from "./load/regular-file.ts";
 import { readStamp } from "./emit/manifest.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
@@ -108,24 +113,63 @@ export interface BuildReport {
 
 const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
 
-/** Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. */
+/**
+ * Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. A symbolic
+ * link to a regular file is a spec like the file itself (in a folder as on the command line); anything else with
+ * a spec's name (a dangling link, a link to a folder, a fifo, a socket, a device) is reported, never skipped
+ * without a word and never read (reading a fifo blocks). Subfolders are not searched, whatever their name.
+ */
 export async function findSpecs(inputs: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
   const files = new Set<string>();
   const diagnostics: Diagnostic[] = [];
-  const cliDiagnostic = (code: "KV9001" | "KV9002", file: string, message: string): Diagnostic => placeAt(file, 1, 1, finding(code, [], message));
-  for (const input of inputs) {
-    let info;
+  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => placeAt(file, 1, 1, finding(code, [], message));
+  /** Follows a symbolic link: the target's kind, or why it cannot be followed. */
+  const follow = async (path: string): Promise<Stats | string> => {
     try {
-      info = await stat(input);
-    } catch {
-      diagnostics.push(cliDiagnostic("KV9002", input, `${input} does not exist.`));
+      return await stat(path);
+    } catch (error) {
+      return errorCode(error);
+    }
+  };
+  const brokenLink = (path: string, code: string): Diagnostic =>
+    cliDiagnostic("KV9009", path, code === "ENOENT" ? `${path} is a symbolic link to a file that does not exist.` : `${path} is a symbolic link that cannot be followed (${code}).`);
+  const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
+    cliDiagnostic("KV9009", path, `${path} is ${link ? `a symbolic link to ${fileKind(info)}` : fileKind(info)}, not a spec file; kervanc reads only regular files.`);
+  for (const input of inputs) {
+    const info = await follow(input);
+    if (typeof info === "string") {
+      const link = await lstat(input).then((l) => l.isSymbolicLink(), () => false);
+      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? `${input} does not exist.` : `${input} cannot be read (${info}).`));
       continue;
     }
-    if (info.isDirectory()) {
-      const entries = (await readdir(input, { withFileTypes: true })).filter((e) => e.isFile() && SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()));
-      if (entries.length === 0) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
-      for (const e of entries) files.add(join(input, e.name));
-    } else files.add(input);
+    if (info.isFile()) {
+      files.add(input);
+      continue;
+    }
+    if (!info.isDirectory()) {
+      diagnostics.push(notAFile(input, info, await lstat(input).then((l) => l.isSymbolicLink(), () => false)));
+      continue;
+    }
+    let entries: Dirent[];
+    try {
+      entries = await readdir(input, { withFileTypes: true });
+    } catch (error) {
+      diagnostics.push(cliDiagnostic("KV9002", input, `${input} cannot be read (${errorCode(error)}).`));
+      continue;
+    }
+    const before = files.size + diagnostics.length;
+    for (const e of entries) {
+      if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || e.isDirectory()) continue;
+      const path = join(input, e.name);
+      if (e.isFile()) files.add(path);
+      else if (e.isSymbolicLink()) {
+        const target = await follow(path);
+        if (typeof target === "string") diagnostics.push(brokenLink(path, target));
+        else if (target.isFile()) files.add(path);
+        else diagnostics.push(notAFile(path, target, true));
+      } else diagnostics.push(notAFile(path, await lstat(path), false));
+    }
+    if (files.size + diagnostics.length === before) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
   }
   return { files: [...files].sort(), diagnostics };
 }
@@ -140,20 +184,24 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
   const compiled: CompiledSpec[] = [];
   const folders = new Map<string, string>();
   for (const file of found.files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
-      diagnostics.push(placeAt(file, 1, 1, finding("KV1010", [], `The spec file cannot be read (${code}).`)));
+    // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
+    const read = await readRegularFile(file);
+    if (!read.ok) {
+      const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
+      diagnostics.push(placeAt(file, 1, 1, finding(read.what !== undefined ? "KV9009" : "KV1010", [], message)));
       continue;
     }
-    const result = compileSpec(file, bytes);
+    const result = compileSpec(file, read.bytes);
     diagnostics.push(...result.diagnostics);
-    const other = folders.get(result.folder.toLowerCase());
-    if (other !== undefined) {
-      diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
-    } else folders.set(result.folder.toLowerCase(), file);
+    const problem = packageNameProblem(result.folder);
+    if (problem !== null) {
+      diagnostics.push(placeAt(file, 1, 1, finding("KV9007", [], `This spec's package folder would be ${JSON.stringify(result.folder)}, which ${problem}; rename the spec file.`)));
+    } else {
+      const other = folders.get(folderKey(result.folder));
+      if (other !== undefined) {
+        diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
+      } else folders.set(folderKey(result.folder), file);
+    }
     compiled.push(result);
   }
   diagnostics.sort(compareDiagnostics);
@@ -162,24 +210,38 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
 
 /** Whether the package on disk was built by this kervanc version from exactly these spec bytes. */
 async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
-  let text: string;
-  try {
-    text = await readFile(join(outDir, spec.folder, "manifest.json"), "utf8");
-  } catch {
-    return false;
-  }
-  const stamp = readStamp(text);
+  const read = await readRegularFile(join(childOf(outDir, spec.folder), "manifest.json"));
+  if (!read.ok) return false;
+  const stamp = readStamp(new TextDecoder().decode(read.bytes));
   return stamp !== null && stamp.kervancVersion === KERVANC_VERSION && stamp.specSha256 === spec.loaded!.sha256 && stamp.specFile === basename(spec.file);
 }
 
 /** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */
 async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
-  const stageDir = await mkdtemp(join(stageParent, `.${spec.folder}.stage-`));
+  const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
   try {
     return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir });
   } finally {
     await rm(stageDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Checks every package's place before anything is written: build replaces only a folder kervanc made (or an
+ * empty one), so one refused place stops the whole build with nothing written. Returns the packages' states.
+ */
+async function checkTargets(compiled: readonly CompiledSpec[], outDir: string, diagnostics: Diagnostic[]): Promise<Map<CompiledSpec, TargetState>> {
+  const states = new Map<CompiledSpec, TargetState>();
+  for (const spec of compiled) {
+    const state = await targetState(childOf(outDir, spec.folder));
+    states.set(spec, state);
+    if (state.kind === "refused") diagnostics.push(placeAt(spec.file, 1, 1, refusedTarget(join(outDir, spec.folder), state.reason)));
+  }
+  return states;
+}
+
+function refusedTarget(path: string, reason: string): Finding {
+  return finding("KV9008", [], `${path} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`);
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -192,29 +254,44 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   }
   diagnostics.sort(compareDiagnostics);
 
+  const states = await checkTargets(compiled, options.outDir, diagnostics);
+  if (hasErrors(diagnostics)) {
+    diagnostics.sort(compareDiagnostics);
+    return { diagnostics, servers: [], skipped: [], sizes, ok: false };
+  }
+
   const servers: BuiltServer[] = [];
   const skipped: SkippedServer[] = [];
   try {
     await mkdir(options.outDir, { recursive: true });
     for (const spec of compiled) {
-      if (!options.force && (await upToDate(spec, options.outDir))) {
+      if (!options.force && states.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir))) {
         skipped.push({ file: spec.file, folder: spec.folder });
         continue;
       }
       const files = await emitSpec(spec, options.outDir);
-      await writeTree(join(options.outDir, spec.folder), files);
+      await writeTree(options.outDir, spec.folder, files);
       servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
     }
   } catch (error) {
-    // A file system refusal (permissions, a file where a folder should be, a full disk) is the user's to fix:
-    // say which path and why. Anything else is a bug and propagates.
-    const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
-    if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
-    const where = typeof fsError.path === "string" ? fsError.path : options.outDir;
-    diagnostics.push(placeAt(options.outDir, 1, 1, finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`)));
+    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
     return { diagnostics, servers, skipped, sizes, ok: false };
   }
   return { diagnostics, servers, skipped, sizes, ok: true };
+}
+
+/**
+ * A file system refusal (permissions, a file where a folder should be, a full disk), a place that changed into
+ * something build must not replace, or a path outside the output folder is the user's to see: say which path
+ * and why. Anything else is a bug and propagates.
+ */
+function writeFailure(error: unknown, outDir: string): Finding {
+  if (error instanceof TargetRefusedError) return refusedTarget(error.target, error.reason);
+  if (error instanceof OutsideOutputError) return finding("KV9004", [], `${error.message} Nothing more was written.`);
+  const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
+  if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
+  const where = typeof fsError.path === "string" ? fsError.path : outDir;
+  return finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`);
 }
 
 export interface CheckOptions {
@@ -252,7 +329,7 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   try {
     for (const spec of compiled) {
       const files = await emitSpec(spec, stageParent);
-      const dir = join(options.outDir, spec.folder);
+      const dir = childOf(options.outDir, spec.folder);
       const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
       packages.push({ file: spec.file, folder: spec.folder, exists, drift: await comparePackage(files, dir) });
     }
@@ -275,17 +352,54 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   return { diagnostics, ok: true, packages, orphans: orphans.sort() };
 }
 
-/** Writes a package next to its final place, then swaps it in, so readers never see half a package. */
-export async function writeTree(target: string, files: FileTree): Promise<void> {
-  const temp = await mkdtemp(join(dirname(target), `.${basename(target)}.new-`));
+/** The file system calls that swap a package in; tests replace them to make a step fail. */
+export interface SwapFs {
+  readonly rename: (from: string, to: string) => Promise<void>;
+}
+
+/**
+ * Writes a package next to its final place, then swaps it in, so readers never see half a package and a failure
+ * never leaves none: the old package is renamed aside first, the new one renamed in, and only then is the old
+ * one deleted. If moving the new one in fails, the old one is renamed back.
+ */
+export async function writeTree(outDir: string, name: string, files: FileTree, fs: SwapFs = { rename }): Promise<void> {
+  const target = childOf(outDir, name);
+  const temp = await mkdtemp(inside(outDir, `.${name}.new-`));
   // mkdtemp makes the folder private (0700); a package is meant to be read like any other source folder.
   await chmod(temp, 0o755);
+  let aside: string | null = null;
   try {
     await writeFiles(temp, files, (path) => (path === "server.mjs" ? 0o755 : undefined));
-    await rm(target, { recursive: true, force: true });
-    await rename(temp, target);
+    // Checked again right before the swap: the place may have changed since the build began.
+    const state = await targetState(target);
+    if (state.kind === "refused") throw new TargetRefusedError(target, state.reason);
+    if (state.kind !== "absent") {
+      aside = childOf(outDir, `.${name}.old-${randomBytes(6).toString("hex")}`);
+      await fs.rename(target, aside);
+    }
+    await fs.rename(temp, target);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
+    if (aside === null) throw error;
+    try {
+      await fs.rename(aside, target);
+    } catch (restore) {
+      // The previous package is intact, only under another name: say where.
+      throw Object.assign(new Error(`Cannot put the previous package back from ${aside}`), { code: errorCode(restore), syscall: "rename", path: aside });
+    }
     throw error;
+  }
+  if (aside !== null) await rm(aside, { recursive: true, force: true });
+}
+
+/** The place of a package holds something build must not replace (found at the moment of writing). */
+export class TargetRefusedError extends Error {
+  readonly target: string;
+  readonly reason: string;
+  constructor(target: string, reason: string) {
+    super(`${target} ${reason}`);
+    this.name = "TargetRefusedError";
+    this.target = target;
+    this.reason = reason;
   }
 }

@@ -3,12 +3,15 @@
  *
  * Exit codes: 0 success (warnings allowed), 1 a spec has errors (or, for `check`, the output is stale),
  * 2 a usage error.
+ *
+ * Everything printed that comes from the user (file names, folder names, arguments) goes through `oneLine` or
+ * `terminalSafe`: a spec named `a\x1b[2J.yaml` or `a\nDone.yaml` must not drive the terminal or forge a line.
  */
 import process from "node:process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build, check, type CheckReport } from "./build.ts";
-import { type Diagnostic, formatDiagnostic } from "./diagnostics/diagnostic.ts";
+import { type Diagnostic, formatDiagnostic, oneLine, terminalSafe } from "./diagnostics/diagnostic.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { sizeLine, DEFAULT_TOOLS_BUDGET } from "./import/budget.ts";
 import { importCommand } from "./import/command.ts";
@@ -143,9 +146,9 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     const servers = report.servers.length;
     const skipped = report.skipped.length > 0 ? `, skipped ${report.skipped.length} unchanged,` : "";
-    io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${values.out} in ${seconds} s.\n`);
+    io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${oneLine(values.out)} in ${seconds} s.\n`);
     // The size of each server's tools/list (what every conversation pays for), built or skipped, on stdout.
-    for (const s of report.sizes) io.stdout(`${sizeLine(s.folder, s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET)}\n`);
+    for (const s of report.sizes) io.stdout(`${oneLine(sizeLine(s.folder, s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET))}\n`);
   }
   return 0;
 }
@@ -173,24 +176,25 @@ function printCheck(io: Io, report: CheckReport, out: string, json: boolean, sta
   }
   const lines: string[] = [];
   for (const pkg of stale) {
-    const where = join(out, pkg.folder);
+    const where = oneLine(join(out, pkg.folder));
+    const file = oneLine(pkg.file);
     if (!pkg.exists) {
-      lines.push(`${where} is missing: kervanc ${KERVANC_VERSION} builds ${plural(pkg.drift.length, "file")} there from ${pkg.file}.`, "");
+      lines.push(`${where} is missing: kervanc ${KERVANC_VERSION} builds ${plural(pkg.drift.length, "file")} there from ${file}.`, "");
       continue;
     }
-    lines.push(`${where} is not what kervanc ${KERVANC_VERSION} builds from ${pkg.file}:`);
-    for (const d of pkg.drift) lines.push(`  ${d.status.padEnd(7)} ${d.path}${d.note ? ` (${d.note})` : ""}`);
+    lines.push(`${where} is not what kervanc ${KERVANC_VERSION} builds from ${file}:`);
+    for (const d of pkg.drift) lines.push(`  ${d.status.padEnd(7)} ${oneLine(d.path)}${d.note ? ` (${oneLine(d.note)})` : ""}`);
     for (const d of pkg.drift) {
       if (d.diff === null) continue;
-      lines.push("", `--- ${join(where, d.path)} (on disk)`, `+++ ${join(where, d.path)} (expected)`, d.diff);
+      lines.push("", `--- ${join(where, oneLine(d.path))} (on disk)`, `+++ ${join(where, oneLine(d.path))} (expected)`, terminalSafe(d.diff));
     }
     lines.push("");
   }
-  for (const orphan of report.orphans) lines.push(`${join(out, orphan)} holds a kervanc package that no given spec builds; delete it or pass its spec.`, "");
+  for (const orphan of report.orphans) lines.push(`${oneLine(join(out, orphan))} holds a kervanc package that no given spec builds; delete it or pass its spec.`, "");
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   const total = report.packages.length;
   if (fresh) {
-    io.stdout(`Checked ${plural(total, "server")}: ${out} is up to date (${seconds} s).\n`);
+    io.stdout(`Checked ${plural(total, "server")}: ${oneLine(out)} is up to date (${seconds} s).\n`);
     return 0;
   }
   const files = stale.reduce((n, p) => n + p.drift.length, 0);
@@ -198,7 +202,7 @@ function printCheck(io: Io, report: CheckReport, out: string, json: boolean, sta
     ...(stale.length > 0 ? [`${stale.length} of ${plural(total, "package")} differ${stale.length === 1 ? "s" : ""} (${plural(files, "file")})`] : []),
     ...(report.orphans.length > 0 ? [plural(report.orphans.length, "extra package")] : []),
   ];
-  lines.push(`Stale: ${problems.join(", ")} in ${out}. Rebuild with: kervanc build <the same specs> -o ${out} --force`);
+  lines.push(`Stale: ${problems.join(", ")} in ${oneLine(out)}. Rebuild with: kervanc build <the same specs> -o ${oneLine(out)} --force`);
   io.stdout(`${lines.join("\n")}\n`);
   return 1;
 }
@@ -212,6 +216,6 @@ function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], json: bool
 }
 
 function usage(io: Io, message: string): number {
-  io.stderr(`kervanc: ${message}\n${USAGE}\n`);
+  io.stderr(`kervanc: ${oneLine(message)}\n${USAGE}\n`);
   return 2;
 }
