@@ -105,7 +105,10 @@ describe("writeTree", () => {
         await rename(from, to);
       },
     };
-    const error = await writeTree(out, "pkg", NEW, failing).catch((e: unknown) => e as { path?: string; message?: string });
+    const error = (await writeTree(out, "pkg", NEW, failing).then(
+      () => ({}),
+      (e: unknown) => e,
+    )) as { path?: string; message?: string };
     expect(error).toMatchObject({ path: aside, code: "EIO" });
     expect(error.message).toContain(aside);
     expect(readFileSync(join(aside, "server.mjs"), "utf8")).toBe("// old\n");

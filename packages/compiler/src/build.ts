@@ -254,7 +254,12 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   }
   diagnostics.sort(compareDiagnostics);
 
-  const states = await checkTargets(compiled, options.outDir, diagnostics);
+  let states: Map<CompiledSpec, TargetState>;
+  try {
+    states = await checkTargets(compiled, options.outDir, diagnostics);
+  } catch (error) {
+    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
+  }
   if (hasErrors(diagnostics)) {
     diagnostics.sort(compareDiagnostics);
     return { diagnostics, servers: [], skipped: [], sizes, ok: false };
@@ -265,7 +270,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   try {
     await mkdir(options.outDir, { recursive: true });
     for (const spec of compiled) {
-      if (!options.force && states.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir))) {
+      if (!options.force && states!.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir))) {
         skipped.push({ file: spec.file, folder: spec.folder });
         continue;
       }

@@ -26,7 +26,8 @@ export async function targetState(path: string): Promise<TargetState> {
   try {
     info = await lstat(path);
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "absent" };
+    // ENOTDIR: the output folder itself is a file; creating it reports that, with its path.
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { kind: "absent" };
     throw error;
   }
   if (info.isSymbolicLink()) return { kind: "refused", reason: "is a symbolic link, not a package folder kervanc built" };
