@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Dirent, Stats } from "node:fs";
-import { chmod, lstat, mkdtemp, mkdir, readFile, readdir, rename, rm, stat } from "node:fs/promises";
+import { chmod, lstat, mkdtemp, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
@@ -351,8 +351,8 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   }
   for (const e of entries) {
     if (!e.isDirectory() || e.name.startsWith(".") || known.has(e.name)) continue;
-    const manifest = await readFile(join(options.outDir, e.name, "manifest.json"), "utf8").catch(() => null);
-    if (manifest !== null && readStamp(manifest) !== null) orphans.push(e.name);
+    const manifest = await readRegularFile(join(options.outDir, e.name, "manifest.json"), { noFollow: true });
+    if (manifest.ok && readStamp(new TextDecoder().decode(manifest.bytes)) !== null) orphans.push(e.name);
   }
   return { diagnostics, ok: true, packages, orphans: orphans.sort() };
 }

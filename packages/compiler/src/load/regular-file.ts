@@ -14,14 +14,17 @@ export type RegularRead =
   /** The file cannot be opened or read: `code` is the system's error code (ENOENT, EACCES, ...). */
   | { readonly ok: false; readonly code: string; readonly what?: undefined };
 
-export async function readRegularFile(path: string): Promise<RegularRead> {
+export async function readRegularFile(path: string, options: { readonly noFollow?: boolean } = {}): Promise<RegularRead> {
   let handle;
   try {
     // O_NONBLOCK makes opening a fifo return at once; it changes nothing for a regular file. (Windows has no
-    // fifos in the file system and no O_NONBLOCK.)
-    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    // fifos in the file system and no O_NONBLOCK.) O_NOFOLLOW refuses a symbolic link as the last component.
+    const noFollow = options.noFollow === true ? (constants.O_NOFOLLOW ?? 0) : 0;
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | noFollow);
   } catch (error) {
-    return { ok: false, code: errorCode(error) };
+    const code = errorCode(error);
+    if (options.noFollow === true && code === "ELOOP") return { ok: false, what: "a symbolic link" };
+    return { ok: false, code };
   }
   try {
     const info = await handle.stat();
