@@ -8,7 +8,7 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { rename } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TargetRefusedError, writeTree } from "../../packages/compiler/src/build.ts";
+import { TargetRefusedError, writeTree } from "../../packages/compiler/src/emit/swap.ts";
 import { childOf, inside, OutsideOutputError } from "../../packages/compiler/src/emit/inside.ts";
 import { writeFiles } from "../../packages/compiler/src/emit/write.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
@@ -89,6 +89,18 @@ describe("writeTree", () => {
       rename: async (from: string, to: string): Promise<void> => {
         if (from.includes(".pkg.new-")) throw Object.assign(new Error("injected"), { code: "EIO", syscall: "rename", path: from });
         await rename(from, to);
+      },
+    };
+    await expect(writeTree(out, "pkg", NEW, failing)).rejects.toThrow("injected");
+    expect(await snapshot(out)).toEqual(before);
+  });
+
+  it("keeps the old package in place when renaming it aside fails", async () => {
+    const out = await outWithOldPackage("aside-fails");
+    const before = await snapshot(out);
+    const failing = {
+      rename: async (from: string): Promise<void> => {
+        throw Object.assign(new Error("injected"), { code: "EBUSY", syscall: "rename", path: from });
       },
     };
     await expect(writeTree(out, "pkg", NEW, failing)).rejects.toThrow("injected");

@@ -8,20 +8,22 @@
  * Builds are incremental: a package whose manifest.json records this kervanc version and the spec's sha256 (and
  * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
-import { randomBytes } from "node:crypto";
-import type { Dirent, Stats } from "node:fs";
-import { chmod, lstat, mkdtemp, mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
-import { writeFiles } from "./emit/write.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
 import { folderKey, packageNameProblem } from "./emit/package-name.ts";
+import { TargetRefusedError, writeTree } from "./emit/swap.ts";
 import { targetState, type TargetState } from "./emit/targets.ts";
-import { errorCode, fileKind, readRegularFile } from "./load/regular-file.ts";
+import { findSpecs } from "./load/find-specs.ts";
+import { readRegularFile } from "./load/regular-file.ts";
+
+export { findSpecs };
 import { readStamp } from "./emit/manifest.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
@@ -109,69 +111,6 @@ export interface BuildReport {
   readonly skipped: readonly SkippedServer[];
   readonly sizes: readonly ServerSize[];
   readonly ok: boolean;
-}
-
-const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
-
-/**
- * Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. A symbolic
- * link to a regular file is a spec like the file itself (in a folder as on the command line); anything else with
- * a spec's name (a dangling link, a link to a folder, a fifo, a socket, a device) is reported, never skipped
- * without a word and never read (reading a fifo blocks). Subfolders are not searched, whatever their name.
- */
-export async function findSpecs(inputs: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
-  const files = new Set<string>();
-  const diagnostics: Diagnostic[] = [];
-  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => placeAt(file, 1, 1, finding(code, [], message));
-  /** Follows a symbolic link: the target's kind, or why it cannot be followed. */
-  const follow = async (path: string): Promise<Stats | string> => {
-    try {
-      return await stat(path);
-    } catch (error) {
-      return errorCode(error);
-    }
-  };
-  const brokenLink = (path: string, code: string): Diagnostic =>
-    cliDiagnostic("KV9009", path, code === "ENOENT" ? `${path} is a symbolic link to a file that does not exist.` : `${path} is a symbolic link that cannot be followed (${code}).`);
-  const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
-    cliDiagnostic("KV9009", path, `${path} is ${link ? `a symbolic link to ${fileKind(info)}` : fileKind(info)}, not a spec file; kervanc reads only regular files.`);
-  for (const input of inputs) {
-    const info = await follow(input);
-    if (typeof info === "string") {
-      const link = await lstat(input).then((l) => l.isSymbolicLink(), () => false);
-      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? `${input} does not exist.` : `${input} cannot be read (${info}).`));
-      continue;
-    }
-    if (info.isFile()) {
-      files.add(input);
-      continue;
-    }
-    if (!info.isDirectory()) {
-      diagnostics.push(notAFile(input, info, await lstat(input).then((l) => l.isSymbolicLink(), () => false)));
-      continue;
-    }
-    let entries: Dirent[];
-    try {
-      entries = await readdir(input, { withFileTypes: true });
-    } catch (error) {
-      diagnostics.push(cliDiagnostic("KV9002", input, `${input} cannot be read (${errorCode(error)}).`));
-      continue;
-    }
-    const before = files.size + diagnostics.length;
-    for (const e of entries) {
-      if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || e.isDirectory()) continue;
-      const path = join(input, e.name);
-      if (e.isFile()) files.add(path);
-      else if (e.isSymbolicLink()) {
-        const target = await follow(path);
-        if (typeof target === "string") diagnostics.push(brokenLink(path, target));
-        else if (target.isFile()) files.add(path);
-        else diagnostics.push(notAFile(path, target, true));
-      } else diagnostics.push(notAFile(path, await lstat(path), false));
-    }
-    if (files.size + diagnostics.length === before) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
-  }
-  return { files: [...files].sort(), diagnostics };
 }
 
 /** Finds, loads, checks and plans every spec; `ok` is false when any has an error (then nothing may be written). */
@@ -355,56 +294,4 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
     if (manifest.ok && readStamp(new TextDecoder().decode(manifest.bytes)) !== null) orphans.push(e.name);
   }
   return { diagnostics, ok: true, packages, orphans: orphans.sort() };
-}
-
-/** The file system calls that swap a package in; tests replace them to make a step fail. */
-export interface SwapFs {
-  readonly rename: (from: string, to: string) => Promise<void>;
-}
-
-/**
- * Writes a package next to its final place, then swaps it in, so readers never see half a package and a failure
- * never leaves none: the old package is renamed aside first, the new one renamed in, and only then is the old
- * one deleted. If moving the new one in fails, the old one is renamed back.
- */
-export async function writeTree(outDir: string, name: string, files: FileTree, fs: SwapFs = { rename }): Promise<void> {
-  const target = childOf(outDir, name);
-  const temp = await mkdtemp(inside(outDir, `.${name}.new-`));
-  // mkdtemp makes the folder private (0700); a package is meant to be read like any other source folder.
-  await chmod(temp, 0o755);
-  let aside: string | null = null;
-  try {
-    await writeFiles(temp, files, (path) => (path === "server.mjs" ? 0o755 : undefined));
-    // Checked again right before the swap: the place may have changed since the build began.
-    const state = await targetState(target);
-    if (state.kind === "refused") throw new TargetRefusedError(target, state.reason);
-    if (state.kind !== "absent") {
-      aside = childOf(outDir, `.${name}.old-${randomBytes(6).toString("hex")}`);
-      await fs.rename(target, aside);
-    }
-    await fs.rename(temp, target);
-  } catch (error) {
-    await rm(temp, { recursive: true, force: true });
-    if (aside === null) throw error;
-    try {
-      await fs.rename(aside, target);
-    } catch (restore) {
-      // The previous package is intact, only under another name: say where.
-      throw Object.assign(new Error(`Cannot put the previous package back from ${aside}`), { code: errorCode(restore), syscall: "rename", path: aside });
-    }
-    throw error;
-  }
-  if (aside !== null) await rm(aside, { recursive: true, force: true });
-}
-
-/** The place of a package holds something build must not replace (found at the moment of writing). */
-export class TargetRefusedError extends Error {
-  readonly target: string;
-  readonly reason: string;
-  constructor(target: string, reason: string) {
-    super(`${target} ${reason}`);
-    this.name = "TargetRefusedError";
-    this.target = target;
-    this.reason = reason;
-  }
 }
