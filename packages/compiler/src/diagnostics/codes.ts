@@ -306,7 +306,6 @@ export const CODES = {
     summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
     example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
   },
-
   KV9007: {
     severity: "error",
     summary:

@@ -55,9 +55,10 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
       diagnostics.push(cliDiagnostic("KV9002", input, `${input} cannot be read (${errorCode(error)}).`));
       continue;
     }
-    const before = files.size + diagnostics.length;
+    let named = 0;
     for (const e of entries) {
       if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || e.isDirectory()) continue;
+      named++;
       const path = join(input, e.name);
       if (e.isFile()) files.add(path);
       else if (e.isSymbolicLink()) {
@@ -65,9 +66,12 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
         if (typeof target === "string") diagnostics.push(brokenLink(path, target));
         else if (target.isFile()) files.add(path);
         else diagnostics.push(notAFile(path, target, true));
-      } else diagnostics.push(notAFile(path, await lstat(path), false));
+      } else {
+        const info = await lstat(path).catch(() => null);
+        diagnostics.push(info === null ? cliDiagnostic("KV9002", path, `${path} does not exist.`) : notAFile(path, info, false));
+      }
     }
-    if (files.size + diagnostics.length === before) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
+    if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
   }
   return { files: [...files].sort(), diagnostics };
 }
