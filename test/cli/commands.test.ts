@@ -56,8 +56,8 @@ describe("usage errors: one line saying what is wrong, then where the help is, e
     [["init", "a", "b"], "kervanc init: init takes at most one folder.\nSee kervanc init --help.\n"],
     [["help", "nope"], 'kervanc help: unknown command "nope".\nSee kervanc help --help.\n'],
     // Control characters in arguments are shown escaped, never sent to the terminal raw.
-    [["build", "specs", "-o", "x", "--\u001b[2Jevil"], "kervanc build: unknown option --\\x1b[2Jevil.\nSee kervanc build --help.\n"],
-    [["b\nforged"], 'kervanc: unknown command "b\\x0aforged".\nSee kervanc --help.\n'],
+    [["build", "specs", "-o", "x", "--\u001b[2Jevil"], "kervanc build: unknown option --\\u001B[2Jevil.\nSee kervanc build --help.\n"],
+    [["b\nforged"], 'kervanc: unknown command "b\\u000Aforged".\nSee kervanc --help.\n'],
   ];
   it.each(cases)("%j", async (args, stderr) => {
     const r = await kervanc(args, { cwd: dir });

@@ -9,17 +9,24 @@
  * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
 import type { Dirent } from "node:fs";
-import { chmod, mkdtemp, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
-import { writeFiles } from "./emit/write.ts";
+import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
 import { parseManifest, readStamp } from "./emit/manifest.ts";
-import { compareManifests, type SurfaceChange } from "./review/surface.ts";
+import { folderKey, packageNameProblem } from "./emit/package-name.ts";
+import { TargetRefusedError, writeTree } from "./emit/swap.ts";
+import { targetState, type TargetState } from "./emit/targets.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
+import { findSpecs } from "./load/find-specs.ts";
+import { readRegularFile } from "./load/regular-file.ts";
+import { compareManifests, type SurfaceChange } from "./review/surface.ts";
+
+export { findSpecs };
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
@@ -107,30 +114,6 @@ export interface BuildReport {
   readonly ok: boolean;
 }
 
-const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
-
-/** Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. */
-export async function findSpecs(inputs: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
-  const files = new Set<string>();
-  const diagnostics: Diagnostic[] = [];
-  const cliDiagnostic = (code: "KV9001" | "KV9002", file: string, message: string): Diagnostic => placeAt(file, 1, 1, finding(code, [], message));
-  for (const input of inputs) {
-    let info;
-    try {
-      info = await stat(input);
-    } catch {
-      diagnostics.push(cliDiagnostic("KV9002", input, `${input} does not exist.`));
-      continue;
-    }
-    if (info.isDirectory()) {
-      const entries = (await readdir(input, { withFileTypes: true })).filter((e) => e.isFile() && SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()));
-      if (entries.length === 0) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
-      for (const e of entries) files.add(join(input, e.name));
-    } else files.add(input);
-  }
-  return { files: [...files].sort(), diagnostics };
-}
-
 /** Finds, loads, checks and plans every spec; `ok` is false when any has an error (then nothing may be written). */
 async function compileAll(inputs: readonly string[], outDir: string): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean }> {
   const found = await findSpecs(inputs);
@@ -141,20 +124,24 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
   const compiled: CompiledSpec[] = [];
   const folders = new Map<string, string>();
   for (const file of found.files) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
-      diagnostics.push(placeAt(file, 1, 1, finding("KV1010", [], `The spec file cannot be read (${code}).`)));
+    // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
+    const read = await readRegularFile(file);
+    if (!read.ok) {
+      const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
+      diagnostics.push(placeAt(file, 1, 1, finding(read.what !== undefined ? "KV9009" : "KV1010", [], message)));
       continue;
     }
-    const result = compileSpec(file, bytes);
+    const result = compileSpec(file, read.bytes);
     diagnostics.push(...result.diagnostics);
-    const other = folders.get(result.folder.toLowerCase());
-    if (other !== undefined) {
-      diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
-    } else folders.set(result.folder.toLowerCase(), file);
+    const problem = packageNameProblem(result.folder);
+    if (problem !== null) {
+      diagnostics.push(placeAt(file, 1, 1, finding("KV9007", [], `This spec's package folder would be ${JSON.stringify(result.folder)}, which ${problem}; rename the spec file.`)));
+    } else {
+      const other = folders.get(folderKey(result.folder));
+      if (other !== undefined) {
+        diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
+      } else folders.set(folderKey(result.folder), file);
+    }
     compiled.push(result);
   }
   diagnostics.sort(compareDiagnostics);
@@ -166,30 +153,45 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
  * changed compiler or runtime under an unchanged version number still rebuilds) from exactly these spec bytes.
  */
 async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
-  let text: string;
-  try {
-    text = await readFile(join(outDir, spec.folder, "manifest.json"), "utf8");
-  } catch {
-    return false;
-  }
-  const stamp = readStamp(text);
+  const read = await readRegularFile(join(childOf(outDir, spec.folder), "manifest.json"), { noFollow: true });
+  if (!read.ok) return false;
+  const stamp = readStamp(new TextDecoder().decode(read.bytes));
   return (
     stamp !== null &&
     stamp.kervancVersion === KERVANC_VERSION &&
     stamp.kervancContentSha256 === currentToolchain().content &&
-    stamp.specSha256 === spec.loaded!.sha256 && stamp.specFile === basename(spec.file)
+    stamp.specSha256 === spec.loaded!.sha256 &&
+    stamp.specFile === basename(spec.file)
   );
 }
 
 /** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */
 async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
-  const stageDir = await mkdtemp(join(stageParent, `.${spec.folder}.stage-`));
+  const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
   try {
     const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
     return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir, toolLines });
   } finally {
     await rm(stageDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Checks every package's place before anything is written: build replaces only a folder kervanc made (or an
+ * empty one), so one refused place stops the whole build with nothing written. Returns the packages' states.
+ */
+async function checkTargets(compiled: readonly CompiledSpec[], outDir: string, diagnostics: Diagnostic[]): Promise<Map<CompiledSpec, TargetState>> {
+  const states = new Map<CompiledSpec, TargetState>();
+  for (const spec of compiled) {
+    const state = await targetState(childOf(outDir, spec.folder));
+    states.set(spec, state);
+    if (state.kind === "refused") diagnostics.push(placeAt(spec.file, 1, 1, refusedTarget(join(outDir, spec.folder), state.reason)));
+  }
+  return states;
+}
+
+function refusedTarget(path: string, reason: string): Finding {
+  return finding("KV9008", [], `${path} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`);
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -202,29 +204,49 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   }
   diagnostics.sort(compareDiagnostics);
 
+  let states: Map<CompiledSpec, TargetState>;
+  try {
+    states = await checkTargets(compiled, options.outDir, diagnostics);
+  } catch (error) {
+    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
+  }
+  if (hasErrors(diagnostics)) {
+    diagnostics.sort(compareDiagnostics);
+    return { diagnostics, servers: [], skipped: [], sizes, ok: false };
+  }
+
   const servers: BuiltServer[] = [];
   const skipped: SkippedServer[] = [];
   try {
     await mkdir(options.outDir, { recursive: true });
     for (const spec of compiled) {
-      if (!options.force && (await upToDate(spec, options.outDir))) {
+      if (!options.force && states!.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir))) {
         skipped.push({ file: spec.file, folder: spec.folder });
         continue;
       }
       const files = await emitSpec(spec, options.outDir);
-      await writeTree(join(options.outDir, spec.folder), files);
+      await writeTree(options.outDir, spec.folder, files);
       servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
     }
   } catch (error) {
-    // A file system refusal (permissions, a file where a folder should be, a full disk) is the user's to fix:
-    // say which path and why. Anything else is a bug and propagates.
-    const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
-    if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
-    const where = typeof fsError.path === "string" ? fsError.path : options.outDir;
-    diagnostics.push(placeAt(options.outDir, 1, 1, finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`)));
+    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
     return { diagnostics, servers, skipped, sizes, ok: false };
   }
   return { diagnostics, servers, skipped, sizes, ok: true };
+}
+
+/**
+ * A file system refusal (permissions, a file where a folder should be, a full disk), a place that changed into
+ * something build must not replace, or a path outside the output folder is the user's to see: say which path
+ * and why. Anything else is a bug and propagates.
+ */
+function writeFailure(error: unknown, outDir: string): Finding {
+  if (error instanceof TargetRefusedError) return refusedTarget(error.target, error.reason);
+  if (error instanceof OutsideOutputError) return finding("KV9004", [], `${error.message} Nothing more was written.`);
+  const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
+  if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
+  const where = typeof fsError.path === "string" ? fsError.path : outDir;
+  return finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`);
 }
 
 export interface CheckOptions {
@@ -267,12 +289,14 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   try {
     for (const spec of compiled) {
       const files = await emitSpec(spec, stageParent);
-      const dir = join(options.outDir, spec.folder);
+      const dir = childOf(options.outDir, spec.folder);
       const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
       const drift = await comparePackage(files, dir);
       let surface: SurfaceChange[] | null = [];
       if (drift.length > 0) {
-        const committed = exists ? await readFile(join(dir, "manifest.json"), "utf8").then(parseManifest, () => null) : null;
+        // Read without following a link: a committed manifest.json is not to lead kervanc elsewhere.
+        const read = exists ? await readRegularFile(join(dir, "manifest.json"), { noFollow: true }) : null;
+        const committed = read?.ok === true ? parseManifest(new TextDecoder().decode(read.bytes)) : null;
         const built = parseManifest(files.get("manifest.json") ?? "");
         surface = (exists && committed === null) || built === null ? null : compareManifests(committed, built);
       }
@@ -291,23 +315,8 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   }
   for (const e of entries) {
     if (!e.isDirectory() || e.name.startsWith(".") || known.has(e.name)) continue;
-    const manifest = await readFile(join(options.outDir, e.name, "manifest.json"), "utf8").catch(() => null);
-    if (manifest !== null && readStamp(manifest) !== null) orphans.push(e.name);
+    const manifest = await readRegularFile(join(options.outDir, e.name, "manifest.json"), { noFollow: true });
+    if (manifest.ok && readStamp(new TextDecoder().decode(manifest.bytes)) !== null) orphans.push(e.name);
   }
   return { diagnostics, ok: true, packages, orphans: orphans.sort() };
-}
-
-/** Writes a package next to its final place, then swaps it in, so readers never see half a package. */
-export async function writeTree(target: string, files: FileTree): Promise<void> {
-  const temp = await mkdtemp(join(dirname(target), `.${basename(target)}.new-`));
-  // mkdtemp makes the folder private (0700); a package is meant to be read like any other source folder.
-  await chmod(temp, 0o755);
-  try {
-    await writeFiles(temp, files, (path) => (path === "server.mjs" ? 0o755 : undefined));
-    await rm(target, { recursive: true, force: true });
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { recursive: true, force: true });
-    throw error;
-  }
 }

@@ -18,16 +18,17 @@ const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
 type AnyNode = { readonly type: string; readonly [key: string]: unknown };
 
 export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], expression = ""): void {
-  const offsetOf = (name: string): number | undefined => functionOffset(expression, name);
+  const positions = new TokenPositions(expression);
   const visit = (node: AnyNode): void => {
     const field = node.type === "Field" || node.type === "KeyValuePair" ? node["name"] : undefined;
+    // Claimed for every field, refused or not, so the n-th occurrence of a name gets the n-th token's offset.
+    const offset = typeof field === "string" ? positions.next(field, "name") : undefined;
     if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
-      const offset = identifierOffset(expression, field);
       const what = node.type === "Field" ? "reads the field" : "builds the key";
       out.push(finding("KV6005", at, `select ${what} "${field}", which is refused: it names JavaScript object internals, not data.`, offset === undefined ? {} : { offset }));
     }
-    if (node.type === "Function") checkCall(node, at, out, offsetOf);
-    for (const value of Object.values(node)) {
+    if (node.type === "Function") checkCall(node, at, out, positions.next(String(node["name"]), "call"));
+    for (const value of childrenInSourceOrder(node)) {
       if (Array.isArray(value)) for (const child of value) if (isNode(child)) visit(child);
       if (isNode(value)) visit(value);
     }
@@ -35,14 +36,53 @@ export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], ex
   visit(ast as unknown as AnyNode);
 }
 
+/**
+ * A node's children in the order they are written. The AST has no positions, so findings are placed by
+ * matching the n-th node with a name to the n-th token with that name, which needs the walk to follow the text.
+ * Object key order does, except for a filter projection (`left[?condition].right`).
+ */
+function childrenInSourceOrder(node: AnyNode): unknown[] {
+  if (node.type === "FilterProjection") return [node["left"], node["condition"], node["right"]];
+  return Object.values(node);
+}
+
+/**
+ * The offsets of the identifiers in an expression, handed out in order per name: a field or key (`name`) or a
+ * function call (`call`, an identifier followed by `(`). Before, every finding about a name pointed at its
+ * first occurrence, so `[a.constructor, b.x, constructor]` reported both errors at the first.
+ */
+class TokenPositions {
+  readonly #offsets = new Map<string, number[]>();
+
+  constructor(expression: string) {
+    let tokens: { type: string; value: unknown; start: number }[];
+    try {
+      tokens = expression === "" ? [] : (tokenize(expression) as typeof tokens);
+    } catch {
+      tokens = [];
+    }
+    tokens.forEach((t, i) => {
+      if (t.type !== "UnquotedIdentifier" && t.type !== "QuotedIdentifier") return;
+      const kind = tokens[i + 1]?.type === "Lparen" ? "call" : "name";
+      const key = `${kind}:${String(t.value)}`;
+      if (!this.#offsets.has(key)) this.#offsets.set(key, []);
+      this.#offsets.get(key)!.push(t.start);
+    });
+  }
+
+  /** The offset of the next unclaimed occurrence of `name`, or undefined when the tokens ran out. */
+  next(name: string, kind: "name" | "call"): number | undefined {
+    return this.#offsets.get(`${kind}:${name}`)?.shift();
+  }
+}
+
 function isNode(value: unknown): value is AnyNode {
   return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
 }
 
-function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offsetOf: (name: string) => number | undefined): void {
+function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number | undefined): void {
   const name = String(node["name"]);
   const args = (node["children"] as AnyNode[] | undefined) ?? [];
-  const offset = offsetOf(name);
   const extra = offset === undefined ? {} : { offset };
   const params = FUNCTION_SIGNATURES.get(name);
   if (params === undefined) {
@@ -77,27 +117,4 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offsetOf: (name:
       out.push(finding("KV6006", at, `${name}() pads to a width that must be a literal whole number from 0 to ${MAX_PAD_WIDTH} (for example \`10\`).`, extra));
     }
   }
-}
-
-/** Where an identifier (quoted or not) first appears in the expression, for positioning. */
-function identifierOffset(expression: string, name: string): number | undefined {
-  try {
-    return tokenize(expression).find((t) => (t.type === "UnquotedIdentifier" || t.type === "QuotedIdentifier") && t.value === name)?.start;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Where `name(` first appears in the expression, as a token pair, for positioning. */
-function functionOffset(expression: string, name: string): number | undefined {
-  if (expression === "") return undefined;
-  try {
-    const tokens = tokenize(expression);
-    for (let i = 0; i + 1 < tokens.length; i++) {
-      if (tokens[i]!.value === name && tokens[i + 1]!.type === "Lparen") return tokens[i]!.start;
-    }
-  } catch {
-    return undefined;
-  }
-  return undefined;
 }

@@ -306,6 +306,22 @@ export const CODES = {
     summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
     example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
   },
+  KV9007: {
+    severity: "error",
+    summary:
+      "A spec's file name cannot name its package folder: `.`, `..`, empty, a separator, a control character, a leading dot, a trailing dot or space, a character Windows refuses, or a Windows device name (CON, NUL, COM1, ...).",
+    example: 'This spec\'s package folder would be "..", which names the folder above the output folder; rename the spec file.',
+  },
+  KV9008: {
+    severity: "error",
+    summary: "A package's place in the output folder holds something kervanc did not build (a file, a symbolic link, a folder without a kervanc manifest.json); nothing is written.",
+    example: "dist/src is a folder kervanc did not build (it has no manifest.json); build replaces only packages it made. Move it away, or choose another -o.",
+  },
+  KV9009: {
+    severity: "error",
+    summary: "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
+    example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
+  },
 
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
   KV7001: { severity: "error", summary: "The OpenAPI document cannot be read.", example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000)." },

@@ -66,18 +66,33 @@ export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   );
 }
 
-/** Human form, like tsc: `file:line:col - error KV1234: message`. */
+/** Human form, like tsc: `file:line:col - error KV1234: message`. Every part is one line of inert text. */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = d.path === "" ? "" : `${d.path}: `;
-  return `${d.file}:${d.line}:${d.column} - ${d.severity} ${d.code}: ${where}${terminalSafe(d.message)}`;
+  const where = d.path === "" ? "" : `${oneLine(d.path)}: `;
+  return `${oneLine(d.file)}:${d.line}:${d.column} - ${d.severity} ${d.code}: ${where}${oneLine(d.message)}`;
+}
+
+const UNSAFE = "\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069";
+const TERMINAL_UNSAFE = new RegExp(`[${UNSAFE}]`, "g");
+const LINE_UNSAFE = new RegExp(`[\t\n${UNSAFE}]`, "g");
+
+const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+
+/**
+ * Messages quote spec text and file names, and both can hold terminal escape sequences. Control characters
+ * (and the invisible ones that reorder text) are shown as `\uXXXX` so printing can never drive the terminal.
+ * Tabs and line breaks are kept: for text that is meant to span lines, such as a diff.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(TERMINAL_UNSAFE, escape);
 }
 
 /**
- * Messages quote spec text, and spec text can hold terminal escape sequences. Control characters are shown as
- * `\uXXXX` so printing a diagnostic can never drive the terminal.
+ * `terminalSafe`, and tabs and line breaks escaped too: for a field of one printed line (a file name, a path, a
+ * message), where a newline in a file name would otherwise print a line kervanc did not write.
  */
-export function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+export function oneLine(text: string): string {
+  return text.replace(LINE_UNSAFE, escape);
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {

@@ -4,7 +4,8 @@
  *
  * Files are compared as bytes (the tree's text encoded as UTF-8), so a changed line ending or a BOM counts.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
+import { readRegularFile } from "../load/regular-file.ts";
 import { join, relative, sep } from "node:path";
 import type { FileTree } from "./emit.ts";
 import { compareStrings, longestLine } from "./hash.ts";
@@ -46,7 +47,15 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
       drift.push({ path, status: "missing", diff: null, note: null });
       continue;
     }
-    const actual = await readFile(join(dir, path));
+    // Not through a link, not from a fifo or a device: a committed package with README.md linked to a file
+    // elsewhere on the CI machine must not get that file printed as a diff, and a fifo must not hang check.
+    const read = await readRegularFile(join(dir, path), { noFollow: true });
+    if (!read.ok) {
+      if (read.what === undefined) throw Object.assign(new Error(`Cannot read ${join(dir, path)} (${read.code})`), { code: read.code, path: join(dir, path) });
+      drift.push({ path, status: "changed", diff: null, note: `${read.what} on disk, not a file` });
+      continue;
+    }
+    const actual = Buffer.from(read.bytes);
     const wanted = Buffer.from(text, "utf8");
     if (actual.equals(wanted)) continue;
     drift.push({ path, status: "changed", ...describeChange(path, actual, text) });

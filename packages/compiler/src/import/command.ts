@@ -5,9 +5,10 @@
  * An existing spec is not overwritten without `--force`: an imported spec is meant to be reviewed and edited,
  * and a second import would silently throw those edits away.
  */
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, basename } from "node:path";
-import { type Diagnostic, formatDiagnostic } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, formatDiagnostic, oneLine } from "../diagnostics/diagnostic.ts";
+import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
 import { DEFAULT_TOOLS_BUDGET, sizeLine } from "./budget.ts";
 import { importOpenApi, type ImportOptions, type ImportResult } from "./openapi.ts";
 
@@ -26,32 +27,49 @@ export interface CommandOutput {
 
 export async function importCommand(command: ImportCommand): Promise<CommandOutput> {
   const started = performance.now();
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(command.input);
-  } catch (error) {
-    const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
-    const message = code === "ENOENT" ? `${command.input} does not exist.` : code === "EISDIR" ? `${command.input} is a folder; name an OpenAPI document.` : `The OpenAPI document cannot be read (${code}).`;
+  // Read without blocking, and only a regular file: reading a named pipe would wait forever.
+  const read = await readRegularFile(command.input);
+  if (!read.ok) {
+    const message =
+      read.code === "ENOENT"
+        ? `${command.input} does not exist.`
+        : read.what === "a folder"
+          ? `${command.input} is a folder; name an OpenAPI document.`
+          : read.what !== undefined
+            ? `${command.input} is ${read.what}, not a file; name an OpenAPI document.`
+            : `The OpenAPI document cannot be read (${read.code}).`;
     return report(command, failure(command.input, message), started);
   }
-  const result = importOpenApi(command.input, bytes, command.out, command);
+  const result = importOpenApi(command.input, read.bytes, command.out, command);
   if (!result.ok || result.text === null) return report(command, result, started);
-  const exists = await stat(command.out).then(
-    () => true,
-    () => false,
-  );
-  if (exists && !command.force) {
+  const existing = await lstat(command.out).catch(() => null);
+  // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.
+  if (existing !== null && (!existing.isFile() || !command.force)) {
+    const why = existing.isFile() ? "exists; it may hold your edits. Pass --force to replace it, or choose another -o." : `is ${fileKind(existing)}, not a spec file; choose another -o.`;
     return {
       code: 1,
       stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n` : "",
-      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: ${command.out} exists; it may hold your edits. Pass --force to replace it, or choose another -o.\n`,
+      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: ${oneLine(command.out)} ${why}\n`,
     };
   }
-  await mkdir(dirname(command.out), { recursive: true });
   // Write next to the target, then rename: a reader never sees half a spec.
   const temp = join(dirname(command.out), `.${basename(command.out)}.import-${process.pid}`);
-  await writeFile(temp, result.text);
-  await rename(temp, command.out);
+  let created = false;
+  try {
+    await mkdir(dirname(command.out), { recursive: true });
+    // "wx": never through something already there (a link planted at the temporary name writes elsewhere).
+    await writeFile(temp, result.text, { flag: "wx" });
+    created = true;
+    await rename(temp, command.out);
+  } catch (error) {
+    if (created) await rm(temp, { force: true });
+    const where = typeof (error as { path?: unknown }).path === "string" ? (error as { path: string }).path : command.out;
+    return {
+      code: 1,
+      stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "write" }, null, 2)}\n` : "",
+      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: cannot write ${oneLine(where)} (${errorCode(error)}); nothing was written.\n`,
+    };
+  }
   return report(command, result, started);
 }
 
@@ -86,9 +104,9 @@ function report(command: ImportCommand, result: ImportResult, started: number): 
     return { code: 1, stdout: "", stderr };
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
-  stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${command.input} into ${command.out} in ${seconds} s.\n`;
+  stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${oneLine(command.input)} into ${oneLine(command.out)} in ${seconds} s.\n`;
   if (result.secrets.length > 0) stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
-  stderr += `${sizeLine(basename(command.out), result.size!, budget)}\n`;
-  stderr += `Review the outputs marked "proposal" in ${command.out}, then build it: kervanc build ${command.out} -o <out>.\n`;
+  stderr += `${oneLine(sizeLine(basename(command.out), result.size!, budget))}\n`;
+  stderr += `Review the outputs marked "proposal" in ${oneLine(command.out)}, then build it: kervanc build ${oneLine(command.out)} -o <out>.\n`;
   return { code: 0, stdout: "", stderr };
 }

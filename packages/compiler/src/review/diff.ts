@@ -9,6 +9,7 @@ import { comparePackage } from "../emit/drift.ts";
 import type { FileTree } from "../emit/emit.ts";
 import { compareStrings } from "../emit/hash.ts";
 import { parseManifest } from "../emit/manifest.ts";
+import { readRegularFile } from "../load/regular-file.ts";
 import { fromDrift, type PackageReview } from "./render.ts";
 import { compareManifests } from "./surface.ts";
 
@@ -24,19 +25,27 @@ async function packages(out: string): Promise<Set<string>> {
   return found;
 }
 
+/**
+ * Every file of a package folder. Nothing is followed or waited on: a symbolic link, a fifo or a device in a
+ * folder under review is shown as what it is, never read (a link could print a file from the reviewer's machine,
+ * a fifo would hang).
+ */
 async function readTree(dir: string): Promise<FileTree> {
   const tree: FileTree = new Map();
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   for (const e of entries) {
-    if (!e.isFile()) continue;
+    if (e.isDirectory()) continue;
     const path = join(e.parentPath, e.name);
-    tree.set(relative(dir, path).split(sep).join("/"), await readFile(path, "utf8"));
+    const read = await readRegularFile(path, { noFollow: true });
+    const text = read.ok ? new TextDecoder().decode(read.bytes) : `(not a regular file: ${read.what ?? read.code})\n`;
+    tree.set(relative(dir, path).split(sep).join("/"), text);
   }
   return tree;
 }
 
 async function manifestOf(dir: string): Promise<ReturnType<typeof parseManifest>> {
-  return readFile(join(dir, "manifest.json"), "utf8").then(parseManifest, () => null);
+  const read = await readRegularFile(join(dir, "manifest.json"), { noFollow: true });
+  return read.ok ? parseManifest(new TextDecoder().decode(read.bytes)) : null;
 }
 
 /** The packages that differ between `before` and `after`, in name order. */

@@ -1,0 +1,77 @@
+/**
+ * Which files a build reads: the inputs expanded, each checked to be a regular file (or a link to one) before
+ * anything reads it.
+ */
+import type { Dirent, Stats } from "node:fs";
+import { lstat, readdir, stat } from "node:fs/promises";
+import { extname, join } from "node:path";
+import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { errorCode, fileKind } from "./regular-file.ts";
+
+const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
+
+/**
+ * Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. A symbolic
+ * link to a regular file is a spec like the file itself (in a folder as on the command line); anything else with
+ * a spec's name (a dangling link, a link to a folder, a fifo, a socket, a device) is reported, never skipped
+ * without a word and never read (reading a fifo blocks). Subfolders are not searched, whatever their name.
+ */
+export async function findSpecs(inputs: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+  const files = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  // Errors about the file as a whole, placed at its start.
+  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => ({ code, severity: "error", file, line: 1, column: 1, path: "", message });
+  /** Follows a symbolic link: the target's kind, or why it cannot be followed. */
+  const follow = async (path: string): Promise<Stats | string> => {
+    try {
+      return await stat(path);
+    } catch (error) {
+      return errorCode(error);
+    }
+  };
+  const brokenLink = (path: string, code: string): Diagnostic =>
+    cliDiagnostic("KV9009", path, code === "ENOENT" ? `${path} is a symbolic link to a file that does not exist.` : `${path} is a symbolic link that cannot be followed (${code}).`);
+  const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
+    cliDiagnostic("KV9009", path, `${path} is ${link ? `a symbolic link to ${fileKind(info)}` : fileKind(info)}, not a spec file; kervanc reads only regular files.`);
+  for (const input of inputs) {
+    const info = await follow(input);
+    if (typeof info === "string") {
+      const link = await lstat(input).then((l) => l.isSymbolicLink(), () => false);
+      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? `${input} does not exist.` : `${input} cannot be read (${info}).`));
+      continue;
+    }
+    if (info.isFile()) {
+      files.add(input);
+      continue;
+    }
+    if (!info.isDirectory()) {
+      diagnostics.push(notAFile(input, info, await lstat(input).then((l) => l.isSymbolicLink(), () => false)));
+      continue;
+    }
+    let entries: Dirent[];
+    try {
+      entries = await readdir(input, { withFileTypes: true });
+    } catch (error) {
+      diagnostics.push(cliDiagnostic("KV9002", input, `${input} cannot be read (${errorCode(error)}).`));
+      continue;
+    }
+    let named = 0;
+    for (const e of entries) {
+      if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || e.isDirectory()) continue;
+      named++;
+      const path = join(input, e.name);
+      if (e.isFile()) files.add(path);
+      else if (e.isSymbolicLink()) {
+        const target = await follow(path);
+        if (typeof target === "string") diagnostics.push(brokenLink(path, target));
+        else if (target.isFile()) files.add(path);
+        else diagnostics.push(notAFile(path, target, true));
+      } else {
+        const info = await lstat(path).catch(() => null);
+        diagnostics.push(info === null ? cliDiagnostic("KV9002", path, `${path} does not exist.`) : notAFile(path, info, false));
+      }
+    }
+    if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
+  }
+  return { files: [...files].sort(), diagnostics };
+}
