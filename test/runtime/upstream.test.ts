@@ -159,9 +159,7 @@ describe("sizes and encodings", () => {
 describe("time", () => {
   it("times out a slow response at the hop's timeoutMs", async () => {
     routes.set("slow", () => new Promise(() => {}));
-    const started = Date.now();
     expect(await call("slow")).toMatchObject({ isError: true, text: `Request to ${host} timed out after 300 ms.` });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("cuts a dripping body at the timeout", async () => {
@@ -171,9 +169,7 @@ describe("time", () => {
       const timer = setInterval(() => (res.writableEnded ? clearInterval(timer) : res.write("1,")), 50);
       res.on("close", () => clearInterval(timer));
     });
-    const started = Date.now();
     expect(await call("drip")).toMatchObject({ isError: true, text: `Request to ${host} timed out after 300 ms.` });
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it("reports a refused connection with its code only", async () => {
