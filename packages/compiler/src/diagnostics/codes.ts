@@ -295,7 +295,7 @@ export const CODES = {
     summary: "Two specs would be written to the same output folder.",
     example: "specs/a.yaml and specs/a.yml would both be written to dist/a; rename one.",
   },
-  KV9004: { severity: "error", summary: "The output cannot be written (reserved: a write failure is not reported with this code yet).", example: "" },
+  KV9004: { severity: "error", summary: "The output cannot be written: the path and the system's reason are named, and nothing more is written.", example: "" },
   KV9005: {
     severity: "error",
     summary: "A file has more than 200 problems; the rest are counted, not shown (a warning if none of them is an error).",
