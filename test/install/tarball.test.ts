@@ -82,7 +82,7 @@ describe("the tarball", () => {
       /^dist\/toolchain\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,
       /^runtime\/src\/[\w/-]+\.ts$/,
-      /^vendor\/node_modules\/(@modelcontextprotocol\/(server|core)|zod|ipaddr\.js|ajv|ajv-formats|fast-deep-equal)\/[\w./-]+$/,
+      /^vendor\/node_modules\/(@modelcontextprotocol\/(server|core)|zod|ipaddr\.js|proxy-from-env|ajv|ajv-formats|fast-deep-equal)\/[\w./-]+$/,
     ];
     const unexpected = files.filter((f) => !allowed.some((pattern) => pattern.test(f)));
     expect(unexpected).toEqual([]);

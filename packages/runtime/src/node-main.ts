@@ -17,11 +17,12 @@ import {
 } from "./net/address.ts";
 import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
 import { createNodeTransport } from "./net/node-transport.ts";
+import { ProxyConfigError, proxySettingsFromEnv, type ProxySettings } from "./net/proxy.ts";
 import type { CompiledServer } from "./plan.ts";
 import { isLoopbackHost, serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
-import { envSecrets, SecretVault } from "./secrets.ts";
+import { envSecrets, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
 
 const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP limits]] [--env-file FILE]...
                  [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
@@ -206,16 +207,24 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     return;
   }
   let policy;
+  let proxy: ProxySettings | null;
   try {
     policy = createNetworkPolicy(policyOptions);
+    // proxy-from-env reads process.env itself, so the proxy variables come from the real environment only.
+    proxy = proxySettingsFromEnv(process.env);
+    // Proxy credentials are secrets like any other: no result, error or log line may show them.
+    for (const credential of proxy?.credentials ?? []) {
+      if (credential.length >= MIN_SECRET_LENGTH) vault.add("the proxy credential", credential);
+    }
   } catch (error) {
-    if (!(error instanceof NetworkPolicyError)) throw error;
+    if (!(error instanceof NetworkPolicyError) && !(error instanceof ProxyConfigError)) throw error;
     log(`Error: ${error.message}`);
     process.exitCode = 2;
     return;
   }
+  if (proxy !== null) log(`Egress proxy: ${proxy.summary.join(", ")}`);
   const runner = new ToolRunner(compiled, {
-    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)) }),
+    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)), proxy }),
     secretSource: envSecrets(env),
     vault,
     allowSecretsOverHttp: options.allowInsecureSecrets,

@@ -338,6 +338,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     `The server only calls ${hosts.map((h) => codeSpan(h)).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
     "",
   );
+  lines.push(...proxySection());
   lines.push("## Tools", "");
   for (const tool of server.tools) {
     const listing = tool.plan.listing;
@@ -356,4 +357,18 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** The README's section on egress through a proxy (server.mjs) and what each fetch platform does instead. */
+function proxySection(): string[] {
+  return [
+    "## Egress through a proxy",
+    "",
+    "`server.mjs` honours `HTTPS_PROXY`/`https_proxy`, `HTTP_PROXY`/`http_proxy` (and `ALL_PROXY`) and `NO_PROXY`/`no_proxy` from its environment: `NO_PROXY` takes host names (`api.example.com`), suffixes (`.example.com` or `*.example.com`), an optional `:port`, `*` for everything, and IP ranges (`10.0.0.0/8`). The proxy must be an `http://` URL; credentials go in its userinfo (`http://user:password@proxy:3128`, percent-encoded) and are sent to the proxy only, never shown in a result, an error or a log line. HTTPS upstreams go through a `CONNECT` tunnel by name, with TLS verified end to end against the upstream's own name, so the proxy sees no plaintext. A proxy that refuses the tunnel (407, 403, 502) or drops it gives a tool error naming its status and the upstream host.",
+    "",
+    "The proxy's own address is yours to choose (it may be private). What goes through it is still checked: every request and redirect must be on the egress list, an IP-literal upstream must pass the address policy, and a name that resolves here has its addresses checked. A name that resolves only at the proxy cannot be checked here: which addresses the proxy connects to is the proxy's policy.",
+    "",
+    "`worker.mjs` does not read these variables: on Cloudflare Workers there is no egress proxy (outbound requests leave through Cloudflare's network; self-hosted workerd routes them by its `network` service), while Deno's and Bun's own `fetch` honour `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` themselves (on Deno, add the proxy's host:port to `--allow-net` and take its range out of `--deny-net`). On Bun the fetch handler resolves each host name first to check its addresses, and refuses a name that does not resolve locally: behind a proxy where outside names resolve only at the proxy, use `server.mjs`.",
+    "",
+  ];
 }
