@@ -131,10 +131,10 @@ describe("what ships", () => {
 
   it("lists exactly the packages that went into the bundle (the JMESPath library does not)", async () => {
     const names = async (folder: string): Promise<string[]> => (await sbomOf(folder)).components.map(fullName);
-    const common = ["@kervanc/runtime", "@modelcontextprotocol/core", "@modelcontextprotocol/server", "ipaddr.js", "proxy-from-env", "zod"];
+    const common = ["@kervanc/runtime", "@modelcontextprotocol/core", "@modelcontextprotocol/server", "ipaddr.js", "jose", "proxy-from-env", "zod"];
     expect(await names("open-meteo")).toEqual(common);
     // The catalog's schemas need Ajv's run-time helpers (code points, formats, deep equality).
-    expect(await names("catalog")).toEqual([...common.slice(0, 3), "ajv", "ajv-formats", "fast-deep-equal", "ipaddr.js", "proxy-from-env", "zod"]);
+    expect(await names("catalog")).toEqual([...common.slice(0, 3), "ajv", "ajv-formats", "fast-deep-equal", "ipaddr.js", "jose", "proxy-from-env", "zod"]);
   });
 
   it("is a CycloneDX 1.6 document without timestamps, with a content-derived serial number", async () => {
@@ -198,7 +198,10 @@ describe("what ships", () => {
     for (const c of (await sbomOf("catalog")).components) {
       expect(notices).toContain(`## ${fullName(c)} ${c.version}\n`);
       if (!c.purl) continue;
-      const license = (await readFile(join(REPO, "node_modules", fullName(c), "LICENSE"), "utf8")).replace(/\r\n?/g, "\n").trim();
+      // jose names its license file LICENSE.md.
+      const dir = join(REPO, "node_modules", fullName(c));
+      const file = (await readdir(dir)).find((name) => /^licen[cs]e(\.md|\.txt)?$/i.test(name))!;
+      const license = (await readFile(join(dir, file), "utf8")).replace(/\r\n?/g, "\n").trim();
       expect(notices, fullName(c)).toContain(license);
     }
     // The SDK bundles content-type; its comment survives in the bundle and is repeated here.
