@@ -28,6 +28,8 @@ export interface CallRecord {
 export interface Logger {
   /** A free-text line; its level comes from its prefix (`Error:`, `Warning:`), info otherwise. */
   line(text: string): void;
+  /** The readiness line ("Serving ... on URL"): written at every level, since supervisors wait for it. */
+  ready(text: string): void;
   call(record: CallRecord): void;
   refused(status: number, reason: string): void;
 }
@@ -53,6 +55,8 @@ export function createLogger(
   if (options.format === "json") {
     return {
       line: (text) => json(levelOf(text), { message: text.replace(/^(Error|Warning): /, "") }),
+      ready: (text) =>
+        write(JSON.stringify(vault.redactValue({ time: new Date().toISOString(), level: "info", message: text }))),
       call: (r) =>
         json(r.outcome === "ok" ? "info" : r.outcome === "internal" ? "error" : "warn", {
           event: "call",
@@ -71,6 +75,7 @@ export function createLogger(
   };
   return {
     line: text,
+    ready: (line) => write(vault.redactText(line)),
     call: (r) => {
       if (!enabled("debug")) return;
       write(
@@ -82,7 +87,7 @@ export function createLogger(
       );
     },
     refused: (status, reason) => {
-      if (enabled("debug")) write(`Refused an HTTP request with ${status}: ${reason}`);
+      if (enabled("debug")) write(vault.redactText(`Refused an HTTP request with ${status}: ${reason}`));
     },
   };
 }

@@ -383,7 +383,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
-      log(`Serving ${compiled.plan.name} on ${server.url}`);
+      logger.ready(`Serving ${compiled.plan.name} on ${server.url}`);
     },
     (error: unknown) => {
       const code = typeof error === "object" && error !== null && "code" in error ? ` (${String(error.code)})` : "";
