@@ -319,7 +319,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Cloudflare Workers (workerd)", "");
   lines.push(...sh(run.workerd));
   lines.push(
-    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, deploy \`worker.mjs\` as a module worker and set each secret with \`wrangler secret put NAME\`.`,
+    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, \`npx wrangler deploy -c deploy/wrangler.toml\` deploys \`worker.mjs\` as a module worker; set each secret with \`wrangler secret put NAME\`.`,
     "",
   );
   lines.push("### Settings of the fetch handler", "");
@@ -362,7 +362,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   }
   lines.push("## What is in this package", "");
   lines.push(
-    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
+    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration, and `deploy/` holds a Dockerfile, a Kubernetes manifest and a wrangler.toml. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
