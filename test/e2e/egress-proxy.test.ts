@@ -18,12 +18,13 @@ const PROXY_USER = "egress";
 const PROXY_PASSWORD = "Pr0xy-pa55word-canary";
 
 let upstream: Upstream;
+let plain: Upstream;
 let root: string;
 let serverPath: string;
 const proxies: TestProxy[] = [];
 const clients: TestClient[] = [];
 
-function spec(port: number): string {
+function spec(port: number, plainPort: number): string {
   return `
 specVersion: 1
 name: proxied
@@ -47,6 +48,10 @@ tools:
   - name: literal
     description: An IP-literal upstream, still checked against the address policy.
     http: { url: "https://127.0.0.1:${port}/items/1" }
+    output: { select: "@" }
+  - name: plain
+    description: A plain-http upstream, sent to the proxy in absolute form.
+    http: { url: "http://api.proxied.test:${plainPort}/plain", allowInsecureHttp: true }
     output: { select: "@" }
   - name: local_name
     description: A name that resolves here; its answer is still checked.
@@ -80,9 +85,10 @@ beforeAll(async () => {
     },
     { tls: true, hostname: "api.proxied.test", tlsFiles: { key: "proxied-key.pem", cert: "proxied.pem" } },
   );
+  plain = await startUpstream((req, res) => json(res, 200, { plain: true, host: req.headers.host ?? null, proxyAuthorization: req.headers["proxy-authorization"] ?? null }));
   root = await tempDir("proxied");
   await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "proxied.yaml"), spec(upstream.port));
+  await writeFile(join(root, "specs", "proxied.yaml"), spec(upstream.port, plain.port));
   const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
   expect(built.code, built.stderr).toBe(0);
   serverPath = join(root, "out", "proxied", "server.mjs");
@@ -92,6 +98,7 @@ afterAll(async () => {
   for (const client of clients) await client.close().catch(() => {});
   for (const p of proxies) await p.close();
   await upstream?.close();
+  await plain?.close();
   if (root) await removeDir(root);
 });
 
@@ -181,8 +188,28 @@ describe("a proxy that needs credentials", () => {
     expect(text(result)).toContain(`api.proxied.test:${upstream.port}`);
     expect(text(result)).not.toContain(wrong);
     expect(client.stderr()).not.toContain(wrong);
-    expect((await client.listTools()).tools.length).toBe(5);
+    expect((await client.listTools()).tools.length).toBe(6);
     expect((await client.callTool("item", {})).isError).toBe(true);
+  });
+});
+
+describe("HTTP_PROXY for a plain-http upstream", () => {
+  it("sends the request to the proxy in absolute form, with credentials for the proxy only", async () => {
+    const guarded = await proxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}` });
+    const client = await serve({ HTTP_PROXY: `http://${PROXY_USER}:${encodeURIComponent(PROXY_PASSWORD)}@127.0.0.1:${guarded.port}` });
+    const result = await client.callTool("plain", {});
+    expect(JSON.parse(text(result))).toEqual({ plain: true, host: `api.proxied.test:${plain.port}`, proxyAuthorization: null });
+    expect(guarded.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`);
+    // HTTPS_PROXY is not set: an https upstream goes direct (and its name does not resolve here).
+    expect(text(await client.callTool("item", {}))).toContain("could not be resolved");
+  });
+
+  it("a 407 from the proxy is a tool error naming it", async () => {
+    const guarded = await proxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}` });
+    const client = await serve({ HTTP_PROXY: `http://127.0.0.1:${guarded.port}` });
+    const result = await client.callTool("plain", {});
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain("egress proxy refused it (407 Proxy Authentication Required)");
   });
 });
 
@@ -204,7 +231,7 @@ describe("a proxy that refuses or drops the tunnel", () => {
     const result = await client.callTool("item", {});
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("egress proxy dropped the tunnel");
-    expect((await client.listTools()).tools.length).toBe(5);
+    expect((await client.listTools()).tools.length).toBe(6);
   });
 });
 
