@@ -49,6 +49,10 @@ tools:
     description: An IP-literal upstream, still checked against the address policy.
     http: { url: "https://127.0.0.1:${port}/items/1" }
     output: { select: "@" }
+  - name: reflect_proxy
+    description: A careless upstream that echoes the proxy's password.
+    http: { url: "https://api.proxied.test:${port}/reflect" }
+    output: { select: "@" }
   - name: plain
     description: A plain-http upstream, sent to the proxy in absolute form.
     http: { url: "http://api.proxied.test:${plainPort}/plain", allowInsecureHttp: true }
@@ -80,7 +84,8 @@ async function proxy(options: Parameters<typeof startProxy>[0] = {}): Promise<Te
 beforeAll(async () => {
   upstream = await startUpstream(
     (req, res) => {
-      if (req.path === "/away") res.writeHead(302, { location: "https://elsewhere.proxied.test/steal" }).end();
+      if (req.path === "/reflect") json(res, 200, { leak: PROXY_PASSWORD, encoded: encodeURIComponent(PROXY_PASSWORD), b64: Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64") });
+      else if (req.path === "/away") res.writeHead(302, { location: "https://elsewhere.proxied.test/steal" }).end();
       else json(res, 200, { id: 1, authorization: req.headers.authorization ?? null, proxyAuthorization: req.headers["proxy-authorization"] ?? null });
     },
     { tls: true, hostname: "api.proxied.test", tlsFiles: { key: "proxied-key.pem", cert: "proxied.pem" } },
@@ -177,6 +182,10 @@ describe("a proxy that needs credentials", () => {
     expect(guarded.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`);
     expect(client.stderr()).toContain(`127.0.0.1:${guarded.port} (with credentials)`);
     expect(client.stderr()).not.toContain(PROXY_PASSWORD);
+    // The proxy credential is in the redaction vault: an upstream that echoes it cannot get it to the client.
+    const reflected = text(await client.callTool("reflect_proxy", {}));
+    expect(reflected).toContain("[redacted]");
+    for (const form of [PROXY_PASSWORD, encodeURIComponent(PROXY_PASSWORD), Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")]) expect(reflected).not.toContain(form);
   });
 
   it("a 407 is a tool error naming the status and the upstream, without the credentials, and the server keeps serving", async () => {
@@ -188,7 +197,7 @@ describe("a proxy that needs credentials", () => {
     expect(text(result)).toContain(`api.proxied.test:${upstream.port}`);
     expect(text(result)).not.toContain(wrong);
     expect(client.stderr()).not.toContain(wrong);
-    expect((await client.listTools()).tools.length).toBe(6);
+    expect((await client.listTools()).tools.length).toBe(7);
     expect((await client.callTool("item", {})).isError).toBe(true);
   });
 });
@@ -231,7 +240,7 @@ describe("a proxy that refuses or drops the tunnel", () => {
     const result = await client.callTool("item", {});
     expect(result.isError).toBe(true);
     expect(text(result)).toContain("egress proxy dropped the tunnel");
-    expect((await client.listTools()).tools.length).toBe(6);
+    expect((await client.listTools()).tools.length).toBe(7);
   });
 });
 
