@@ -214,6 +214,14 @@ describe("static bearer tokens", () => {
     expect((await post(endpoint, "second-token-abcdefghijklmnop")).status).toBe(200);
   });
 
+  it("holds failed attempts from one address to the same limit, so tokens cannot be guessed at speed", async () => {
+    // Three failed attempts were spent by the refusal test above: the fourth is answered 429, not 401.
+    const guessed = await post(endpoint, "guess-token-abcdefghijklmnop");
+    expect(guessed.status).toBe(429);
+    // A valid token is still served: its subject has its own count.
+    expect((await post(endpoint, "second-token-abcdefghijklmnop")).status).toBe(200);
+  });
+
   it("answers /healthz without a token and without calling the upstream", async () => {
     const before = upstream.requests.length;
     const response = await fetch(new URL("/healthz", endpoint));

@@ -65,7 +65,7 @@ describe("worker.mjs authentication", () => {
     expect(await health.json()).toEqual({ status: "ok", name: "worker-auth", version: "1.0.0", tools: 1 });
   });
 
-  it("is an OAuth resource server from KERVANC_OAUTH_*, the audience defaulting to its own /mcp URL", async () => {
+  it("is an OAuth resource server from KERVANC_OAUTH_*, the audience defaulting to https://<first allowed host>/mcp", async () => {
     const worker = createWorker(compileInProcess(SPEC));
     const env = { KERVANC_OAUTH_ISSUER: ISSUER, KERVANC_OAUTH_JWKS_URL: jwksUrl, KERVANC_ALLOWED_HOSTS: "mcp.example.test" };
     const refused = await worker.fetch(discover("https://mcp.example.test/mcp"), env);
@@ -75,6 +75,13 @@ describe("worker.mjs authentication", () => {
     expect(await metadata.json()).toMatchObject({ resource: "https://mcp.example.test/mcp", authorization_servers: [ISSUER] });
     expect((await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://other.example.test/mcp")), env)).status).toBe(401);
     expect((await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://mcp.example.test/mcp")), env)).status).toBe(200);
+  });
+
+  it("never takes the OAuth audience from a request (its URL comes from the Host header on Deno and Bun)", async () => {
+    const worker = createWorker(compileInProcess(SPEC));
+    const response = await worker.fetch(discover("http://localhost/mcp", await sign("http://localhost/mcp")), { KERVANC_OAUTH_ISSUER: ISSUER, KERVANC_OAUTH_JWKS_URL: jwksUrl });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("OAuth needs KERVANC_OAUTH_AUDIENCE");
   });
 
   it("refuses to serve a public host without authentication, unless told to", async () => {

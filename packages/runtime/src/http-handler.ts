@@ -106,21 +106,26 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
       const refused =
         hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
       if (refused) return refuse(refused, "Host or Origin not allowed");
-      let client = info.clientAddress ?? "";
-      if (auth !== null) {
-        const verdict = await auth.check(request);
-        if (!verdict.ok) return refuse(verdict.response, "not authenticated");
-        client = verdict.subject;
-      }
-      const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
-      if (wait > 0)
-        return refuse(
+      const tooMany = (wait: number): Response =>
+        refuse(
           new Response("Too many requests.\n", {
             status: 429,
             headers: { "content-type": "text/plain", "retry-after": String(wait) },
           }),
           "client rate limit",
         );
+      let client = info.clientAddress ?? "";
+      if (auth !== null) {
+        const verdict = await auth.check(request);
+        if (!verdict.ok) {
+          // Failed attempts count against the address, so guessing tokens is held to the same rate.
+          const wait = options.clientLimit?.take(`unauthenticated ${client}`, Date.now()) ?? 0;
+          return wait > 0 ? tooMany(wait) : refuse(verdict.response, "not authenticated");
+        }
+        client = verdict.subject;
+      }
+      const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
+      if (wait > 0) return tooMany(wait);
       return mcp.fetch(request);
     },
     close: () => mcp.close(),

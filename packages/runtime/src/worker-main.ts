@@ -9,7 +9,7 @@
  * `KERVANC_ALLOW_PRIVATE_NETWORK=1` (tests only; refused when `NODE_ENV=production`, as the Node entry's
  * `--allow-private-network` is). Authentication, as server.mjs has it: `KERVANC_AUTH_TOKENS` (comma-separated
  * bearer tokens), or `KERVANC_OAUTH_ISSUER` with `KERVANC_OAUTH_JWKS_URL` (and `KERVANC_OAUTH_AUDIENCE`,
- * default this server's /mcp URL as the first request names it). When `KERVANC_ALLOWED_HOSTS` names a host that
+ * default https://<first KERVANC_ALLOWED_HOSTS name>/mcp). When `KERVANC_ALLOWED_HOSTS` names a host that
  * is not loopback, the handler refuses to start without authentication unless `KERVANC_INSECURE_NO_AUTH=1`. The server is built on the first request, because Workers hand out `env` only
  * with a request. Requests go out through the fetch transport; see net/fetch-transport.ts for which network
  * checks apply there.
@@ -102,7 +102,11 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
 
-  function init(binding: EnvLike | undefined, requestUrl: string): void {
+  function failAudience(): never {
+    throw new Error(`OAuth needs ${WORKER_ENV.oauthAudience} (this server's /mcp URL) or ${WORKER_ENV.allowedHosts}.`);
+  }
+
+  function init(binding: EnvLike | undefined): void {
     const env = platformEnv(binding);
     const allowPrivate = env(WORKER_ENV.allowPrivateNetwork) === "1";
     if (allowPrivate && env("NODE_ENV") === "production") {
@@ -144,7 +148,11 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       if (token.length < 16) throw new Error(`Bearer token ${index + 1} is shorter than 16 characters.`);
       vault.add(`bearer token ${index + 1}`, token);
     }
-    const audience = env(WORKER_ENV.oauthAudience) ?? `${new URL(requestUrl).origin}/mcp`;
+    // The default audience is never taken from a request: on Deno and Bun the request's URL comes from its Host
+    // header, and an attacker's first request would choose the audience. The Host names clients use decide.
+    const audience =
+      env(WORKER_ENV.oauthAudience) ??
+      (allowed.length > 0 ? `https://${allowed[0]}/mcp` : issuer !== undefined ? failAudience() : "");
     const auth = createAuthenticator({
       tokens,
       oauth: issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience } : null,
@@ -170,10 +178,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     async fetch(request: Request, env?: unknown): Promise<Response> {
       if (handler === null && failure === null) {
         try {
-          init(
-            env !== null && typeof env === "object" && !(env instanceof Request) ? (env as EnvLike) : undefined,
-            request.url,
-          );
+          init(env !== null && typeof env === "object" && !(env instanceof Request) ? (env as EnvLike) : undefined);
         } catch (error) {
           failure = error instanceof Error ? error.message : String(error);
           log(`Error: ${failure}`);
