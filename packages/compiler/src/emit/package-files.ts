@@ -396,7 +396,7 @@ function operationsSection(): string[] {
     "",
     "- Each client may send `--client-rate-limit N` requests a minute (default 300, `0` turns it off; `429` with `Retry-After` past it). The client is the token's subject when authentication is on, the connection's address otherwise. Behind a load balancer or reverse proxy, pass `--trust-proxy CIDR` (repeatable) with its addresses: `X-Forwarded-For` is then read on connections from those addresses only.",
     "- `GET /healthz` answers `200` with the server's name, version and tool count, without authentication and without calling any upstream.",
-    "- `--log-format json` writes one JSON object per line on stderr: one per tool call (`time`, `level`, `event: \"call\"`, `tool`, `outcome`, `durationMs`, `upstreamStatus`, `responseBytes`, `requestId`) and one per refused request (`event: \"refused\"`, `status`, `reason`). `--log-level debug|info|warn|error` sets the threshold (per-call lines are `info` in JSON and `debug` in text). No argument values and no upstream bodies are logged, and every line passes through the same redaction as results.",
+    "- `--log-format json` writes one JSON object per line on stderr: one per tool call (`time`, `level`, `event: \"call\"`, `tool`, `outcome`, `durationMs`, `upstreamStatus`, `responseBytes`, `requestId`) and one per refused request (`event: \"refused\"`, `status`, `reason`). `--log-level debug|info|warn|error` sets the threshold (a call that succeeded is `info`, one that failed `warn`, an internal error `error`; in the text format per-call lines are written at `debug` only). No argument values and no upstream bodies are logged, and every line passes through the same redaction as results.",
     "",
     "## Deploy and scale out",
     "",
