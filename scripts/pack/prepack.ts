@@ -6,7 +6,7 @@
  *    dynamic imports so `kervanc --help` loads none of the compiler; the runtime's select signatures inlined;
  *    the registry dependencies left as imports).
  * 2. `runtime/`: the runtime sources copied into every generated package, with their package.json and LICENSE.
- * 3. `vendor/node_modules/`: every library file a generated bundle can contain (the SDK, zod, ipaddr.js and the
+ * 3. `vendor/node_modules/`: every library file a generated bundle can contain (the SDK, zod, ipaddr.js, jose, proxy-from-env and the
  *    Ajv helpers), found by building a probe spec and recording what the bundler read, with each package's
  *    package.json files and licenses. Installed kervanc bundles only these, so its output never depends on
  *    what else a user has installed.

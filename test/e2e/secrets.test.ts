@@ -258,10 +258,10 @@ describe("secret configuration", () => {
     expect(stderr).not.toContain("short\n");
   });
 
-  it("reads --env-file, and the environment wins", async () => {
+  it("reads --secrets-file, and the environment wins", async () => {
     const file = join(root, "secrets.env");
     await writeFile(file, `API_TOKEN=${JSON.stringify("from-the-file-value")}\nNUM_SECRET=123456789012\n`);
-    const viaFile = await connect("legacy", serverPath, { serverArgs: ["--allow-private-network", "--env-file", file], env: { NODE_EXTRA_CA_CERTS: TEST_CA } });
+    const viaFile = await connect("legacy", serverPath, { serverArgs: ["--allow-private-network", "--secrets-file", file], env: { NODE_EXTRA_CA_CERTS: TEST_CA } });
     try {
       const before = upstream.requests.length;
       await viaFile.callTool("reflect", {});
@@ -270,7 +270,7 @@ describe("secret configuration", () => {
       await viaFile.close();
     }
     const envWins = await connect("legacy", serverPath, {
-      serverArgs: ["--allow-private-network", "--env-file", file],
+      serverArgs: ["--allow-private-network", "--secrets-file", file],
       env: { NODE_EXTRA_CA_CERTS: TEST_CA, API_TOKEN: "from-the-environment" },
     });
     try {
@@ -280,6 +280,17 @@ describe("secret configuration", () => {
     } finally {
       await envWins.close();
     }
+  });
+
+  it("refuses the old --env-file spelling when it reaches the server, saying why and what to use", async () => {
+    // Node itself reads --env-file, even after the script name: a missing file stops Node (exit 9) before the
+    // server runs; an existing one is loaded by Node and the flag then reaches the server, which refuses it.
+    const file = join(root, "old-spelling.env");
+    await writeFile(file, "API_TOKEN=from-the-old-spelling\n");
+    const r = await start({}, ["--env-file", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--env-file is not a server option any more: Node reads --env-file itself");
+    expect(r.stderr).toContain("Use --secrets-file FILE.");
   });
 
   it("refuses --allow-private-network and --allow-insecure-secrets in production", async () => {

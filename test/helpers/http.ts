@@ -12,7 +12,8 @@ export async function startHttpServer(serverPath: string, args: string[], env: R
     const timer = setTimeout(() => reject(new Error(`the server did not start: ${err}`)), 20_000);
     child.stderr!.on("data", (chunk: Buffer) => {
       err += chunk.toString("utf8");
-      const match = / on (http:\/\/\S+\/mcp)\n/.exec(err);
+      // A text line ends at the URL; a JSON line (--log-format json) at the closing quote.
+      const match = / on (http:\/\/[^\s"]+\/mcp)["\n]/.exec(err);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);

@@ -11,6 +11,8 @@ import { join, resolve } from "node:path";
 const TLS_DIR = resolve(import.meta.dirname, "..", "..", "fixtures", "tls");
 /** The test CA: give it to the generated server as NODE_EXTRA_CA_CERTS. */
 export const TEST_CA = join(TLS_DIR, "ca.pem");
+/** The CA of the api.proxied.test certificate (a name that resolves only at the test proxy). */
+export const PROXIED_CA = join(TLS_DIR, "proxied-ca.pem");
 
 export interface RecordedRequest {
   readonly method: string;
@@ -44,6 +46,8 @@ export interface UpstreamOptions {
   readonly tls?: boolean;
   /** The host name used in `origin` (default 127.0.0.1; use "localhost" to go through DNS). */
   readonly hostname?: string;
+  /** Serve HTTPS with these files from fixtures/tls instead of the localhost certificate. */
+  readonly tlsFiles?: { readonly key: string; readonly cert: string };
 }
 
 export async function startUpstream(initial?: Handler, options: UpstreamOptions = {}): Promise<Upstream> {
@@ -70,8 +74,9 @@ export async function startUpstream(initial?: Handler, options: UpstreamOptions 
       });
     });
   };
+  const files = options.tlsFiles ?? { key: "server-key.pem", cert: "server.pem" };
   const server = options.tls
-    ? https.createServer({ key: readFileSync(join(TLS_DIR, "server-key.pem")), cert: readFileSync(join(TLS_DIR, "server.pem")) }, listener)
+    ? https.createServer({ key: readFileSync(join(TLS_DIR, files.key)), cert: readFileSync(join(TLS_DIR, files.cert)) }, listener)
     : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;

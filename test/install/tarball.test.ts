@@ -81,8 +81,8 @@ describe("the tarball", () => {
       /^dist\/(cli|index)\.js$/,
       /^dist\/toolchain\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,
-      /^runtime\/src\/[\w/-]+\.ts$/,
-      /^vendor\/node_modules\/(@modelcontextprotocol\/(server|core)|zod|ipaddr\.js|ajv|ajv-formats|fast-deep-equal)\/[\w./-]+$/,
+      /^runtime\/src\/[\w/-]+(\.d)?\.ts$/,
+      /^vendor\/node_modules\/(@modelcontextprotocol\/(server|core)|zod|ipaddr\.js|jose|proxy-from-env|ajv|ajv-formats|fast-deep-equal)\/[\w./-]+$/,
     ];
     const unexpected = files.filter((f) => !allowed.some((pattern) => pattern.test(f)));
     expect(unexpected).toEqual([]);

@@ -53,3 +53,52 @@ describe("IdScanner", () => {
     expect(scan('{"id":{"n":5}}')).toBeNull();
   });
 });
+
+describe("authentication and operations flags", () => {
+  const offLoopback = ["--http", "--host", "0.0.0.0", "--allowed-host", "mcp.example.com"];
+
+  it("refuse to serve off loopback without authentication, unless --insecure-no-auth", () => {
+    expect(() => parseNodeOptions(offLoopback, {})).toThrow(/needs authentication.*--insecure-no-auth/);
+    expect(parseNodeOptions([...offLoopback, "--insecure-no-auth"], {}).insecureNoAuth).toBe(true);
+    expect(parseNodeOptions([...offLoopback, "--auth-tokens-file", "t"], {}).authTokensFile).toBe("t");
+    expect(() => parseNodeOptions(offLoopback, { KERVANC_AUTH_TOKENS: "x" })).not.toThrow();
+    expect(parseNodeOptions([...offLoopback, "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/jwks"], {}).oauth).toEqual({ issuer: "https://as.example", jwksUrl: "https://as.example/jwks", audience: null });
+  });
+
+  it("refuse half an OAuth configuration, or both kinds at once", () => {
+    expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example"], {})).toThrow(/both --oauth-issuer and --oauth-jwks-url/);
+    expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/j", "--auth-tokens-file", "t"], {})).toThrow(/Choose one/);
+    expect(() => parseNodeOptions(["--http", "--port", "0", "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/j"], {})).toThrow(/--oauth-audience/);
+  });
+
+  it("parse the limit, proxy trust and log flags", () => {
+    const options = parseNodeOptions(["--http", "--client-rate-limit", "0", "--trust-proxy", "10.0.0.0/8", "--trust-proxy", "::1", "--log-format", "json", "--log-level", "warn"], {});
+    expect(options).toMatchObject({ clientRateLimit: 0, trustProxy: ["10.0.0.0/8", "::1"], logFormat: "json", logLevel: "warn" });
+    expect(parseNodeOptions(["--http"], {}).clientRateLimit).toBe(300);
+    expect(() => parseNodeOptions(["--http", "--client-rate-limit", "-1"], {})).toThrow(UsageError);
+    expect(() => parseNodeOptions(["--log-format", "xml"], {})).toThrow(/text or json/);
+    expect(() => parseNodeOptions(["--log-level", "loud"], {})).toThrow(/--log-level/);
+    expect(() => parseNodeOptions(["--client-rate-limit", "5"], {})).toThrow(/need --http/);
+  });
+
+  it("refuse the old --env-file spelling with the reason and the new name", () => {
+    expect(() => parseNodeOptions(["--env-file", "x"], {})).toThrow(/Node reads --env-file itself.*Use --secrets-file FILE/);
+    expect(parseNodeOptions(["--secrets-file", "a", "--secrets-file", "b"], {}).secretsFiles).toEqual(["a", "b"]);
+  });
+});
+
+describe("the client address", () => {
+  it("comes from X-Forwarded-For only through trusted peers, rightmost untrusted hop first", async () => {
+    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/client-address.ts");
+    const trusted = parseTrustedRanges(["10.0.0.0/8", "192.0.2.1"]);
+    expect(clientAddress("10.1.1.1", "203.0.113.5", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("10.1.1.1", "198.51.100.1, 203.0.113.5, 10.2.2.2", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("::ffff:10.1.1.1", "203.0.113.5", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("203.0.113.9", "198.51.100.1", trusted)).toBe("203.0.113.9");
+    expect(clientAddress("10.1.1.1", "garbage, 203.0.113.5", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("10.1.1.1", "203.0.113.5, garbage", trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", undefined, trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", "203.0.113.5", [])).toBe("10.1.1.1");
+    expect(() => parseTrustedRanges(["10.0.0.0/99"])).toThrow(/--trust-proxy/);
+  });
+});

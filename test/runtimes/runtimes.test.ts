@@ -190,7 +190,17 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
     expect(words.slice(0, 2)).toEqual(["deno", "serve"]);
     expect(words.at(-1)).toBe("worker.mjs");
     expect(flagList(words, "--allow-net")).toEqual([`127.0.0.1:${SAMPLE_PORT}`, ...manifest.egress.map((e) => `${e.host}:${e.port}`)]);
-    expect(flagList(words, "--allow-env")).toEqual([...manifest.secrets.map((s) => s.name), "KERVANC_ALLOWED_HOSTS", "KERVANC_DENY_NETWORK"]);
+    expect(flagList(words, "--allow-env")).toEqual([
+      ...manifest.secrets.map((s) => s.name),
+      "KERVANC_ALLOWED_HOSTS",
+      "KERVANC_DENY_NETWORK",
+      // Authentication settings (issue 15); never the test-only KERVANC_ALLOW_PRIVATE_NETWORK.
+      "KERVANC_AUTH_TOKENS",
+      "KERVANC_OAUTH_ISSUER",
+      "KERVANC_OAUTH_JWKS_URL",
+      "KERVANC_OAUTH_AUDIENCE",
+      "KERVANC_INSECURE_NO_AUTH",
+    ]);
     expect(flagList(words, "--deny-net")).toContain("169.254.0.0/16");
     expect(words.some((w) => /^--allow-(read|write|run|ffi|sys|all)|^-A$/.test(w))).toBe(false);
   });

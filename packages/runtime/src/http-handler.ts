@@ -5,7 +5,10 @@
  * The SDK's `createMcpHandler` owns the protocol (2026-07-28 requests statelessly, 2025-11-25 clients per
  * request with no session, GET/DELETE answered 405 for them, the MCP headers checked against the body, request
  * bodies capped). In front of it: one path (`/mcp`), and the DNS-rebinding defences: the Host header must name
- * an allowed host, and a browser's Origin must too. Both lists default to localhost only.
+ * an allowed host, and a browser's Origin must too. Both lists default to localhost only. Then authentication
+ * (auth.ts) and the per-client request limit, keyed by the token's subject when authentication is on and by
+ * the client's address otherwise. `GET /healthz` answers without authentication and never calls an upstream;
+ * in OAuth mode the protected-resource metadata is served too.
  */
 import {
   createMcpHandler,
@@ -15,10 +18,32 @@ import {
   originValidationResponse,
   type Server,
 } from "@modelcontextprotocol/server";
+import type { Authenticator } from "./auth.ts";
+import type { ClientRateLimit } from "./rate-limit.ts";
 
 /** The largest request body read (the SDK answers 413 beyond it). */
 export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 export const MCP_PATH = "/mcp";
+export const HEALTH_PATH = "/healthz";
+
+/** What /healthz reports. */
+export interface HealthInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly tools: number;
+}
+
+/** What the serving platform knows about a request that the web Request does not carry. */
+export interface RequestInfo {
+  /** The client's address (after --trust-proxy), for the per-client limit when authentication is off. */
+  readonly clientAddress?: string;
+}
+
+/** A request refused before it reached the MCP handler, for the log. */
+export interface Refusal {
+  readonly status: number;
+  readonly reason: string;
+}
 
 export interface HttpHandlerOptions {
   /** Host names (no port) the Host header may name; default localhost, 127.0.0.1 and [::1]. */
@@ -27,10 +52,15 @@ export interface HttpHandlerOptions {
   readonly allowedOrigins?: readonly string[];
   readonly responseMode?: "auto" | "json" | "sse";
   readonly onerror?: (error: Error) => void;
+  readonly auth?: Authenticator | null;
+  readonly clientLimit?: ClientRateLimit | null;
+  readonly health?: HealthInfo;
+  /** Called once per request refused here (401, 403, 404, 429), with a reason that never holds a token. */
+  readonly onrefused?: (refusal: Refusal) => void;
 }
 
 export interface HttpHandler {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, info?: RequestInfo): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -46,16 +76,56 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   return {
-    async fetch(request: Request): Promise<Response> {
+    async fetch(request: Request, info: RequestInfo = {}): Promise<Response> {
       const url = new URL(request.url);
-      if (url.pathname !== MCP_PATH)
-        return new Response("Not found. The MCP endpoint is /mcp.\n", {
-          status: 404,
-          headers: { "content-type": "text/plain" },
+      const refuse = (response: Response, reason: string): Response => {
+        options.onrefused?.({ status: response.status, reason });
+        return response;
+      };
+      if (
+        url.pathname === HEALTH_PATH &&
+        options.health !== undefined &&
+        (request.method === "GET" || request.method === "HEAD")
+      ) {
+        return new Response(request.method === "HEAD" ? null : JSON.stringify({ status: "ok", ...options.health }), {
+          status: 200,
+          headers: { "content-type": "application/json", "cache-control": "no-store" },
         });
+      }
+      const auth = options.auth ?? null;
+      if (auth !== null && auth.metadataPaths.includes(url.pathname) && request.method === "GET")
+        return auth.metadata();
+      if (url.pathname !== MCP_PATH)
+        return refuse(
+          new Response("Not found. The MCP endpoint is /mcp.\n", {
+            status: 404,
+            headers: { "content-type": "text/plain" },
+          }),
+          "not found",
+        );
       const refused =
         hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
-      if (refused) return refused;
+      if (refused) return refuse(refused, "Host or Origin not allowed");
+      const tooMany = (wait: number): Response =>
+        refuse(
+          new Response("Too many requests.\n", {
+            status: 429,
+            headers: { "content-type": "text/plain", "retry-after": String(wait) },
+          }),
+          "client rate limit",
+        );
+      let client = info.clientAddress ?? "";
+      if (auth !== null) {
+        const verdict = await auth.check(request);
+        if (!verdict.ok) {
+          // Failed attempts count against the address, so guessing tokens is held to the same rate.
+          const wait = options.clientLimit?.take(`unauthenticated ${client}`, Date.now()) ?? 0;
+          return wait > 0 ? tooMany(wait) : refuse(verdict.response, "not authenticated");
+        }
+        client = verdict.subject;
+      }
+      const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
+      if (wait > 0) return tooMany(wait);
       return mcp.fetch(request);
     },
     close: () => mcp.close(),

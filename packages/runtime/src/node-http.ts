@@ -3,17 +3,17 @@
  *
  * The adapter streams the request body into the web `Request` (the SDK reads it with its own size cap), streams
  * the `Response` back (SSE included), and aborts the request's signal when the client goes away. It adds what a
- * public socket needs: a per-address request rate limit (429 with Retry-After), a process-wide budget on request
+ * public socket needs: the client's address for the handler's per-client limit (see client-address.ts for
+ * --trust-proxy), a process-wide budget on request
  * bodies in flight (503/413 before reading, see body-budget.ts), timeouts on slow headers and slow bodies, a
  * refusal of absolute-form targets that name another authority, and a drain on shutdown.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
+import { clientAddress } from "./client-address.ts";
 import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
-
-/** Requests per minute from one remote address. */
-export const REQUESTS_PER_MINUTE_PER_ADDRESS = 300;
+import type { IpRange } from "./net/ip.ts";
 
 export interface ServeLimits extends BodyLimits {
   /** The whole request (headers and body) must arrive within this; 408 otherwise. */
@@ -36,6 +36,8 @@ export interface NodeHttpOptions {
   readonly port: number;
   readonly log: (line: string) => void;
   readonly limits?: Partial<ServeLimits>;
+  /** The --trust-proxy ranges: connections from them may name the client in X-Forwarded-For. */
+  readonly trustProxy?: readonly IpRange[];
 }
 
 export interface NodeHttpServer {
@@ -48,25 +50,6 @@ export interface NodeHttpServer {
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
-class AddressRateLimit {
-  readonly #windows = new Map<string, { start: number; count: number }>();
-  /** Seconds to wait, or 0 when the request may proceed. */
-  take(address: string, now: number): number {
-    if (this.#windows.size > 10_000) {
-      for (const [key, w] of this.#windows) if (now - w.start >= 60_000) this.#windows.delete(key);
-    }
-    let window = this.#windows.get(address);
-    if (!window || now - window.start >= 60_000) {
-      window = { start: now, count: 0 };
-      this.#windows.set(address, window);
-    }
-    if (window.count >= REQUESTS_PER_MINUTE_PER_ADDRESS)
-      return Math.max(1, Math.ceil((window.start + 60_000 - now) / 1000));
-    window.count++;
-    return 0;
-  }
 }
 
 /**
@@ -134,7 +117,6 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
   const logRefusal = throttledLog(options.log);
   const budget = new BodyBudget(limits);
-  const limiter = new AddressRateLimit();
   let inFlight = 0;
   let idle: (() => void) | null = null;
   const server = http.createServer(
@@ -152,12 +134,6 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
         refuse(req, res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
         return;
       }
-      const wait = limiter.take(req.socket.remoteAddress ?? "", Date.now());
-      if (wait > 0) {
-        res.writeHead(429, { "content-type": "text/plain", "retry-after": String(wait) }).end("Too many requests.\n");
-        req.resume();
-        return;
-      }
       const body = declaredBody(req);
       let ticket: BodyTicket | null = null;
       if (body.has && req.method !== "GET" && req.method !== "HEAD") {
@@ -170,7 +146,13 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
         ticket = admitted;
       }
       inFlight++;
-      void handle(handler, target, req, res, ticket, options.log, logRefusal).finally(() => {
+      const forwarded = req.headers["x-forwarded-for"];
+      const client = clientAddress(
+        req.socket.remoteAddress ?? "",
+        Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
+        options.trustProxy ?? [],
+      );
+      void handle(handler, target, client, req, res, ticket, options.log, logRefusal).finally(() => {
         ticket?.release();
         inFlight--;
         if (inFlight === 0 && idle) idle();
@@ -289,6 +271,7 @@ function drainOrClose(res: http.ServerResponse): Promise<void> {
 async function handle(
   handler: HttpHandler,
   target: string,
+  client: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
   ticket: BodyTicket | null,
@@ -315,7 +298,7 @@ async function handle(
     } as RequestInit);
     let response: Response;
     try {
-      response = await handler.fetch(request);
+      response = await handler.fetch(request, { clientAddress: client });
     } catch (error) {
       if (refused.value === null) throw error;
       response = new Response(null);

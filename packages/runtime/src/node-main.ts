@@ -7,7 +7,12 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { type Authenticator, type AuthSettings, createAuthenticator } from "./auth.ts";
+import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { createHttpHandler } from "./http-handler.ts";
+import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
+import type { IpRange } from "./net/ip.ts";
+import { ClientRateLimit } from "./rate-limit.ts";
 import { createServerFactory } from "./mcp.ts";
 import {
   allowPrivateNetwork,
@@ -17,14 +22,15 @@ import {
 } from "./net/address.ts";
 import { defaultLookupConcurrency, LookupGate } from "./net/lookup-gate.ts";
 import { createNodeTransport } from "./net/node-transport.ts";
+import { ProxyConfigError, proxySettingsFromEnv, type ProxySettings } from "./net/proxy.ts";
 import type { CompiledServer } from "./plan.ts";
 import { isLoopbackHost, serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
-import { envSecrets, SecretVault } from "./secrets.ts";
+import { envSecrets, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
 
-const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP limits]] [--env-file FILE]...
-                 [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]...
+const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP options]] [--secrets-file FILE]...
+                 [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]... [--log-format F] [--log-level L]
 
 Serves this MCP server over stdio (the default), or over Streamable HTTP at /mcp with --http.
 
@@ -33,17 +39,28 @@ Options:
   --host H                   address to listen on (default 127.0.0.1)
   --port N                   port to listen on (default 3000; 0 picks a free port)
   --allowed-host NAME        a Host (and Origin) name clients may use (repeatable; required off loopback)
+  --auth-tokens-file FILE    accept these bearer tokens on /mcp (one per line; also KERVANC_AUTH_TOKENS, comma-separated)
+  --oauth-issuer URL         accept OAuth access tokens (JWT) from this authorization server...
+  --oauth-jwks-url URL       ...verified with its key set at this URL...
+  --oauth-audience URL       ...issued for this resource (default http://HOST:PORT/mcp of this server)
+  --insecure-no-auth         serve off loopback without authentication (never do this on a shared network)
+  --client-rate-limit N      requests per minute per client (token subject, or address); 0 turns it off (default 300)
+  --trust-proxy CIDR         take the client address from X-Forwarded-For on connections from here (repeatable)
   --drain-timeout MS         how long SIGINT/SIGTERM waits for calls in flight (default 10000)
   --max-bodies N             request bodies received or handled at once; more get 503 (default 64)
   --max-body-memory BYTES    total bytes of those bodies; past it 503, before reading (default 33554432)
   --request-timeout MS       a request's headers and body must arrive within this; 408 (default 30000)
   --headers-timeout MS       a request's headers must arrive within this; 408 (default 10000)
-  --env-file FILE            read secrets from FILE (KEY=value lines); variables already set win
+  --secrets-file FILE        read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
   --deny-network CIDR        refuse this range as well (repeatable)
+  --log-format F             text (default) or json: one JSON object per line, one per call
+  --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
-  --version                  print the server's name and version`;
+  --version                  print the server's name and version
+
+Egress goes through HTTPS_PROXY / HTTP_PROXY (NO_PROXY honoured) when they are set.`;
 
 /** The HTTP limit flags and the ServeLimits field each sets. */
 const LIMIT_FLAGS = [
@@ -65,7 +82,14 @@ export interface NodeOptions {
   readonly drainMs: number;
   /** The HTTP limits given on the command line; the rest take DEFAULT_SERVE_LIMITS. */
   readonly limits: Partial<ServeLimits>;
-  readonly envFiles: readonly string[];
+  readonly secretsFiles: readonly string[];
+  readonly authTokensFile: string | null;
+  readonly oauth: { readonly issuer: string; readonly jwksUrl: string; readonly audience: string | null } | null;
+  readonly insecureNoAuth: boolean;
+  readonly clientRateLimit: number;
+  readonly trustProxy: readonly string[];
+  readonly logFormat: LogFormat;
+  readonly logLevel: LogLevel;
   readonly allowPrivateNetwork: boolean;
   readonly allowInsecureSecrets: boolean;
   readonly denyNetwork: readonly string[];
@@ -94,6 +118,16 @@ export function parseNodeOptions(
         "request-timeout": { type: "string" },
         "headers-timeout": { type: "string" },
         "env-file": { type: "string", multiple: true },
+        "secrets-file": { type: "string", multiple: true },
+        "auth-tokens-file": { type: "string" },
+        "oauth-issuer": { type: "string" },
+        "oauth-jwks-url": { type: "string" },
+        "oauth-audience": { type: "string" },
+        "insecure-no-auth": { type: "boolean" },
+        "client-rate-limit": { type: "string" },
+        "trust-proxy": { type: "string", multiple: true },
+        "log-format": { type: "string" },
+        "log-level": { type: "string" },
         "allow-private-network": { type: "boolean" },
         "allow-insecure-secrets": { type: "boolean" },
         "deny-network": { type: "string", multiple: true },
@@ -105,13 +139,30 @@ export function parseNodeOptions(
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const v = parsed.values;
+  if (v["env-file"] !== undefined) {
+    throw new UsageError(
+      "--env-file is not a server option any more: Node reads --env-file itself, even after the script name, so it never reliably reached this server. Use --secrets-file FILE.",
+    );
+  }
   const production = env["NODE_ENV"] === "production";
   if (production && v["allow-private-network"])
     throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
   if (production && v["allow-insecure-secrets"])
     throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
   const http = v.http ?? false;
-  const httpOnly = ["host", "port", "allowed-host", ...LIMIT_FLAGS.map(([flag]) => flag)] as const;
+  const httpOnly = [
+    "host",
+    "port",
+    "allowed-host",
+    "auth-tokens-file",
+    "oauth-issuer",
+    "oauth-jwks-url",
+    "oauth-audience",
+    "insecure-no-auth",
+    "client-rate-limit",
+    "trust-proxy",
+    ...LIMIT_FLAGS.map(([flag]) => flag),
+  ] as const;
   if (!http && httpOnly.some((flag) => v[flag] !== undefined)) {
     throw new UsageError(`${httpOnly.map((flag) => `--${flag}`).join(", ")} need --http.`);
   }
@@ -135,6 +186,38 @@ export function parseNodeOptions(
       `Listening on ${host} (not loopback) needs --allowed-host with the name clients use to reach this server.`,
     );
   }
+  const issuer = v["oauth-issuer"];
+  const jwksUrl = v["oauth-jwks-url"];
+  if ((issuer === undefined) !== (jwksUrl === undefined) || (v["oauth-audience"] !== undefined && issuer === undefined))
+    throw new UsageError("OAuth needs both --oauth-issuer and --oauth-jwks-url (--oauth-audience is optional).");
+  for (const [flag, value] of [
+    ["--oauth-issuer", issuer],
+    ["--oauth-jwks-url", jwksUrl],
+    ["--oauth-audience", v["oauth-audience"]],
+  ] as const) {
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value))
+      throw new UsageError(`${flag} must be an http(s) URL.`);
+  }
+  const oauth =
+    issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience: v["oauth-audience"] ?? null } : null;
+  const authTokensFile = v["auth-tokens-file"] ?? null;
+  if (oauth !== null && (authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== ""))
+    throw new UsageError("Choose one kind of authentication: bearer tokens or OAuth, not both.");
+  const authOn = oauth !== null || authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== "";
+  if (http && !isLoopbackHost(host) && !authOn && !v["insecure-no-auth"]) {
+    throw new UsageError(
+      `Listening on ${host} (not loopback) needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
+    );
+  }
+  if (oauth !== null && oauth.audience === null && port === 0)
+    throw new UsageError("With --port 0, give --oauth-audience: the default audience names this server's port.");
+  const rateRaw = v["client-rate-limit"] ?? "300";
+  if (!/^\d{1,9}$/.test(rateRaw)) throw new UsageError("--client-rate-limit must be a whole number (0 turns it off).");
+  const logFormat = v["log-format"] ?? "text";
+  if (logFormat !== "text" && logFormat !== "json") throw new UsageError("--log-format must be text or json.");
+  const logLevel = v["log-level"] ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}.`);
   return {
     http,
     host,
@@ -142,7 +225,14 @@ export function parseNodeOptions(
     allowedHosts,
     drainMs,
     limits,
-    envFiles: v["env-file"] ?? [],
+    secretsFiles: v["secrets-file"] ?? [],
+    authTokensFile,
+    oauth,
+    insecureNoAuth: v["insecure-no-auth"] ?? false,
+    clientRateLimit: Number(rateRaw),
+    trustProxy: v["trust-proxy"] ?? [],
+    logFormat,
+    logLevel: logLevel as LogLevel,
     allowPrivateNetwork: v["allow-private-network"] ?? false,
     allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
     denyNetwork: v["deny-network"] ?? [],
@@ -151,8 +241,8 @@ export function parseNodeOptions(
   };
 }
 
-/** The environment with `--env-file` values merged under it: variables already set win. */
-export function mergeEnvFiles(
+/** The environment with `--secrets-file` values merged under it: variables already set win. */
+export function mergeSecretsFiles(
   env: Readonly<Record<string, string | undefined>>,
   files: readonly string[],
 ): Record<string, string | undefined> {
@@ -163,7 +253,7 @@ export function mergeEnvFiles(
       text = readFileSync(file, "utf8");
     } catch (error) {
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
-      throw new UsageError(`Cannot read --env-file ${file} (${code}).`);
+      throw new UsageError(`Cannot read --secrets-file ${file} (${code}).`);
     }
     for (const [key, value] of Object.entries(parseEnv(text))) {
       Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
@@ -178,14 +268,17 @@ export function mergeEnvFiles(
 
 export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
   const vault = new SecretVault();
-  const log = (line: string): void => {
-    process.stderr.write(`${vault.redactText(line)}\n`);
+  const write = (line: string): void => {
+    process.stderr.write(`${line}\n`);
   };
+  let logger: Logger = createLogger(vault, write, { format: "text", level: "info" });
+  const log = (line: string): void => logger.line(line);
   let options: NodeOptions;
   let env: Record<string, string | undefined>;
   let policyOptions: NetworkPolicyOptions;
   try {
     options = parseNodeOptions(argv, process.env);
+    logger = createLogger(vault, write, { format: options.logFormat, level: options.logLevel });
     if (options.help) {
       process.stderr.write(`${USAGE}\n`);
       return;
@@ -194,7 +287,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.stderr.write(`${compiled.plan.name} ${compiled.plan.version}\n`);
       return;
     }
-    env = mergeEnvFiles(process.env, options.envFiles);
+    env = mergeSecretsFiles(process.env, options.secretsFiles);
     policyOptions = {
       ...(options.allowPrivateNetwork ? allowPrivateNetwork() : {}),
       denyList: [...options.denyNetwork],
@@ -206,20 +299,39 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     return;
   }
   let policy;
+  let proxy: ProxySettings | null;
+  let auth: Authenticator | null;
+  let trustProxy: IpRange[];
   try {
+    auth = options.http ? createAuthenticator(authSettings(options, env, vault)) : null;
+    trustProxy = parseTrustedRanges(options.trustProxy);
     policy = createNetworkPolicy(policyOptions);
+    // proxy-from-env reads process.env itself, so the proxy variables come from the real environment only.
+    proxy = proxySettingsFromEnv(process.env);
+    // Proxy credentials are secrets like any other: no result, error or log line may show them.
+    for (const credential of proxy?.credentials ?? []) {
+      if (credential.length >= MIN_SECRET_LENGTH) vault.add("the proxy credential", credential);
+    }
   } catch (error) {
-    if (!(error instanceof NetworkPolicyError)) throw error;
+    if (
+      !(error instanceof NetworkPolicyError) &&
+      !(error instanceof ProxyConfigError) &&
+      !(error instanceof UsageError) &&
+      !(error instanceof TrustProxyError)
+    )
+      throw error;
     log(`Error: ${error.message}`);
     process.exitCode = 2;
     return;
   }
+  if (proxy !== null) log(`Egress proxy: ${proxy.summary.join(", ")}`);
   const runner = new ToolRunner(compiled, {
-    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)) }),
+    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)), proxy }),
     secretSource: envSecrets(env),
     vault,
     allowSecretsOverHttp: options.allowInsecureSecrets,
     log,
+    onCall: (record) => logger.call(record),
   });
   const prepared = runner.prepareSecrets();
   for (const warning of prepared.warnings) log(`Warning: ${warning}`);
@@ -248,8 +360,17 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     return;
   }
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
-  const handler = createHttpHandler(factory, { ...(allowed ? { allowedHosts: allowed } : {}), onerror });
-  serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits }).then(
+  const handler = createHttpHandler(factory, {
+    ...(allowed ? { allowedHosts: allowed } : {}),
+    onerror,
+    auth,
+    clientLimit: new ClientRateLimit(options.clientRateLimit),
+    health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
+    onrefused: (refusal) => logger.refused(refusal.status, refusal.reason),
+  });
+  if (auth === null && !isLoopbackHost(options.host))
+    log("!! --insecure-no-auth: /mcp is served without authentication to anyone who can reach this port. !!");
+  serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits, trustProxy }).then(
     (server) => {
       let stopping = false;
       const stop = (): void => {
@@ -262,7 +383,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
-      log(`Serving ${compiled.plan.name} on ${server.url}`);
+      logger.ready(`Serving ${compiled.plan.name} on ${server.url}`);
     },
     (error: unknown) => {
       const code = typeof error === "object" && error !== null && "code" in error ? ` (${String(error.code)})` : "";
@@ -270,4 +391,43 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.exitCode = 1;
     },
   );
+}
+
+/** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
+export const MIN_AUTH_TOKEN_LENGTH = 16;
+
+/** The authentication settings from the options, the tokens file and KERVANC_AUTH_TOKENS; tokens go in the vault. */
+export function authSettings(
+  options: NodeOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  vault: SecretVault,
+): AuthSettings {
+  if (options.oauth !== null) {
+    const audience = options.oauth.audience ?? `http://${options.allowedHosts[0] ?? options.host}:${options.port}/mcp`;
+    return { tokens: [], oauth: { issuer: options.oauth.issuer, jwksUrl: options.oauth.jwksUrl, audience } };
+  }
+  const tokens: string[] = [];
+  if (options.authTokensFile !== null) {
+    let text: string;
+    try {
+      text = readFileSync(options.authTokensFile, "utf8");
+    } catch (error) {
+      const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
+      throw new UsageError(`Cannot read --auth-tokens-file ${options.authTokensFile} (${code}).`);
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const token = line.trim();
+      if (token !== "" && !token.startsWith("#")) tokens.push(token);
+    }
+    if (tokens.length === 0) throw new UsageError(`--auth-tokens-file ${options.authTokensFile} holds no token.`);
+  }
+  for (const token of (env["KERVANC_AUTH_TOKENS"] ?? "").split(",")) if (token.trim() !== "") tokens.push(token.trim());
+  for (const [index, token] of tokens.entries()) {
+    if (token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token))
+      throw new UsageError(
+        `Bearer token ${index + 1} is shorter than ${MIN_AUTH_TOKEN_LENGTH} characters or not printable ASCII; use long random tokens.`,
+      );
+    vault.add(`bearer token ${index + 1}`, token);
+  }
+  return { tokens, oauth: null };
 }

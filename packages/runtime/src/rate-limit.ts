@@ -48,3 +48,33 @@ export class ToolLimiter {
     };
   }
 }
+
+/**
+ * The per-client request limit of the HTTP server: `perMinute` requests per client in a fixed 60-second window
+ * (0 turns it off). The client is the token's subject when authentication is on, the address otherwise. Each
+ * replica counts on its own.
+ */
+export class ClientRateLimit {
+  readonly #windows = new Map<string, { start: number; count: number }>();
+  readonly perMinute: number;
+
+  constructor(perMinute: number) {
+    this.perMinute = perMinute;
+  }
+
+  /** Seconds to wait, or 0 when the request may proceed. */
+  take(client: string, now: number): number {
+    if (this.perMinute === 0) return 0;
+    if (this.#windows.size > 10_000) {
+      for (const [key, w] of this.#windows) if (now - w.start >= WINDOW_MS) this.#windows.delete(key);
+    }
+    let window = this.#windows.get(client);
+    if (!window || now - window.start >= WINDOW_MS) {
+      window = { start: now, count: 0 };
+      this.#windows.set(client, window);
+    }
+    if (window.count >= this.perMinute) return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+    window.count++;
+    return 0;
+  }
+}

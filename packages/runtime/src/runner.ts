@@ -16,6 +16,7 @@ import { ToolLimiter } from "./rate-limit.ts";
 import { renderRequest } from "./render.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
 import { countElements, formatValidationErrors } from "./validation.ts";
+import type { CallRecord } from "./log.ts";
 
 /** The SDK's bound on argument size: array elements plus object members. */
 export const MAX_ARGUMENT_ELEMENTS = 10_000;
@@ -30,6 +31,14 @@ export interface RunnerOptions {
   readonly allowSecretsOverHttp: boolean;
   /** Writes one line to the log (stderr); the runner redacts before calling it. */
   readonly log: (line: string) => void;
+  /** Told once per call how it went (no argument values, no bodies), for the per-call log line. */
+  readonly onCall?: (record: CallRecord) => void;
+}
+
+/** What one call's upstream exchange measured. */
+interface CallStats {
+  upstreamStatus: number | null;
+  responseBytes: number | null;
 }
 
 interface PreparedTool {
@@ -91,23 +100,52 @@ export class ToolRunner {
   }
 
   async call(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    const started = Date.now();
+    const stats: CallStats = { upstreamStatus: null, responseBytes: null };
+    const outcome: { value: CallRecord["outcome"] } = { value: "ok" };
+    try {
+      const result = await this.#call(name, args, signal, stats, outcome);
+      if (result.isError && outcome.value === "ok") outcome.value = "error";
+      return result;
+    } finally {
+      this.#options.onCall?.({
+        tool: name,
+        outcome: outcome.value,
+        durationMs: Date.now() - started,
+        upstreamStatus: stats.upstreamStatus,
+        responseBytes: stats.responseBytes,
+        requestId: crypto.randomUUID(),
+      });
+    }
+  }
+
+  async #call(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    stats: CallStats,
+    outcome: { value: CallRecord["outcome"] },
+  ): Promise<CallToolResult> {
     const prepared = this.#tools.get(name);
     if (prepared === undefined) throw new Error(`Tool ${name} not found`);
     const { compiled, limiter } = prepared;
     try {
       const input = args ?? {};
       if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
+        outcome.value = "invalid";
         return toolError(
           `Invalid arguments for tool ${name}: arguments contain more than the maximum of ${MAX_ARGUMENT_ELEMENTS} elements`,
         );
       }
       // Before the validator and the renderer, which both recurse once per level of the value.
       if (valueNestsDeeper(input, MAX_JSON_NESTING)) {
+        outcome.value = "invalid";
         return toolError(
           `Invalid arguments for tool ${name}: arguments are nested more than ${MAX_JSON_NESTING} levels deep, the limit`,
         );
       }
       if (!compiled.validateInput(input)) {
+        outcome.value = "invalid";
         return this.#redactResult(
           toolError(
             `Input validation error: Invalid arguments for tool ${name}: ${formatValidationErrors(compiled.validateInput.errors)}`,
@@ -116,12 +154,13 @@ export class ToolRunner {
       }
       const release = limiter.acquire();
       try {
-        return this.#redactResult(await this.#run(compiled, input as JsonValue, signal));
+        return this.#redactResult(await this.#run(compiled, input as JsonValue, signal, stats));
       } finally {
         release();
       }
     } catch (error) {
       if (error instanceof ToolError) return this.#redactResult(toolError(error.message));
+      outcome.value = "internal";
       const ref = errorRef();
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(`Error: internal error in tool "${name}" (ref: ${ref}): ${detail}`);
@@ -129,7 +168,12 @@ export class ToolRunner {
     }
   }
 
-  async #run(compiled: CompiledTool, args: JsonValue, callerSignal: AbortSignal): Promise<CallToolResult> {
+  async #run(
+    compiled: CompiledTool,
+    args: JsonValue,
+    callerSignal: AbortSignal,
+    stats: CallStats,
+  ): Promise<CallToolResult> {
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
@@ -172,6 +216,8 @@ export class ToolRunner {
         // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
         (s) => (s.reason instanceof ToolError ? s.reason : new ToolError("The call was cancelled.")),
       );
+      stats.upstreamStatus = response.status;
+      stats.responseBytes = response.body.byteLength;
       if (response.status >= 400) {
         this.#log(
           `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`,

@@ -7,11 +7,15 @@
  * `Deno.env`/`process.env`), plus the WORKER_ENV names: `KERVANC_ALLOWED_HOSTS` (comma-separated Host names
  * clients use; default localhost only), `KERVANC_DENY_NETWORK` (comma-separated CIDRs) and
  * `KERVANC_ALLOW_PRIVATE_NETWORK=1` (tests only; refused when `NODE_ENV=production`, as the Node entry's
- * `--allow-private-network` is). The server is built on the first request, because Workers hand out `env` only
+ * `--allow-private-network` is). Authentication, as server.mjs has it: `KERVANC_AUTH_TOKENS` (comma-separated
+ * bearer tokens), or `KERVANC_OAUTH_ISSUER` with `KERVANC_OAUTH_JWKS_URL` (and `KERVANC_OAUTH_AUDIENCE`,
+ * default https://<first KERVANC_ALLOWED_HOSTS name>/mcp). When `KERVANC_ALLOWED_HOSTS` names a host that
+ * is not loopback, the handler refuses to start without authentication unless `KERVANC_INSECURE_NO_AUTH=1`. The server is built on the first request, because Workers hand out `env` only
  * with a request. Requests go out through the fetch transport; see net/fetch-transport.ts for which network
  * checks apply there.
  */
 import { raceSignal } from "./deadline.ts";
+import { createAuthenticator } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
@@ -23,6 +27,11 @@ import { SecretVault, type SecretSource } from "./secrets.ts";
 /** The settings the fetch handler reads from its environment, besides the secrets. */
 export const WORKER_ENV = {
   allowedHosts: "KERVANC_ALLOWED_HOSTS",
+  authTokens: "KERVANC_AUTH_TOKENS",
+  oauthIssuer: "KERVANC_OAUTH_ISSUER",
+  oauthJwksUrl: "KERVANC_OAUTH_JWKS_URL",
+  oauthAudience: "KERVANC_OAUTH_AUDIENCE",
+  insecureNoAuth: "KERVANC_INSECURE_NO_AUTH",
   denyNetwork: "KERVANC_DENY_NETWORK",
   allowPrivateNetwork: "KERVANC_ALLOW_PRIVATE_NETWORK",
 } as const;
@@ -93,6 +102,10 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
 
+  function failAudience(): never {
+    throw new Error(`OAuth needs ${WORKER_ENV.oauthAudience} (this server's /mcp URL) or ${WORKER_ENV.allowedHosts}.`);
+  }
+
   function init(binding: EnvLike | undefined): void {
     const env = platformEnv(binding);
     const allowPrivate = env(WORKER_ENV.allowPrivateNetwork) === "1";
@@ -124,9 +137,37 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       return;
     }
     const allowed = list(env(WORKER_ENV.allowedHosts));
+    const tokens = list(env(WORKER_ENV.authTokens));
+    const issuer = env(WORKER_ENV.oauthIssuer);
+    const jwksUrl = env(WORKER_ENV.oauthJwksUrl);
+    if ((issuer === undefined) !== (jwksUrl === undefined))
+      throw new Error(`OAuth needs both ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}.`);
+    if (issuer !== undefined && tokens.length > 0)
+      throw new Error("Choose one kind of authentication: bearer tokens or OAuth, not both.");
+    for (const [index, token] of tokens.entries()) {
+      if (token.length < 16) throw new Error(`Bearer token ${index + 1} is shorter than 16 characters.`);
+      vault.add(`bearer token ${index + 1}`, token);
+    }
+    // The default audience is never taken from a request: on Deno and Bun the request's URL comes from its Host
+    // header, and an attacker's first request would choose the audience. The Host names clients use decide.
+    const audience =
+      env(WORKER_ENV.oauthAudience) ??
+      (allowed.length > 0 ? `https://${allowed[0]}/mcp` : issuer !== undefined ? failAudience() : "");
+    const auth = createAuthenticator({
+      tokens,
+      oauth: issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience } : null,
+    });
+    const loopback = (host: string): boolean => /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(host);
+    if (auth === null && allowed.some((host) => !loopback(host)) && env(WORKER_ENV.insecureNoAuth) !== "1") {
+      throw new Error(
+        `${WORKER_ENV.allowedHosts} names a public host but no authentication is configured: set ${WORKER_ENV.authTokens}, or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl} (or ${WORKER_ENV.insecureNoAuth}=1 to serve without).`,
+      );
+    }
     handler = createHttpHandler(createServerFactory(compiled, runner), {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
+      auth,
+      health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     });
     log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
   }

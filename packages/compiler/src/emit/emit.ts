@@ -19,6 +19,7 @@ import { format, formatGeneratedJs } from "./format.ts";
 import { writeFiles } from "./write.ts";
 import { compareStrings } from "./hash.ts";
 import { buildManifest, manifestJson } from "./manifest.ts";
+import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./deploy-files.ts";
 import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts";
 import { packageJson, packageName, packageVersion, readme, TSCONFIG, WORKERD_CONFIG_FILE, workerdConfig } from "./package-files.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
@@ -106,6 +107,9 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   files.set("README.md", `${htmlComment(provenance)}\n\n${readme(server, ctx.folder, ctx.specFile)}`);
   files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\nserver.mjs -diff linguist-generated\nworker.mjs -diff linguist-generated\n`);
   files.set(WORKERD_CONFIG_FILE, `${hashComment(provenance)}\n${workerdConfig(server)}`);
+  files.set(DEPLOY_FILES.dockerfile, dockerfile(server, ctx.folder, provenance));
+  files.set(DEPLOY_FILES.kubernetes, kubernetesManifest(server, ctx.folder, provenance));
+  files.set(DEPLOY_FILES.wrangler, wranglerToml(server, ctx.folder, provenance));
 
   // The bundler reads only the sources, the tsconfig and the package.json (whose "type": "module" decides how
   // esbuild wraps CommonJS imports; without it the bundle would depend on whatever package.json is above the

@@ -96,7 +96,15 @@ function argumentRows(tool: PlannedTool): string[] {
 }
 
 /** The settings worker.mjs reads from its environment besides the secrets (see runtime/worker-main.ts). */
-export const WORKER_SETTINGS = ["KERVANC_ALLOWED_HOSTS", "KERVANC_DENY_NETWORK"] as const;
+export const WORKER_SETTINGS = [
+  "KERVANC_ALLOWED_HOSTS",
+  "KERVANC_DENY_NETWORK",
+  "KERVANC_AUTH_TOKENS",
+  "KERVANC_OAUTH_ISSUER",
+  "KERVANC_OAUTH_JWKS_URL",
+  "KERVANC_OAUTH_AUDIENCE",
+  "KERVANC_INSECURE_NO_AUTH",
+] as const;
 /** The test-only allowance of worker.mjs; production command lines do not even let it be read. */
 export const WORKER_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";
 
@@ -286,14 +294,14 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Node.js 20.19 or newer", "");
   lines.push(...sh(run.nodeStdio, run.nodeHttp));
   lines.push(
-    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use), `--port N`, `--allowed-host NAME`, `--env-file FILE` (secrets from a file; the environment wins), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB each and at 64 (`--max-bodies`) and 32 MiB (`--max-body-memory BYTES`) in flight (503 past them), a request must arrive within 30 s (`--request-timeout MS`; its headers within `--headers-timeout MS`, 10 s), and SIGINT/SIGTERM let calls in flight finish.",
+    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use, and authentication, see below), `--port N`, `--allowed-host NAME`, `--secrets-file FILE` (secrets from a file; the environment wins; Node itself takes `--env-file`, so that spelling is refused), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB each and at 64 (`--max-bodies`) and 32 MiB (`--max-body-memory BYTES`) in flight (503 past them), a request must arrive within 30 s (`--request-timeout MS`; its headers within `--headers-timeout MS`, 10 s), and SIGINT/SIGTERM let calls in flight finish.",
     "",
   );
   lines.push("To use it from an MCP client, see [Add it to an MCP client](#add-it-to-an-mcp-client) below.", "");
   lines.push("### Node.js 24 with the permission model", "");
   lines.push(...sh(run.node24Stdio, run.node24Http));
   lines.push(
-    "File reads are limited to the bundle; with `--env-file FILE`, add `--allow-fs-read=FILE`. Node's permission model does not restrict the network or the environment: the server's egress list and address policy (below) do.",
+    "File reads are limited to the bundle; with `--secrets-file FILE` or `--auth-tokens-file FILE`, add `--allow-fs-read=FILE`. Node's permission model does not restrict the network or the environment: the server's egress list and address policy (below) do.",
     "",
   );
   lines.push("### Deno", "");
@@ -311,12 +319,12 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Cloudflare Workers (workerd)", "");
   lines.push(...sh(run.workerd));
   lines.push(
-    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, deploy \`worker.mjs\` as a module worker and set each secret with \`wrangler secret put NAME\`.`,
+    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, \`npx wrangler deploy -c deploy/wrangler.toml\` deploys \`worker.mjs\` as a module worker; set each secret with \`wrangler secret put NAME\`.`,
     "",
   );
   lines.push("### Settings of the fetch handler", "");
   lines.push(
-    "`worker.mjs` reads `KERVANC_ALLOWED_HOSTS` (comma-separated Host names clients use; default localhost only) and `KERVANC_DENY_NETWORK` (comma-separated CIDR ranges to refuse as well) from its environment (a Workers binding, `Deno.env`, `process.env`).",
+    "`worker.mjs` reads `KERVANC_ALLOWED_HOSTS` (comma-separated Host names clients use; default localhost only) and `KERVANC_DENY_NETWORK` (comma-separated CIDR ranges to refuse as well) from its environment (a Workers binding, `Deno.env`, `process.env`), and authentication as `server.mjs` has it (see [Authentication](#authentication)): `KERVANC_AUTH_TOKENS` (comma-separated bearer tokens), or `KERVANC_OAUTH_ISSUER` with `KERVANC_OAUTH_JWKS_URL` and optionally `KERVANC_OAUTH_AUDIENCE` (default: `https://` plus the first `KERVANC_ALLOWED_HOSTS` name plus `/mcp`; on Deno add the key set's host:port to `--allow-net`). When `KERVANC_ALLOWED_HOSTS` names a host that is not loopback, it refuses to start without authentication unless `KERVANC_INSECURE_NO_AUTH=1`. `GET /healthz` answers as on Node. The per-client request limit is Node's alone: on Workers, use Cloudflare's rate limiting rules.",
     "",
   );
   lines.push("### Tests only: a local upstream", "");
@@ -338,6 +346,8 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     `The server only calls ${hosts.map((h) => codeSpan(h)).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
     "",
   );
+  lines.push(...proxySection());
+  lines.push(...operationsSection());
   lines.push("## Tools", "");
   for (const tool of server.tools) {
     const listing = tool.plan.listing;
@@ -352,8 +362,45 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   }
   lines.push("## What is in this package", "");
   lines.push(
-    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
+    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration, and `deploy/` holds a Dockerfile, a Kubernetes manifest and a wrangler.toml. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** The README's section on egress through a proxy (server.mjs) and what each fetch platform does instead. */
+function proxySection(): string[] {
+  return [
+    "## Egress through a proxy",
+    "",
+    "`server.mjs` honours `HTTPS_PROXY`/`https_proxy`, `HTTP_PROXY`/`http_proxy` (and `ALL_PROXY`) and `NO_PROXY`/`no_proxy` from its environment: `NO_PROXY` takes host names (`api.example.com`), suffixes (`.example.com` or `*.example.com`), an optional `:port`, `*` for everything, and IP ranges (`10.0.0.0/8`). The proxy must be an `http://` URL; credentials go in its userinfo (`http://user:password@proxy:3128`, percent-encoded) and are sent to the proxy only, never shown in a result, an error or a log line. HTTPS upstreams go through a `CONNECT` tunnel by name, with TLS verified end to end against the upstream's own name, so the proxy sees no plaintext. A proxy that refuses the tunnel (407, 403, 502) or drops it gives a tool error naming its status and the upstream host.",
+    "",
+    "The proxy's own address is yours to choose (it may be private). What goes through it is still checked: every request and redirect must be on the egress list, an IP-literal upstream must pass the address policy, and a name that resolves here has its addresses checked. A name that resolves only at the proxy cannot be checked here: which addresses the proxy connects to is the proxy's policy.",
+    "",
+    "`worker.mjs` does not read these variables: on Cloudflare Workers there is no egress proxy (outbound requests leave through Cloudflare's network; self-hosted workerd routes them by its `network` service), while Deno's and Bun's own `fetch` honour `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY` themselves (on Deno, add the proxy's host:port to `--allow-net` and take its range out of `--deny-net`). On Bun the fetch handler resolves each host name first to check its addresses, and refuses a name that does not resolve locally: behind a proxy where outside names resolve only at the proxy, use `server.mjs`.",
+    "",
+  ];
+}
+
+/** The README's sections on authentication, limits, health, logs and scaling out. */
+function operationsSection(): string[] {
+  return [
+    "## Authentication",
+    "",
+    "Over HTTP, `server.mjs` refuses to listen off loopback without authentication unless you pass `--insecure-no-auth`. Two modes:",
+    "",
+    "- Bearer tokens, for internal services: `--auth-tokens-file FILE` (one token per line, at least 16 characters; `#` starts a comment) or `KERVANC_AUTH_TOKENS` (comma-separated). Clients send `Authorization: Bearer TOKEN`. Tokens are compared in constant time and never logged.",
+    "- OAuth 2.1 resource server, as the MCP authorization specification describes: `--oauth-issuer URL --oauth-jwks-url URL [--oauth-audience URL]`. Access tokens must be JWTs signed by a key of the issuer's key set (asymmetric algorithms only), with that `iss`, an `aud` equal to this server's resource URL (`--oauth-audience`; by default `http://HOST:PORT/mcp` of this server: behind a load balancer or TLS terminator, set it to the public URL), a `sub`, and a current `exp`/`nbf`. Without a valid token the answer is `401` with `WWW-Authenticate: Bearer resource_metadata=\"...\"`, and the protected-resource metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource`. The key set is cached and fetched again when a token names an unknown key.",
+    "",
+    "## Limits, health and logs",
+    "",
+    "- Each client may send `--client-rate-limit N` requests a minute (default 300, `0` turns it off; `429` with `Retry-After` past it). The client is the token's subject when authentication is on, the connection's address otherwise. Behind a load balancer or reverse proxy, pass `--trust-proxy CIDR` (repeatable) with its addresses: `X-Forwarded-For` is then read on connections from those addresses only.",
+    "- `GET /healthz` answers `200` with the server's name, version and tool count, without authentication and without calling any upstream.",
+    "- `--log-format json` writes one JSON object per line on stderr: one per tool call (`time`, `level`, `event: \"call\"`, `tool`, `outcome`, `durationMs`, `upstreamStatus`, `responseBytes`, `requestId`) and one per refused request (`event: \"refused\"`, `status`, `reason`). `--log-level debug|info|warn|error` sets the threshold (a call that succeeded is `info`, one that failed `warn`, an internal error `error`; in the text format per-call lines are written at `debug` only). No argument values and no upstream bodies are logged, and every line passes through the same redaction as results.",
+    "",
+    "## Deploy and scale out",
+    "",
+    "`deploy/` has a `Dockerfile` (a non-root Node image with a read-only root filesystem in mind and `/healthz` as its health check), `kubernetes.yaml` (a Deployment and a Service) and `wrangler.toml` (Cloudflare Workers). The server is stateless: each HTTP request stands alone (no sessions), so run any number of replicas behind a load balancer. Every limit (the per-client request limit, the per-tool rate limits of the spec, the request-body budget) counts per replica: with N replicas a client can make up to N times as many requests.",
+    "",
+  ];
 }

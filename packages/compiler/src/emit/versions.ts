@@ -59,7 +59,7 @@ export const SCHEMA_FILE = PACKED ? join(COMPILER_ROOT, "schema", "kervan-spec.s
 export const KERVANC_VERSION = readJson(join(COMPILER_ROOT, "package.json")).version;
 
 /** The packages whose versions a generated package.json pins. */
-export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js"] as const;
+export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js", "jose", "proxy-from-env"] as const;
 export const DEV_DEPENDENCIES = ["@types/node", "esbuild", "typescript"] as const;
 export type PinnedPackage = (typeof RUNTIME_DEPENDENCIES)[number] | (typeof DEV_DEPENDENCIES)[number];
 

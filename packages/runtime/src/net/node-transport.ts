@@ -17,6 +17,8 @@ import zlib from "node:zlib";
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
+import type { ProxySettings } from "./proxy.ts";
+import { sendThroughProxy } from "./proxy-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -24,6 +26,8 @@ export interface NodeTransportOptions {
   readonly gate: LookupGate;
   /** Injected for tests; defaults to `dns.promises.lookup`. */
   readonly resolve?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
+  /** The egress proxy settings (from the *_PROXY variables); null or absent connects directly. */
+  readonly proxy?: ProxySettings | null;
 }
 
 type Checked = readonly { address: string; family: number }[];
@@ -36,7 +40,16 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
   const resolve =
     options.resolve ?? ((hostname: string) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
 
-  async function resolveChecked(url: URL, signal: AbortSignal): Promise<{ connectHost: string; addresses: Checked }> {
+  /**
+   * Resolves and checks the hop's host. `unresolvableOk` is for hops through a proxy: there the name may
+   * resolve only at the proxy, so a failed lookup is not a refusal (the answer is empty), but an answer that
+   * does come back is still checked.
+   */
+  async function resolveChecked(
+    url: URL,
+    signal: AbortSignal,
+    unresolvableOk = false,
+  ): Promise<{ connectHost: string; addresses: Checked }> {
     const host = url.host;
     const kind = classifyHost(url.hostname);
     if (kind.kind === "invalid") throw blocked(host, kind.reason);
@@ -57,8 +70,10 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         throw signalMessage(signal, host, `waiting for a DNS lookup slot (${slots})`);
       }
       if (signal.aborted) throw signalMessage(signal, host, "while resolving the host name");
+      if (unresolvableOk) return { connectHost: kind.name, addresses: [] };
       throw new ToolError(`Request to ${host} was blocked: the host name could not be resolved.`);
     }
+    if (answers.length === 0 && unresolvableOk) return { connectHost: kind.name, addresses: [] };
     if (answers.length === 0)
       throw new ToolError(`Request to ${host} was blocked: the host name resolved to no addresses.`);
     for (const answer of answers) {
@@ -75,6 +90,12 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       ["br", () => zlibStream(zlib.createBrotliDecompress())],
     ]),
     async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
+      const proxy = options.proxy?.forUrl(hop.url) ?? null;
+      if (proxy !== null) {
+        // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here.
+        await resolveChecked(hop.url, ctx.signal, true);
+        return sendThroughProxy(hop, ctx, proxy);
+      }
       const { connectHost, addresses } = await resolveChecked(hop.url, ctx.signal);
       const host = hop.url.host;
       const checkedSet = new Set(addresses.map((a) => a.address));

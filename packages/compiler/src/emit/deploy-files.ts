@@ -1,0 +1,155 @@
+/**
+ * The deploy/ folder of a generated package: a Dockerfile, a Kubernetes manifest (Deployment and Service) and a
+ * wrangler.toml for Cloudflare Workers.
+ *
+ * Each is a starting point an operator edits (the image name, the Host name clients use, the replica count),
+ * with the safe settings already in place: a non-root user, nothing written to the root filesystem, code
+ * generation from strings refused, every capability dropped, secrets from the environment (a Kubernetes Secret,
+ * `wrangler secret put`), authentication required off loopback (the server refuses to start without it), and
+ * /healthz for the health checks. Every spec-derived value is written as a JSON string, which YAML and TOML both
+ * read as a plain string, so no name can break out of its field.
+ */
+import type { PlannedServer } from "../plan/plan.ts";
+import { hashComment } from "./code.ts";
+import { packageName, packageVersion, SAMPLE_PORT, WORKERD_COMPATIBILITY_DATE } from "./package-files.ts";
+
+export const DEPLOY_FILES = {
+  dockerfile: "deploy/Dockerfile",
+  kubernetes: "deploy/kubernetes.yaml",
+  wrangler: "deploy/wrangler.toml",
+} as const;
+
+/** The Node image: the release line the tests run on, Alpine for the smallest base with a shell for HEALTHCHECK. */
+export const DOCKER_BASE_IMAGE = "node:22-alpine";
+/** The settings every generated package's environment may hold besides its secrets. */
+const AUTH_TOKENS = "KERVANC_AUTH_TOKENS";
+
+const q = (text: string): string => JSON.stringify(text);
+
+/** A Kubernetes object name (RFC 1123 label): lower-case letters, digits and '-', at most 63 characters. */
+export function kubernetesName(folder: string): string {
+  const name = packageName(folder)
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, 52)
+    .replace(/-+$/, "");
+  return /^[a-z]/.test(name) ? name : `mcp-${name}`.replace(/-+$/, "");
+}
+
+function secretNames(server: PlannedServer): string[] {
+  return [...new Set(server.plan.secrets.map((s) => s.name))].sort();
+}
+
+export function dockerfile(server: PlannedServer, folder: string, header: string): string {
+  const name = packageName(folder);
+  const port = String(SAMPLE_PORT);
+  const entry = ["node", "--disallow-code-generation-from-strings", "server.mjs", "--http", "--host", "0.0.0.0", "--port", port];
+  const secrets = [...secretNames(server), AUTH_TOKENS];
+  return `${hashComment(header)}
+# ${name} ${packageVersion(server)}: build from the package folder with
+#   docker build -f deploy/Dockerfile -t ${name}:${packageVersion(server)} .
+# and run with a read-only root filesystem, secrets from the environment, and the Host name clients use:
+#   docker run --read-only --cap-drop ALL --security-opt no-new-privileges -p ${port}:${port} \\
+#     ${secrets.map((s) => `-e ${s}`).join(" ")} ${name}:${packageVersion(server)} --allowed-host mcp.example.com
+# Off loopback the server refuses to start without authentication: ${AUTH_TOKENS} (bearer tokens) or
+# --oauth-issuer/--oauth-jwks-url (OAuth). server.mjs is one file with no dependencies: no npm install here.
+FROM ${DOCKER_BASE_IMAGE}
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --chown=root:root --chmod=0444 server.mjs manifest.json ./
+# The image's unprivileged user (uid 1000); the server writes no file, so the root filesystem can be read-only.
+USER node
+EXPOSE ${port}
+HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD wget -q -O /dev/null http://127.0.0.1:${port}/healthz || exit 1
+ENTRYPOINT [${entry.map(q).join(", ")}]
+CMD ["--allowed-host", "localhost"]
+`;
+}
+
+export function kubernetesManifest(server: PlannedServer, folder: string, header: string): string {
+  const name = kubernetesName(folder);
+  const version = packageVersion(server);
+  const port = SAMPLE_PORT;
+  const env = [...secretNames(server), AUTH_TOKENS]
+    .map(
+      (secret) => `            - name: ${q(secret)}
+              valueFrom:
+                secretKeyRef: { name: ${q(`${name}-secrets`)}, key: ${q(secret)} }`,
+    )
+    .join("\n");
+  const probe = `httpGet: { path: "/healthz", port: "http" }`;
+  return `${hashComment(header)}
+# ${name} ${version}: a Deployment and a Service. Build the image from deploy/Dockerfile, set the Host name
+# clients use (--allowed-host) and, behind an ingress or load balancer, its addresses (--trust-proxy CIDR),
+# then create the Secret the pods read:
+#   kubectl create secret generic ${name}-secrets ${[...secretNames(server), AUTH_TOKENS].map((s) => `--from-literal=${s}=...`).join(" ")}
+# The server is stateless: scale replicas freely. Limits (requests per client, per tool) count per replica.
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${q(name)}
+  labels: { app.kubernetes.io/name: ${q(name)}, app.kubernetes.io/version: ${q(version)} }
+spec:
+  replicas: 2
+  selector:
+    matchLabels: { app.kubernetes.io/name: ${q(name)} }
+  template:
+    metadata:
+      labels: { app.kubernetes.io/name: ${q(name)} }
+    spec:
+      automountServiceAccountToken: false
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 1000
+        runAsGroup: 1000
+        seccompProfile: { type: RuntimeDefault }
+      containers:
+        - name: server
+          image: ${q(`${packageName(folder)}:${version}`)}
+          args: ["--allowed-host", "mcp.example.com", "--log-format", "json"]
+          ports:
+            - { name: http, containerPort: ${port}, protocol: TCP }
+          env:
+${env}
+          securityContext:
+            runAsNonRoot: true
+            readOnlyRootFilesystem: true
+            allowPrivilegeEscalation: false
+            capabilities: { drop: ["ALL"] }
+          resources:
+            requests: { cpu: "50m", memory: "64Mi" }
+            limits: { cpu: "500m", memory: "256Mi" }
+          readinessProbe: { ${probe}, periodSeconds: 10 }
+          livenessProbe: { ${probe}, periodSeconds: 20, failureThreshold: 3 }
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: ${q(name)}
+  labels: { app.kubernetes.io/name: ${q(name)} }
+spec:
+  type: ClusterIP
+  selector: { app.kubernetes.io/name: ${q(name)} }
+  ports:
+    - { name: http, port: 80, targetPort: http, protocol: TCP }
+`;
+}
+
+export function wranglerToml(server: PlannedServer, folder: string, header: string): string {
+  const name = kubernetesName(folder);
+  const secrets = [...secretNames(server), AUTH_TOKENS];
+  return `${hashComment(header)}
+# ${name} on Cloudflare Workers: from the package folder, \`npx wrangler deploy -c deploy/wrangler.toml\`.
+# worker.mjs imports no Node built-in, so no nodejs_compat flag is set. Set each secret (never in this file):
+${secrets.map((s) => `#   npx wrangler secret put ${s}`).join("\n")}
+# (or KERVANC_OAUTH_ISSUER and KERVANC_OAUTH_JWKS_URL for OAuth instead of ${AUTH_TOKENS}). With
+# KERVANC_ALLOWED_HOSTS naming a public host, the worker refuses to start without authentication.
+name = ${q(name)}
+main = "../worker.mjs"
+compatibility_date = ${q(WORKERD_COMPATIBILITY_DATE)}
+workers_dev = true
+
+[vars]
+KERVANC_ALLOWED_HOSTS = ${q(`${name}.example.workers.dev`)}
+`;
+}

@@ -1,0 +1,183 @@
+/**
+ * Authentication on /mcp, for every runtime that serves the fetch handler (Node through node-http.ts, Workers,
+ * Deno, Bun).
+ *
+ * Two modes. Static bearer tokens, for internal services: the presented token's SHA-256 is compared in constant
+ * time with each configured token's, so neither the comparison's time nor an early exit says how much of a
+ * token matched. OAuth 2.1 resource server, as the MCP authorization specification describes it: a request
+ * without a valid token gets 401 with `WWW-Authenticate: Bearer resource_metadata="..."`, the protected-resource
+ * metadata (RFC 9728) is served at /.well-known/oauth-protected-resource, and JWT access tokens are verified by
+ * `jose` against the authorization server's JWKS (signature, issuer, audience equal to this server's resource
+ * URL, expiry, not-before; asymmetric algorithms only, so `alg: none` and HMAC tokens are refused). The key set
+ * is cached and fetched again when a token names a key it does not hold (at most once per cooldown).
+ *
+ * A token is never logged or shown: refusals say why in fixed words. The subject (the JWT `sub`, or a digest
+ * prefix of a static token) keys the per-client request limit.
+ */
+import { createRemoteJWKSet } from "jose/jwks/remote";
+import { jwtVerify } from "jose/jwt/verify";
+
+export interface OAuthSettings {
+  /** The authorization server's issuer identifier (the `iss` every token must carry). */
+  readonly issuer: string;
+  readonly jwksUrl: string;
+  /** This server's resource URL: the `aud` every token must carry, and `resource` in the metadata. */
+  readonly audience: string;
+}
+
+export interface AuthSettings {
+  readonly tokens: readonly string[];
+  readonly oauth: OAuthSettings | null;
+}
+
+export type AuthResult =
+  { readonly ok: true; readonly subject: string } | { readonly ok: false; readonly response: Response };
+
+export interface Authenticator {
+  readonly mode: "tokens" | "oauth";
+  /** The protected-resource metadata document's path, in OAuth mode. */
+  readonly metadataPaths: readonly string[];
+  metadata(): Response;
+  check(request: Request): Promise<AuthResult>;
+}
+
+/** Asymmetric JWS algorithms only: never `none`, never a shared-secret HMAC the JWKS cannot hold safely. */
+const ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+];
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+/**
+ * After a fetch of the key set, no other for this long: a flood of tokens naming unknown keys costs the
+ * authorization server at most one request per cooldown, and a rotated-in key is picked up within it.
+ */
+export const JWKS_COOLDOWN_MS = 5_000;
+
+/** The metadata URL of RFC 9728 §3.1: the well-known segment goes between the host and the resource's path. */
+export function resourceMetadataUrl(resource: string): string {
+  const url = new URL(resource);
+  const path = url.pathname === "/" ? "" : url.pathname;
+  return `${url.origin}${WELL_KNOWN}${path}`;
+}
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+/** Compares two equal-length digests without an early exit. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ (b[i] ?? 0);
+  return diff === 0;
+}
+
+const hex = (bytes: Uint8Array): string => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+function bearer(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (header === null) return null;
+  const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(header);
+  return match ? match[1]! : "";
+}
+
+function unauthorized(challenge: string, message: string): AuthResult {
+  return {
+    ok: false,
+    response: new Response(`${message}\n`, {
+      status: 401,
+      headers: { "content-type": "text/plain", "www-authenticate": challenge, "cache-control": "no-store" },
+    }),
+  };
+}
+
+export function createAuthenticator(
+  settings: AuthSettings,
+  options: { cooldownMs?: number } = {},
+): Authenticator | null {
+  if (settings.oauth !== null) return oauthAuthenticator(settings.oauth, options.cooldownMs ?? JWKS_COOLDOWN_MS);
+  if (settings.tokens.length === 0) return null;
+  const expected = Promise.all(settings.tokens.map((token) => digest(token)));
+  return {
+    mode: "tokens",
+    metadataPaths: [],
+    metadata: () => new Response(null, { status: 404 }),
+    async check(request) {
+      const token = bearer(request);
+      if (token === null)
+        return unauthorized('Bearer realm="mcp"', "Unauthorized: send Authorization: Bearer <token>.");
+      const presented = await digest(token);
+      let match: Uint8Array | null = null;
+      // Every configured token is compared, whichever matches.
+      for (const candidate of await expected) if (sameBytes(presented, candidate)) match = candidate;
+      if (match === null)
+        return unauthorized('Bearer realm="mcp", error="invalid_token"', "Unauthorized: the token is not valid.");
+      return { ok: true, subject: `token:${hex(match).slice(0, 16)}` };
+    },
+  };
+}
+
+function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authenticator {
+  const metadataUrl = resourceMetadataUrl(oauth.audience);
+  const metadataPath = new URL(metadataUrl).pathname;
+  const keys = createRemoteJWKSet(new URL(oauth.jwksUrl), {
+    cooldownDuration: cooldownMs,
+    cacheMaxAge: 10 * 60_000,
+    timeoutDuration: 5_000,
+  });
+  const challenge = (error?: string): string =>
+    `Bearer resource_metadata="${metadataUrl}"${error !== undefined ? `, error="${error}"` : ""}`;
+  const document = JSON.stringify({
+    resource: oauth.audience,
+    authorization_servers: [oauth.issuer],
+    bearer_methods_supported: ["header"],
+  });
+  return {
+    mode: "oauth",
+    metadataPaths: [...new Set([WELL_KNOWN, metadataPath])],
+    metadata: () =>
+      new Response(document, {
+        status: 200,
+        headers: {
+          "content-type": "application/json",
+          "cache-control": "max-age=300",
+          "access-control-allow-origin": "*",
+        },
+      }),
+    async check(request) {
+      const token = bearer(request);
+      if (token === null) return unauthorized(challenge(), "Unauthorized: this server needs an OAuth access token.");
+      try {
+        const { payload } = await jwtVerify(token, keys, {
+          issuer: oauth.issuer,
+          audience: oauth.audience,
+          algorithms: ALGORITHMS,
+          requiredClaims: ["exp", "sub"],
+          clockTolerance: 30,
+        });
+        return { ok: true, subject: `sub:${payload.sub!}` };
+      } catch (error) {
+        const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+        const reason =
+          code === "ERR_JWT_EXPIRED"
+            ? "the token has expired"
+            : code === "ERR_JWT_CLAIM_VALIDATION_FAILED"
+              ? "the token is not for this server, not from its authorization server, or not yet valid"
+              : code === "ERR_JWKS_NO_MATCHING_KEY"
+                ? "the token's signing key is not in the authorization server's key set"
+                : code === "ERR_JWKS_TIMEOUT" || code === "ERR_JOSE_GENERIC" || code === "ERR_JWKS_INVALID"
+                  ? "the authorization server's key set could not be read"
+                  : "the token is not valid";
+        return unauthorized(challenge("invalid_token"), `Unauthorized: ${reason}.`);
+      }
+    },
+  };
+}

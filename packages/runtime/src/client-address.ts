@@ -1,0 +1,44 @@
+/**
+ * Which address a request comes from, for the per-client request limit.
+ *
+ * The socket's address, unless it is one of the `--trust-proxy` ranges (a load balancer or reverse proxy the
+ * operator runs): then `X-Forwarded-For` is read from the right, skipping the trusted hops, and the first
+ * address not in those ranges is the client. An entry that is not an IP address stops the walk there (it was
+ * written by someone untrusted), and so does the header's absence. A client can put anything at the left of
+ * the header; only what trusted hops appended is believed.
+ */
+import { inRange, parseCidr, parseIpLiteral, type IpRange } from "./net/ip.ts";
+
+export class TrustProxyError extends Error {
+  override readonly name = "TrustProxyError";
+}
+
+export function parseTrustedRanges(cidrs: readonly string[]): IpRange[] {
+  return cidrs.map((cidr) => {
+    const text = cidr.includes("/") ? cidr : cidr.includes(":") ? `${cidr}/128` : `${cidr}/32`;
+    const parsed = parseCidr(text);
+    if (!parsed.ok) throw new TrustProxyError(`--trust-proxy ${cidr}: ${parsed.problem}`);
+    return parsed.range;
+  });
+}
+
+function trusted(address: string, ranges: readonly IpRange[]): boolean {
+  const literal = parseIpLiteral(address.replace(/^::ffff:(?=\d+\.)/i, ""));
+  return literal !== undefined && ranges.some((range) => inRange(literal, range));
+}
+
+export function clientAddress(remote: string, forwardedFor: string | undefined, ranges: readonly IpRange[]): string {
+  if (ranges.length === 0 || forwardedFor === undefined || !trusted(remote, ranges)) return remote;
+  const hops = forwardedFor
+    .split(",")
+    .map((hop) => hop.trim())
+    .filter((hop) => hop !== "");
+  let client = remote;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    if (parseIpLiteral(hop.replace(/^\[|\]$/g, "")) === undefined) return client;
+    client = hop;
+    if (!trusted(hop, ranges)) return hop;
+  }
+  return client;
+}

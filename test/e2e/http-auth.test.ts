@@ -1,0 +1,255 @@
+/**
+ * Authentication on /mcp (issue 15): the bundle started with --http and OAuth (a JWKS served on 127.0.0.1,
+ * tokens signed here with jose) or static bearer tokens, spoken to by both SDK clients with a token and by raw
+ * requests for every way a token can be wrong. Also: off loopback without authentication is refused, /healthz
+ * answers without a token and never calls the upstream, and the per-client limit is keyed by the subject.
+ */
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { webcrypto } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHttpServer } from "../helpers/http.ts";
+import { buildFixtures, removeDir } from "../helpers/kervanc.ts";
+import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+
+const ISSUER = "https://auth.example.test";
+const AUDIENCE = "https://mcp.example.test/mcp";
+const STATIC_TOKEN = "static-token-canary-0123456789";
+
+let upstream: Upstream;
+let outDir: string;
+let serverPath: string;
+const children: ChildProcess[] = [];
+let jwks: http.Server;
+let jwksUrl: string;
+let jwksFetches = 0;
+let published: object[] = [];
+let key1: webcrypto.CryptoKey;
+let key2: webcrypto.CryptoKey;
+let oauthEndpoint: string;
+
+async function token(claims: Record<string, unknown>, options: { key?: webcrypto.CryptoKey; kid?: string; iss?: string; aud?: string; exp?: number | string; sub?: string } = {}): Promise<string> {
+  const jwt = new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: "ES256", kid: options.kid ?? "k1" })
+    .setIssuer(options.iss ?? ISSUER)
+    .setAudience(options.aud ?? AUDIENCE)
+    .setSubject(options.sub ?? "user-1")
+    .setIssuedAt()
+    .setExpirationTime(options.exp ?? "5m");
+  return jwt.sign(options.key ?? key1);
+}
+
+function unsecured(): string {
+  const b64 = (v: object): string => Buffer.from(JSON.stringify(v)).toString("base64url");
+  return `${b64({ alg: "none", kid: "k1" })}.${b64({ iss: ISSUER, aud: AUDIENCE, sub: "user-1", exp: Math.floor(Date.now() / 1000) + 300 })}.`;
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
+async function post(endpoint: string, bearer: string | null): Promise<Response> {
+  return fetch(endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(bearer !== null ? { authorization: `Bearer ${bearer}` } : {}) },
+    body: initialize,
+  });
+}
+
+async function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stderr: () => string }> {
+  const started = await startHttpServer(serverPath, ["--allow-private-network", ...args], env);
+  children.push(started.child);
+  return started;
+}
+
+beforeAll(async () => {
+  upstream = await startUpstream((_req, res) => json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }));
+  const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
+  expect(built.result.code).toBe(0);
+  outDir = built.outDir;
+  serverPath = join(outDir, "open-meteo", "server.mjs");
+  ({ privateKey: key1 } = await generateKeyPair("ES256", { extractable: true }).then(async (pair) => {
+    published = [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }];
+    return pair;
+  }));
+  const pair2 = await generateKeyPair("ES256", { extractable: true });
+  key2 = pair2.privateKey;
+  jwks = http.createServer((_req, res) => {
+    jwksFetches++;
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: published }));
+  });
+  await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
+  jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+  oauthEndpoint = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE])).url;
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  await upstream?.close();
+  jwks?.closeAllConnections();
+  await new Promise<void>((resolve) => (jwks ? jwks.close(() => resolve()) : resolve()));
+  if (outDir) await removeDir(join(outDir, ".."));
+});
+
+describe("OAuth resource server", () => {
+  it("answers 401 with WWW-Authenticate naming the protected-resource metadata", async () => {
+    const response = await post(oauthEndpoint, null);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it("serves the RFC 9728 metadata without a token", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const response = await fetch(new URL(path, oauthEndpoint));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ resource: AUDIENCE, authorization_servers: [ISSUER], bearer_methods_supported: ["header"] });
+    }
+  });
+
+  it("accepts a valid token", async () => {
+    const response = await post(oauthEndpoint, await token({}));
+    expect(response.status).toBe(200);
+  });
+
+  const refusals: [string, () => Promise<string>][] = [
+    ["an expired token", () => token({}, { exp: Math.floor(Date.now() / 1000) - 3600 })],
+    ["a token for another audience", () => token({}, { aud: "https://other.example.test/mcp" })],
+    ["a token from another issuer", () => token({}, { iss: "https://evil.example.test" })],
+    ["a token signed by a key not in the key set", () => token({}, { key: key2, kid: "k2" })],
+    ["a token signed by another key under a known kid", () => token({}, { key: key2, kid: "k1" })],
+    ["an unsecured token (alg none)", async () => unsecured()],
+    ["a token without a subject", async () => new SignJWT({}).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("5m").sign(key1)],
+    ["garbage", async () => "not.a.jwt"],
+  ];
+  for (const [what, make] of refusals) {
+    it(`refuses ${what}`, async () => {
+      const response = await post(oauthEndpoint, await make());
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      expect(response.headers.get("www-authenticate")).toContain("resource_metadata=");
+    });
+  }
+
+  it("fetches the key set again for an unknown kid, so a rotated key is accepted", async () => {
+    // Its own server, so its key-set cache starts empty here.
+    const rotated = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE])).url;
+    const before = jwksFetches;
+    expect((await post(rotated, await token({}))).status).toBe(200);
+    expect(jwksFetches).toBe(before + 1);
+    // Cached: a second token costs no fetch.
+    expect((await post(rotated, await token({}))).status).toBe(200);
+    expect(jwksFetches).toBe(before + 1);
+    // The authorization server rotates in k3. Past the cooldown between fetches (5 s), a token naming the
+    // unknown kid makes the server fetch the key set again, and the new key is accepted.
+    const pair = await generateKeyPair("ES256", { extractable: true });
+    published = [...published, { ...(await exportJWK(pair.publicKey)), kid: "k3", alg: "ES256", use: "sig" }];
+    await new Promise((resolve) => setTimeout(resolve, 5_100));
+    expect((await post(rotated, await token({}, { key: pair.privateKey, kid: "k3" }))).status).toBe(200);
+    expect(jwksFetches).toBe(before + 2);
+    published = published.slice(0, 1);
+  }, 30_000);
+
+  it("serves both SDK clients that send a token", async () => {
+    const bearer = await token({});
+    const modern = new ModernClient({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    await modern.connect(new ModernHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    try {
+      const result = await modern.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
+      expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
+    } finally {
+      await modern.close();
+    }
+    const legacy = new LegacyClient({ name: "t", version: "1" });
+    await legacy.connect(new LegacyHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    try {
+      const result = await legacy.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
+      expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
+    } finally {
+      await legacy.close();
+    }
+  });
+});
+
+describe("static bearer tokens", () => {
+  let endpoint: string;
+  let stderr: () => string;
+  beforeAll(async () => {
+    const file = join(outDir, "tokens.txt");
+    await writeFile(file, `# the team's token\n${STATIC_TOKEN}\n`);
+    ({ url: endpoint, stderr } = await start(["--auth-tokens-file", file, "--client-rate-limit", "3"], { KERVANC_AUTH_TOKENS: "second-token-abcdefghijklmnop" }));
+  });
+
+  it("accepts each configured token, from the file and from KERVANC_AUTH_TOKENS", async () => {
+    expect((await post(endpoint, STATIC_TOKEN)).status).toBe(200);
+    expect((await post(endpoint, "second-token-abcdefghijklmnop")).status).toBe(200);
+  });
+
+  it("refuses a missing, wrong, or prefix token", async () => {
+    expect((await post(endpoint, null)).status).toBe(401);
+    expect((await post(endpoint, "static-token-canary-012345678")).status).toBe(401);
+    expect((await post(endpoint, `${STATIC_TOKEN}x`)).status).toBe(401);
+    expect(stderr()).not.toContain(STATIC_TOKEN);
+  });
+
+  it("keys the per-client limit by the token, not the address", async () => {
+    // The first test spent 1 of STATIC_TOKEN's 3; the second token spent 1 of its own.
+    expect((await post(endpoint, STATIC_TOKEN)).status).toBe(200);
+    expect((await post(endpoint, STATIC_TOKEN)).status).toBe(200);
+    const limited = await post(endpoint, STATIC_TOKEN);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Same address, another subject: still served.
+    expect((await post(endpoint, "second-token-abcdefghijklmnop")).status).toBe(200);
+  });
+
+  it("holds failed attempts from one address to the same limit, so tokens cannot be guessed at speed", async () => {
+    // Three failed attempts were spent by the refusal test above: the fourth is answered 429, not 401.
+    const guessed = await post(endpoint, "guess-token-abcdefghijklmnop");
+    expect(guessed.status).toBe(429);
+    // A valid token is still served: its subject has its own count.
+    expect((await post(endpoint, "second-token-abcdefghijklmnop")).status).toBe(200);
+  });
+
+  it("answers /healthz without a token and without calling the upstream", async () => {
+    const before = upstream.requests.length;
+    const response = await fetch(new URL("/healthz", endpoint));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok", name: "open-meteo", version: "0.1.0", tools: 1 });
+    expect(upstream.requests.length).toBe(before);
+  });
+});
+
+describe("off loopback", () => {
+  function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [serverPath, "--http", "--port", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
+      child.on("exit", (code) => resolve({ code, stderr }));
+    });
+  }
+
+  it("refuses to serve without authentication", async () => {
+    const result = await exitOf(["--host", "0.0.0.0", "--allowed-host", "mcp.example.test"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("needs authentication");
+    expect(result.stderr).toContain("--insecure-no-auth");
+  });
+
+  it("serves with --insecure-no-auth, and says so", async () => {
+    const started = await start(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--insecure-no-auth"]);
+    expect(started.stderr()).toContain("without authentication");
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * deploy/ in every generated package (issue 15): the Dockerfile, the Kubernetes manifest and wrangler.toml
+ * parse and carry the settings the issue lists. The manifest is validated against the published Kubernetes
+ * JSON schemas (kubernetes-models ships them compiled, so no network is needed), and the check is shown to
+ * refuse a broken manifest. Every golden package is checked (the golden test proves they are what a build writes).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { Service } from "kubernetes-models/v1/Service";
+import { parse as parseToml } from "smol-toml";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+
+const GOLDEN = resolve(import.meta.dirname, "..", "..", "fixtures", "golden");
+const packages = readdirSync(GOLDEN).filter((name) => existsSync(join(GOLDEN, name, "manifest.json")));
+const read = (pkg: string, file: string): string => readFileSync(join(GOLDEN, pkg, file), "utf8");
+const secretsOf = (pkg: string): string[] => (JSON.parse(read(pkg, "manifest.json")) as { secrets: { name: string }[] }).secrets.map((s) => s.name);
+
+/** Dockerfile instructions: comments dropped, continuations joined. */
+function instructions(text: string): { op: string; args: string }[] {
+  const joined = text.replace(/\\\n/g, " ");
+  return joined
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const [op, ...rest] = line.split(/\s+/);
+      return { op: op!.toUpperCase(), args: rest.join(" ") };
+    });
+}
+
+function validateK8s(doc: Record<string, unknown>): void {
+  if (doc["kind"] === "Deployment") new Deployment(doc as never).validate();
+  else if (doc["kind"] === "Service") new Service(doc as never).validate();
+  else throw new Error(`unexpected kind ${String(doc["kind"])}`);
+}
+
+describe.each(packages)("deploy/ of %s", (pkg) => {
+  it("has a Dockerfile: minimal Node base, non-root, code generation refused, /healthz, no secret baked in", () => {
+    const steps = instructions(read(pkg, "deploy/Dockerfile"));
+    expect(steps[0]).toEqual({ op: "FROM", args: expect.stringMatching(/^node:\d+-alpine$/) });
+    expect(steps.filter((s) => s.op === "USER").map((s) => s.args)).toEqual(["node"]);
+    const entry = JSON.parse(steps.find((s) => s.op === "ENTRYPOINT")!.args) as string[];
+    expect(entry.slice(0, 3)).toEqual(["node", "--disallow-code-generation-from-strings", "server.mjs"]);
+    expect(entry).toContain("--http");
+    expect(steps.find((s) => s.op === "HEALTHCHECK")!.args).toContain("/healthz");
+    // Nothing but the bundle and its manifest goes in; the only ENV is NODE_ENV: secrets come at run time.
+    expect(steps.filter((s) => s.op === "COPY").map((s) => s.args.split(" ").filter((a) => !a.startsWith("--")))).toEqual([["server.mjs", "manifest.json", "./"]]);
+    expect(steps.filter((s) => s.op === "ENV").map((s) => s.args)).toEqual(["NODE_ENV=production"]);
+    expect(steps.some((s) => s.op === "RUN")).toBe(false);
+  });
+
+  it("has a Kubernetes Deployment and Service that pass the Kubernetes schemas and carry the hardening", () => {
+    const docs = parseAllDocuments(read(pkg, "deploy/kubernetes.yaml")).map((d) => {
+      expect(d.errors).toEqual([]);
+      return d.toJSON() as Record<string, unknown>;
+    });
+    expect(docs.map((d) => d["kind"])).toEqual(["Deployment", "Service"]);
+    for (const doc of docs) validateK8s(doc);
+    const deployment = docs[0] as { spec: { template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } } };
+    const pod = deployment.spec.template.spec;
+    expect(pod.securityContext["runAsNonRoot"]).toBe(true);
+    const [container] = pod.containers;
+    expect(container!["securityContext"]).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(Object.keys(container!["resources"]["requests"]).sort()).toEqual(["cpu", "memory"]);
+    expect(Object.keys(container!["resources"]["limits"]).sort()).toEqual(["cpu", "memory"]);
+    for (const probe of ["readinessProbe", "livenessProbe"]) expect(container![probe]["httpGet"]["path"]).toBe("/healthz");
+    const env = container!["env"] as { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[];
+    // Every secret, and the bearer tokens, come from a Secret; no value is written here.
+    expect(env.map((e) => e.name).sort()).toEqual([...secretsOf(pkg), "KERVANC_AUTH_TOKENS"].sort());
+    for (const e of env) expect(e.value === undefined && e.valueFrom?.secretKeyRef.key === e.name).toBe(true);
+  });
+
+  it("has a wrangler.toml that serves worker.mjs without nodejs_compat", () => {
+    const config = parseToml(read(pkg, "deploy/wrangler.toml")) as Record<string, unknown>;
+    expect(existsSync(join(GOLDEN, pkg, "deploy", config["main"] as string))).toBe(true);
+    expect(config["main"]).toBe("../worker.mjs");
+    expect(config["compatibility_flags"] ?? []).not.toContain("nodejs_compat");
+    expect(JSON.stringify(config)).not.toContain("nodejs_compat");
+    expect(config["compatibility_date"]).toMatch(/^\d{4}-\d\d-\d\d$/);
+    // Secrets are never vars: only the allowed host is.
+    expect(Object.keys(config["vars"] as object)).toEqual(["KERVANC_ALLOWED_HOSTS"]);
+  });
+});
+
+describe("the Kubernetes schema check", () => {
+  it("refuses a manifest the schemas do not allow (so a pass means something)", () => {
+    const docs = parseAllDocuments(read(packages[0]!, "deploy/kubernetes.yaml")).map((d) => d.toJSON() as Record<string, any>);
+    const broken = structuredClone(docs[0]!);
+    broken["spec"]["replicas"] = "two";
+    expect(() => validateK8s(broken)).toThrow();
+    const noImage = structuredClone(docs[0]!);
+    delete noImage["spec"]["template"]["spec"]["containers"][0]["name"];
+    expect(() => validateK8s(noImage)).toThrow();
+  });
+});
