@@ -22,6 +22,9 @@ import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
+import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
+
+export { MAX_DIAGNOSTICS_PER_FILE };
 
 export interface CompiledSpec {
   readonly file: string;
@@ -44,19 +47,6 @@ export function compileSpec(file: string, bytes: Uint8Array): CompiledSpec {
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked) : null;
   return { file, folder, diagnostics, loaded: spec, planned };
-}
-
-/** More problems than this in one file are not news: a file that has them is usually not a spec at all. */
-export const MAX_DIAGNOSTICS_PER_FILE = 200;
-
-/** Keeps the first diagnostics of a file and says how many more there are (an error if any of them is one). */
-function capDiagnostics(file: string, diagnostics: Diagnostic[]): Diagnostic[] {
-  if (diagnostics.length <= MAX_DIAGNOSTICS_PER_FILE) return diagnostics;
-  const rest = diagnostics.slice(MAX_DIAGNOSTICS_PER_FILE);
-  const errors = rest.filter((d) => d.severity === "error").length;
-  const last = diagnostics[MAX_DIAGNOSTICS_PER_FILE - 1]!;
-  const note = finding("KV9005", [], `${rest.length} more problems in this file (${errors} errors) are not shown; fix the ones above first.`, { severity: errors > 0 ? "error" : "warning" });
-  return [...diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE), placeAt(file, last.line, last.column, note)];
 }
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {

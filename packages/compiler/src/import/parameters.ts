@@ -1,0 +1,191 @@
+/**
+ * Parameters: the path item's and the operation's, placed in the request. Path parameters become
+ * `{{input.x}}` in the URL, query and required header parameters become query entries and headers; what a
+ * spec cannot send is left out with a warning (KV7010).
+ *
+ * Optional header parameters are left out: a spec sends every header it names, and a missing value fails the
+ * call.
+ */
+import { HEADER_NAME } from "../check/request.ts";
+import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import type { ImportContext, Operation } from "./context.ts";
+import type { Inputs } from "./inputs.ts";
+import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+import { RESERVED_HEADERS } from "./security.ts";
+
+export interface Param {
+  readonly name: string;
+  readonly in: string;
+  readonly required: boolean;
+  readonly at: SpecPath;
+  readonly schema: unknown;
+  readonly schemaAt: SpecPath;
+  readonly description: string | undefined;
+  readonly explode: boolean;
+}
+
+/** Where the parameters go in the request. */
+export interface PlacedParameters {
+  /** The path with `{{input.x}}` templates. */
+  readonly path: string;
+  readonly query: Record<string, unknown>;
+  readonly headers: Record<string, unknown>;
+}
+
+/** The operation's parameters: the path item's, overridden by the operation's own (same name and place). */
+export function readParameters(ctx: ImportContext, operation: Operation, inputs: Inputs): Param[] {
+  const byKey = new Map<string, Param>();
+  const lists: [unknown, SpecPath][] = [
+    [operation.item["parameters"], [...operation.itemAt, "parameters"]],
+    [operation.op["parameters"], [...operation.at, "parameters"]],
+  ];
+  for (const [list, listAt] of lists) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new ImportProblem("KV7003", listAt, "parameters must be a list.");
+    list.forEach((raw, i) => {
+      const { value, path } = ctx.resolver.deref(raw, [...listAt, i]);
+      const name = own(value, "name");
+      const location = own(value, "in");
+      if (typeof name !== "string" || typeof location !== "string" || !["path", "query", "header", "cookie"].includes(location)) {
+        throw new ImportProblem("KV7003", path, 'A parameter needs a name and an "in" of path, query, header or cookie.');
+      }
+      let schema = own(value, "schema");
+      let schemaAt = [...path, "schema"];
+      const content = own(value, "content");
+      if (schema === undefined && isPlainObject(content)) {
+        const type = Object.keys(content)[0];
+        if (type !== undefined) {
+          schema = own(own(content, type), "schema");
+          schemaAt = [...path, "content", type, "schema"];
+        }
+      }
+      const style = own(value, "style");
+      const explode = own(value, "explode");
+      byKey.set(`${location}:${location === "header" ? name.toLowerCase() : name}`, {
+        name,
+        in: location,
+        required: location === "path" || own(value, "required") === true,
+        at: path,
+        schema,
+        schemaAt,
+        description: inputs.describe(own(value, "description"), [...path, "description"]),
+        // OpenAPI's default for query parameters is style form with explode true: a=1&a=2.
+        explode: typeof explode === "boolean" ? explode : style === undefined || style === "form",
+      });
+    });
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * Places the parameters in the request and adds their input properties: path parameters in the order the path
+ * uses them, then query and header ones. `credentials` are the places security schemes already fill
+ * (`query:name`, `header:name`). Null when the operation cannot be a tool (reported).
+ */
+export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: ReadonlySet<string>): PlacedParameters | null {
+  const { route, at } = operation;
+  // The path: {name} becomes {{input.<id>}}; literal braces are percent-encoded so they stay text.
+  const pathParams = new Map(params.filter((p) => p.in === "path").map((p) => [p.name, p]));
+  let path = "";
+  for (const part of route.split(/(\{[^{}]*\})/)) {
+    const variable = /^\{([^{}]*)\}$/.exec(part);
+    if (variable === null) {
+      path += part.replace(/\{/g, "%7B").replace(/\}/g, "%7D");
+      continue;
+    }
+    const param = pathParams.get(variable[1]!);
+    if (param !== undefined && !isScalarSchema(ctx.resolver, param.schema, param.schemaAt)) {
+      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`));
+      return null;
+    }
+    const id = inputs.add(param ?? { name: variable[1]!, required: true, description: undefined, schema: undefined, schemaAt: at }, "path");
+    inputs.require(id);
+    path += `{{input.${id}}}`;
+  }
+  for (const param of params) {
+    if (param.in === "path" && !route.includes(`{${param.name}}`)) {
+      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" does not appear in the path ${route}; it is left out.`));
+    }
+  }
+
+  const query: Record<string, unknown> = {};
+  const headers: Record<string, unknown> = {};
+  // Query parameters before headers, so names collide (and get suffixes) in a fixed order of places.
+  const order = ["cookie", "query", "header"];
+  for (const param of [...params].sort((a, b) => order.indexOf(a.in) - order.indexOf(b.in))) {
+    if (param.in === "cookie") {
+      ctx.report(finding("KV7010", param.at, `The cookie parameter "${param.name}" is left out: a spec sends no cookies from arguments.`));
+      continue;
+    }
+    if (param.in === "query") {
+      if (credentials.has(`query:${param.name.toLowerCase()}`)) continue;
+      if (param.name.includes("{{")) {
+        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`));
+        continue;
+      }
+      const kind = valueKind(ctx.resolver, param.schema, param.schemaAt);
+      if (kind === "complex") {
+        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`));
+        continue;
+      }
+      if (kind === "array" && !param.explode) {
+        ctx.report(
+          finding("KV7010", param.at, `The query parameter "${param.name}" asks for comma-separated values (explode: false); a spec repeats the parameter for each value instead (${param.name}=a&${param.name}=b).`),
+        );
+      }
+      put(query, param.name, `{{input.${inputs.add(param, "query")}}}`);
+    }
+    if (param.in === "header") {
+      const lower = param.name.toLowerCase();
+      if (credentials.has(`header:${lower}`)) continue;
+      if (lower === "authorization" || lower === "cookie") {
+        ctx.report(
+          finding("KV7010", param.at, `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`),
+        );
+        continue;
+      }
+      if (!HEADER_NAME.test(param.name) || RESERVED_HEADERS.has(lower)) {
+        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is left out: a spec cannot set that header.`));
+        continue;
+      }
+      if (!param.required) {
+        ctx.report(
+          finding("KV7010", param.at, `The optional header parameter "${param.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`),
+        );
+        continue;
+      }
+      if (valueKind(ctx.resolver, param.schema, param.schemaAt) !== "scalar") {
+        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is not a string, number or boolean; it is left out.`));
+        continue;
+      }
+      put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
+    }
+  }
+  return { path, query, headers };
+}
+
+/** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */
+export function valueKind(resolver: Resolver, schema: unknown, at: SpecPath): "scalar" | "array" | "complex" {
+  if (schema === undefined) return "scalar";
+  const { value } = resolver.deref(schema, at);
+  const types = typesOf(value);
+  if (types.includes("object")) return "complex";
+  if (types.includes("array")) {
+    const items = resolver.deref(own(value, "items"), [...at, "items"]).value;
+    const itemTypes = typesOf(items);
+    return itemTypes.includes("object") || itemTypes.includes("array") ? "complex" : "array";
+  }
+  return "scalar";
+}
+
+function isScalarSchema(resolver: Resolver, schema: unknown, at: SpecPath): boolean {
+  return valueKind(resolver, schema, at) === "scalar";
+}
+
+function typesOf(schema: unknown): string[] {
+  const type = own(schema, "type");
+  if (typeof type === "string") return [type];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
+  if (isPlainObject(own(schema, "properties"))) return ["object"];
+  return [];
+}

@@ -1,0 +1,50 @@
+/**
+ * Request bodies (import/request-body.ts): the body a tool sends.
+ */
+import { describe, expect, it } from "vitest";
+import { imp, specOf, api, ok200 } from "./helpers.ts";
+
+describe("request bodies", () => {
+  it("sends a JSON body as one required property, with its media type when it is not application/json", () => {
+    const spec = specOf(
+      imp(
+        api({
+          "/a": {
+            patch: {
+              operationId: "a",
+              requestBody: { description: "The changes.", content: { "application/merge-patch+json": { schema: { type: "object", properties: { n: { type: "integer" } } } } } },
+              responses: ok200,
+            },
+          },
+        }),
+      ),
+    );
+    const tool = spec.tools[0]!;
+    expect(tool["input"]).toEqual({
+      type: "object",
+      properties: { body: { description: "The changes.", type: "object", properties: { n: { type: "integer" } } } },
+      required: ["body"],
+      additionalProperties: false,
+    });
+    expect(tool["http"]).toEqual({ method: "PATCH", url: "https://api.example.com/v1/a", headers: { "Content-Type": "application/merge-patch+json" }, body: "{{input.body}}" });
+  });
+
+  it("leaves out non-JSON bodies (and the operation when the body is required), and bodies on GET", () => {
+    const result = imp(
+      api({
+        "/upload": { post: { operationId: "upload", requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object" } } } }, responses: ok200 } },
+        "/form": { post: { operationId: "form", requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } } }, responses: ok200 } },
+        "/get": { get: { operationId: "get", requestBody: { content: { "application/json": { schema: { type: "object" } } } }, responses: ok200 } },
+      }),
+    );
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation is left out.",
+      "The request body is application/x-www-form-urlencoded; a spec sends JSON bodies only, so the body is left out.",
+      "A GET request cannot have a body in a spec; the body is left out.",
+    ]);
+    expect(specOf(result).tools.map((t) => [t["name"], t["http"]["body"]])).toEqual([
+      ["form", undefined],
+      ["get", undefined],
+    ]);
+  });
+});
