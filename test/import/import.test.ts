@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 import { REPO } from "../helpers/kervanc.ts";
-import { api, codes, importFixture, type ImportResult, imp, ok200, specOf, text } from "./helpers.ts";
+import { api, codes, importFixture, type ImportResult, imp, ok200, specOf, text, problems } from "./helpers.ts";
 
 const GOOD = ["petstore.yaml", "tickets.json", "notes.yaml"];
 const HOSTILE = readdirSync(join(REPO, "fixtures/openapi/hostile")).sort();
@@ -269,8 +269,8 @@ describe("schemas", () => {
       ...api({ "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^[\\w-.]+$" } }], responses: ok200 } } }),
       openapi: "3.0.3",
     });
-    expect(result.diagnostics.map((d) => [d.code, d.path])).toEqual([["KV7010", 'paths["/a"].get.parameters[0].schema.pattern']]);
-    expect(result.diagnostics[0]!.message).toMatch(/^The pattern is left out: it is not a valid regular expression in Unicode mode \(/);
+    expect(problems(result).map((d) => [d.code, d.path])).toEqual([["KV7010", 'paths["/a"].get.parameters[0].schema.pattern']]);
+    expect(problems(result)[0]!.message).toMatch(/^The pattern is left out: it is not a valid regular expression in Unicode mode \(/);
   });
 
   it("inlines local references and leaves out readOnly properties (and their required entries) from requests", () => {
@@ -340,7 +340,7 @@ describe("visible text", () => {
         },
       }),
     );
-    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+    expect(problems(result).map((d) => [d.code, d.path, d.message])).toEqual([
       ["KV7014", 'paths["/a"].get.summary', "The summary has 1 invisible or control character (U+202E), which the spec format refuses; it was removed."],
       ["KV7014", 'paths["/a"].get.description', "The description has 2 invisible or control characters (U+200B first), which the spec format refuses; they were removed."],
       ["KV7014", 'paths["/a"].get.parameters[0].description', "The description has 1 invisible or control character (U+0007), which the spec format refuses; it was removed."],

@@ -2,7 +2,7 @@
  * Parameters (import/parameters.ts): path, query and header parameters placed in the request, and what is left out.
  */
 import { describe, expect, it } from "vitest";
-import { imp, specOf, api, ok200 } from "./helpers.ts";
+import { imp, specOf, api, ok200, problems } from "./helpers.ts";
 
 describe("parameters", () => {
   it("leaves out what a spec cannot send, with a warning at the parameter", () => {
@@ -24,7 +24,7 @@ describe("parameters", () => {
         },
       }),
     );
-    expect(result.diagnostics.map((d) => [d.code, d.path])).toEqual([
+    expect(problems(result).map((d) => [d.code, d.path])).toEqual([
       ["KV7010", 'paths["/a"].get.parameters[0]'],
       ["KV7010", 'paths["/a"].get.parameters[1]'],
       ["KV7010", 'paths["/a"].get.parameters[2]'],
@@ -46,7 +46,7 @@ describe("parameters", () => {
   it("refuses, as kervanc build would, a path whose '..' removes a template (KV7012 at the operation)", () => {
     const result = imp(api({ "/files/{name}/../raw": { get: { operationId: "raw", responses: ok200 } } }));
     expect(result.ok).toBe(false);
-    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+    expect(problems(result).map((d) => [d.code, d.path, d.message])).toEqual([
       [
         "KV7012",
         'paths["/files/{name}/../raw"].get',

@@ -2,7 +2,7 @@
  * Request bodies (import/request-body.ts): the body a tool sends.
  */
 import { describe, expect, it } from "vitest";
-import { imp, specOf, api, ok200 } from "./helpers.ts";
+import { imp, specOf, api, ok200, problems } from "./helpers.ts";
 
 describe("request bodies", () => {
   it("sends a JSON body as one required property, with its media type when it is not application/json", () => {
@@ -37,7 +37,7 @@ describe("request bodies", () => {
         "/get": { get: { operationId: "get", requestBody: { content: { "application/json": { schema: { type: "object" } } } }, responses: ok200 } },
       }),
     );
-    expect(result.diagnostics.map((d) => d.message)).toEqual([
+    expect(problems(result).map((d) => d.message)).toEqual([
       "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation is left out.",
       "The request body is application/x-www-form-urlencoded; a spec sends JSON bodies only, so the body is left out.",
       "A GET request cannot have a body in a spec; the body is left out.",

@@ -2,7 +2,7 @@
  * Responses (import/responses.ts): the output select and schema proposed from the success response.
  */
 import { describe, expect, it } from "vitest";
-import { imp, specOf, codes, api, ok200, text, type ImportResult } from "./helpers.ts";
+import { imp, specOf, codes, api, ok200, text, type ImportResult, problems } from "./helpers.ts";
 
 describe("output proposals", () => {
   const proposal = (responses: unknown): { output: unknown; result: ImportResult } => {
@@ -56,10 +56,19 @@ describe("output proposals", () => {
     expect(proposal({ "200": { description: "x", content: { "text/csv": { schema: { type: "string" } } } } }).output).toEqual({ raw: true });
     expect(proposal({ "404": { description: "x" } }).output).toEqual({ select: "@" });
     const noBody = proposal({ "204": { description: "Deleted." } });
-    expect(codes(noBody.result)).toEqual(["warning KV7010"]);
+    expect(codes(noBody.result)).toEqual([]);
+    expect(noBody.output).toEqual({ select: "@" });
+    expect(noBody.result.text).toContain("# proposal: the 204 response has no body; a call that succeeds says so in a short text");
     const binary = imp(api({ "/img": { get: { operationId: "img", responses: { "200": { description: "x", content: { "image/png": {} } } } } }, "/b": { get: { operationId: "b", responses: ok200 } } }));
-    expect(binary.diagnostics.map((d) => d.message)).toEqual(["The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out."]);
+    expect(problems(binary).map((d) => d.message)).toEqual(["The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out."]);
     expect(specOf(binary).tools.map((t) => t["name"])).toEqual(["b"]);
+  });
+
+  it("gives no output schema to a tool whose success may be empty: an empty answer has no structured content", () => {
+    const both = proposal({ ...json({ type: "object", properties: { id: { type: "string" } } }), "204": { description: "Nothing changed." } });
+    expect(both.output).toEqual({ select: "{id: id}" });
+    expect(both.result.text).toContain("no output schema, since the 204 response has no body");
+    expect(proposal(json({ type: "object", properties: { id: { type: "string" } } })).output).toHaveProperty("schema");
   });
 
   it("merges allOf parts and follows references in responses", () => {

@@ -339,8 +339,8 @@ export const CODES = {
   },
   KV7009: {
     severity: "warning",
-    summary: "A security scheme kervanc cannot express (http basic, oauth2, openIdConnect): the operation is imported without it.",
-    example: 'The security scheme "petstore_auth" (oauth2) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+    summary: "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
+    example: 'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
   },
   KV7010: {
     severity: "warning",
@@ -367,6 +367,16 @@ export const CODES = {
     severity: "warning",
     summary: "Invisible or control characters were removed from a text the model would read.",
     example: "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
+  },
+  KV7015: {
+    severity: "warning",
+    summary: "A parameter carries a credential (by its name or description): it is sent from a secret, not asked of the model.",
+    example: 'The query parameter "token" carries a credential; it is sent from the secret TOKEN instead of being an input the model fills in.',
+  },
+  KV7016: {
+    severity: "warning",
+    summary: "The document declares no security scheme: the tools are imported without authentication.",
+    example: "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
   },
 } as const satisfies Record<string, CodeInfo>;
 

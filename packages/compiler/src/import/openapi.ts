@@ -10,9 +10,8 @@
  *
  * Decisions (also in the README, "kervanc import"):
  * - A `$ref` cycle in a tool's input is an error (KV7006); in a response it only ends the proposal's walk.
- * - http basic, oauth2 and openIdConnect cannot be expressed: the operation is imported without
- *   authentication, with one warning per scheme (KV7009). An alternative (`security` lists them) that kervanc can
- *   express is preferred when there is one.
+ * - Credentials are secrets, never inputs (security.ts): every scheme but http digest-like ones and mutualTLS
+ *   maps to a header, query entry or cookie; parameters that are credentials are sent from secrets.
  * - A plain-http server is allowed for operations that send no secrets (`allowInsecureHttp: true`, warning
  *   KV7013); an operation that sends secrets to it is an error (KV7008), since secrets never travel over http.
  */
@@ -34,7 +33,7 @@ import { ImportProblem, isPlainObject, own, Resolver } from "./refs.ts";
 import { placeRequestBody } from "./request-body.ts";
 import { proposeOutput } from "./responses.ts";
 import { type ConvertNote, firstHidden, type OpenApiVersion, SchemaConverter } from "./schema.ts";
-import { applyCredentials, credentialPlaces, Security } from "./security.ts";
+import { applyCredentials, credentialPlaces, isCredentialParameter, type SecretKind, Security } from "./security.ts";
 import { basePath, hostPort, type Server, Servers } from "./servers.ts";
 import { cleanText, removedMessage, shorten } from "./text.ts";
 
@@ -71,6 +70,12 @@ const ANNOTATIONS: Readonly<Record<string, Record<string, boolean>>> = {
   delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
 };
 
+const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
+  "api key": "the API key",
+  "access token": "an access token, sent as Authorization: Bearer (obtain it outside; the server runs no OAuth flow)",
+  "basic pair": "the base64 of user:password, sent as Authorization: Basic (for example: printf %s 'user:password' | base64)",
+};
+
 interface BuiltTool {
   readonly operation: Operation;
   readonly value: Record<string, unknown>;
@@ -99,6 +104,8 @@ class Importer {
   readonly #resolver: Resolver;
   readonly #root: Record<string, unknown>;
   readonly #findings: Finding[] = [];
+  /** What each secret holds, for the comment above it in the spec. */
+  readonly #secretNotes = new Map<string, string>();
   #version: OpenApiVersion = "3.0";
 
   constructor(source: OpenApiSource, outFile: string, options: ImportOptions) {
@@ -139,7 +146,7 @@ class Importer {
       this.#report(finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", { atKey: true }));
     }
     if (this.#hasErrors()) return failed(this.#diagnostics(), operations.length);
-    return this.#finish(built, operations.length);
+    return this.#finish(built, operations.length, !security.declaresAny());
   }
 
   #report(f: Finding): void {
@@ -220,8 +227,9 @@ class Importer {
 
     const server = servers.for(operation);
     const auth = security.auth(operation);
-    const secrets = auth.credentials.map((a) => a.secret);
-    if (secrets.length > 0 && server.url.protocol === "http:") {
+    const params = readParameters(ctx, operation, inputs);
+    const credentialParams = params.some((p) => (p.in === "query" || p.in === "header") && isCredentialParameter(p.name, p.description));
+    if ((auth.credentials.length > 0 || credentialParams) && server.url.protocol === "http:") {
       throw new ImportProblem(
         "KV7008",
         server.at,
@@ -235,9 +243,15 @@ class Importer {
     }
     if (proposal.warning) this.#report(finding("KV7010", proposal.warning.path, proposal.warning.message));
 
-    const params = readParameters(ctx, operation, inputs);
-    const placed = placeParameters(ctx, operation, params, inputs, credentialPlaces(auth));
+    const placed = placeParameters(ctx, operation, params, inputs, {
+      places: credentialPlaces(auth),
+      authenticated: auth.credentials.length > 0,
+      secretFor: (param) => security.secretName(`${param.in}:${param.in === "header" ? param.name.toLowerCase() : param.name}`, param.name),
+    });
     if (placed === null) return null;
+    const secrets = [...new Set([...auth.credentials.map((a) => a.secret), ...placed.secrets])];
+    for (const a of auth.credentials) this.#secretNotes.set(a.secret, SECRET_NOTES[a.kind]);
+    for (const secret of placed.secrets) if (!this.#secretNotes.has(secret)) this.#secretNotes.set(secret, "the value of a credential parameter");
     const { query, headers } = placed;
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;
@@ -289,7 +303,7 @@ class Importer {
   }
 
   /** Writes the spec, checks it with the compiler, and measures its tools/list. */
-  #finish(built: readonly BuiltTool[], operations: number): ImportResult {
+  #finish(built: readonly BuiltTool[], operations: number, noSchemes: boolean): ImportResult {
     const info = own(this.#root, "info");
     const title = typeof own(info, "title") === "string" ? cleanText(own(info, "title") as string, "line").text : "";
     const rawVersion = own(info, "version");
@@ -322,6 +336,10 @@ class Importer {
     };
     const comments: Comment[] = built.flatMap((tool, i) => tool.comments.map((c) => ({ path: ["tools", i, ...c.path], text: c.text })));
     if (secretsList.length > 0) comments.push({ path: ["secrets"], text: "Each secret's value comes from the environment variable of the same name." });
+    secretsList.forEach((name, i) => {
+      const note = this.#secretNotes.get(name);
+      if (note !== undefined) comments.push({ path: ["secrets", i], text: `${name}: ${note}` });
+    });
     const openapi = String(this.#root["openapi"]);
     const header = [
       `Generated by kervanc import from ${basename(this.#source.file)} (OpenAPI ${openapi}): ${built.length} of ${operations} operation${operations === 1 ? "" : "s"}.`,
@@ -346,6 +364,11 @@ class Importer {
     if (compiled.planned === null || compiled.loaded === null) {
       // No errors and no plan cannot happen; if it does, it is a bug in kervanc, not in the document.
       throw new Error("kervanc import: the imported spec has no errors but was not planned.");
+    }
+    if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
+      this.#report(
+        finding("KV7016", [], "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand."),
+      );
     }
     const importDiagnostics = this.#diagnostics();
     const size = listingSize(compiled.planned);

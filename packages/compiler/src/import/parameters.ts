@@ -11,7 +11,7 @@ import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
-import { RESERVED_HEADERS } from "./security.ts";
+import { isCredentialParameter, RESERVED_HEADERS } from "./security.ts";
 
 export interface Param {
   readonly name: string;
@@ -30,6 +30,18 @@ export interface PlacedParameters {
   readonly path: string;
   readonly query: Record<string, unknown>;
   readonly headers: Record<string, unknown>;
+  /** Secrets that credential parameters are sent from. */
+  readonly secrets: readonly string[];
+}
+
+/** How credentials are handled for an operation: the places its schemes fill, and secrets for parameters. */
+export interface CredentialPolicy {
+  /** `query:name` and `header:name` (lower case) that the operation's security schemes already fill. */
+  readonly places: ReadonlySet<string>;
+  /** Whether the operation already sends credentials from a security scheme. */
+  readonly authenticated: boolean;
+  /** The secret for a credential parameter. */
+  secretFor(param: Param): string;
 }
 
 /** The operation's parameters: the path item's, overridden by the operation's own (same name and place). */
@@ -82,7 +94,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
  * uses them, then query and header ones. `credentials` are the places security schemes already fill
  * (`query:name`, `header:name`). Null when the operation cannot be a tool (reported).
  */
-export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: ReadonlySet<string>): PlacedParameters | null {
+export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: CredentialPolicy): PlacedParameters | null {
   const { route, at } = operation;
   // The path: {name} becomes {{input.<id>}}; literal braces are percent-encoded so they stay text.
   const pathParams = new Map(params.filter((p) => p.in === "path").map((p) => [p.name, p]));
@@ -110,6 +122,19 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
 
   const query: Record<string, unknown> = {};
   const headers: Record<string, unknown> = {};
+  const secrets: string[] = [];
+  /** A credential parameter: sent from a secret, or left out when a security scheme already authenticates. */
+  const credential = (param: Param, target: Record<string, unknown>): void => {
+    const where = `The ${param.in} parameter "${param.name}"`;
+    if (credentials.authenticated) {
+      ctx.report(finding("KV7015", param.at, `${where} carries a credential, and the operation's security scheme already sends one; it is left out.`));
+      return;
+    }
+    const secret = credentials.secretFor(param);
+    ctx.report(finding("KV7015", param.at, `${where} carries a credential; it is sent from the secret ${secret} instead of being an input the model fills in.`));
+    put(target, param.name, `{{secrets.${secret}}}`);
+    if (!secrets.includes(secret)) secrets.push(secret);
+  };
   // Query parameters before headers, so names collide (and get suffixes) in a fixed order of places.
   const order = ["cookie", "query", "header"];
   for (const param of [...params].sort((a, b) => order.indexOf(a.in) - order.indexOf(b.in))) {
@@ -118,9 +143,13 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
       continue;
     }
     if (param.in === "query") {
-      if (credentials.has(`query:${param.name.toLowerCase()}`)) continue;
+      if (credentials.places.has(`query:${param.name.toLowerCase()}`)) continue;
       if (param.name.includes("{{")) {
         ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`));
+        continue;
+      }
+      if (isCredentialParameter(param.name, param.description)) {
+        credential(param, query);
         continue;
       }
       const kind = valueKind(ctx.resolver, param.schema, param.schemaAt);
@@ -137,7 +166,7 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
     }
     if (param.in === "header") {
       const lower = param.name.toLowerCase();
-      if (credentials.has(`header:${lower}`)) continue;
+      if (credentials.places.has(`header:${lower}`)) continue;
       if (lower === "authorization" || lower === "cookie") {
         ctx.report(
           finding("KV7010", param.at, `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`),
@@ -146,6 +175,10 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
       }
       if (!HEADER_NAME.test(param.name) || RESERVED_HEADERS.has(lower)) {
         ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is left out: a spec cannot set that header.`));
+        continue;
+      }
+      if (isCredentialParameter(param.name, param.description)) {
+        credential(param, headers);
         continue;
       }
       if (!param.required) {
@@ -161,7 +194,7 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
       put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
     }
   }
-  return { path, query, headers };
+  return { path, query, headers, secrets };
 }
 
 /** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */

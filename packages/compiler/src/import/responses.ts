@@ -62,19 +62,8 @@ export function proposeOutput(resolver: Resolver, operation: Record<string, unkn
   const content = own(response.value, "content");
   const types = isPlainObject(content) ? Object.keys(content) : [];
   if (types.length === 0) {
-    const bodyless = code === "204" || code === "205";
-    return {
-      output: { select: "@" },
-      comment: `proposal: the ${code} response documents no body; review what the API answers`,
-      ...(bodyless
-        ? {
-            warning: {
-              path: response.path,
-              message: `The success response (${code}) has no body. A tool reads a JSON or text answer, so a call that succeeds upstream will still report an error about the content type.`,
-            },
-          }
-        : {}),
-    };
+    // The generated server reports an empty success as a success with a short text (docs/runtime.md).
+    return { output: { select: "@" }, comment: `proposal: the ${code} response has no body; a call that succeeds says so in a short text` };
   }
   const jsonType = types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
   if (jsonType === undefined) {
@@ -91,7 +80,22 @@ export function proposeOutput(resolver: Resolver, operation: Record<string, unkn
     return { output: { select: "@" }, comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it` };
   }
   const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
-  return buildProposal(shape, code);
+  const proposal = buildProposal(shape, code);
+  const empty = emptySuccessCode(resolver, responses.value, responses.path);
+  if (empty === null || !("schema" in proposal.output)) return proposal;
+  // An empty answer carries no structured content, which a client refuses from a tool with an output schema.
+  return { ...proposal, output: { select: proposal.output.select }, comment: `${proposal.comment}; no output schema, since the ${empty} response has no body` };
+}
+
+/** A documented success code whose response has no body, if there is one. */
+function emptySuccessCode(resolver: Resolver, responses: unknown, at: SpecPath): string | null {
+  for (const code of SUCCESS) {
+    const raw = own(responses, code);
+    if (raw === undefined) continue;
+    const content = own(resolver.deref(raw, [...at, code]).value, "content");
+    if (!isPlainObject(content) || Object.keys(content).length === 0) return code;
+  }
+  return null;
 }
 
 function buildProposal(shape: Shape, code: string): Proposal {

@@ -2,8 +2,14 @@
  * Security schemes and requirements: which credentials an operation sends, as declared secrets.
  *
  * An operation's `security` (else the document's) lists alternatives; the first one a spec can express is
- * used. API keys (header, query, cookie) and http bearer become secrets; a scheme a spec cannot express is
- * reported once (KV7009) with the tools imported without it.
+ * used. Each scheme becomes one declared secret, bound to the hosts of the tools that send it:
+ * - apiKey in a header, the query or a cookie: the key itself, where the scheme says;
+ * - http bearer, oauth2 and openIdConnect: `Authorization: Bearer <secret>`, the secret holding the access token
+ *   (the server runs no OAuth flow: the token is obtained outside, as for any bearer token);
+ * - http basic: `Authorization: Basic <secret>`, the secret holding the encoded pair (base64 of `user:password`),
+ *   since a template cannot encode.
+ * A scheme a spec cannot express (digest, mutualTLS, ...) is reported once (KV7009) with the tools imported
+ * without it.
  */
 import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../check/request.ts";
 import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
@@ -19,10 +25,15 @@ export type Credential =
   | { readonly kind: "query"; readonly name: string }
   | { readonly kind: "cookie"; readonly name: string };
 
-type SchemeInfo = { readonly ok: true; readonly credential: Credential; readonly at: SpecPath } | { readonly ok: false; readonly what: string; readonly at: SpecPath };
+/** What the secret of a scheme holds, for the comment written above it in the spec. */
+export type SecretKind = "api key" | "access token" | "basic pair";
+
+type SchemeInfo =
+  | { readonly ok: true; readonly credential: Credential; readonly kind: SecretKind; readonly at: SpecPath }
+  | { readonly ok: false; readonly what: string; readonly at: SpecPath };
 
 export interface Auth {
-  readonly credentials: readonly { readonly credential: Credential; readonly secret: string }[];
+  readonly credentials: readonly { readonly credential: Credential; readonly secret: string; readonly kind: SecretKind }[];
   /** Schemes of the requirement that a spec cannot express (the tool is imported without them). */
   readonly unsupported: readonly string[];
 }
@@ -59,7 +70,13 @@ export class Security {
       }
       const infos = names.map((n) => [n, this.#scheme(n, requirementAt)] as const);
       if (infos.every(([, info]) => info?.ok === true)) {
-        return { credentials: infos.map(([n, info]) => ({ credential: (info as Extract<SchemeInfo, { ok: true }>).credential, secret: this.#secretName(n) })), unsupported: [] };
+        return {
+          credentials: infos.map(([n, info]) => {
+            const ok = info as Extract<SchemeInfo, { ok: true }>;
+            return { credential: ok.credential, kind: ok.kind, secret: this.secretName(`scheme:${n}`, n) };
+          }),
+          unsupported: [],
+        };
       }
       firstUnsupported ??= infos.filter(([, info]) => info?.ok !== true).map(([n]) => n);
     }
@@ -107,15 +124,24 @@ export class Security {
     return info;
   }
 
-  #secretName(scheme: string): string {
-    let name = this.#secretNames.get(scheme);
+  /** The secret for a key (a scheme, or a credential parameter's place), named from `base` and unique. */
+  secretName(key: string, base: string): string {
+    let name = this.#secretNames.get(key);
     if (name === undefined) {
-      name = this.#secretNameSet.take(secretNameFrom(scheme));
-      this.#secretNames.set(scheme, name);
+      name = this.#secretNameSet.take(secretNameFrom(base));
+      this.#secretNames.set(key, name);
     }
     return name;
   }
+
+  /** Whether the document declares any security scheme or requirement (if not, the import says so once). */
+  declaresAny(): boolean {
+    const schemes = own(this.#ctx.root["components"], "securitySchemes");
+    return (isPlainObject(schemes) && Object.keys(schemes).length > 0) || (Array.isArray(this.#ctx.root["security"]) && this.#ctx.root["security"].length > 0);
+  }
 }
+
+const BEARER: Credential = { kind: "header", name: "Authorization", prefix: "Bearer " };
 
 /** What one security scheme object means for a spec. */
 function schemeInfo(value: unknown, path: SpecPath): SchemeInfo {
@@ -126,21 +152,25 @@ function schemeInfo(value: unknown, path: SpecPath): SchemeInfo {
     if (typeof keyName !== "string" || keyName === "") return { ok: false, what: "apiKey without a name", at: path };
     if (location === "header") {
       return HEADER_NAME.test(keyName) && !RESERVED_HEADERS.has(keyName.toLowerCase())
-        ? { ok: true, credential: { kind: "header", name: keyName, prefix: "" }, at: path }
+        ? { ok: true, credential: { kind: "header", name: keyName, prefix: "" }, kind: "api key", at: path }
         : { ok: false, what: `apiKey in the header "${keyName}", which a spec cannot set`, at: path };
     }
     if (location === "query") {
-      return keyName.includes("{{") ? { ok: false, what: "apiKey with a templated query name", at: path } : { ok: true, credential: { kind: "query", name: keyName }, at: path };
+      return keyName.includes("{{") ? { ok: false, what: "apiKey with a templated query name", at: path } : { ok: true, credential: { kind: "query", name: keyName }, kind: "api key", at: path };
     }
     if (location === "cookie") {
-      return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(keyName) ? { ok: true, credential: { kind: "cookie", name: keyName }, at: path } : { ok: false, what: "apiKey in a cookie with an unusual name", at: path };
+      return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(keyName) ? { ok: true, credential: { kind: "cookie", name: keyName }, kind: "api key", at: path } : { ok: false, what: "apiKey in a cookie with an unusual name", at: path };
     }
     return { ok: false, what: 'apiKey without a valid "in"', at: path };
   }
   if (type === "http") {
     const scheme = String(own(value, "scheme") ?? "").toLowerCase();
-    return scheme === "bearer" ? { ok: true, credential: { kind: "header", name: "Authorization", prefix: "Bearer " }, at: path } : { ok: false, what: `http ${scheme || "(no scheme)"}`, at: path };
+    if (scheme === "bearer") return { ok: true, credential: BEARER, kind: "access token", at: path };
+    if (scheme === "basic") return { ok: true, credential: { kind: "header", name: "Authorization", prefix: "Basic " }, kind: "basic pair", at: path };
+    return { ok: false, what: `http ${scheme || "(no scheme)"}`, at: path };
   }
+  // OAuth 2 and OpenID Connect both end in a bearer access token on each request; obtaining it is outside.
+  if (type === "oauth2" || type === "openIdConnect") return { ok: true, credential: BEARER, kind: "access token", at: path };
   return { ok: false, what: typeof type === "string" ? type : "(no type)", at: path };
 }
 
@@ -158,4 +188,20 @@ export function applyCredentials(auth: Auth, query: Record<string, unknown>, hea
   }
   const cookies = auth.credentials.filter((a) => a.credential.kind === "cookie").map((a) => `${a.credential.name}={{secrets.${a.secret}}}`);
   if (cookies.length > 0) headers["Cookie"] = cookies.join("; ");
+}
+
+/** Parameter names that are credentials wherever they appear (compared without case, `-` and `_`). */
+const CREDENTIAL_NAMES = new Set(["token", "key", "apikey", "apitoken", "accesstoken", "authtoken", "xapikey", "xapitoken", "xauthtoken", "xaccesstoken", "privatetoken", "clientsecret", "secret", "secretkey", "subscriptionkey", "ocpapimsubscriptionkey"]);
+/** A description that says the value is a credential (for names that could be either, such as `X-Key`). */
+const CREDENTIAL_DESCRIPTION = /\b(api[ -]?key|access[ -]token|auth(entication|orization)?[ -]token|bearer|credential|client secret|secret key)s?\b/i;
+
+/**
+ * Whether a query or header parameter carries a credential: its name says so (`token`, `api_key`, `X-Api-Key`),
+ * or its name holds `key`, `token` or `secret` and its description speaks of API keys, tokens or credentials.
+ * Such values must not come from the model (it would have to be given the secret to fill them in).
+ */
+export function isCredentialParameter(name: string, description: string | undefined): boolean {
+  const folded = name.toLowerCase().replace(/[-_ ]/g, "");
+  if (CREDENTIAL_NAMES.has(folded)) return true;
+  return /key|token|secret/.test(folded) && !/page|cursor|next|continuation|idempotency|sync/.test(folded) && description !== undefined && CREDENTIAL_DESCRIPTION.test(description);
 }
