@@ -1,0 +1,158 @@
+/**
+ * `kervanc import` on documents cut from real API descriptions (fixtures/openapi/real/, each noting its source
+ * and licence), end to end: imported and built by the CLI, the servers spawned as processes and called with the
+ * SDK client, against local HTTPS upstreams that answer as the real APIs document. Each call checks that the
+ * credentials arrive where the API expects them and what the model gets back.
+ */
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type TestClient } from "../helpers/clients.ts";
+import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { json, type RecordedRequest, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
+
+const ACCOUNT = "AC0123456789abcdef0123456789abcdef";
+const MESSAGE = "SM0123456789abcdef0123456789abcdef";
+const TWILIO_PAIR = Buffer.from(`${ACCOUNT}:auth-token-5f4e3d2c`).toString("base64");
+const SLACK_TOKEN = "xoxb-1111-2222-abcdefghij";
+
+let root: string;
+let twilio: Upstream;
+let slack: Upstream;
+const imports: Record<string, { code: number; stderr: string }> = {};
+let built: { code: number; stderr: string };
+const clients: TestClient[] = [];
+
+/** A message resource as Twilio's API documents it (api_v2010_account_message). */
+const twilioMessage = {
+  account_sid: ACCOUNT,
+  api_version: "2010-04-01",
+  body: "Hello from kervanc",
+  date_created: "Tue, 01 Dec 2026 10:00:00 +0000",
+  date_sent: "Tue, 01 Dec 2026 10:00:01 +0000",
+  date_updated: "Tue, 01 Dec 2026 10:00:01 +0000",
+  direction: "outbound-api",
+  error_code: null,
+  error_message: null,
+  from: "+15005550006",
+  messaging_service_sid: null,
+  num_media: "0",
+  num_segments: "1",
+  price: null,
+  price_unit: "USD",
+  sid: MESSAGE,
+  status: "sent",
+  subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT}/Messages/${MESSAGE}/Media.json` },
+  to: "+15558675310",
+  uri: `/2010-04-01/Accounts/${ACCOUNT}/Messages/${MESSAGE}.json`,
+};
+
+function twilioHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
+  // Twilio answers 401 without the account's basic credentials.
+  if (req.headers["authorization"] !== `Basic ${TWILIO_PAIR}`) return json(res, 401, { code: 20003, message: "Authenticate", status: 401 });
+  const base = `/2010-04-01/Accounts/${ACCOUNT}/Messages`;
+  if (req.path === `${base}/${MESSAGE}.json` && req.method === "GET") return json(res, 200, twilioMessage);
+  if (req.path === `${base}/${MESSAGE}.json` && req.method === "DELETE") return void res.writeHead(204).end();
+  json(res, 404, { code: 20404, message: "The requested resource was not found", status: 404 });
+}
+
+function slackHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
+  // Slack reads the token from Authorization: Bearer (or a token field); a missing one is { ok: false }.
+  if (req.headers["authorization"] !== `Bearer ${SLACK_TOKEN}`) return json(res, 200, { ok: false, error: "not_authed" });
+  if (req.path === "/api/conversations.history") {
+    return json(res, 200, {
+      ok: true,
+      messages: [{ type: "message", user: "U061F7AUR", text: "Deploy finished", ts: "1512085950.000216" }],
+      has_more: false,
+      pin_count: 0,
+      channel_actions_count: 0,
+    });
+  }
+  json(res, 200, { ok: false, error: "unknown_method" });
+}
+
+beforeAll(async () => {
+  [twilio, slack] = await Promise.all([startUpstream(twilioHandler, { tls: true, hostname: "localhost" }), startUpstream(slackHandler, { tls: true, hostname: "localhost" })]);
+  root = await tempDir("import-real");
+  await mkdir(join(root, "specs"));
+  const run = async (name: string, serverUrl: string): Promise<void> => {
+    imports[name] = await kervanc(["import", join(REPO, "fixtures/openapi/real", `${name}.json`), "-o", join(root, "specs", `${name}.yaml`), "--server-url", serverUrl]);
+  };
+  await Promise.all([run("twilio-messages", twilio.origin), run("slack-chat", `${slack.origin}/api`)]);
+  built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all([twilio?.close(), slack?.close()]);
+  if (root) await removeDir(root);
+});
+
+async function client(name: string, env: Record<string, string>): Promise<TestClient> {
+  const c = await connect("modern", join(root, "out", name, "server.mjs"), { serverArgs: ["--allow-private-network"], env: { NODE_EXTRA_CA_CERTS: TEST_CA, ...env } });
+  clients.push(c);
+  return c;
+}
+
+async function call(c: TestClient, upstream: Upstream, tool: string, args: Record<string, unknown>): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
+  const before = upstream.requests.length;
+  const result = await c.callTool(tool, args);
+  expect(upstream.requests.length, JSON.stringify(result)).toBe(before + 1);
+  return { result, request: upstream.requests[before]! };
+}
+
+describe("real documents, imported and built", () => {
+  it("imports each document and builds every spec unchanged", () => {
+    for (const [name, r] of Object.entries(imports)) expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+    expect(built.code, built.stderr).toBe(0);
+  });
+});
+
+describe("Twilio messages (http basic, a 204 DELETE)", () => {
+  let c: TestClient;
+  beforeAll(async () => {
+    c = await client("twilio-messages", { ACCOUNT_SID_AUTH_TOKEN: TWILIO_PAIR });
+  });
+
+  it("writes the basic scheme as a secret holding the encoded pair, bound to the upstream's host", async () => {
+    const spec = await readFile(join(root, "specs", "twilio-messages.yaml"), "utf8");
+    expect(spec).toContain("# ACCOUNT_SID_AUTH_TOKEN: the base64 of user:password, sent as Authorization: Basic");
+    expect(spec).toContain(`  - name: ACCOUNT_SID_AUTH_TOKEN\n    hosts: [ localhost:${twilio.port} ]\n`);
+  });
+
+  it("fetches a message with the account's basic credentials where Twilio expects them", async () => {
+    const { result, request } = await call(c, twilio, "FetchMessage", { AccountSid: ACCOUNT, Sid: MESSAGE });
+    expect([request.method, request.path]).toEqual(["GET", `/2010-04-01/Accounts/${ACCOUNT}/Messages/${MESSAGE}.json`]);
+    expect(request.headers["authorization"]).toBe(`Basic ${TWILIO_PAIR}`);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ body: "Hello from kervanc" });
+    // The secret never reaches the model.
+    expect(JSON.stringify(result)).not.toContain(TWILIO_PAIR);
+  });
+
+  it("reports the 204 of a DELETE as a success, so the model does not retry a destructive call", async () => {
+    const { result, request } = await call(c, twilio, "DeleteMessage", { AccountSid: ACCOUNT, Sid: MESSAGE });
+    expect(request.method).toBe("DELETE");
+    expect(result.isError).toBeFalsy();
+    expect(result.content).toEqual([{ type: "text", text: "The call succeeded (upstream answered 204 No Content, with no content)." }]);
+  });
+});
+
+describe("Slack (oauth2, a token parameter)", () => {
+  let c: TestClient;
+  beforeAll(async () => {
+    c = await client("slack-chat", { SLACK_AUTH: SLACK_TOKEN });
+  });
+
+  it("never offers the token parameter to the model, and sends the OAuth token as Authorization: Bearer", async () => {
+    const { tools } = await c.listTools();
+    for (const tool of tools) expect(Object.keys((tool.inputSchema as { properties?: object }).properties ?? {})).not.toContain("token");
+    const { result, request } = await call(c, slack, "conversations_history", { channel: "C1234567890" });
+    expect([request.method, request.path]).toEqual(["GET", "/api/conversations.history"]);
+    expect(new URLSearchParams(request.query).get("channel")).toBe("C1234567890");
+    expect(new URLSearchParams(request.query).has("token")).toBe(false);
+    expect(request.headers["authorization"]).toBe(`Bearer ${SLACK_TOKEN}`);
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ ok: true, has_more: false });
+  });
+});
