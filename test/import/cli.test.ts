@@ -69,6 +69,14 @@ describe("kervanc import", () => {
     expect(await readFile(out, "utf8")).toContain('http: { method: GET, url: "https://trees.test:8443/v1/nodes/{{input.id}}" }');
   });
 
+  it("imports the rest of a document with --skip-invalid, with a warning naming each operation left out", async () => {
+    const out = join(dir, "cycle-skip.yaml");
+    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--skip-invalid", "--server-url", "https://trees.test"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning KV7006: [^\n]*Skipped POST \/nodes \(createNode\) \(--skip-invalid\): The schema is recursive/);
+    expect(r.stderr).toMatch(/\nImported 1 of 2 operations /);
+  });
+
   it("prints JSON with --format json", async () => {
     const r = await kervanc(["import", NOTES, "-o", join(dir, "json", "notes.yaml"), "--format", "json", "--include", "listNotes", "--include", "GET /workspaces/{workspaceId}/notes/{noteId}", "--tools-budget", "10"]);
     expect(r.code, r.stderr).toBe(0);

@@ -114,6 +114,29 @@ describe("reading hostile bytes", () => {
     expect(imp({ openapi: "3.1.0", info: {}, paths: [] }).diagnostics.map((d) => d.message)).toEqual(["paths must be a mapping from paths to path items."]);
   });
 
+  it("reads names under properties as names: $id, $ref and $schema properties are left out of inputs and outputs, not refused", () => {
+    const props = { type: "object", properties: { $id: { type: "string" }, $ref: { type: "string" }, $schema: { type: "string" }, name: { type: "string" } }, required: ["$ref", "name"] };
+    const result = imp(
+      api({
+        "/p": {
+          post: {
+            operationId: "p",
+            requestBody: { required: true, content: { "application/json": { schema: props } } },
+            responses: { "200": { description: "OK", content: { "application/json": { schema: props } } } },
+          },
+        },
+      }),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]["properties"]["body"]).toEqual({ type: "object", properties: { name: { type: "string" } }, required: ["name"] });
+    expect(tool["output"]["select"]).toBe("{name: name}");
+    expect(problems(result).map((d) => [d.code, d.path.replace(/^.*\.properties\./, "")])).toEqual([
+      ["KV7010", "$id"],
+      ["KV7010", "$ref"],
+      ["KV7010", "$schema"],
+    ]);
+  });
+
   it("keeps document keys as data: __proto__ is a property like any other", () => {
     const doc = `openapi: 3.1.0
 info: { title: P, version: "1" }

@@ -2,7 +2,7 @@
  * Operations (import/operations.ts): the operations listed and the selection --include, --exclude and --read-only make.
  */
 import { describe, expect, it } from "vitest";
-import { imp, specOf, codes, api, ok200, type ImportOptions } from "./helpers.ts";
+import { imp, specOf, codes, api, ok200, type ImportOptions, problems } from "./helpers.ts";
 
 describe("selection", () => {
   const doc = api({
@@ -28,9 +28,72 @@ describe("selection", () => {
     expect(imp(doc, { include: ["addPet"], readOnly: true }).diagnostics.map((d) => d.message)).toEqual(["No operation is left to import after --include, --exclude and --read-only."]);
   });
 
-  it("refuses more operations than a spec holds", () => {
-    const paths = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`/r${i}`, { get: { operationId: `r${i}`, responses: ok200 } }]));
-    expect(imp(api(paths)).diagnostics.map((d) => d.message)).toEqual(["201 operations are selected, but a spec holds at most 200 tools; choose with --include, --exclude or --read-only."]);
+  it("refuses more operations than a spec holds, listing the tags with their counts and the selectors to use", () => {
+    const tag = (i: number): string[] => (i < 120 ? ["repos"] : i < 200 ? ["issues"] : i < 205 ? ["git data"] : []);
+    const paths = Object.fromEntries(Array.from({ length: 206 }, (_, i) => [`/r${i}`, { [i % 2 === 0 ? "get" : "post"]: { operationId: `r${i}`, tags: tag(i), responses: ok200 } }]));
+    const result = imp(api(paths));
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      '206 operations are selected, but a spec holds at most 200 tools. Operations by tag: repos 120, issues 80, git data 5, (untagged) 1. Choose with --include <tag|operationId|"METHOD /path"> (for example --include repos), --exclude, or --read-only (103 GET operations); import one document several times to cover more.',
+    ]);
+    // The selectors the message names work.
+    expect(specOf(imp(api(paths), { include: ["issues"] })).tools).toHaveLength(80);
+  });
+});
+
+describe("skipping what cannot be imported (--skip-invalid)", () => {
+  const doc = api(
+    {
+      "/good": { get: { operationId: "good", responses: ok200 } },
+      "/tree": {
+        post: {
+          operationId: "tree",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } } },
+          responses: ok200,
+        },
+      },
+      "/files/{name}/../raw": { get: { operationId: "raw", responses: ok200 } },
+      "/secured": { get: { operationId: "secured", security: [{ undeclared: [] }], responses: ok200 } },
+    },
+    { components: { schemas: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } } } } } },
+  );
+
+  it("fails on the first operation that cannot be imported, without the option", () => {
+    const result = imp(doc);
+    expect(result.ok).toBe(false);
+    expect(codes(result).sort()).toEqual(["error KV7003", "error KV7006"]);
+  });
+
+  it("imports the rest with one warning per skipped operation, naming it, including those kervanc build would refuse", () => {
+    const result = imp(doc, { skipInvalid: true });
+    expect(result.ok).toBe(true);
+    expect(specOf(result).tools.map((t) => t["name"])).toEqual(["good"]);
+    const skipped = problems(result).filter((d) => d.message.startsWith("Skipped "));
+    expect(skipped.map((d) => [d.severity, d.code, d.message.split(" (--skip-invalid)")[0]]).sort()).toEqual([
+      ["warning", "KV7003", "Skipped GET /secured (secured)"],
+      ["warning", "KV7006", "Skipped POST /tree (tree)"],
+      ["warning", "KV7012", "Skipped GET /files/{name}/../raw (raw)"],
+    ]);
+    expect(result.diagnostics.every((d) => d.severity === "warning")).toBe(true);
+  });
+});
+
+describe("paths with a #fragment", () => {
+  it("sends the path without its fragment, and names the tools apart", () => {
+    const spec = specOf(
+      imp(
+        api({
+          "/files/{file_id}#get_shared_link": { get: { parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
+          "/files/{file_id}": { get: { parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
+          "/files/{file_id}#add_shared_link": { put: { operationId: "add_shared_link", parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
+        }),
+      ),
+    );
+    expect(spec.tools.map((t) => [t["name"], t["http"]["method"], t["http"]["url"]])).toEqual([
+      ["get_files_file_id_get_shared_link", "GET", "https://api.example.com/v1/files/{{input.file_id}}"],
+      ["get_files_file_id", "GET", "https://api.example.com/v1/files/{{input.file_id}}"],
+      ["add_shared_link", "PUT", "https://api.example.com/v1/files/{{input.file_id}}"],
+    ]);
   });
 });
 

@@ -39,6 +39,16 @@ describe("servers", () => {
     expect(codes(secret)).toEqual(["error KV7008"]);
   });
 
+  it("prefers the first https server to a plain-http one listed before it, and says which it chose", () => {
+    const result = single([{ url: "http://api.example.com" }, { url: "https://api.example.com/v2" }, { url: "https://other.example.com" }], {}, true);
+    expect(specOf(result).tools[0]!["http"]["url"]).toBe("https://api.example.com/v2/a");
+    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+      ["KV7017", "servers[1].url", 'The server "https://api.example.com/v2" is used: it is the first https one listed ("http://api.example.com" comes first but uses plain http). Give --server-url to choose another.'],
+    ]);
+    // Only http servers: the first, with allowInsecureHttp, as before.
+    expect(specOf(single([{ url: "http://a.example.com" }, { url: "http://b.example.com" }])).tools[0]!["http"]).toMatchObject({ url: "http://a.example.com/a", allowInsecureHttp: true });
+  });
+
   it("binds secrets to the host and port of the server they are sent to", () => {
     expect(specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
   });

@@ -114,6 +114,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         include: (values["include"] as string[] | undefined) ?? [],
         exclude: (values["exclude"] as string[] | undefined) ?? [],
         readOnly: values["read-only"] === true,
+        skipInvalid: values["skip-invalid"] === true,
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });

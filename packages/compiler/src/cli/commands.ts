@@ -76,6 +76,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId or route ("GET /pets")' },
       { name: "exclude", type: "string", multiple: true, value: "<sel>", help: "leave out operations with this tag, operationId or route" },
       { name: "read-only", type: "boolean", help: "only GET operations" },
+      { name: "skip-invalid", type: "boolean", help: "leave out operations that cannot be imported (a warning each) instead of failing" },
       { name: "server-url", type: "string", value: "<url>", help: "the API's base URL, instead of the document's servers" },
       BUDGET,
       { name: "force", type: "boolean", help: "replace an existing spec" },

@@ -378,6 +378,11 @@ export const CODES = {
     summary: "The document declares no security scheme: the tools are imported without authentication.",
     example: "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
   },
+  KV7017: {
+    severity: "warning",
+    summary: "The first https server was chosen over a plain-http one listed before it.",
+    example: 'The server "https://ec2.amazonaws.com" is used: it is the first https one listed ("http://ec2.amazonaws.com" comes first but uses plain http). Give --server-url to choose another.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -14,6 +14,8 @@ export interface ImportOptions {
   readonly exclude?: readonly string[];
   /** Keep only GET operations. */
   readonly readOnly?: boolean;
+  /** Leave out operations that cannot be imported, with a warning each, instead of failing the import. */
+  readonly skipInvalid?: boolean;
   /** The API's base URL, instead of the document's `servers`. */
   readonly serverUrl?: string;
   /** KV9006 above this many estimated tokens of tools/list. */

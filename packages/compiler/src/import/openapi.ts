@@ -133,13 +133,16 @@ class Importer {
     const built: BuiltTool[] = [];
     for (const operation of selected) {
       const name = toolNames.take(operation.operationId !== null ? toolNameFrom(operation.operationId) : toolNameFromRoute(operation.method, operation.route));
+      const mark = this.#findings.length;
+      let tool: BuiltTool | null = null;
       try {
-        const tool = this.#tool(ctx, servers, security, operation, name);
-        if (tool !== null) built.push(tool);
+        tool = this.#tool(ctx, servers, security, operation, name);
       } catch (error) {
         if (!(error instanceof ImportProblem)) throw error;
         this.#reportProblem(error, operation, name);
       }
+      if (this.#options.skipInvalid && this.#skipErrorsSince(mark, operation)) tool = null;
+      if (tool !== null) built.push(tool);
     }
     security.reportUnsupported();
     if (built.length === 0 && !this.#hasErrors()) {
@@ -151,6 +154,21 @@ class Importer {
 
   #report(f: Finding): void {
     this.#findings.push(f);
+  }
+
+  /**
+   * Under --skip-invalid: the errors reported since `mark` (all about one operation) become warnings that say
+   * the operation is skipped. True when there were any, so the operation is left out.
+   */
+  #skipErrorsSince(mark: number, operation: Operation): boolean {
+    let skipped = false;
+    for (let i = mark; i < this.#findings.length; i++) {
+      const f = this.#findings[i]!;
+      if (severityOf(f) !== "error") continue;
+      this.#findings[i] = { ...f, severity: "warning", message: `${skippedPrefix(operation)}${f.message}` };
+      skipped = true;
+    }
+    return skipped;
   }
 
   #hasErrors(): boolean {
@@ -294,6 +312,10 @@ class Importer {
     const routeNote = `${method.toUpperCase()} ${route}${operation.operationId !== null && operation.operationId !== name ? ` (operationId ${operation.operationId})` : ""}`;
     comments.push({ path: [], text: routeNote });
     security.withoutAuth(auth.unsupported, name);
+    if (server.passedOver !== undefined) {
+      // Reported once per server list: the same message at the same place is shown once.
+      this.#report(finding("KV7017", server.at, `The server ${JSON.stringify(server.text)} is used: it is the first https one listed (${JSON.stringify(server.passedOver)} comes first but uses plain http). Give --server-url to choose another.`));
+    }
     if (server.url.protocol === "http:") {
       // Reported once per server: the same message at the same place is shown once.
       const where = server.fromOption ? "--server-url" : "The server URL";
@@ -302,8 +324,70 @@ class Importer {
     return { operation, value, comments, secrets, server };
   }
 
-  /** Writes the spec, checks it with the compiler, and measures its tools/list. */
-  #finish(built: readonly BuiltTool[], operations: number, noSchemes: boolean): ImportResult {
+  /**
+   * Writes the spec, checks it with the compiler, and measures its tools/list. Under --skip-invalid, tools the
+   * compiler refuses are left out (a warning each) and the rest written again.
+   */
+  #finish(all: readonly BuiltTool[], operations: number, noSchemes: boolean): ImportResult {
+    let built = all;
+    for (;;) {
+      const { text, secretsList } = this.#write(built, operations);
+      const compiled = compileSpec(this.#outFile, new TextEncoder().encode(text));
+      const specDiagnostics: Diagnostic[] = [];
+      const refused = new Set<number>();
+      for (const d of compiled.diagnostics) {
+        if (d.severity === "warning") {
+          specDiagnostics.push(d);
+          continue;
+        }
+        const index = /^tools\[(\d+)\]/.exec(d.path);
+        const tool = index ? built[Number(index[1])] : undefined;
+        const message = `kervanc build would refuse the ${tool ? "tool made from this operation" : "imported spec"}: ${d.code} ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
+        if (tool !== undefined && this.#options.skipInvalid) {
+          refused.add(Number(index![1]));
+          this.#report(finding("KV7012", tool.operation.at, `${skippedPrefix(tool.operation)}${message}`, { atKey: true, severity: "warning" }));
+        } else this.#report(finding("KV7012", tool ? tool.operation.at : [], message, { atKey: tool !== undefined }));
+      }
+      if (refused.size > 0 && !this.#hasErrors()) {
+        built = built.filter((_, i) => !refused.has(i));
+        if (built.length === 0) {
+          this.#report(finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", { atKey: true }));
+          return failed(this.#diagnostics(), operations);
+        }
+        continue;
+      }
+      // The spec's own warnings are left out on failure: they would point into a file that is not written.
+      if (this.#hasErrors()) return failed(this.#diagnostics(), operations);
+      if (compiled.planned === null || compiled.loaded === null) {
+        // No errors and no plan cannot happen; if it does, it is a bug in kervanc, not in the document.
+        throw new Error("kervanc import: the imported spec has no errors but was not planned.");
+      }
+      if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
+        this.#report(
+          finding("KV7016", [], "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand."),
+        );
+      }
+      const importDiagnostics = this.#diagnostics();
+      const size = listingSize(compiled.planned);
+      const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
+      if (size.tokens > budget) {
+        const { line, column } = locate(compiled.loaded, ["tools"], undefined, true);
+        specDiagnostics.push({ code: "KV9006", severity: "warning", file: this.#outFile, line, column, path: "tools", message: overBudgetMessage(size, budget) });
+      }
+      return {
+        ok: true,
+        diagnostics: [...importDiagnostics, ...specDiagnostics.sort(compareDiagnostics)],
+        text,
+        tools: built.map((t) => ({ name: t.value["name"] as string, method: t.operation.method.toUpperCase(), route: t.operation.route, operationId: t.operation.operationId })),
+        operations,
+        secrets: secretsList,
+        size,
+      };
+    }
+  }
+
+  /** The spec's text for these tools. */
+  #write(built: readonly BuiltTool[], operations: number): { text: string; secretsList: string[] } {
     const info = own(this.#root, "info");
     const title = typeof own(info, "title") === "string" ? cleanText(own(info, "title") as string, "line").text : "";
     const rawVersion = own(info, "version");
@@ -345,48 +429,13 @@ class Importer {
       `Generated by kervanc import from ${basename(this.#source.file)} (OpenAPI ${openapi}): ${built.length} of ${operations} operation${operations === 1 ? "" : "s"}.`,
       'Review it before building: outputs marked "proposal" are guesses from the response schemas.',
     ];
-    const text = emitSpec(spec, header, comments);
-
-    const compiled = compileSpec(this.#outFile, new TextEncoder().encode(text));
-    const specDiagnostics: Diagnostic[] = [];
-    for (const d of compiled.diagnostics) {
-      if (d.severity === "warning") {
-        specDiagnostics.push(d);
-        continue;
-      }
-      const index = /^tools\[(\d+)\]/.exec(d.path);
-      const tool = index ? built[Number(index[1])] : undefined;
-      const message = `kervanc build would refuse the ${tool ? "tool made from this operation" : "imported spec"}: ${d.code} ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
-      this.#report(finding("KV7012", tool ? tool.operation.at : [], message, { atKey: tool !== undefined }));
-    }
-    // The spec's own warnings are left out on failure: they would point into a file that is not written.
-    if (this.#hasErrors()) return failed(this.#diagnostics(), operations);
-    if (compiled.planned === null || compiled.loaded === null) {
-      // No errors and no plan cannot happen; if it does, it is a bug in kervanc, not in the document.
-      throw new Error("kervanc import: the imported spec has no errors but was not planned.");
-    }
-    if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
-      this.#report(
-        finding("KV7016", [], "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand."),
-      );
-    }
-    const importDiagnostics = this.#diagnostics();
-    const size = listingSize(compiled.planned);
-    const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
-    if (size.tokens > budget) {
-      const { line, column } = locate(compiled.loaded, ["tools"], undefined, true);
-      specDiagnostics.push({ code: "KV9006", severity: "warning", file: this.#outFile, line, column, path: "tools", message: overBudgetMessage(size, budget) });
-    }
-    return {
-      ok: true,
-      diagnostics: [...importDiagnostics, ...specDiagnostics.sort(compareDiagnostics)],
-      text,
-      tools: built.map((t) => ({ name: t.value["name"] as string, method: t.operation.method.toUpperCase(), route: t.operation.route, operationId: t.operation.operationId })),
-      operations,
-      secrets: secretsList,
-      size,
-    };
+    return { text: emitSpec(spec, header, comments), secretsList };
   }
+}
+
+/** How a warning under --skip-invalid starts: which operation was left out. */
+function skippedPrefix(operation: Operation): string {
+  return `Skipped ${operation.method.toUpperCase()} ${operation.route}${operation.operationId !== null ? ` (${operation.operationId})` : ""} (--skip-invalid): `;
 }
 
 function capitalize(text: string): string {

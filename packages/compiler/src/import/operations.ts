@@ -55,6 +55,24 @@ export function selectorOf(operation: Operation): string {
   return operation.operationId ?? `${operation.method.toUpperCase()} ${operation.route}`;
 }
 
+/** Tags listed when a selection is too large; the rest are counted. */
+const MAX_TAGS_LISTED = 30;
+
+/** The refusal of a selection over the tool limit: what there is to choose from, and how. */
+export function tooManyMessage(selected: readonly Operation[]): string {
+  const counts = new Map<string, number>();
+  for (const op of selected) for (const tag of op.tags.length > 0 ? op.tags : ["(untagged)"]) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+  const tags = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const listed = tags.slice(0, MAX_TAGS_LISTED).map(([tag, n]) => `${tag} ${n}`);
+  const more = tags.length > MAX_TAGS_LISTED ? ` and ${tags.length - MAX_TAGS_LISTED} more tags` : "";
+  const reads = selected.filter((op) => op.method === "get").length;
+  const example = tags.find(([tag]) => tag !== "(untagged)")?.[0];
+  return (
+    `${selected.length} operations are selected, but a spec holds at most ${MAX_TOOLS} tools. Operations by tag: ${listed.join(", ")}${more}. ` +
+    `Choose with --include <tag|operationId|"METHOD /path">${example !== undefined ? ` (for example --include ${/\s/.test(example) ? JSON.stringify(example) : example})` : ""}, --exclude, or --read-only (${reads} GET operations); import one document several times to cover more.`
+  );
+}
+
 /** Applies --include, --exclude and --read-only; null when the selection is an error. */
 export function selectOperations(ctx: ImportContext, operations: readonly Operation[]): Operation[] | null {
   const include = ctx.options.include ?? [];
@@ -94,7 +112,7 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
     return null;
   }
   if (selected.length > MAX_TOOLS) {
-    ctx.report(finding("KV7011", ["paths"], `${selected.length} operations are selected, but a spec holds at most ${MAX_TOOLS} tools; choose with --include, --exclude or --read-only.`, { atKey: true }));
+    ctx.report(finding("KV7011", ["paths"], tooManyMessage(selected), { atKey: true }));
     return null;
   }
   return selected;

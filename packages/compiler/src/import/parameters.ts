@@ -95,7 +95,9 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
  * (`query:name`, `header:name`). Null when the operation cannot be a tool (reported).
  */
 export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: CredentialPolicy): PlacedParameters | null {
-  const { route, at } = operation;
+  const { at } = operation;
+  // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent.
+  const route = wirePath(operation.route);
   // The path: {name} becomes {{input.<id>}}; literal braces are percent-encoded so they stay text.
   const pathParams = new Map(params.filter((p) => p.in === "path").map((p) => [p.name, p]));
   let path = "";
@@ -195,6 +197,12 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
     }
   }
   return { path, query, headers, secrets };
+}
+
+/** A path key as sent: without a `#fragment` (and `?query`, which some documents append the same way). */
+export function wirePath(route: string): string {
+  const cut = route.search(/[#?]/);
+  return cut < 0 ? route : route.slice(0, cut);
 }
 
 /** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */

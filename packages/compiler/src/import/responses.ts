@@ -10,6 +10,7 @@
  */
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+import { KEYWORD_NAMES } from "./schema.ts";
 
 /** Fields kept at the top level and in each nested object. */
 export const MAX_TOP_FIELDS = 12;
@@ -17,7 +18,7 @@ export const MAX_NESTED_FIELDS = 8;
 const MAX_SELECT = 1000;
 
 /** Field names a select may not read (the compiler refuses them: they name JavaScript object internals). */
-const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
+const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype", ...KEYWORD_NAMES]);
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 
 export type Output = { readonly select: string; readonly schema?: Record<string, unknown> } | { readonly raw: true };

@@ -62,6 +62,13 @@ const COUNT_KEYWORDS = ["maxLength", "minLength", "maxItems", "minItems", "maxPr
 const SCHEMA_KEYWORDS = ["not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"] as const;
 const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
 const ANNOTATIONS = new Set(["title", "description", "default", "deprecated", "readOnly", "writeOnly", "example", "examples", "externalDocs", "xml"]);
+/**
+ * Property names the spec format reads as keywords wherever they appear, as Kervan does (check/schema-limits.ts):
+ * a property of such a name cannot be written in a spec, so it is left out (with a warning) rather than the
+ * whole operation refused. In the document they are names, and are read as names everywhere else.
+ */
+export const KEYWORD_NAMES: ReadonlySet<string> = new Set(["$id", "$ref", "$schema", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"]);
+
 /** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
 const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
 
@@ -191,6 +198,11 @@ export class SchemaConverter {
         // Properties the server sets (ids, timestamps) are not the client's to send.
         if (this.isReadOnly(value, at)) {
           dropped.add(name);
+          continue;
+        }
+        if (KEYWORD_NAMES.has(name)) {
+          dropped.add(name);
+          this.#notes.push({ path: at, message: `The property "${name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.` });
           continue;
         }
         put(converted, name, this.#convert(value, at, refs, depth + 1));

@@ -11,6 +11,8 @@ export interface Server {
   readonly text: string;
   readonly at: SpecPath;
   readonly fromOption: boolean;
+  /** Set when an https server was chosen over a plain-http one listed before it: that one's URL. */
+  readonly passedOver?: string;
 }
 
 export class Servers {
@@ -29,6 +31,7 @@ export class Servers {
     let at: SpecPath;
     let fromOption = false;
     let variables: unknown;
+    let passedOver: string | undefined;
     if (this.#serverUrl !== undefined) {
       text = this.#serverUrl;
       at = [];
@@ -43,20 +46,27 @@ export class Servers {
       if (found === undefined) {
         throw new ImportProblem("KV7008", [], 'The document names no server (no "servers" list); give the API\'s URL with --server-url.');
       }
-      const first = (found[0] as unknown[])[0];
-      at = [...found[1], 0];
+      const list = found[0] as unknown[];
+      // The first https server, else the first: documents often list a plain-http one first (27 of the AWS
+      // documents do), and secrets never travel over http.
+      const https = list.findIndex((s) => /^https:\/\//i.test(String(own(s, "url") ?? "")));
+      const chosen = https < 0 ? 0 : https;
+      const first = list[chosen];
+      at = [...found[1], chosen];
       const url = own(first, "url");
       if (typeof url !== "string") throw new ImportProblem("KV7003", at, "A server needs a url string.");
       text = url;
       at = [...at, "url"];
       variables = own(first, "variables");
+      if (chosen > 0) passedOver = String(own(list[0], "url"));
     }
     const key = `${JSON.stringify(at)}\u0000${text}`;
     const cached = this.#cache.get(key);
     if (cached instanceof ImportProblem) throw cached;
     if (cached !== undefined) return cached;
     try {
-      const server = parseServer(text, at, variables, fromOption);
+      const parsed = parseServer(text, at, variables, fromOption);
+      const server = passedOver !== undefined ? { ...parsed, passedOver } : parsed;
       this.#cache.set(key, server);
       return server;
     } catch (error) {
