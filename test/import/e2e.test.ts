@@ -266,8 +266,9 @@ describe("a petstore (petstore.yaml, https, legacy client)", () => {
     expect(request.headers["api_key"]).toBe(API_KEY);
     expect(result.structuredContent).toEqual({
       items: [
-        { id: 5, name: "Rex", photoUrls: ["https://img/1"], status: "available", "x-internal-note": null },
-        { id: 6, name: "Tom", photoUrls: ["https://img/1"], status: null, "x-internal-note": null },
+        // x-internal-note is an extension field: left out of list items with the other plumbing.
+        { id: 5, name: "Rex", photoUrls: ["https://img/1"], status: "available" },
+        { id: 6, name: "Tom", photoUrls: ["https://img/1"], status: null },
       ],
     });
   });

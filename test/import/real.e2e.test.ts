@@ -19,6 +19,7 @@ const SLACK_TOKEN = "xoxb-1111-2222-abcdefghij";
 let root: string;
 let twilio: Upstream;
 let slack: Upstream;
+let github: Upstream;
 const imports: Record<string, { code: number; stderr: string }> = {};
 let built: { code: number; stderr: string };
 const clients: TestClient[] = [];
@@ -71,20 +72,65 @@ function slackHandler(req: RecordedRequest, res: import("node:http").ServerRespo
   json(res, 200, { ok: false, error: "unknown_method" });
 }
 
+/** An issue as GitHub's REST API answers it: content, identity and many hypermedia fields. */
+function githubIssue(n: number): Record<string, unknown> {
+  const api = `https://api.github.com/repos/octo/hello/issues/${n}`;
+  const user = { login: "octocat", id: 1, node_id: "MDQ6VXNlcjE=", avatar_url: "https://github.com/images/error/octocat_happy.gif", gravatar_id: "", url: "https://api.github.com/users/octocat", html_url: "https://github.com/octocat", type: "User", site_admin: false };
+  return {
+    id: 1000 + n,
+    node_id: `MDU6SXNzdWUx${n}`,
+    url: api,
+    repository_url: "https://api.github.com/repos/octo/hello",
+    labels_url: `${api}/labels{/name}`,
+    comments_url: `${api}/comments`,
+    events_url: `${api}/events`,
+    html_url: `https://github.com/octo/hello/issues/${n}`,
+    number: n,
+    state: "open",
+    title: `Found a bug number ${n}`,
+    body: "I'm having a problem with this. ".repeat(6),
+    user,
+    labels: [{ id: 208045946, node_id: "MDU6TGFiZWwyMDgwNDU5NDY=", url: "https://api.github.com/repos/octo/hello/labels/bug", name: "bug", description: "Something isn't working", color: "f29513", default: true }],
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    locked: false,
+    comments: 0,
+    created_at: "2026-04-22T13:33:48Z",
+    updated_at: "2026-04-22T13:33:48Z",
+    closed_at: null,
+    author_association: "COLLABORATOR",
+  };
+}
+
+function githubHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
+  if (req.path === "/repos/octo/hello/issues") {
+    const perPage = Number(new URLSearchParams(req.query).get("per_page") ?? "30");
+    return json(res, 200, Array.from({ length: perPage }, (_, i) => githubIssue(i + 1)));
+  }
+  const m = /^\/repos\/octo\/hello\/issues\/(\d+)$/.exec(req.path);
+  if (m !== null) return json(res, 200, githubIssue(Number(m[1])));
+  json(res, 404, { message: "Not Found" });
+}
+
 beforeAll(async () => {
-  [twilio, slack] = await Promise.all([startUpstream(twilioHandler, { tls: true, hostname: "localhost" }), startUpstream(slackHandler, { tls: true, hostname: "localhost" })]);
+  [twilio, slack, github] = await Promise.all([
+    startUpstream(twilioHandler, { tls: true, hostname: "localhost" }),
+    startUpstream(slackHandler, { tls: true, hostname: "localhost" }),
+    startUpstream(githubHandler, { tls: true, hostname: "localhost" }),
+  ]);
   root = await tempDir("import-real");
   await mkdir(join(root, "specs"));
   const run = async (name: string, serverUrl: string): Promise<void> => {
     imports[name] = await kervanc(["import", join(REPO, "fixtures/openapi/real", `${name}.json`), "-o", join(root, "specs", `${name}.yaml`), "--server-url", serverUrl]);
   };
-  await Promise.all([run("twilio-messages", twilio.origin), run("slack-chat", `${slack.origin}/api`)]);
+  await Promise.all([run("twilio-messages", twilio.origin), run("slack-chat", `${slack.origin}/api`), run("github-issues", github.origin)]);
   built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
 }, 180_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await Promise.all([twilio?.close(), slack?.close()]);
+  await Promise.all([twilio?.close(), slack?.close(), github?.close()]);
   if (root) await removeDir(root);
 });
 
@@ -154,5 +200,35 @@ describe("Slack (oauth2, a token parameter)", () => {
     expect(request.headers["authorization"]).toBe(`Bearer ${SLACK_TOKEN}`);
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ ok: true, has_more: false });
+  });
+});
+
+describe("GitHub issues (no security scheme, a page of 30 by default)", () => {
+  let c: TestClient;
+  beforeAll(async () => {
+    c = await client("github-issues", {});
+  });
+
+  it("says the document declares no security scheme", () => {
+    expect(imports["github-issues"]!.stderr).toContain("KV7016: The document declares no security scheme, so the tools send no credentials.");
+  });
+
+  it("gets an issue with its content, identity and people first, and no node ids", async () => {
+    const { result } = await call(c, github, "issues_get", { owner: "octo", repo: "hello", issue_number: 7 });
+    expect(result.isError).toBeFalsy();
+    const issue = result.structuredContent as Record<string, unknown>;
+    expect(issue).toMatchObject({ title: "Found a bug number 7", state: "open", number: 7, id: 1007, user: { login: "octocat" } });
+    expect(issue["body"]).toContain("I'm having a problem");
+    expect(JSON.stringify(issue)).not.toContain("node_id");
+  });
+
+  it("lists a default page of 30 issues within maxOutputChars, as the import estimated", async () => {
+    const { result, request } = await call(c, github, "issues_list-for-repo", { owner: "octo", repo: "hello" });
+    expect(new URLSearchParams(request.query).has("per_page")).toBe(false);
+    expect(result.isError, JSON.stringify(result.content).slice(0, 300)).toBeFalsy();
+    const items = (result.structuredContent as { items: Record<string, unknown>[] }).items;
+    expect(items).toHaveLength(30);
+    expect(items[0]).toMatchObject({ title: "Found a bug number 1", body: expect.stringContaining("problem") });
+    expect(result.content![0]!.text!.length).toBeLessThanOrEqual(20_000);
   });
 });

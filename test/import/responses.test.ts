@@ -28,20 +28,57 @@ describe("output proposals", () => {
         },
       }),
     );
+    // A list of objects (the content of a page answer), identity (id), context (tags, owner), then the rest.
     expect(output).toEqual({
-      select: '{id: id, "display-name": "display-name", tags: tags, owner: owner.{login: login}, items: items[*].{sku: sku, qty: qty}}',
+      select: '{items: items[*].{sku: sku, qty: qty}, id: id, tags: tags, owner: owner.{login: login}, "display-name": "display-name"}',
       schema: {
         type: "object",
         properties: {
+          items: { type: ["array", "null"], items: { type: "object", properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } } } },
           id: { type: "integer" },
-          "display-name": { type: ["string", "null"] },
           tags: { type: ["array", "null"], items: { type: "string" } },
-          owner: { type: ["object", "null"], properties: { login: { type: ["string", "null"] } }, required: ["login"] },
-          items: { type: ["array", "null"], items: { type: "object", properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } }, required: ["sku", "qty"] } },
+          owner: { type: ["object", "null"], properties: { login: { type: ["string", "null"] } } },
+          "display-name": { type: ["string", "null"] },
         },
-        required: ["id", "display-name", "tags", "owner", "items"],
+        required: ["id"],
       },
     });
+  });
+
+  it("ranks fields for a model: content and identity first, hypermedia, node ids and etags last", () => {
+    const names = ["url", "repository_url", "node_id", "etag", "_links", "labels_url", "id", "number", "title", "user", "labels", "state", "comments", "created_at", "body", "author_association"];
+    const properties = Object.fromEntries(names.map((n) => [n, n === "user" ? { type: "object", properties: { login: { type: "string" } } } : { type: n === "id" || n === "number" || n === "comments" ? "integer" : "string" }]));
+    const { output, result } = proposal(json({ type: "object", properties }));
+    const keys = (output as { select: string }).select.match(/(?<=(?:\{|, ))[a-z_]+(?=:)/g)!.filter((k) => names.includes(k));
+    expect(keys).toEqual(["title", "labels", "state", "body", "id", "number", "created_at", "user", "comments", "author_association", "url", "repository_url"]);
+    expect(result.text).toContain("they keep 12 of the 16 fields");
+  });
+
+  it("makes output schemas tolerant: only identity fields are required and non-null", () => {
+    const { output } = proposal(json({ type: "object", required: ["id", "title", "count"], properties: { id: { type: "integer" }, title: { type: "string" }, count: { type: "integer" } } }));
+    expect((output as { schema: unknown }).schema).toEqual({
+      type: "object",
+      properties: { id: { type: "integer" }, title: { type: ["string", "null"] }, count: { type: ["integer", "null"] } },
+      required: ["id"],
+    });
+  });
+
+  it("fits a list answer within maxOutputChars at the document's default page size, and says how it estimated", () => {
+    const item = { type: "object", properties: Object.fromEntries(["id", "title", "body", "state", "created_at", "html_url", "comments_url", "events_url", "labels_url", "node_id"].map((n) => [n, { type: n === "id" ? "integer" : "string", ...(n.endsWith("_at") ? { format: "date-time" } : {}) }])) };
+    const list = (size: number | undefined) =>
+      imp(api({ "/issues": { get: { operationId: "list", parameters: [{ name: "per_page", in: "query", schema: { type: "integer", ...(size !== undefined ? { default: size } : {}) } }], responses: json({ type: "array", items: item }) } } }));
+    const small = specOf(list(30)).tools[0]!["output"]["select"] as string;
+    // Hypermedia and node ids never make it into list items.
+    expect(small).toBe("{items: [*].{title: title, body: body, state: state, html_url: html_url, id: id, created_at: created_at}}");
+    // At 100 items a page the same fields would not fit in 20,000 characters: the lowest-ranked go first.
+    const big = list(100);
+    const select = specOf(big).tools[0]!["output"]["select"] as string;
+    expect(select).toBe("{items: [*].{title: title, body: body, state: state}}");
+    expect(big.text).toMatch(/# proposal: .*; about \d+ characters an item, \d+ for 100 items \(the default of per_page\), estimated from the schema \(strings by maxLength or format, 300 for body\/text\/description, 24 otherwise; numbers 10\), more than maxOutputChars 20000 even with 3 fields: lower per_page or narrow the select/);
+    const middle = list(40);
+    expect(middle.text).toMatch(/fitted to maxOutputChars 20000: about \d+ characters an item, \d+ for 40 items \(the default of per_page\)/);
+    // No documented default: nothing to fit to, nothing trimmed.
+    expect(specOf(list(undefined)).tools[0]!["output"]["select"]).toBe(small);
   });
 
   it("wraps a list answer in {items: ...} (structured content is an object), and keeps at most 12 fields", () => {

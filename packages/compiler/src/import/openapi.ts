@@ -28,7 +28,7 @@ import { type Comment, emitSpec } from "./emit.ts";
 import { Inputs } from "./inputs.ts";
 import { MAX_TOOL_NAME, NameSet, serverNameFrom, toolNameFrom, toolNameFromRoute } from "./names.ts";
 import { listOperations, selectOperations, selectorOf } from "./operations.ts";
-import { placeParameters, readParameters } from "./parameters.ts";
+import { pageSizeOf, placeParameters, readParameters } from "./parameters.ts";
 import { ImportProblem, isPlainObject, own, Resolver } from "./refs.ts";
 import { placeRequestBody } from "./request-body.ts";
 import { proposeOutput } from "./responses.ts";
@@ -254,7 +254,7 @@ class Importer {
         `The server URL ${JSON.stringify(server.text)} uses plain http, and ${name} sends secrets, which never travel over plain http. Give an https URL${server.fromOption ? "" : " with --server-url"}, or leave the operation out.`,
       );
     }
-    const proposal = proposeOutput(this.#resolver, op, at);
+    const proposal = proposeOutput(this.#resolver, op, at, pageSizeOf(this.#resolver, params));
     if (proposal.skip) {
       this.#report(finding("KV7010", proposal.skip.path, proposal.skip.message));
       return null;

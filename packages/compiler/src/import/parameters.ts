@@ -199,6 +199,20 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
   return { path, query, headers, secrets };
 }
 
+/** Query parameters that set how many items a list answer holds. */
+const PAGE_SIZE = /^(per_?page|page_?size|page\[size\]|limit|max_?results|max_?items|count|top|\$top|size|page\[limit\])$/i;
+
+/** The operation's page-size query parameter and its documented default, if it has both. */
+export function pageSizeOf(resolver: Resolver, params: readonly Param[]): { parameter: string; size: number } | null {
+  for (const param of params) {
+    if (param.in !== "query" || !PAGE_SIZE.test(param.name) || param.schema === undefined) continue;
+    const schema = resolver.deref(param.schema, param.schemaAt).value;
+    const size = own(schema, "default");
+    if (typeof size === "number" && Number.isInteger(size) && size > 0) return { parameter: param.name, size };
+  }
+  return null;
+}
+
 /** A path key as sent: without a `#fragment` (and `?query`, which some documents append the same way). */
 export function wirePath(route: string): string {
   const cut = route.search(/[#?]/);
