@@ -287,6 +287,25 @@ describe("schemas", () => {
     });
   });
 
+  it("drops keywords that do not apply to their schema's type, with one summary note for the whole document", () => {
+    const scalar = { type: "string", uniqueItems: true, minimum: 1, maxLength: 5 };
+    const op = (id: string) => ({
+      post: {
+        operationId: id,
+        parameters: [{ name: "q", in: "query", schema: { type: "array", items: { type: "string" }, uniqueItems: true, maxLength: 3 } }],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { a: scalar, b: scalar, n: { type: "integer", minItems: 1, maximum: 9 } } } } } },
+        responses: ok200,
+      },
+    });
+    const result = imp(api({ "/a": op("a"), "/b": op("b") }));
+    const body = specOf(result).tools[0]!["input"]["properties"]["body"];
+    expect(body.properties).toEqual({ a: { type: "string", maxLength: 5 }, b: { type: "string", maxLength: 5 }, n: { type: "integer", maximum: 9 } });
+    expect(specOf(result).tools[0]!["input"]["properties"]["q"]).toEqual({ type: "array", items: { type: "string" }, uniqueItems: true });
+    expect(problems(result).map((d) => [d.code, d.line, d.message])).toEqual([
+      ["KV7010", 1, "12 schema keywords that do not apply to their schema's type (minimum 4, uniqueItems 4, maxLength 2, minItems 2) were left out of the input schemas: they check nothing."],
+    ]);
+  });
+
   it("warns when it drops a pattern that Unicode regular expressions refuse", () => {
     const result = imp({
       ...api({ "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^[\\w-.]+$" } }], responses: ok200 } } }),

@@ -104,6 +104,8 @@ class Importer {
   readonly #resolver: Resolver;
   readonly #root: Record<string, unknown>;
   readonly #findings: Finding[] = [];
+  /** Keywords dropped for not applying to their schema's type, over all tools (one summary note). */
+  readonly #inapplicable = new Map<string, number>();
   /** What each secret holds, for the comment above it in the spec. */
   readonly #secretNotes = new Map<string, string>();
   #version: OpenApiVersion = "3.0";
@@ -145,6 +147,11 @@ class Importer {
       if (tool !== null) built.push(tool);
     }
     security.reportUnsupported();
+    if (this.#inapplicable.size > 0) {
+      const total = [...this.#inapplicable.values()].reduce((a, b) => a + b, 0);
+      const list = [...this.#inapplicable].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(", ");
+      this.#report(finding("KV7010", [], `${total} schema keyword${total === 1 ? "" : "s"} that do not apply to their schema's type (${list}) were left out of the input schemas: they check nothing.`));
+    }
     if (built.length === 0 && !this.#hasErrors()) {
       this.#report(finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", { atKey: true }));
     }
@@ -240,7 +247,8 @@ class Importer {
   #tool(ctx: ImportContext, servers: Servers, security: Security, operation: Operation, name: string): BuiltTool | null {
     const { op, at, method, route } = operation;
     const notes: ConvertNote[] = [];
-    const inputs = new Inputs(ctx, new SchemaConverter(this.#resolver, this.#version, notes));
+    const converter = new SchemaConverter(this.#resolver, this.#version, notes);
+    const inputs = new Inputs(ctx, converter);
     const comments: Comment[] = [];
 
     const server = servers.for(operation);
@@ -282,6 +290,7 @@ class Importer {
       throw new ImportProblem("KV7007", at, fragment);
     }
     this.#notes(notes);
+    for (const [keyword, n] of converter.dropped) this.#inapplicable.set(keyword, (this.#inapplicable.get(keyword) ?? 0) + n);
 
     // Title and description: the summary is a title for people, the description is what the model reads.
     const summary = typeof op["summary"] === "string" ? cleanText(op["summary"], "line") : null;
