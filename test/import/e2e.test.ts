@@ -222,6 +222,13 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
     });
   });
 
+  it("sends a deepObject filter as filter[name]=value, and nothing for an omitted one", async () => {
+    const { request } = await call(c, ticketsApi, "tickets.list", { filter: { assignee: "ada" } });
+    expect(new URLSearchParams(request.query).get("filter[assignee]")).toBe("ada");
+    const { request: without } = await call(c, ticketsApi, "tickets.list", {});
+    expect([...new URLSearchParams(without.query).keys()]).not.toContain("filter[assignee]");
+  });
+
   it("gets a ticket by a path parameter with a dash in its name, with the required header", async () => {
     const { result, request } = await call(c, ticketsApi, "tickets.get", { ticket_id: "T-1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" });
     expect(request.path).toBe("/v2/tickets/T-1042");

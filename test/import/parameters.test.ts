@@ -13,11 +13,11 @@ describe("parameters", () => {
             operationId: "a",
             parameters: [
               { name: "session", in: "cookie", schema: { type: "string" } },
-              { name: "filter", in: "query", style: "deepObject", schema: { type: "object", properties: { x: { type: "string" } } } },
+              { name: "filter", in: "query", style: "deepObject", schema: { type: "object", additionalProperties: { type: "string" } } },
               { name: "X-Trace", in: "header", schema: { type: "string" } },
               { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
               { name: "Host", in: "header", required: true, schema: { type: "string" } },
-              { name: "ids", in: "query", explode: false, schema: { type: "array", items: { type: "integer" } } },
+              { name: "where", in: "query", schema: { type: "object", properties: { x: { type: "string" } } } },
             ],
             responses: ok200,
           },
@@ -32,9 +32,54 @@ describe("parameters", () => {
       ["KV7010", 'paths["/a"].get.parameters[4]'],
       ["KV7010", 'paths["/a"].get.parameters[5]'],
     ]);
+    expect(problems(result)[1]!.message).toBe('The query parameter "filter" (style: deepObject) is not an object of plain named values, which a spec can only send as filter[name]=value; it is left out.');
     const tool = specOf(result).tools[0]!;
-    expect(Object.keys(tool["input"]["properties"])).toEqual(["ids"]);
+    expect(tool["input"]["properties"]).toEqual({});
     expect(tool["http"]["headers"]).toBeUndefined();
+  });
+
+  it("sends a deepObject query parameter as the document says: one name[key] entry per property", () => {
+    const result = imp(
+      api({
+        "/t": {
+          get: {
+            operationId: "t",
+            parameters: [{ name: "filter", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { status: { type: "string" }, priority: { type: "integer" } } } }],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(problems(result)).toEqual([]);
+    const tool = specOf(result).tools[0]!;
+    expect(tool["http"]["query"]).toEqual({ "filter[status]": "{{input.filter.status}}", "filter[priority]": "{{input.filter.priority}}" });
+    expect(tool["input"]["properties"]["filter"]).toEqual({ type: "object", properties: { status: { type: "string" }, priority: { type: "integer" } } });
+  });
+
+  it("offers a delimited array (explode: false) as the text the document asks for, never as repeated values", () => {
+    const result = imp(
+      api({
+        "/t": {
+          get: {
+            operationId: "t",
+            parameters: [
+              { name: "ids", in: "query", explode: false, description: "Ticket ids.", schema: { type: "array", items: { type: "integer" } } },
+              { name: "tags", in: "query", style: "pipeDelimited", explode: false, schema: { type: "array", items: { type: "string" } } },
+              { name: "repeat", in: "query", schema: { type: "array", items: { type: "string" } } },
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(problems(result)).toEqual([]);
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]["properties"]).toEqual({
+      ids: { description: "Ticket ids. Several values separated by commas (a,b,c) (each integer).", type: "string" },
+      tags: { description: "Several values separated by | (a|b|c) (each string).", type: "string" },
+      repeat: { type: "array", items: { type: "string" } },
+    });
+    expect(tool["http"]["query"]).toEqual({ ids: "{{input.ids}}", tags: "{{input.tags}}", repeat: "{{input.repeat}}" });
   });
 
   it("turns path templates into input references and percent-encodes literal braces", () => {

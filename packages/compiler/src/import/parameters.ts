@@ -22,6 +22,8 @@ export interface Param {
   readonly schemaAt: SpecPath;
   readonly description: string | undefined;
   readonly explode: boolean;
+  /** The serialization style (OpenAPI's default for query parameters is "form"). */
+  readonly style: string;
 }
 
 /** Where the parameters go in the request. */
@@ -83,6 +85,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
         description: inputs.describe(own(value, "description"), [...path, "description"]),
         // OpenAPI's default for query parameters is style form with explode true: a=1&a=2.
         explode: typeof explode === "boolean" ? explode : style === undefined || style === "form",
+        style: typeof style === "string" ? style : location === "query" || location === "cookie" ? "form" : "simple",
       });
     });
   }
@@ -155,14 +158,22 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
         continue;
       }
       const kind = valueKind(ctx.resolver, param.schema, param.schemaAt);
+      if (kind === "complex" && param.style === "deepObject") {
+        placeDeepObject(ctx, param, inputs, query);
+        continue;
+      }
       if (kind === "complex") {
         ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`));
         continue;
       }
-      if (kind === "array" && !param.explode) {
-        ctx.report(
-          finding("KV7010", param.at, `The query parameter "${param.name}" asks for comma-separated values (explode: false); a spec repeats the parameter for each value instead (${param.name}=a&${param.name}=b).`),
-        );
+      const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
+      if (separator !== undefined) {
+        // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
+        // (a=1,2), which the model writes itself, as text.
+        const item = typesOfItems(ctx.resolver, param.schema, param.schemaAt);
+        const id = inputs.add({ ...param, schema: { type: "string" }, description: `${param.description !== undefined ? `${param.description} ` : ""}${separator.words}${item !== "" ? ` (each ${item})` : ""}.` }, "query");
+        put(query, param.name, `{{input.${id}}}`);
+        continue;
       }
       put(query, param.name, `{{input.${inputs.add(param, "query")}}}`);
     }
@@ -217,6 +228,41 @@ export function pageSizeOf(resolver: Resolver, params: readonly Param[]): { para
 export function wirePath(route: string): string {
   const cut = route.search(/[#?]/);
   return cut < 0 ? route : route.slice(0, cut);
+}
+
+/** The text an array parameter is sent as, by style, when it is not exploded. */
+const DELIMITERS: Readonly<Record<string, { words: string } | undefined>> = {
+  form: { words: "Several values separated by commas (a,b,c)" },
+  spaceDelimited: { words: "Several values separated by spaces (a b c)" },
+  pipeDelimited: { words: "Several values separated by | (a|b|c)" },
+};
+
+/** The item type of an array parameter's schema, for its description. */
+function typesOfItems(resolver: Resolver, schema: unknown, at: SpecPath): string {
+  const items = resolver.deref(own(resolver.deref(schema, at).value, "items"), [...at, "items"]).value;
+  return typesOf(items).join(" or ");
+}
+
+/**
+ * `style: deepObject` (`filter[status]=open&filter[priority]=1`): one query entry per property of the object,
+ * each `{{input.filter.status}}`, which a spec leaves out when the property is omitted. Only flat objects with
+ * declared properties whose names templates can reference can be sent so; others are left out (reported).
+ */
+function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query: Record<string, unknown>): void {
+  const { value } = ctx.resolver.deref(param.schema, param.schemaAt);
+  const properties = own(value, "properties");
+  const names = isPlainObject(properties) ? Object.keys(properties) : [];
+  const flat =
+    names.length > 0 &&
+    names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !== "complex");
+  if (!flat || param.name.includes("{{")) {
+    ctx.report(
+      finding("KV7010", param.at, `The query parameter "${param.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${param.name}[name]=value; it is left out.`),
+    );
+    return;
+  }
+  const id = inputs.add(param, "query");
+  for (const n of names) put(query, `${param.name}[${n}]`, `{{input.${id}.${n}}}`);
 }
 
 /** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */
