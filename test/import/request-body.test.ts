@@ -38,7 +38,7 @@ describe("request bodies", () => {
       }),
     );
     expect(problems(result).map((d) => d.message)).toEqual([
-      "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation is left out.",
+      "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation upload is left out.",
       "The request body is application/x-www-form-urlencoded; a spec sends JSON bodies only, so the body is left out.",
       "A GET request cannot have a body in a spec; the body is left out.",
     ]);
@@ -46,5 +46,39 @@ describe("request bodies", () => {
       ["form", undefined],
       ["get", undefined],
     ]);
+  });
+
+  it("sends */* with a JSON schema as JSON (Kubernetes create and replace)", () => {
+    const schema = { type: "object", properties: { metadata: { type: "object", properties: { name: { type: "string" } } } } };
+    const result = imp(api({ "/cm": { post: { operationId: "create", requestBody: { required: true, content: { "*/*": { schema } } }, responses: ok200 } } }));
+    const tool = specOf(result).tools[0]!;
+    expect(tool["http"]["body"]).toBe("{{input.body}}");
+    expect(tool["http"]["headers"]).toBeUndefined();
+    expect(tool["input"]["properties"]["body"]).toEqual(schema);
+    // Without a schema there is nothing to say it is JSON: the operation is left out, by name.
+    const bare = imp(api({ "/cm": { post: { operationId: "create", requestBody: { required: true, content: { "*/*": {} } }, responses: ok200 } }, "/b": { get: { operationId: "b", responses: ok200 } } }));
+    expect(problems(bare).map((d) => d.message)).toEqual(["The request body is */*; a spec sends JSON bodies only, so the operation create is left out."]);
+  });
+
+  it("picks the JSON media type that fits the schema for PATCH: merge patch for an object, JSON Patch for a list", () => {
+    const patch = (schema: unknown) =>
+      specOf(
+        imp(
+          api({
+            "/cm": {
+              patch: {
+                operationId: "patch",
+                requestBody: {
+                  required: true,
+                  content: Object.fromEntries(["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json", "application/apply-patch+yaml"].map((t) => [t, { schema }])),
+                },
+                responses: ok200,
+              },
+            },
+          }),
+        ),
+      ).tools[0]!["http"]["headers"];
+    expect(patch({ type: "object" })).toEqual({ "Content-Type": "application/merge-patch+json" });
+    expect(patch({ type: "array", items: { type: "object" } })).toEqual({ "Content-Type": "application/json-patch+json" });
   });
 });
