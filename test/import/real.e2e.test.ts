@@ -54,12 +54,23 @@ function twilioHandler(req: RecordedRequest, res: import("node:http").ServerResp
   const base = `/2010-04-01/Accounts/${ACCOUNT}/Messages`;
   if (req.path === `${base}/${MESSAGE}.json` && req.method === "GET") return json(res, 200, twilioMessage);
   if (req.path === `${base}/${MESSAGE}.json` && req.method === "DELETE") return void res.writeHead(204).end();
+  if (req.path === `${base}.json` && req.method === "POST") {
+    // Twilio reads a form-encoded body and answers 201 with the new message.
+    if (req.headers["content-type"] !== "application/x-www-form-urlencoded") return json(res, 415, { code: 21606, message: "Unsupported media type" });
+    const form = new URLSearchParams(req.body);
+    return json(res, 201, { ...twilioMessage, to: form.get("To"), from: form.get("From"), body: form.get("Body"), status: "queued" });
+  }
   json(res, 404, { code: 20404, message: "The requested resource was not found", status: 404 });
 }
 
 function slackHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
   // Slack reads the token from Authorization: Bearer (or a token field); a missing one is { ok: false }.
   if (req.headers["authorization"] !== `Bearer ${SLACK_TOKEN}`) return json(res, 200, { ok: false, error: "not_authed" });
+  if (req.path === "/api/chat.postMessage") {
+    if (req.headers["content-type"] !== "application/x-www-form-urlencoded") return json(res, 200, { ok: false, error: "invalid_form_data" });
+    const form = new URLSearchParams(req.body);
+    return json(res, 200, { ok: true, channel: form.get("channel"), ts: "1503435956.000247", message: { type: "message", text: form.get("text"), user: "U061F7AUR", ts: "1503435956.000247" } });
+  }
   if (req.path === "/api/conversations.history") {
     return json(res, 200, {
       ok: true,
@@ -176,6 +187,15 @@ describe("Twilio messages (http basic, a 204 DELETE)", () => {
     expect(JSON.stringify(result)).not.toContain(TWILIO_PAIR);
   });
 
+  it("creates a message with a form-encoded body (the kervanc form-body extension), decoded by the upstream", async () => {
+    expect(imports["twilio-messages"]!.stderr).toContain("info KV8001");
+    const { result, request } = await call(c, twilio, "CreateMessage", { AccountSid: ACCOUNT, body: { To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" } });
+    expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");
+    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ body: "Hello & welcome", status: "queued" });
+  });
+
   it("reports the 204 of a DELETE as a success, so the model does not retry a destructive call", async () => {
     const { result, request } = await call(c, twilio, "DeleteMessage", { AccountSid: ACCOUNT, Sid: MESSAGE });
     expect(request.method).toBe("DELETE");
@@ -230,5 +250,20 @@ describe("GitHub issues (no security scheme, a page of 30 by default)", () => {
     expect(items).toHaveLength(30);
     expect(items[0]).toMatchObject({ title: "Found a bug number 1", body: expect.stringContaining("problem") });
     expect(result.content![0]!.text!.length).toBeLessThanOrEqual(20_000);
+  });
+});
+
+describe("Slack chat.postMessage (a form body with oauth2)", () => {
+  let c: TestClient;
+  beforeAll(async () => {
+    c = await client("slack-chat", { SLACK_AUTH: SLACK_TOKEN });
+  });
+
+  it("posts a message as a form, the token as Authorization: Bearer, and the model sees the text it posted", async () => {
+    const { result, request } = await call(c, slack, "chat_postMessage", { body: { channel: "C1234567890", text: "Deploy finished" } });
+    expect(request.headers["authorization"]).toBe(`Bearer ${SLACK_TOKEN}`);
+    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ channel: "C1234567890", text: "Deploy finished" });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ ok: true, channel: "C1234567890", message: { text: "Deploy finished" } });
   });
 });

@@ -29,23 +29,36 @@ describe("request bodies", () => {
     expect(tool["http"]).toEqual({ method: "PATCH", url: "https://api.example.com/v1/a", headers: { "Content-Type": "application/merge-patch+json" }, body: "{{input.body}}" });
   });
 
-  it("leaves out non-JSON bodies (and the operation when the body is required), and bodies on GET", () => {
+  it("leaves out bodies a spec cannot send (and the operation when the body is required), and bodies on GET", () => {
     const result = imp(
       api({
         "/upload": { post: { operationId: "upload", requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object" } } } }, responses: ok200 } },
-        "/form": { post: { operationId: "form", requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } } }, responses: ok200 } },
+        "/raw": { post: { operationId: "raw", requestBody: { content: { "application/octet-stream": { schema: { type: "string" } } } }, responses: ok200 } },
         "/get": { get: { operationId: "get", requestBody: { content: { "application/json": { schema: { type: "object" } } } }, responses: ok200 } },
       }),
     );
     expect(problems(result).map((d) => d.message)).toEqual([
       "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation upload is left out.",
-      "The request body is application/x-www-form-urlencoded; a spec sends JSON bodies only, so the body is left out.",
+      "The request body is application/octet-stream; a spec sends JSON bodies only, so the body is left out.",
       "A GET request cannot have a body in a spec; the body is left out.",
     ]);
     expect(specOf(result).tools.map((t) => [t["name"], t["http"]["body"]])).toEqual([
-      ["form", undefined],
+      ["raw", undefined],
       ["get", undefined],
     ]);
+    expect(result.text).not.toContain("kervancExtensions");
+  });
+
+  it("sends a form body with the kervanc form-body extension, declared in the spec, and says it is no longer portable", () => {
+    const form = { type: "object", required: ["email"], properties: { email: { type: "string" }, metadata: { type: "object", additionalProperties: { type: "string" } } } };
+    const result = imp(api({ "/customers": { post: { operationId: "PostCustomers", requestBody: { content: { "application/x-www-form-urlencoded": { schema: form } } }, responses: ok200 } } }));
+    const spec = specOf(result);
+    expect(spec["kervancExtensions"]).toEqual(["form-body"]);
+    expect(spec.tools[0]!["http"]).toMatchObject({ method: "POST", body: "{{input.body}}", bodyEncoding: "form" });
+    expect(spec.tools[0]!["http"]["headers"]).toBeUndefined();
+    expect(spec.tools[0]!["input"]["properties"]["body"]).toEqual(form);
+    expect(result.text).toContain("# form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.");
+    expect(result.diagnostics.filter((d) => d.code === "KV8001").map((d) => d.severity)).toEqual(["info"]);
   });
 
   it("sends */* with a JSON schema as JSON (Kubernetes create and replace)", () => {

@@ -65,6 +65,8 @@ export interface BuildOptions {
   readonly force?: boolean;
   /** Warn (KV9006) when a server's tools/list is estimated above this many tokens (default 8000). */
   readonly toolsBudget?: number;
+  /** Refuse specs that use kervanc extensions to the format (KV8001 becomes an error). */
+  readonly strictKervan?: boolean;
 }
 
 /** The size of a server's tools/list, for every spec given (built or skipped), in spec order. */
@@ -181,7 +183,11 @@ async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTr
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
-  const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
+  const all = await compileAll(options.inputs, options.outDir);
+  const { compiled } = all;
+  // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
+  const diagnostics = options.strictKervan ? all.diagnostics.map((d) => (d.code === "KV8001" ? { ...d, severity: "error" as const } : d)) : all.diagnostics;
+  const ok = all.ok && !diagnostics.some((d) => d.severity === "error");
   if (!ok) return { diagnostics, servers: [], skipped: [], sizes: [], ok: false };
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));

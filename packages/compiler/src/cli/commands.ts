@@ -48,6 +48,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: [
       { name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the packages (required)" },
       { name: "force", type: "boolean", help: "rebuild packages that are up to date" },
+      { name: "strict-kervan", type: "boolean", help: "refuse specs that use kervanc extensions (portable to Kervan only)" },
       FORMAT,
       BUDGET,
       HELP,

@@ -5,9 +5,11 @@
  * docs/diagnostics.md is generated from this one (`npm run docs`), and a test fails when it drifts. Another test
  * checks that each example is a message kervanc really prints for some fixture in fixtures/invalid/.
  * Ranges: KV1xxx reading and parsing a file, KV2xxx the structure of a spec, KV3xxx URLs, templates and the
- * request, KV4xxx secrets, KV5xxx JSON Schemas, KV6xxx `select` expressions, KV9xxx the command line and output.
+ * request, KV4xxx secrets, KV5xxx JSON Schemas, KV6xxx `select` expressions, KV7xxx kervanc import, KV8xxx
+ * kervanc's extensions to the format, KV9xxx the command line and output.
  */
-export type Severity = "error" | "warning";
+/** `info` is news that is not a problem (KV8001: the spec uses a kervanc extension); it never fails a command. */
+export type Severity = "error" | "warning" | "info";
 
 export interface CodeInfo {
   readonly severity: Severity;
@@ -305,6 +307,18 @@ export const CODES = {
     severity: "warning",
     summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
     example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
+  },
+
+  // KV8xxx: kervanc's extensions to the spec format (docs/extensions/).
+  KV8001: {
+    severity: "info",
+    summary: "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
+    example: "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
+  },
+  KV8002: {
+    severity: "error",
+    summary: "A kervanc extension is used without being declared in kervancExtensions, or used wrongly.",
+    example: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
   },
 
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.

@@ -307,6 +307,7 @@ class Importer {
     if (Object.keys(query).length > 0) http["query"] = query;
     if (Object.keys(headers).length > 0) http["headers"] = headers;
     if (body.body !== undefined) http["body"] = body.body;
+    if (body.form) http["bodyEncoding"] = "form";
 
     const value: Record<string, unknown> = {
       name,
@@ -345,7 +346,7 @@ class Importer {
       const specDiagnostics: Diagnostic[] = [];
       const refused = new Set<number>();
       for (const d of compiled.diagnostics) {
-        if (d.severity === "warning") {
+        if (d.severity !== "error") {
           specDiagnostics.push(d);
           continue;
         }
@@ -421,6 +422,8 @@ class Importer {
     const secretsList = [...hosts.keys()].sort();
     const spec: Record<string, unknown> = {
       specVersion: 1,
+      // Declared first, where a reader sees it: the spec then builds with kervanc only (KV8001).
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form") ? { kervancExtensions: ["form-body"] } : {}),
       name: serverNameFrom(title),
       version,
       ...(description !== undefined ? { description } : {}),
@@ -429,6 +432,9 @@ class Importer {
     };
     const comments: Comment[] = built.flatMap((tool, i) => tool.comments.map((c) => ({ path: ["tools", i, ...c.path], text: c.text })));
     if (secretsList.length > 0) comments.push({ path: ["secrets"], text: "Each secret's value comes from the environment variable of the same name." });
+    if (spec["kervancExtensions"] !== undefined) {
+      comments.push({ path: ["kervancExtensions"], text: "form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.\nSee docs/extensions/form-body.md." });
+    }
     secretsList.forEach((name, i) => {
       const note = this.#secretNotes.get(name);
       if (note !== undefined) comments.push({ path: ["secrets", i], text: `${name}: ${note}` });

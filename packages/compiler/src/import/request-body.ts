@@ -12,8 +12,13 @@ import { isJsonMediaType } from "./responses.ts";
 import { isPlainObject, own } from "./refs.ts";
 import type { JsonSchema } from "./schema.ts";
 
-/** The body template (undefined: no body), or null when the operation is left out (reported). */
-export type PlacedBody = { readonly body: string | undefined } | null;
+/**
+ * The body template (undefined: no body) and whether it is sent form-encoded (the kervanc extension form-body),
+ * or null when the operation is left out (reported).
+ */
+export type PlacedBody = { readonly body: string | undefined; readonly form?: true } | null;
+
+const FORM = "application/x-www-form-urlencoded";
 
 export function placeRequestBody(ctx: ImportContext, operation: Operation, inputs: Inputs, headers: Record<string, unknown>): PlacedBody {
   const { op, at, method } = operation;
@@ -22,11 +27,23 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
   const content = own(requestBody.value, "content");
   const types = isPlainObject(content) ? Object.keys(content) : [];
   const jsonType = jsonMediaType(ctx, content, types, [...requestBody.path, "content"]);
+  // A form body (Stripe, Twilio, Slack) is sent with the kervanc extension form-body: its schema describes the
+  // fields as JSON would, and the runtime form-encodes them (docs/extensions/form-body.md).
+  const formType = jsonType === undefined && method !== "get" ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === FORM) : undefined;
   const bodyRequired = own(requestBody.value, "required") === true;
   const leftOut = `the operation ${selectorOf(operation)} is left out`;
   if (method === "get") {
     ctx.report(finding("KV7010", requestBody.path, `A GET request cannot have a body in a spec; ${bodyRequired ? leftOut : "the body is left out"}.`));
     return bodyRequired ? null : { body: undefined };
+  }
+  if (formType !== undefined) {
+    const schema = own(own(content, formType), "schema");
+    const id = inputs.name("body", "body");
+    let converted: JsonSchema = schema === undefined ? { type: "object" } : inputs.converter.convert(schema, [...requestBody.path, "content", formType, "schema"]);
+    const description = inputs.describe(own(requestBody.value, "description"), [...requestBody.path, "description"]);
+    if (description !== undefined) converted = withDescription(converted, description);
+    inputs.addSchema(id, converted, true);
+    return { body: `{{input.${id}}}`, form: true };
   }
   if (jsonType === undefined) {
     ctx.report(
