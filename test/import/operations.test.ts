@@ -78,6 +78,33 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
   });
 });
 
+describe("a spec over the size a spec may have", () => {
+  // 120 operations whose inputs have 30 described properties each: about 1.2 MB of spec.
+  const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: "string", description: `${"Words about this field. ".repeat(12)}${i}` }]));
+  const paths = Object.fromEntries(
+    Array.from({ length: 120 }, (_, i) => [`/r${i}`, { post: { operationId: `r${i}`, requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties } } } }, responses: ok200 } }]),
+  );
+
+  it("refuses with the size and how to choose, without --skip-invalid", () => {
+    const result = imp(api(paths));
+    expect(result.ok).toBe(false);
+    expect(problems(result).map((d) => d.message)).toEqual([expect.stringMatching(/^The spec for these 120 operations would be \d+ bytes, more than the 1048576 a spec may have; choose fewer with --include, --exclude or --read-only \(or --skip-invalid keeps the first ones that fit\)\.$/)]);
+  });
+
+  it("keeps the first operations that fit under --skip-invalid, and says how many it left out", () => {
+    const result = imp(api(paths), { skipInvalid: true });
+    expect(result.ok).toBe(true);
+    const kept = specOf(result).tools.length;
+    expect(kept).toBeGreaterThan(50);
+    expect(kept).toBeLessThan(120);
+    expect(new TextEncoder().encode(result.text!).byteLength).toBeLessThanOrEqual(1_048_576);
+    // (and the tools/list budget warning, KV9006, which such a server deserves)
+    expect(problems(result).filter((d) => d.code !== "KV9006").map((d) => [d.severity, d.message.replace(/\d+ bytes/, "N bytes")])).toEqual([
+      ["warning", `Skipped ${120 - kept} operations (--skip-invalid): the spec for all 120 would be N bytes, more than the 1048576 a spec may have; the first ${kept} are kept. The first skipped is r${kept}.`],
+    ]);
+  });
+});
+
 describe("paths with a #fragment", () => {
   it("sends the path without its fragment, and names the tools apart", () => {
     const spec = specOf(

@@ -20,7 +20,7 @@ import { compileSpec } from "../build.ts";
 import { checkSchemaLimits } from "../check/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
 import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
-import { locate } from "../load/load.ts";
+import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
@@ -342,7 +342,25 @@ class Importer {
     let built = all;
     for (;;) {
       const { text, secretsList } = this.#write(built, operations);
-      const compiled = compileSpec(this.#outFile, new TextEncoder().encode(text));
+      const bytes = new TextEncoder().encode(text);
+      if (bytes.byteLength > MAX_SPEC_BYTES) {
+        // Too large a spec is not one operation's fault: say how to choose; under --skip-invalid keep the
+        // operations that fit, in document order, and name how many were left out.
+        const keep = Math.max(1, Math.floor((built.length * MAX_SPEC_BYTES * 0.9) / bytes.byteLength));
+        if (!this.#options.skipInvalid || keep >= built.length) {
+          this.#report(
+            finding("KV7011", ["paths"], `The spec for these ${built.length} operations would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; choose fewer with --include, --exclude or --read-only${this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)"}.`, { atKey: true }),
+          );
+          return failed(this.#diagnostics(), operations);
+        }
+        const left = built.slice(keep);
+        this.#report(
+          finding("KV7011", ["paths"], `Skipped ${left.length} operations (--skip-invalid): the spec for all ${built.length} would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; the first ${keep} are kept. The first skipped is ${selectorOf(left[0]!.operation)}.`, { atKey: true, severity: "warning" }),
+        );
+        built = built.slice(0, keep);
+        continue;
+      }
+      const compiled = compileSpec(this.#outFile, bytes);
       const specDiagnostics: Diagnostic[] = [];
       const refused = new Set<number>();
       for (const d of compiled.diagnostics) {
