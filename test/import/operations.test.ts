@@ -34,10 +34,23 @@ describe("selection", () => {
     const result = imp(api(paths));
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => d.message)).toEqual([
-      '206 operations are selected, but a spec holds at most 200 tools. Operations by tag: repos 120, issues 80, git data 5, (untagged) 1. Choose with --include <tag|operationId|"METHOD /path"> (for example --include repos), --exclude, or --read-only (103 GET operations); import one document several times to cover more.',
+      '206 operations are selected, but a spec holds at most 200 tools. Operations by tag: repos 120, issues 80, git data 5, (untagged) 1. Choose with --include <tag|/path prefix|operationId|"METHOD /path"> (for example --include repos), --exclude, or --read-only (103 GET operations); import one document several times to cover more.',
     ]);
     // The selectors the message names work.
     expect(specOf(imp(api(paths), { include: ["issues"] })).tools).toHaveLength(80);
+  });
+
+  it("counts operations by path prefix when most have no tag (Stripe), and selects by path prefix", () => {
+    const route = (i: number): string => (i < 150 ? `/v1/customers/{id}/items${i}` : i < 190 ? `/v1/charges/x${i}` : `/v1/invoices${i % 2 === 0 ? `/x${i}` : `/{id}/lines${i}`}`);
+    const paths: Record<string, Record<string, unknown>> = {};
+    for (let i = 0; i < 210; i++) paths[route(i)] = { ...(paths[route(i)] ?? {}), [i % 2 === 0 ? "get" : "post"]: { operationId: `op${i}`, responses: ok200 } };
+    const result = imp(api(paths));
+    expect(result.diagnostics.map((d) => d.message)).toEqual([
+      '210 operations are selected, but a spec holds at most 200 tools. Operations by path: /v1/customers 150, /v1/charges 40, /v1/invoices 20. Choose with --include <tag|/path prefix|operationId|"METHOD /path"> (for example --include /v1/customers), --exclude, or --read-only (105 GET operations); import one document several times to cover more.',
+    ]);
+    expect(specOf(imp(api(paths), { include: ["/v1/charges", "/v1/invoices"] })).tools).toHaveLength(60);
+    // A prefix matches whole segments only.
+    expect(imp(api(paths), { include: ["/v1/charge"] }).diagnostics.map((d) => d.code)).toEqual(["KV7011"]);
   });
 });
 

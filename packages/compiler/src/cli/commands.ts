@@ -74,7 +74,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "without --force.",
     options: [
       { name: "out", short: "o", type: "string", value: "<spec.yaml>", help: "the spec file to write (required)" },
-      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId or route ("GET /pets")' },
+      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId, route ("GET /pets") or path prefix (/v1/pets)' },
       { name: "exclude", type: "string", multiple: true, value: "<sel>", help: "leave out operations with this tag, operationId or route" },
       { name: "read-only", type: "boolean", help: "only GET operations" },
       { name: "skip-invalid", type: "boolean", help: "leave out operations that cannot be imported (a warning each) instead of failing" },

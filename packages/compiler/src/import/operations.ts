@@ -58,19 +58,36 @@ export function selectorOf(operation: Operation): string {
 /** Tags listed when a selection is too large; the rest are counted. */
 const MAX_TAGS_LISTED = 30;
 
-/** The refusal of a selection over the tool limit: what there is to choose from, and how. */
+/**
+ * The refusal of a selection over the tool limit: what there is to choose from (operations by tag, or by path
+ * prefix when most have no tag), and how.
+ */
 export function tooManyMessage(selected: readonly Operation[]): string {
+  const untagged = selected.filter((op) => op.tags.length === 0).length;
+  const byPath = untagged * 2 > selected.length;
   const counts = new Map<string, number>();
-  for (const op of selected) for (const tag of op.tags.length > 0 ? op.tags : ["(untagged)"]) counts.set(tag, (counts.get(tag) ?? 0) + 1);
-  const tags = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const listed = tags.slice(0, MAX_TAGS_LISTED).map(([tag, n]) => `${tag} ${n}`);
-  const more = tags.length > MAX_TAGS_LISTED ? ` and ${tags.length - MAX_TAGS_LISTED} more tags` : "";
+  for (const op of selected) {
+    const groups = byPath ? [pathGroup(op.route)] : op.tags.length > 0 ? op.tags : ["(untagged)"];
+    for (const group of groups) counts.set(group, (counts.get(group) ?? 0) + 1);
+  }
+  const groups = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const listed = groups.slice(0, MAX_TAGS_LISTED).map(([group, n]) => `${group} ${n}`);
+  const more = groups.length > MAX_TAGS_LISTED ? ` and ${groups.length - MAX_TAGS_LISTED} more` : "";
   const reads = selected.filter((op) => op.method === "get").length;
-  const example = tags.find(([tag]) => tag !== "(untagged)")?.[0];
+  const example = groups.find(([group]) => group !== "(untagged)")?.[0];
   return (
-    `${selected.length} operations are selected, but a spec holds at most ${MAX_TOOLS} tools. Operations by tag: ${listed.join(", ")}${more}. ` +
-    `Choose with --include <tag|operationId|"METHOD /path">${example !== undefined ? ` (for example --include ${/\s/.test(example) ? JSON.stringify(example) : example})` : ""}, --exclude, or --read-only (${reads} GET operations); import one document several times to cover more.`
+    `${selected.length} operations are selected, but a spec holds at most ${MAX_TOOLS} tools. Operations by ${byPath ? "path" : "tag"}: ${listed.join(", ")}${more}. ` +
+    `Choose with --include <tag|/path prefix|operationId|"METHOD /path">${example !== undefined ? ` (for example --include ${/\s/.test(example) ? JSON.stringify(example) : example})` : ""}, --exclude, or --read-only (${reads} GET operations); import one document several times to cover more.`
   );
+}
+
+/** The path prefix an operation is counted under: up to the first parameter, at most two segments after a version. */
+function pathGroup(route: string): string {
+  const segments = route.split(/[#?]/)[0]!.split("/").filter((s) => s !== "");
+  const cut = segments.findIndex((s) => s.includes("{"));
+  const fixed = cut < 0 ? segments : segments.slice(0, cut);
+  const depth = /^v\d+/.test(fixed[0] ?? "") ? 2 : 1;
+  return `/${fixed.slice(0, depth).join("/")}`;
 }
 
 /** Applies --include, --exclude and --read-only; null when the selection is an error. */
@@ -79,6 +96,8 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
   const exclude = ctx.options.exclude ?? [];
   const matches = (op: Operation, selector: string): boolean => {
     if (op.operationId === selector || op.tags.includes(selector)) return true;
+    // A path prefix ("/v1/customers") selects the operations under it: documents without tags (Stripe) need it.
+    if (selector.startsWith("/")) return op.route === selector || op.route.startsWith(selector.endsWith("/") ? selector : `${selector}/`);
     const route = /^([A-Za-z]+)\s+(\/\S*)$/.exec(selector);
     return route !== null && route[1]!.toLowerCase() === op.method && route[2] === op.route;
   };
