@@ -64,7 +64,7 @@ describe("kervanc", () => {
       `${file}:1:1 - warning KV2012: Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.`,
       `${file}:3:10 - error KV2003: version: Expected a string, got the number 1. YAML reads 1.0 as the number 1; quote it: "1.0".`,
       `${file}:7:5 - error KV2002: tools[0].http: Missing required field "url".`,
-      `${file}:8:7 - error KV2001: tools[0].http.urll: Unknown field "urll". Did you mean "url"? Allowed here: method, url, query, headers, body, timeoutMs, maxResponseBytes, allowInsecureHttp, followRedirects.`,
+      `${file}:8:7 - error KV2001: tools[0].http.urll: Unknown field "urll". Did you mean "url"? Allowed here: method, url, query, headers, body, bodyEncoding, timeoutMs, maxResponseBytes, allowInsecureHttp, followRedirects.`,
       "Found 3 errors; nothing was written.",
       "",
     ]);

@@ -28,8 +28,8 @@ describe("kervanc import", () => {
     expect(r.stdout).toBe("");
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines.slice(0, 2)).toEqual([
+      "fixtures/openapi/notes.yaml:1:1 - warning KV7016: The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
       'fixtures/openapi/notes.yaml:7:10 - warning KV7013: servers[0].url: The server URL "http://notes.internal.example/api/" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
-      'fixtures/openapi/notes.yaml:115:9 - warning KV7010: paths["/workspaces/{workspaceId}/notes/{noteId}"].delete.responses["204"]: The success response (204) has no body. A tool reads a JSON or text answer, so a call that succeeds upstream will still report an error about the content type.',
     ]);
     expect(lines[2]).toMatch(new RegExp(`^Imported 8 of 8 operations from fixtures/openapi/notes\\.yaml into ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} in \\d+\\.\\d\\d s\\.$`));
     expect(lines[3]).toMatch(/^notes\.yaml: tools\/list has 8 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/);
@@ -65,8 +65,16 @@ describe("kervanc import", () => {
     const out = join(dir, "cycle-get.yaml");
     const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--exclude", "createNode", "--read-only", "--server-url", "https://trees.test:8443/v1"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/^Imported 1 of 2 operations /);
+    expect(r.stderr).toMatch(/KV7016: The document declares no security scheme[^\n]*\nImported 1 of 2 operations /);
     expect(await readFile(out, "utf8")).toContain('http: { method: GET, url: "https://trees.test:8443/v1/nodes/{{input.id}}" }');
+  });
+
+  it("imports the rest of a document with --skip-invalid, with a warning naming each operation left out", async () => {
+    const out = join(dir, "cycle-skip.yaml");
+    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--skip-invalid", "--server-url", "https://trees.test"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning KV7006: [^\n]*Skipped POST \/nodes \(createNode\) \(--skip-invalid\): The schema is recursive/);
+    expect(r.stderr).toMatch(/\nImported 1 of 2 operations /);
   });
 
   it("prints JSON with --format json", async () => {
@@ -77,7 +85,7 @@ describe("kervanc import", () => {
     expect(report.ok).toBe(true);
     expect(report.tools.map((t) => `${t.method} ${t.route} ${t.name}`)).toEqual(["GET /workspaces/{workspaceId}/notes listNotes", "GET /workspaces/{workspaceId}/notes/{noteId} getNote"]);
     expect(report.toolsList.budget).toBe(10);
-    expect(report.diagnostics.map((d) => d.code)).toEqual(["KV7013", "KV9006"]);
+    expect(report.diagnostics.map((d) => d.code)).toEqual(["KV7016", "KV7013", "KV9006"]);
   });
 
   it("reports a missing document as an error, and usage mistakes with exit 2", async () => {

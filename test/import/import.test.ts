@@ -1,7 +1,8 @@
 /**
- * `kervanc import` in process: the fixture documents give their golden specs and diagnostics, every spec the
- * import writes is one the compiler accepts, and the rules of the conversion (names, parameters, bodies,
- * security, servers, schemas, output proposals, selection, budgets) hold one by one.
+ * `kervanc import` in process, as a whole: the fixture documents give their golden specs and diagnostics, every
+ * spec the import writes is one the compiler accepts, and the rules that belong to no one OpenAPI object (reading,
+ * names, schemas, visible text, budgets) hold one by one. Each part of the importer has its own file:
+ * operations, servers, security, parameters, request-body and responses (.test.ts).
  *
  * Goldens live in fixtures/openapi/expected/. After an intended change, regenerate them with:
  *   npx vitest run test/import -u
@@ -9,47 +10,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { stringify } from "yaml";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { formatDiagnostic, type Diagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
-import { importOpenApi, type ImportOptions, type ImportResult } from "../../packages/compiler/src/import/openapi.ts";
+import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 import { REPO } from "../helpers/kervanc.ts";
+import { api, codes, importFixture, type ImportResult, imp, ok200, specOf, text, problems } from "./helpers.ts";
 
 const GOOD = ["petstore.yaml", "tickets.json", "notes.yaml"];
 const HOSTILE = readdirSync(join(REPO, "fixtures/openapi/hostile")).sort();
-
-function importFixture(path: string, options: ImportOptions = {}): ImportResult {
-  return importOpenApi(path, readFileSync(join(REPO, path)), "spec.yaml", options);
-}
-
-function text(diagnostics: readonly Diagnostic[]): string {
-  return diagnostics.map((d) => `${formatDiagnostic(d)}\n`).join("");
-}
-
-/** Imports a document given as a value (written as YAML) or as text. */
-function imp(doc: unknown, options: ImportOptions = {}): ImportResult {
-  const source = typeof doc === "string" ? doc : stringify(doc);
-  return importOpenApi("api.yaml", new TextEncoder().encode(source), "spec.yaml", options);
-}
-
-/** The plain value of the spec an import wrote (throws when there is none, showing the diagnostics). */
-function specOf(result: ImportResult): { tools: Record<string, any>[]; secrets?: { name: string; hosts: string[] }[]; [k: string]: unknown } {
-  if (!result.ok || result.text === null) throw new Error(`the import failed:\n${text(result.diagnostics)}`);
-  const compiled = compileSpec("spec.yaml", new TextEncoder().encode(result.text));
-  if (compiled.loaded === null) throw new Error("the written spec does not load");
-  return compiled.loaded.value as never;
-}
-
-function codes(result: ImportResult): string[] {
-  return result.diagnostics.map((d) => `${d.severity} ${d.code}`);
-}
-
-/** A minimal OpenAPI 3.1 document with the given paths (and more top-level keys). */
-function api(paths: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { openapi: "3.1.0", info: { title: "Test API", version: "1.0" }, servers: [{ url: "https://api.example.com/v1" }], paths, ...extra };
-}
-
-const ok200 = { "200": { description: "OK", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } } } };
 
 describe("fixture documents", () => {
   it.each(GOOD)("%s imports to its golden spec, which kervanc builds without a problem", async (name) => {
@@ -143,6 +110,29 @@ describe("reading hostile bytes", () => {
     expect(imp({ openapi: "3.2.0", info: {}, paths: {} }).diagnostics[0]!.message).toBe("OpenAPI 3.2.0 is not supported; kervanc import reads OpenAPI 3.0 and 3.1.");
     expect(imp({ openapi: "3.1.0", info: {}, paths: {} }).diagnostics.map((d) => d.message)).toEqual(["The document has no operations to import."]);
     expect(imp({ openapi: "3.1.0", info: {}, paths: [] }).diagnostics.map((d) => d.message)).toEqual(["paths must be a mapping from paths to path items."]);
+  });
+
+  it("reads names under properties as names: $id, $ref and $schema properties are left out of inputs and outputs, not refused", () => {
+    const props = { type: "object", properties: { $id: { type: "string" }, $ref: { type: "string" }, $schema: { type: "string" }, name: { type: "string" } }, required: ["$ref", "name"] };
+    const result = imp(
+      api({
+        "/p": {
+          post: {
+            operationId: "p",
+            requestBody: { required: true, content: { "application/json": { schema: props } } },
+            responses: { "200": { description: "OK", content: { "application/json": { schema: props } } } },
+          },
+        },
+      }),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]["properties"]["body"]).toEqual({ type: "object", properties: { name: { type: "string" } }, required: ["name"] });
+    expect(tool["output"]["select"]).toBe("{name: name}");
+    expect(problems(result).map((d) => [d.code, d.path.replace(/^.*\.properties\./, "")])).toEqual([
+      ["KV7010", "$id"],
+      ["KV7010", "$ref"],
+      ["KV7010", "$schema"],
+    ]);
   });
 
   it("keeps document keys as data: __proto__ is a property like any other", () => {
@@ -260,107 +250,6 @@ describe("names", () => {
   });
 });
 
-describe("parameters and bodies", () => {
-  it("leaves out what a spec cannot send, with a warning at the parameter", () => {
-    const result = imp(
-      api({
-        "/a": {
-          get: {
-            operationId: "a",
-            parameters: [
-              { name: "session", in: "cookie", schema: { type: "string" } },
-              { name: "filter", in: "query", style: "deepObject", schema: { type: "object", properties: { x: { type: "string" } } } },
-              { name: "X-Trace", in: "header", schema: { type: "string" } },
-              { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
-              { name: "Host", in: "header", required: true, schema: { type: "string" } },
-              { name: "ids", in: "query", explode: false, schema: { type: "array", items: { type: "integer" } } },
-            ],
-            responses: ok200,
-          },
-        },
-      }),
-    );
-    expect(result.diagnostics.map((d) => [d.code, d.path])).toEqual([
-      ["KV7010", 'paths["/a"].get.parameters[0]'],
-      ["KV7010", 'paths["/a"].get.parameters[1]'],
-      ["KV7010", 'paths["/a"].get.parameters[2]'],
-      ["KV7010", 'paths["/a"].get.parameters[3]'],
-      ["KV7010", 'paths["/a"].get.parameters[4]'],
-      ["KV7010", 'paths["/a"].get.parameters[5]'],
-    ]);
-    const tool = specOf(result).tools[0]!;
-    expect(Object.keys(tool["input"]["properties"])).toEqual(["ids"]);
-    expect(tool["http"]["headers"]).toBeUndefined();
-  });
-
-  it("sends a JSON body as one required property, with its media type when it is not application/json", () => {
-    const spec = specOf(
-      imp(
-        api({
-          "/a": {
-            patch: {
-              operationId: "a",
-              requestBody: { description: "The changes.", content: { "application/merge-patch+json": { schema: { type: "object", properties: { n: { type: "integer" } } } } } },
-              responses: ok200,
-            },
-          },
-        }),
-      ),
-    );
-    const tool = spec.tools[0]!;
-    expect(tool["input"]).toEqual({
-      type: "object",
-      properties: { body: { description: "The changes.", type: "object", properties: { n: { type: "integer" } } } },
-      required: ["body"],
-      additionalProperties: false,
-    });
-    expect(tool["http"]).toEqual({ method: "PATCH", url: "https://api.example.com/v1/a", headers: { "Content-Type": "application/merge-patch+json" }, body: "{{input.body}}" });
-  });
-
-  it("leaves out non-JSON bodies (and the operation when the body is required), and bodies on GET", () => {
-    const result = imp(
-      api({
-        "/upload": { post: { operationId: "upload", requestBody: { required: true, content: { "multipart/form-data": { schema: { type: "object" } } } }, responses: ok200 } },
-        "/form": { post: { operationId: "form", requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object" } } } }, responses: ok200 } },
-        "/get": { get: { operationId: "get", requestBody: { content: { "application/json": { schema: { type: "object" } } } }, responses: ok200 } },
-      }),
-    );
-    expect(result.diagnostics.map((d) => d.message)).toEqual([
-      "The request body is multipart/form-data; a spec sends JSON bodies only, so the operation is left out.",
-      "The request body is application/x-www-form-urlencoded; a spec sends JSON bodies only, so the body is left out.",
-      "A GET request cannot have a body in a spec; the body is left out.",
-    ]);
-    expect(specOf(result).tools.map((t) => [t["name"], t["http"]["body"]])).toEqual([
-      ["form", undefined],
-      ["get", undefined],
-    ]);
-  });
-
-  it("leaves out HEAD, OPTIONS and TRACE operations with a warning", () => {
-    const result = imp(api({ "/a": { head: { operationId: "h", responses: ok200 }, get: { operationId: "g", responses: ok200 } } }));
-    expect(codes(result)).toEqual(["warning KV7010"]);
-    expect(specOf(result).tools.map((t) => t["name"])).toEqual(["g"]);
-  });
-
-  it("turns path templates into input references and percent-encodes literal braces", () => {
-    const spec = specOf(imp(api({ "/a/{x}/b{y}c/{{z}}": { get: { operationId: "t", responses: ok200 } } })));
-    expect(spec.tools[0]!["http"]["url"]).toBe("https://api.example.com/v1/a/{{input.x}}/b{{input.y}}c/%7B{{input.z}}%7D");
-    expect(spec.tools[0]!["input"]["required"]).toEqual(["x", "y", "z"]);
-  });
-
-  it("refuses, as kervanc build would, a path whose '..' removes a template (KV7012 at the operation)", () => {
-    const result = imp(api({ "/files/{name}/../raw": { get: { operationId: "raw", responses: ok200 } } }));
-    expect(result.ok).toBe(false);
-    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
-      [
-        "KV7012",
-        'paths["/files/{name}/../raw"].get',
-        'kervanc build would refuse the tool made from this operation: KV3017 tools[0].http.url: The URL\'s path drops {{input.name}}: a ".." segment after it removes it. Write the path without "..".',
-      ],
-    ]);
-  });
-});
-
 describe("schemas", () => {
   const bodySchema = (schema: unknown, version = "3.0.3", components: unknown = {}): Record<string, unknown> => {
     const result = imp({ ...api({ "/a": { post: { operationId: "a", requestBody: { required: true, content: { "application/json": { schema } } }, responses: ok200 } } }), openapi: version, components });
@@ -396,13 +285,32 @@ describe("schemas", () => {
     });
   });
 
+  it("drops keywords that do not apply to their schema's type, with one summary note for the whole document", () => {
+    const scalar = { type: "string", uniqueItems: true, minimum: 1, maxLength: 5 };
+    const op = (id: string) => ({
+      post: {
+        operationId: id,
+        parameters: [{ name: "q", in: "query", schema: { type: "array", items: { type: "string" }, uniqueItems: true, maxLength: 3 } }],
+        requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { a: scalar, b: scalar, n: { type: "integer", minItems: 1, maximum: 9 } } } } } },
+        responses: ok200,
+      },
+    });
+    const result = imp(api({ "/a": op("a"), "/b": op("b") }));
+    const body = specOf(result).tools[0]!["input"]["properties"]["body"];
+    expect(body.properties).toEqual({ a: { type: "string", maxLength: 5 }, b: { type: "string", maxLength: 5 }, n: { type: "integer", maximum: 9 } });
+    expect(specOf(result).tools[0]!["input"]["properties"]["q"]).toEqual({ type: "array", items: { type: "string" }, uniqueItems: true });
+    expect(problems(result).map((d) => [d.code, d.line, d.message])).toEqual([
+      ["KV7010", 1, "12 schema keywords that do not apply to their schema's type (minimum 4, uniqueItems 4, maxLength 2, minItems 2) were left out of the input schemas: they check nothing."],
+    ]);
+  });
+
   it("warns when it drops a pattern that Unicode regular expressions refuse", () => {
     const result = imp({
       ...api({ "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^[\\w-.]+$" } }], responses: ok200 } } }),
       openapi: "3.0.3",
     });
-    expect(result.diagnostics.map((d) => [d.code, d.path])).toEqual([["KV7010", 'paths["/a"].get.parameters[0].schema.pattern']]);
-    expect(result.diagnostics[0]!.message).toMatch(/^The pattern is left out: it is not a valid regular expression in Unicode mode \(/);
+    expect(problems(result).map((d) => [d.code, d.path])).toEqual([["KV7010", 'paths["/a"].get.parameters[0].schema.pattern']]);
+    expect(problems(result)[0]!.message).toMatch(/^The pattern is left out: it is not a valid regular expression in Unicode mode \(/);
   });
 
   it("inlines local references and leaves out readOnly properties (and their required entries) from requests", () => {
@@ -457,107 +365,6 @@ describe("schemas", () => {
   });
 });
 
-describe("security", () => {
-  const schemes = {
-    header: { type: "apiKey", in: "header", name: "X-Key" },
-    query: { type: "apiKey", in: "query", name: "key" },
-    cookie: { type: "apiKey", in: "cookie", name: "sid" },
-    bearer: { type: "http", scheme: "Bearer" },
-    basic: { type: "http", scheme: "basic" },
-    oauth: { type: "oauth2", flows: {} },
-    oidc: { type: "openIdConnect", openIdConnectUrl: "https://id.example.com" },
-  };
-  const withSecurity = (operations: Record<string, unknown[] | undefined>, global?: unknown[]): ImportResult =>
-    imp(
-      api(
-        Object.fromEntries(Object.entries(operations).map(([id, security]) => [`/${id}`, { get: { operationId: id, ...(security !== undefined ? { security } : {}), responses: ok200 } }])),
-        { components: { securitySchemes: schemes }, ...(global !== undefined ? { security: global } : {}) },
-      ),
-    );
-
-  it("puts API keys and bearer tokens where the scheme says, as host-bound secrets", () => {
-    const spec = specOf(withSecurity({ h: [{ header: [] }], q: [{ query: [] }], c: [{ cookie: [], header: [] }], b: [{ bearer: [] }] }));
-    expect(spec.tools.map((t) => [t["http"]["query"], t["http"]["headers"]])).toEqual([
-      [undefined, { "X-Key": "{{secrets.HEADER}}" }],
-      [{ key: "{{secrets.QUERY}}" }, undefined],
-      [undefined, { "X-Key": "{{secrets.HEADER}}", Cookie: "sid={{secrets.COOKIE}}" }],
-      [undefined, { Authorization: "Bearer {{secrets.BEARER}}" }],
-    ]);
-    expect(spec.secrets).toEqual(["BEARER", "COOKIE", "HEADER", "QUERY"].map((name) => ({ name, hosts: ["api.example.com:443"] })));
-  });
-
-  it("imports operations without the schemes it cannot express, with one warning per scheme", () => {
-    const result = withSecurity({ a: [{ basic: [] }], b: [{ oauth: [] }], c: [{ oauth: [] }], d: [{ oidc: [] }] });
-    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
-      ["KV7009", "components.securitySchemes.basic", 'The security scheme "basic" (http basic) is not supported; a is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.'],
-      ["KV7009", "components.securitySchemes.oauth", 'The security scheme "oauth" (oauth2) is not supported; 2 operations (b, c) are imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.'],
-      ["KV7009", "components.securitySchemes.oidc", 'The security scheme "oidc" (openIdConnect) is not supported; d is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.'],
-    ]);
-    expect(specOf(result).secrets).toBeUndefined();
-  });
-
-  it("prefers an alternative it can express; treats {} as optional; honours an operation's own security: []", () => {
-    const result = withSecurity({ a: [{ oauth: [] }, { bearer: [] }], b: [{}, { oauth: [] }], c: [], d: undefined }, [{ query: [] }]);
-    expect(codes(result)).toEqual([]);
-    expect(specOf(result).tools.map((t) => [t["name"], t["http"]["query"] ?? t["http"]["headers"] ?? null])).toEqual([
-      ["a", { Authorization: "Bearer {{secrets.BEARER}}" }],
-      ["b", null],
-      ["c", null],
-      ["d", { key: "{{secrets.QUERY}}" }],
-    ]);
-  });
-
-  it("does not ask the model for a credential the scheme already sends", () => {
-    const result = imp(
-      api(
-        { "/a": { get: { operationId: "a", security: [{ query: [] }], parameters: [{ name: "key", in: "query", required: true, schema: { type: "string" } }], responses: ok200 } } },
-        { components: { securitySchemes: schemes } },
-      ),
-    );
-    expect(specOf(result).tools[0]!["input"]["properties"]).toEqual({});
-  });
-});
-
-describe("servers", () => {
-  const single = (servers: unknown, options: ImportOptions = {}, security = false): ImportResult =>
-    imp(
-      api(
-        { "/a": { get: { operationId: "a", ...(security ? { security: [{ k: [] }] } : {}), responses: ok200 } } },
-        { servers, components: { securitySchemes: { k: { type: "apiKey", in: "header", name: "K" } } } },
-      ),
-      options,
-    );
-
-  it("substitutes server variables with their defaults and joins base paths", () => {
-    const spec = specOf(single([{ url: "https://{env}.example.com:{port}/base/", variables: { env: { default: "prod" }, port: { default: "8443" } } }]));
-    expect(spec.tools[0]!["http"]["url"]).toBe("https://prod.example.com:8443/base/a");
-  });
-
-  it("refuses relative, missing and odd server URLs, and takes --server-url instead", () => {
-    const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
-    expect(message(single([{ url: "/api/v3" }]))).toEqual(['The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.']);
-    expect(message(single(undefined))).toEqual(['The document names no server (no "servers" list); give the API\'s URL with --server-url.']);
-    expect(message(single([{ url: "ftp://x.example.com" }]))).toEqual(['The server URL "ftp://x.example.com" is not an http or https URL.']);
-    expect(message(single([{ url: "https://u:p@x.example.com" }]))).toEqual(['The server URL "https://u:p@x.example.com" contains credentials; declare a security scheme instead.']);
-    expect(message(single([{ url: "https://{region}.example.com" }]))).toEqual(['The server URL "https://{region}.example.com" uses the variable {region}, which has no default value.']);
-    expect(message(single([{ url: "/api" }], { serverUrl: "https://x.example.com/api?v=1" }))).toEqual(['--server-url "https://x.example.com/api?v=1" has a query or a #fragment; give the base URL only.']);
-    expect(specOf(single([{ url: "/api/v3" }], { serverUrl: "https://localhost:8443/api/v3" })).tools[0]!["http"]["url"]).toBe("https://localhost:8443/api/v3/a");
-  });
-
-  it("allows plain http without secrets (with a warning), and refuses it with secrets", () => {
-    const plain = single([{ url: "http://x.example.com" }]);
-    expect(codes(plain)).toEqual(["warning KV7013"]);
-    expect(specOf(plain).tools[0]!["http"]["allowInsecureHttp"]).toBe(true);
-    const secret = single([{ url: "http://x.example.com" }], {}, true);
-    expect(secret.ok).toBe(false);
-    expect(codes(secret)).toEqual(["error KV7008"]);
-  });
-
-  it("binds secrets to the host and port of the server they are sent to", () => {
-    expect(specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
-  });
-});
-
 describe("visible text", () => {
   it("removes hidden characters from descriptions and titles, and says so where they were", () => {
     const result = imp(
@@ -573,7 +380,7 @@ describe("visible text", () => {
         },
       }),
     );
-    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+    expect(problems(result).map((d) => [d.code, d.path, d.message])).toEqual([
       ["KV7014", 'paths["/a"].get.summary', "The summary has 1 invisible or control character (U+202E), which the spec format refuses; it was removed."],
       ["KV7014", 'paths["/a"].get.description', "The description has 2 invisible or control characters (U+200B first), which the spec format refuses; they were removed."],
       ["KV7014", 'paths["/a"].get.parameters[0].description', "The description has 1 invisible or control character (U+0007), which the spec format refuses; it was removed."],
@@ -590,103 +397,6 @@ describe("visible text", () => {
     expect(tool["description"].length).toBeLessThanOrEqual(1000);
     expect(tool["description"]).toMatch(/documentation\.…$/);
     expect(result.text).toContain(`# description shortened from ${long.trim().length} characters`);
-  });
-});
-
-describe("output proposals", () => {
-  const proposal = (responses: unknown): { output: unknown; result: ImportResult } => {
-    const result = imp(api({ "/a": { get: { operationId: "a", responses } } }));
-    return { output: specOf(result).tools[0]!["output"], result };
-  };
-  const json = (schema: unknown, code = "200") => ({ [code]: { description: "x", content: { "application/json": { schema } } } });
-
-  it("keeps scalars, arrays of scalars and one level of nested scalars, and writes a schema that allows what a select can give", () => {
-    const { output } = proposal(
-      json({
-        type: "object",
-        required: ["id"],
-        properties: {
-          id: { type: "integer" },
-          "display-name": { type: "string" },
-          tags: { type: "array", items: { type: "string" } },
-          owner: { type: "object", properties: { login: { type: "string" }, address: { type: "object" } } },
-          items: { type: "array", items: { type: "object", properties: { sku: { type: "string" }, qty: { type: "integer" }, meta: { type: "object" } } } },
-          secret: { type: "string", writeOnly: true },
-          meta: { type: "object", additionalProperties: true },
-          __proto__: { type: "string" },
-        },
-      }),
-    );
-    expect(output).toEqual({
-      select: '{id: id, "display-name": "display-name", tags: tags, owner: owner.{login: login}, items: items[*].{sku: sku, qty: qty}}',
-      schema: {
-        type: "object",
-        properties: {
-          id: { type: "integer" },
-          "display-name": { type: ["string", "null"] },
-          tags: { type: ["array", "null"], items: { type: "string" } },
-          owner: { type: ["object", "null"], properties: { login: { type: ["string", "null"] } }, required: ["login"] },
-          items: { type: ["array", "null"], items: { type: "object", properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } }, required: ["sku", "qty"] } },
-        },
-        required: ["id", "display-name", "tags", "owner", "items"],
-      },
-    });
-  });
-
-  it("wraps a list answer in {items: ...} (structured content is an object), and keeps at most 12 fields", () => {
-    const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}`, { type: "string" }]));
-    const { output, result } = proposal(json({ type: "array", items: { type: "object", properties } }));
-    expect((output as { select: string }).select).toBe(`{items: [*].{${Array.from({ length: 12 }, (_, i) => `f${i}: f${i}`).join(", ")}}}`);
-    expect(result.text).toContain("# proposal: review this select and schema; they keep 12 of the 20 fields of each item of the 200 response");
-  });
-
-  it("falls back to the whole answer, or raw text, and leaves out binary answers", () => {
-    expect(proposal({ "200": { description: "x", content: { "application/json": {} } } }).output).toEqual({ select: "@" });
-    expect(proposal({ "200": { description: "x", content: { "text/csv": { schema: { type: "string" } } } } }).output).toEqual({ raw: true });
-    expect(proposal({ "404": { description: "x" } }).output).toEqual({ select: "@" });
-    const noBody = proposal({ "204": { description: "Deleted." } });
-    expect(codes(noBody.result)).toEqual(["warning KV7010"]);
-    const binary = imp(api({ "/img": { get: { operationId: "img", responses: { "200": { description: "x", content: { "image/png": {} } } } } }, "/b": { get: { operationId: "b", responses: ok200 } } }));
-    expect(binary.diagnostics.map((d) => d.message)).toEqual(["The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out."]);
-    expect(specOf(binary).tools.map((t) => t["name"])).toEqual(["b"]);
-  });
-
-  it("merges allOf parts and follows references in responses", () => {
-    const result = imp({
-      ...api({ "/a": { get: { operationId: "a", responses: json({ allOf: [{ $ref: "#/components/schemas/Base" }, { type: "object", required: ["extra"], properties: { extra: { type: "boolean" } } }] }) } } }),
-      components: { schemas: { Base: { type: "object", properties: { id: { type: "string" } } } } },
-    });
-    expect(specOf(result).tools[0]!["output"]["select"]).toBe("{id: id, extra: extra}");
-  });
-});
-
-describe("selection", () => {
-  const doc = api({
-    "/pets": { get: { operationId: "listPets", tags: ["pets"], responses: ok200 }, post: { operationId: "addPet", tags: ["pets"], responses: ok200 } },
-    "/orders": { get: { tags: ["store"], responses: ok200 }, delete: { operationId: "clearOrders", tags: ["store", "admin"], responses: ok200 } },
-  });
-  const names = (options: ImportOptions): string[] => specOf(imp(doc, options)).tools.map((t) => t["name"]);
-
-  it("includes and excludes by tag, operationId or route, and keeps only GETs with --read-only", () => {
-    expect(names({})).toEqual(["listPets", "addPet", "get_orders", "clearOrders"]);
-    expect(names({ include: ["pets"] })).toEqual(["listPets", "addPet"]);
-    expect(names({ include: ["pets", "clearOrders"] })).toEqual(["listPets", "addPet", "clearOrders"]);
-    expect(names({ include: ["GET /orders"] })).toEqual(["get_orders"]);
-    expect(names({ exclude: ["admin", "addPet"] })).toEqual(["listPets", "get_orders"]);
-    expect(names({ readOnly: true })).toEqual(["listPets", "get_orders"]);
-  });
-
-  it("refuses selectors that match nothing, and selections that leave nothing", () => {
-    expect(imp(doc, { include: ["pet"], exclude: ["nope"] }).diagnostics.map((d) => d.message)).toEqual([
-      '--exclude "nope" matches no tag, operationId or route ("GET /path") of an operation.',
-      '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
-    ]);
-    expect(imp(doc, { include: ["addPet"], readOnly: true }).diagnostics.map((d) => d.message)).toEqual(["No operation is left to import after --include, --exclude and --read-only."]);
-  });
-
-  it("refuses more operations than a spec holds", () => {
-    const paths = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`/r${i}`, { get: { operationId: `r${i}`, responses: ok200 } }]));
-    expect(imp(api(paths)).diagnostics.map((d) => d.message)).toEqual(["201 operations are selected, but a spec holds at most 200 tools; choose with --include, --exclude or --read-only."]);
   });
 });
 

@@ -30,6 +30,9 @@ export { findSpecs };
 import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
+import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
+
+export { MAX_DIAGNOSTICS_PER_FILE };
 
 export interface CompiledSpec {
   readonly file: string;
@@ -54,19 +57,6 @@ export function compileSpec(file: string, bytes: Uint8Array): CompiledSpec {
   return { file, folder, diagnostics, loaded: spec, planned };
 }
 
-/** More problems than this in one file are not news: a file that has them is usually not a spec at all. */
-export const MAX_DIAGNOSTICS_PER_FILE = 200;
-
-/** Keeps the first diagnostics of a file and says how many more there are (an error if any of them is one). */
-function capDiagnostics(file: string, diagnostics: Diagnostic[]): Diagnostic[] {
-  if (diagnostics.length <= MAX_DIAGNOSTICS_PER_FILE) return diagnostics;
-  const rest = diagnostics.slice(MAX_DIAGNOSTICS_PER_FILE);
-  const errors = rest.filter((d) => d.severity === "error").length;
-  const last = diagnostics[MAX_DIAGNOSTICS_PER_FILE - 1]!;
-  const note = finding("KV9005", [], `${rest.length} more problems in this file (${errors} errors) are not shown; fix the ones above first.`, { severity: errors > 0 ? "error" : "warning" });
-  return [...diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE), placeAt(file, last.line, last.column, note)];
-}
-
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
   const { line, column } = locate(spec, f.path, f.offset, f.atKey);
   return placeAt(spec.file, line, column, f);
@@ -83,6 +73,8 @@ export interface BuildOptions {
   readonly force?: boolean;
   /** Warn (KV9006) when a server's tools/list is estimated above this many tokens (default 8000). */
   readonly toolsBudget?: number;
+  /** Refuse specs that use kervanc extensions to the format (KV8001 becomes an error). */
+  readonly strictKervan?: boolean;
 }
 
 /** The size of a server's tools/list, for every spec given (built or skipped), in spec order. */
@@ -195,7 +187,11 @@ function refusedTarget(path: string, reason: string): Finding {
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
-  const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
+  const all = await compileAll(options.inputs, options.outDir);
+  const { compiled } = all;
+  // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
+  const diagnostics = options.strictKervan ? all.diagnostics.map((d) => (d.code === "KV8001" ? { ...d, severity: "error" as const } : d)) : all.diagnostics;
+  const ok = all.ok && !diagnostics.some((d) => d.severity === "error");
   if (!ok) return { diagnostics, servers: [], skipped: [], sizes: [], ok: false };
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));

@@ -91,7 +91,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const out = requireOut(values, "Missing -o <out>.");
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files or folders.");
       const { buildCommand } = await import("./cli/build-command.ts");
-      return buildCommand({ inputs: positionals, out, force: values["force"] === true, format, toolsBudget: toolsBudget(values) }, io);
+      return buildCommand({ inputs: positionals, out, force: values["force"] === true, strictKervan: values["strict-kervan"] === true, format, toolsBudget: toolsBudget(values) }, io);
     }
     case "check": {
       // `kervanc check <specs>... <out>` (the form CI steps tend to use) is the same as `check <specs>... -o <out>`.
@@ -126,6 +126,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         include: (values["include"] as string[] | undefined) ?? [],
         exclude: (values["exclude"] as string[] | undefined) ?? [],
         readOnly: values["read-only"] === true,
+        skipInvalid: values["skip-invalid"] === true,
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });

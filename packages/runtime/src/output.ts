@@ -6,6 +6,7 @@
  * that an API echoed. In raw mode the text is redacted before it is cut, so a cut cannot leave a prefix of a
  * secret behind.
  */
+import { emptySuccess } from "./empty.ts";
 import { ToolError } from "./errors.ts";
 import { jsonTextNestsDeeper, MAX_JSON_NESTING } from "./json-depth.ts";
 import type { CallToolResult } from "@modelcontextprotocol/server";
@@ -52,6 +53,8 @@ const decoder = new TextDecoder();
 
 export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): CallToolResult {
   if (response.status >= 400) throw statusError(response.status);
+  const empty = emptySuccess(response);
+  if (empty !== null) return empty;
   const type = mediaType(response.contentType);
   const { output, vault } = ctx;
   if (output.kind === "raw") {

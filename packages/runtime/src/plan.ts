@@ -70,6 +70,8 @@ export interface RequestPlan {
   readonly query: readonly QueryParam[];
   readonly headers: readonly HeaderParam[];
   readonly body: BodyNode | null;
+  /** The kervanc form-body extension: the body is sent form-encoded (form.ts). Absent: JSON. */
+  readonly bodyEncoding?: "form";
 }
 
 export interface HttpLimits {

@@ -8,6 +8,7 @@
  */
 import { ToolError } from "./errors.ts";
 import type { BodyNode, JsonValue, RequestPlan, Template, TemplateRef } from "./plan.ts";
+import { FORM_CONTENT_TYPE, formEncode } from "./form.ts";
 
 export interface RenderContext {
   /** The validated tool arguments. */
@@ -186,6 +187,11 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
     }
     headers.push([header.name, value]);
   }
-  const body = plan.body === null ? null : JSON.stringify(renderBody(plan.body, ctx));
+  const rendered = plan.body === null ? null : renderBody(plan.body, ctx);
+  const body =
+    plan.body === null ? null : plan.bodyEncoding === "form" ? formEncode(rendered) : JSON.stringify(rendered);
+  // The kervanc form-body extension (form.ts): the one place a body is not JSON.
+  if (plan.bodyEncoding === "form" && !headers.some(([n]) => n.toLowerCase() === "content-type"))
+    headers.push(["content-type", FORM_CONTENT_TYPE]);
   return { method: plan.method, url, headers, body };
 }

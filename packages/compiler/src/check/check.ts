@@ -9,6 +9,7 @@
  */
 import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
 import { type Finding, finding, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { checkExtensions } from "./extensions.ts";
 import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
 import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
@@ -67,6 +68,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
   const bindings = new Map(declarations.map((d) => [d.name, d.hosts]));
   const used = new Set<string>();
 
+  checkExtensions(spec, findings);
   const names = new Map<string, number>();
   const tools: CheckedTool[] = [];
   spec.tools.forEach((tool, index) => {

@@ -101,6 +101,12 @@ const http = obj(
     query: opt(record(queryValue, "Query parameters: literal names, values may be templates.")),
     headers: opt(record(scalar("A header value; may hold templates."), "Request headers: literal names, values may be templates.")),
     body: opt(json("A JSON body (POST, PUT, PATCH, DELETE). A string that is exactly one {{input.x}} keeps the value's JSON type.")),
+    bodyEncoding: opt(
+      str({
+        enum: ["json", "form"],
+        doc: "kervanc extension form-body (docs/extensions/form-body.md): form sends the body as application/x-www-form-urlencoded. Needs kervancExtensions: [form-body]; not portable to Kervan.",
+      }),
+    ),
     timeoutMs: opt(timeoutMs),
     maxResponseBytes: opt(maxResponseBytes),
     allowInsecureHttp: opt(allowInsecureHttp),
@@ -187,6 +193,12 @@ export const specShape = obj(
       ),
     ),
     tools: req(array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." })),
+    kervancExtensions: opt(
+      array(str({ enum: ["form-body"], doc: "A kervanc extension this spec uses." }), {
+        max: 1,
+        doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
+      }),
+    ),
   },
   "A Kervan spec (format v1): HTTP APIs as MCP tools.",
 );

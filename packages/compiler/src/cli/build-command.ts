@@ -14,6 +14,7 @@ export interface BuildCommand {
   readonly force: boolean;
   readonly format: "text" | "json";
   readonly toolsBudget: number | undefined;
+  readonly strictKervan?: boolean;
 }
 
 export async function buildCommand(command: BuildCommand, io: Io): Promise<number> {
@@ -21,7 +22,7 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
   const started = performance.now();
   const json = command.format === "json";
   const { toolsBudget } = command;
-  const report = await build({ inputs: command.inputs, outDir: command.out, force: command.force, ...(toolsBudget !== undefined ? { toolsBudget } : {}) });
+  const report = await build({ inputs: command.inputs, outDir: command.out, force: command.force, strictKervan: command.strictKervan === true, ...(toolsBudget !== undefined ? { toolsBudget } : {}) });
   printDiagnostics(io, report.diagnostics, json);
   if (!report.ok) {
     if (!json) {

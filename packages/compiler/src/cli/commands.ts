@@ -54,6 +54,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: [
       { name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the packages (required)" },
       { name: "force", type: "boolean", help: "rebuild packages that are up to date" },
+      { name: "strict-kervan", type: "boolean", help: "refuse specs that use kervanc extensions (portable to Kervan only)" },
       FORMAT,
       BUDGET,
       HELP,
@@ -93,9 +94,10 @@ export const COMMANDS: readonly CommandSpec[] = [
       "without --force.",
     options: [
       { name: "out", short: "o", type: "string", value: "<spec.yaml>", help: "the spec file to write (required)" },
-      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId or route ("GET /pets")' },
+      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId, route ("GET /pets") or path prefix (/v1/pets)' },
       { name: "exclude", type: "string", multiple: true, value: "<sel>", help: "leave out operations with this tag, operationId or route" },
       { name: "read-only", type: "boolean", help: "only GET operations" },
+      { name: "skip-invalid", type: "boolean", help: "leave out operations that cannot be imported (a warning each) instead of failing" },
       { name: "server-url", type: "string", value: "<url>", help: "the API's base URL, instead of the document's servers" },
       BUDGET,
       { name: "force", type: "boolean", help: "replace an existing spec" },

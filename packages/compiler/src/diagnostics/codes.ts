@@ -5,9 +5,11 @@
  * docs/diagnostics.md is generated from this one (`npm run docs`), and a test fails when it drifts. Another test
  * checks that each example is a message kervanc really prints for some fixture in fixtures/invalid/.
  * Ranges: KV1xxx reading and parsing a file, KV2xxx the structure of a spec, KV3xxx URLs, templates and the
- * request, KV4xxx secrets, KV5xxx JSON Schemas, KV6xxx `select` expressions, KV9xxx the command line and output.
+ * request, KV4xxx secrets, KV5xxx JSON Schemas, KV6xxx `select` expressions, KV7xxx kervanc import, KV8xxx
+ * kervanc's extensions to the format, KV9xxx the command line and output.
  */
-export type Severity = "error" | "warning";
+/** `info` is news that is not a problem (KV8001: the spec uses a kervanc extension); it never fails a command. */
+export type Severity = "error" | "warning" | "info";
 
 export interface CodeInfo {
   readonly severity: Severity;
@@ -323,6 +325,18 @@ export const CODES = {
     example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
   },
 
+  // KV8xxx: kervanc's extensions to the spec format (docs/extensions/).
+  KV8001: {
+    severity: "info",
+    summary: "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
+    example: "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
+  },
+  KV8002: {
+    severity: "error",
+    summary: "A kervanc extension is used without being declared in kervancExtensions, or used wrongly.",
+    example: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+  },
+
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
   KV7001: { severity: "error", summary: "The OpenAPI document cannot be read.", example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000)." },
   KV7002: { severity: "error", summary: "The OpenAPI document is not valid YAML or JSON.", example: 'The key "get" appears twice in the same mapping.' },
@@ -355,8 +369,8 @@ export const CODES = {
   },
   KV7009: {
     severity: "warning",
-    summary: "A security scheme kervanc cannot express (http basic, oauth2, openIdConnect): the operation is imported without it.",
-    example: 'The security scheme "petstore_auth" (oauth2) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+    summary: "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
+    example: 'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
   },
   KV7010: {
     severity: "warning",
@@ -383,6 +397,21 @@ export const CODES = {
     severity: "warning",
     summary: "Invisible or control characters were removed from a text the model would read.",
     example: "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
+  },
+  KV7015: {
+    severity: "warning",
+    summary: "A parameter carries a credential (by its name or description): it is sent from a secret, not asked of the model.",
+    example: 'The query parameter "token" carries a credential; it is sent from the secret TOKEN instead of being an input the model fills in.',
+  },
+  KV7016: {
+    severity: "warning",
+    summary: "The document declares no security scheme: the tools are imported without authentication.",
+    example: "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+  },
+  KV7017: {
+    severity: "warning",
+    summary: "The first https server was chosen over a plain-http one listed before it.",
+    example: 'The server "https://ec2.amazonaws.com" is used: it is the first https one listed ("http://ec2.amazonaws.com" comes first but uses plain http). Give --server-url to choose another.',
   },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -2,15 +2,16 @@
  * Reading an OpenAPI document (YAML or JSON) into a plain value, keeping the YAML tree for positions.
  *
  * JSON is YAML 1.2 flow syntax, so one parser serves both and every problem gets a line and column. The rules
- * are those of spec loading, for the same reasons: duplicate keys and tags beyond the core schema are refused
- * (either would make the document mean something other than it shows), and the value is built here rather
- * than by `yaml`'s `toJS()`, which is slow on aliases inside aliased collections and builds cyclic values from
- * an alias inside its own anchor. An alias here stands for the same value as its anchor (no copy), so a
- * "billion laughs" document costs nothing to read; the walks that follow have their own budgets.
+ * are those of spec loading, for the same reasons, and the walk to a plain value is spec loading's own
+ * (`load/plain.ts`): duplicate keys and tags beyond the core schema are refused (either would make the document
+ * mean something other than it shows). Its alias policy here is "uses": an alias stands for the same value as its
+ * anchor (no copy), so a "billion laughs" document costs nothing to read; the walks that follow have their own
+ * budgets.
  */
-import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
+import { type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
-import { BINARY, CORE_TAGS, firstLine, LineIndex, resolveAliases } from "../load/load.ts";
+import { BINARY, firstLine, LineIndex } from "../load/load.ts";
+import { toPlain, type WalkProblem } from "../load/plain.ts";
 import type { DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
@@ -91,8 +92,7 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   for (const warning of doc.warnings) at(warning.pos[0], "KV7002", firstLine(warning.message));
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
 
-  const aliases = resolveAliases(doc.contents);
-  const converted = toPlain(doc.contents, aliases, (node, message) => at(node.range?.[0] ?? 0, "KV7002", message));
+  const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) => at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)));
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
   const root = doc.contents as YamlNode | null;
   const deref = (node: unknown): YamlNode | undefined => (isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined));
@@ -146,90 +146,23 @@ function pairOf(map: YAMLMap, key: string, deref: (node: unknown) => YamlNode | 
   return index.get(key);
 }
 
-class Stop extends Error {}
-
-/**
- * The plain value of the document. An alias yields the very value of its anchor (shared, not copied); an alias
- * inside its own anchor, keys that repeat, keys that are collections and non-core tags are refused.
- */
-function toPlain(root: unknown, aliases: Map<Alias, YamlNode>, report: (node: YamlNode, message: string) => void): unknown {
-  const done = new Map<YamlNode, unknown>();
-  const converting = new Set<YamlNode>();
-  let aliasUses = 0;
-  const stop = (node: YamlNode, message: string): never => {
-    report(node, message);
-    throw new Stop();
-  };
-  const checkTag = (node: YamlNode): void => {
-    if (node.tag !== undefined && !CORE_TAGS.has(node.tag)) {
-      report(node, `The tag ${node.tag.replace(/^tag:yaml\.org,2002:/, "!!")} is not allowed: an OpenAPI document holds plain JSON values.`);
-    }
-  };
-  const keyText = (key: unknown): string => {
-    if (key === null || key === undefined) return "";
-    const node = isAlias(key) ? aliases.get(key) : key;
-    if (isCollection(node)) stop(key as YamlNode, "A mapping key must be plain text or a number, not a list or a mapping.");
-    if (isScalar(node)) {
-      checkTag(node);
-      return node.value === null ? "" : String(node.value);
-    }
-    return String(node);
-  };
-  const convert = (node: unknown): unknown => {
-    if (node === null || node === undefined) return null;
-    if (isAlias(node)) {
-      const target = aliases.get(node);
-      if (target === undefined) return stop(node, `The alias *${node.source} has no anchor &${node.source} before it.`);
-      if (converting.has(target)) return stop(node, `The alias *${node.source} is inside the node it refers to, which would make the document infinitely deep.`);
-      if (++aliasUses > MAX_ALIASES) return stop(node, `The document uses more than ${MAX_ALIASES} YAML aliases.`);
-      return done.has(target) ? done.get(target) : convert(target);
-    }
-    const yamlNode = node as YamlNode;
-    if (isScalar(yamlNode)) {
-      checkTag(yamlNode);
-      const value = yamlNode.value;
-      done.set(yamlNode, value);
-      return value;
-    }
-    if (isMap(yamlNode)) {
-      checkTag(yamlNode);
-      const out: Record<string, unknown> = {};
-      done.set(yamlNode, out);
-      converting.add(yamlNode);
-      const seen = new Set<string>();
-      for (const pair of yamlNode.items) {
-        const key = keyText(pair.key);
-        if (seen.has(key)) {
-          report((pair.key as YamlNode | null) ?? yamlNode, `The key ${JSON.stringify(key)} appears twice in the same mapping.`);
-          continue;
-        }
-        seen.add(key);
-        // An own data property even for "__proto__": the key stays data and never sets a prototype.
-        Object.defineProperty(out, key, { value: convert(pair.value), writable: true, enumerable: true, configurable: true });
-      }
-      converting.delete(yamlNode);
-      return out;
-    }
-    if (isSeq(yamlNode)) {
-      checkTag(yamlNode);
-      const out: unknown[] = [];
-      done.set(yamlNode, out);
-      converting.add(yamlNode);
-      for (const item of yamlNode.items) out.push(convert(item));
-      converting.delete(yamlNode);
-      return out;
-    }
-    return null;
-  };
-  try {
-    return convert(root);
-  } catch (error) {
-    if (error instanceof Stop) return null;
-    if (error instanceof RangeError) {
-      report(root as YamlNode, "The document is nested too deeply to read.");
-      return null;
-    }
-    throw error;
+/** Each walk problem (the walk is shared with spec loading: load/plain.ts) as this reader words it. */
+function walkMessage(problem: WalkProblem): string {
+  switch (problem.kind) {
+    case "tag":
+      return `The tag ${problem.tag.replace(/^tag:yaml\.org,2002:/, "!!")} is not allowed: an OpenAPI document holds plain JSON values.`;
+    case "collection-key":
+      return "A mapping key must be plain text or a number, not a list or a mapping.";
+    case "duplicate-key":
+      return `The key ${JSON.stringify(problem.key)} appears twice in the same mapping.`;
+    case "no-anchor":
+      return `The alias *${problem.name} has no anchor &${problem.name} before it.`;
+    case "self-alias":
+      return `The alias *${problem.name} is inside the node it refers to, which would make the document infinitely deep.`;
+    case "alias-budget":
+      return `The document uses more than ${MAX_ALIASES} YAML aliases.`;
+    case "too-deep":
+      return "The document is nested too deeply to read.";
   }
 }
 

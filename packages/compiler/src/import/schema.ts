@@ -62,6 +62,13 @@ const COUNT_KEYWORDS = ["maxLength", "minLength", "maxItems", "minItems", "maxPr
 const SCHEMA_KEYWORDS = ["not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"] as const;
 const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
 const ANNOTATIONS = new Set(["title", "description", "default", "deprecated", "readOnly", "writeOnly", "example", "examples", "externalDocs", "xml"]);
+/**
+ * Property names the spec format reads as keywords wherever they appear, as Kervan does (check/schema-limits.ts):
+ * a property of such a name cannot be written in a spec, so it is left out (with a warning) rather than the
+ * whole operation refused. In the document they are names, and are read as names everywhere else.
+ */
+export const KEYWORD_NAMES: ReadonlySet<string> = new Set(["$id", "$ref", "$schema", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"]);
+
 /** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
 const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
 
@@ -83,6 +90,7 @@ export class SchemaConverter {
   readonly #cache = new Map<string, { schema: JsonSchema; nodes: number }>();
   #nodes = 0;
   readonly #budget: number;
+  readonly #dropped = new Map<string, number>();
 
   constructor(resolver: Resolver, version: OpenApiVersion, notes: ConvertNote[], budget: number = SCHEMA_LIMITS.maxNodes) {
     this.#resolver = resolver;
@@ -193,6 +201,11 @@ export class SchemaConverter {
           dropped.add(name);
           continue;
         }
+        if (KEYWORD_NAMES.has(name)) {
+          dropped.add(name);
+          this.#notes.push({ path: at, message: `The property "${name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.` });
+          continue;
+        }
         put(converted, name, this.#convert(value, at, refs, depth + 1));
       }
       out["properties"] = converted;
@@ -243,7 +256,33 @@ export class SchemaConverter {
     if (out["type"] === undefined && (out["properties"] !== undefined || out["additionalProperties"] !== undefined) && !hasCombinator(out)) out["type"] = "object";
     if (out["type"] === undefined && (out["items"] !== undefined || out["prefixItems"] !== undefined) && !hasCombinator(out)) out["type"] = "array";
     if (out["prefixItems"] !== undefined && out["minItems"] === undefined) out["minItems"] = 0;
+    this.#dropInapplicable(out);
     return out;
+  }
+
+  /**
+   * Keywords that only constrain values of another type than the schema's own (`uniqueItems` on a string, as
+   * Kubernetes writes thousands of times) check nothing, and make Ajv's strict mode warn once each: they are
+   * dropped and counted, for one summary note.
+   */
+  #dropInapplicable(out: Record<string, unknown>): void {
+    const type = out["type"];
+    if (type === undefined) return;
+    const types = new Set(Array.isArray(type) ? (type as string[]) : [type as string]);
+    if (types.has("integer")) types.add("number");
+    for (const [applies, keywords] of TYPE_KEYWORDS) {
+      if (types.has(applies)) continue;
+      for (const keyword of keywords) {
+        if (out[keyword] === undefined) continue;
+        delete out[keyword];
+        this.#dropped.set(keyword, (this.#dropped.get(keyword) ?? 0) + 1);
+      }
+    }
+  }
+
+  /** Keywords dropped because they do not apply to their schema's type, with counts. */
+  get dropped(): ReadonlyMap<string, number> {
+    return this.#dropped;
   }
 
   #convertRef(schema: Record<string, unknown>, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
@@ -293,6 +332,14 @@ export class SchemaConverter {
     out[key] = key === "description" ? shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text : clean.text;
   }
 }
+
+/** The keywords that constrain only values of one type. */
+const TYPE_KEYWORDS: readonly (readonly [string, readonly string[]])[] = [
+  ["string", ["minLength", "maxLength", "pattern"]],
+  ["number", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]],
+  ["array", ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"]],
+  ["object", ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "propertyNames", "unevaluatedProperties"]],
+];
 
 function hasCombinator(schema: Record<string, unknown>): boolean {
   return schema["allOf"] !== undefined || schema["anyOf"] !== undefined || schema["oneOf"] !== undefined;

@@ -59,3 +59,9 @@ export function shorten(text: string, max: number): { text: string; cut: boolean
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return { text: `${room.slice(0, end).trimEnd()}…`, cut: true };
 }
+
+/** The KV7014 message for characters `cleanText` removed. */
+export function removedMessage(what: string, count: number, first: number): string {
+  const hex = first.toString(16).toUpperCase().padStart(4, "0");
+  return `The ${what} has ${count} invisible or control character${count === 1 ? "" : "s"} (U+${hex}${count === 1 ? "" : " first"}), which the spec format refuses; ${count === 1 ? "it was" : "they were"} removed.`;
+}

@@ -6,17 +6,13 @@
  * bounded (a "billion laughs" document is refused, not expanded). A file that fails here gets one clear
  * diagnostic per problem and no further checks.
  *
- * The document is turned into a plain value here rather than by `yaml`'s own `toJS()`, for three reasons found
- * with hostile files: `toJS()` resolves aliases by walking the whole document again for every alias inside an
- * aliased collection (a 500 KB file took minutes), it happily builds cyclic values from an alias inside its own
- * anchor (which then sends every later walk into an endless loop), and it turns a list used as a mapping key
- * into text with a process warning on stderr. The alias budget is the same as `toJS({ maxAliasCount: 50 })`.
- * Duplicate keys are found here too, with a set per mapping: `yaml`'s `uniqueKeys` compares every key with
- * every other (60,000 keys took 17 s).
+ * The document is turned into a plain value by the walk in `plain.ts` (shared with `kervanc import`; why not
+ * `yaml`'s `toJS()` is said there), with the alias budget of `toJS({ maxAliasCount: 50 })`.
  */
 import { createHash } from "node:crypto";
-import { type Alias, type Document, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, parseDocument, type Scalar, type YAMLMap } from "yaml";
+import { type Alias, type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { toPlain, type WalkProblem } from "./plain.ts";
 
 export const MAX_SPEC_BYTES = 1_048_576;
 /** Aliases may expand to at most this many copies (`yaml`'s `maxAliasCount`, as Kervan sets it). */
@@ -45,16 +41,6 @@ export interface PlacedFinding extends Finding {
   readonly column: number;
 }
 
-/** The core schema tags; any other explicit tag is refused. */
-export const CORE_TAGS: ReadonlySet<string> = new Set([
-  "tag:yaml.org,2002:str",
-  "tag:yaml.org,2002:int",
-  "tag:yaml.org,2002:float",
-  "tag:yaml.org,2002:bool",
-  "tag:yaml.org,2002:null",
-  "tag:yaml.org,2002:map",
-  "tag:yaml.org,2002:seq",
-]);
 
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
 export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -128,7 +114,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
   if (doc.contents === null) return fail(at(1, 1, finding("KV1003", [], "The spec file is empty: it has no YAML document.")));
 
-  const converted = toPlain(doc, (node, f) => place(node.range?.[0], f));
+  const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) => place(node.range?.[0], walkFinding(problem)));
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
@@ -170,163 +156,24 @@ export function firstLine(message: string): string {
   return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
 }
 
-interface AnchorData {
-  count: number;
-  aliasCount: number;
-  res: unknown;
-}
-
-/** Thrown inside the conversion to stop it at the first problem that makes the value meaningless. */
-class Stop extends Error {}
-
-/**
- * The document's plain value, as `yaml`'s `toJS()` builds it (same key text, same shared values for aliases,
- * same alias budget), with the problems it would hide reported instead: tags outside the core schema, keys that
- * repeat (compared as the JavaScript keys they become, so `1:` and `"1":` collide too), keys that are lists or
- * mappings, aliases inside their own anchor, and aliases that expand too much.
- */
-function toPlain(doc: Document.Parsed, report: (node: YamlNode, f: Finding) => void): { value: unknown; aliases: Map<Alias, YamlNode> } {
-  const aliases = resolveAliases(doc.contents);
-  const anchors = new Map<YamlNode, AnchorData>();
-  const converting = new Set<YamlNode>();
-  const stop = (node: YamlNode, f: Finding): never => {
-    report(node, f);
-    throw new Stop();
-  };
-
-  // yaml's getAliasCount, with aliases resolved from the table above instead of by walking the document.
-  const aliasCount = (node: unknown): number => {
-    if (isAlias(node)) {
-      const target = aliases.get(node);
-      const data = target && anchors.get(target);
-      return data ? data.count * data.aliasCount : 0;
-    }
-    if (isCollection(node)) {
-      let count = 0;
-      for (const item of node.items as unknown[]) {
-        const c = isPair(item) ? Math.max(aliasCount(item.key), aliasCount(item.value)) : aliasCount(item);
-        if (c > count) count = c;
-      }
-      return count;
-    }
-    return 1;
-  };
-
-  const keyText = (key: unknown): string => {
-    if (key === null || key === undefined) return "";
-    const node = isAlias(key) ? aliases.get(key) : key;
-    if (isCollection(node)) {
-      stop(key as YamlNode, finding("KV1014", [], "A mapping key must be plain text or a number, not a list or a mapping."));
-    }
-    if (isScalar(node)) {
-      checkTag(node);
-      return node.value === null ? "" : String(node.value);
-    }
-    return String(node);
-  };
-
-  const checkTag = (node: YamlNode): void => {
-    const tag = node.tag;
-    if (tag !== undefined && !CORE_TAGS.has(tag)) report(node, finding("KV1006", [], tagMessage(tag)));
-  };
-
-  const convert = (node: unknown): unknown => {
-    if (node === null || node === undefined) return null;
-    if (isAlias(node)) {
-      const target = aliases.get(node);
-      if (target === undefined) stop(node, finding("KV1004", [], `The alias *${node.source} has no anchor &${node.source} before it.`));
-      if (converting.has(target!)) {
-        stop(node, finding("KV1012", [], `The alias *${node.source} is inside the node it refers to, which would make the spec infinitely deep.`));
-      }
-      let data = anchors.get(target!);
-      if (data === undefined) {
-        convert(target);
-        data = anchors.get(target!)!;
-      }
-      data.count += 1;
-      if (data.aliasCount === 0) data.aliasCount = aliasCount(target);
-      if (data.count * data.aliasCount > MAX_ALIAS_COUNT) {
-        stop(node, finding("KV1008", [], `The YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} copies); write the values out or use fewer aliases.`));
-      }
-      return data.res;
-    }
-    const yamlNode = node as YamlNode;
-    const anchored = (isScalar(yamlNode) || isCollection(yamlNode)) && yamlNode.anchor ? { count: 1, aliasCount: 0, res: undefined as unknown } : null;
-    if (anchored) anchors.set(yamlNode, anchored);
-    if (isScalar(yamlNode)) {
-      checkTag(yamlNode);
-      const value = (yamlNode as Scalar).value;
-      if (anchored) anchored.res = value;
-      return value;
-    }
-    if (isMap(yamlNode)) {
-      checkTag(yamlNode);
-      const out: Record<string, unknown> = {};
-      if (anchored) anchored.res = out;
-      converting.add(yamlNode);
-      const seen = new Set<string>();
-      for (const pair of yamlNode.items) {
-        const key = keyText(pair.key);
-        if (seen.has(key)) {
-          report((pair.key as YamlNode | null) ?? yamlNode, finding("KV1005", [], `The key ${JSON.stringify(key)} appears twice in the same mapping.`));
-          continue;
-        }
-        seen.add(key);
-        // Own, enumerable data properties even for "__proto__": the key stays data and never sets a prototype.
-        Object.defineProperty(out, key, { value: convert(pair.value), writable: true, enumerable: true, configurable: true });
-      }
-      converting.delete(yamlNode);
-      return out;
-    }
-    if (isSeq(yamlNode)) {
-      checkTag(yamlNode);
-      const out: unknown[] = [];
-      if (anchored) anchored.res = out;
-      converting.add(yamlNode);
-      for (const item of yamlNode.items) out.push(convert(item));
-      converting.delete(yamlNode);
-      return out;
-    }
-    return null;
-  };
-
-  let value: unknown = null;
-  try {
-    value = convert(doc.contents);
-  } catch (error) {
-    if (!(error instanceof Stop)) {
-      if (error instanceof RangeError) report(doc.contents as YamlNode, finding("KV1009", [], "The YAML is nested too deeply to read."));
-      else throw error;
-    }
+/** Each walk problem as a spec-loading finding (the walk itself is shared with kervanc import: plain.ts). */
+function walkFinding(problem: WalkProblem): Finding {
+  switch (problem.kind) {
+    case "tag":
+      return finding("KV1006", [], tagMessage(problem.tag));
+    case "collection-key":
+      return finding("KV1014", [], "A mapping key must be plain text or a number, not a list or a mapping.");
+    case "duplicate-key":
+      return finding("KV1005", [], `The key ${JSON.stringify(problem.key)} appears twice in the same mapping.`);
+    case "no-anchor":
+      return finding("KV1004", [], `The alias *${problem.name} has no anchor &${problem.name} before it.`);
+    case "self-alias":
+      return finding("KV1012", [], `The alias *${problem.name} is inside the node it refers to, which would make the spec infinitely deep.`);
+    case "alias-budget":
+      return finding("KV1008", [], `The YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} copies); write the values out or use fewer aliases.`);
+    case "too-deep":
+      return finding("KV1009", [], "The YAML is nested too deeply to read.");
   }
-  return { value, aliases };
-}
-
-/** Each alias and the last node before it (in document order) with its anchor name, as YAML defines it. */
-export function resolveAliases(root: unknown): Map<Alias, YamlNode> {
-  const current = new Map<string, YamlNode>();
-  const out = new Map<Alias, YamlNode>();
-  // Pre-order, without recursion: children are pushed in reverse so they pop in document order.
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (node === null || node === undefined || typeof node !== "object") continue;
-    if (isPair(node)) {
-      stack.push(node.value, node.key);
-      continue;
-    }
-    if (isAlias(node)) {
-      const target = current.get(node.source);
-      if (target !== undefined) out.set(node, target);
-      continue;
-    }
-    if ((isScalar(node) || isCollection(node)) && node.anchor) current.set(node.anchor, node);
-    if (isCollection(node)) {
-      const items = node.items as unknown[];
-      for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]);
-    }
-  }
-  return out;
 }
 
 function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {

@@ -68,6 +68,8 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
       query: tool.request.query,
       headers: tool.request.headers,
       body: tool.request.body,
+      // The kervanc form-body extension (check/extensions.ts); absent for a Kervan spec.
+      ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
     },
     output:
       tool.output.kind === "raw"

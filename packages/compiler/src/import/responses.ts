@@ -8,8 +8,14 @@
  * It is a proposal: the spec marks it with a comment for review, and the rules are kept simple so a reviewer can
  * predict them.
  */
+import { HTTP_DEFAULTS } from "../check/spec-format.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
+
+/** Lists of objects that are hypermedia, not content. */
+const PLUMBING_LIST = /^(_?links|_embedded)$/i;
+import { KEYWORD_NAMES } from "./schema.ts";
 
 /** Fields kept at the top level and in each nested object. */
 export const MAX_TOP_FIELDS = 12;
@@ -17,7 +23,7 @@ export const MAX_NESTED_FIELDS = 8;
 const MAX_SELECT = 1000;
 
 /** Field names a select may not read (the compiler refuses them: they name JavaScript object internals). */
-const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
+const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype", ...KEYWORD_NAMES]);
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 
 export type Output = { readonly select: string; readonly schema?: Record<string, unknown> } | { readonly raw: true };
@@ -33,10 +39,16 @@ export interface Proposal {
 }
 
 type Shape =
-  | { readonly kind: "scalar"; readonly types: readonly string[]; readonly nullable: boolean }
+  | { readonly kind: "scalar"; readonly types: readonly string[]; readonly nullable: boolean; readonly hints: ScalarHints }
   | { readonly kind: "array"; readonly items: Shape; readonly nullable: boolean }
   | { readonly kind: "object"; readonly fields: readonly Field[]; readonly nullable: boolean }
   | { readonly kind: "unknown" };
+
+interface ScalarHints {
+  readonly format?: string;
+  readonly maxLength?: number;
+  readonly longestEnum?: number;
+}
 
 interface Field {
   readonly name: string;
@@ -51,7 +63,11 @@ export function isJsonMediaType(type: string): boolean {
   return t === "application/json" || /^[a-z0-9.!#$&^_-]+\/[a-z0-9.!#$&^_-]+\+json$/.test(t) || t === "*/*" || t === "application/*";
 }
 
-export function proposeOutput(resolver: Resolver, operation: Record<string, unknown>, at: SpecPath): Proposal {
+/**
+ * The proposal for an operation. A list answer is fitted to `maxChars` at `page`'s size (the document's default
+ * page size), when the operation has one.
+ */
+export function proposeOutput(resolver: Resolver, operation: Record<string, unknown>, at: SpecPath, page: PageSize | null = null, maxChars: number = HTTP_DEFAULTS.maxOutputChars): Proposal {
   const responsesAt = [...at, "responses"];
   const responses = resolver.deref(own(operation, "responses"), responsesAt);
   const code = SUCCESS.find((c) => own(responses.value, c) !== undefined);
@@ -62,19 +78,8 @@ export function proposeOutput(resolver: Resolver, operation: Record<string, unkn
   const content = own(response.value, "content");
   const types = isPlainObject(content) ? Object.keys(content) : [];
   if (types.length === 0) {
-    const bodyless = code === "204" || code === "205";
-    return {
-      output: { select: "@" },
-      comment: `proposal: the ${code} response documents no body; review what the API answers`,
-      ...(bodyless
-        ? {
-            warning: {
-              path: response.path,
-              message: `The success response (${code}) has no body. A tool reads a JSON or text answer, so a call that succeeds upstream will still report an error about the content type.`,
-            },
-          }
-        : {}),
-    };
+    // The generated server reports an empty success as a success with a short text (docs/runtime.md).
+    return { output: { select: "@" }, comment: `proposal: the ${code} response has no body; a call that succeeds says so in a short text` };
   }
   const jsonType = types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
   if (jsonType === undefined) {
@@ -91,38 +96,103 @@ export function proposeOutput(resolver: Resolver, operation: Record<string, unkn
     return { output: { select: "@" }, comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it` };
   }
   const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
-  return buildProposal(shape, code);
+  const proposal = buildProposal(shape, code, page, maxChars);
+  const empty = emptySuccessCode(resolver, responses.value, responses.path);
+  if (empty === null || !("schema" in proposal.output)) return proposal;
+  // An empty answer carries no structured content, which a client refuses from a tool with an output schema.
+  return { ...proposal, output: { select: proposal.output.select }, comment: `${proposal.comment}; no output schema, since the ${empty} response has no body` };
 }
 
-function buildProposal(shape: Shape, code: string): Proposal {
+/** A documented success code whose response has no body, if there is one. */
+function emptySuccessCode(resolver: Resolver, responses: unknown, at: SpecPath): string | null {
+  for (const code of SUCCESS) {
+    const raw = own(responses, code);
+    if (raw === undefined) continue;
+    const content = own(resolver.deref(raw, [...at, code]).value, "content");
+    if (!isPlainObject(content) || Object.keys(content).length === 0) return code;
+  }
+  return null;
+}
+
+/** The page size a list answer is fitted to: the default of the operation's page-size parameter. */
+export interface PageSize {
+  readonly parameter: string;
+  readonly size: number;
+}
+
+/** Fields of a list's items are not trimmed below this many to fit a page. */
+const MIN_LIST_FIELDS = 3;
+
+/** How a list's kept fields were fitted into maxOutputChars, for the comment. */
+interface Fitting {
+  readonly perItem: number;
+  readonly total: number;
+  readonly fits: boolean;
+}
+
+/**
+ * Drops the lowest-ranked fields of a list's items until `size` items fit in `maxChars` (keeping at least
+ * MIN_LIST_FIELDS), the estimate being `fixed + size × per item`.
+ */
+function fitList(items: readonly Entry[], fixed: number, size: number, maxChars: number): { items: Entry[]; fitting: Fitting } {
+  let kept = [...items];
+  const total = (entries: readonly Entry[]): number => fixed + size * (sumChars(entries) + 1);
+  while (kept.length > MIN_LIST_FIELDS && total(kept) > maxChars) kept = kept.slice(0, -1);
+  return { items: kept, fitting: { perItem: sumChars(kept), total: total(kept), fits: total(kept) <= maxChars } };
+}
+
+function fittingComment(fitting: Fitting | null, page: PageSize | null, maxChars: number): string {
+  if (fitting === null || page === null) return "";
+  const estimate = `about ${fitting.perItem} characters an item, ${fitting.total} for ${page.size} items (the default of ${page.parameter}), estimated from the schema (${ESTIMATE_RULE})`;
+  return fitting.fits
+    ? `; fitted to maxOutputChars ${maxChars}: ${estimate}`
+    : `; ${estimate}, more than maxOutputChars ${maxChars} even with ${MIN_LIST_FIELDS} fields: lower ${page.parameter} or narrow the select`;
+}
+
+function buildProposal(shape: Shape, code: string, page: PageSize | null, maxChars: number): Proposal {
   if (shape.kind === "object") {
-    const picked = pick(shape.fields, 0);
+    let picked = pick(shape.fields, 0);
     if (picked.length === 0) return { output: { select: "@" }, comment: `proposal: the ${code} response has no scalar fields to pick; this returns the whole answer` };
+    // An object answer that carries the page (`{messages: [...], has_more}`) is fitted like a list.
+    let fitting: Fitting | null = null;
+    const list = picked.find((e) => e.items !== undefined);
+    if (list !== undefined && page !== null) {
+      const fixed = sumChars(picked.filter((e) => e !== list)) + list.key.length + 6;
+      const fittedList = fitList(list.items!, fixed, page.size, maxChars);
+      fitting = fittedList.fitting;
+      picked = picked.map((e) => (e === list ? listEntry(list.key, fittedList.items) : e));
+    }
     const fitted = fit(picked, (entries) => hash(entries));
     return {
       output: { select: hash(fitted), schema: objectSchema(fitted) },
-      comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.fields.length} fields of the ${code} response`,
+      comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.fields.length} fields of the ${code} response${fittingComment(fitting, page, maxChars)}`,
     };
   }
   if (shape.kind === "array") {
     // structuredContent must be an object, so a list answer is wrapped as {items: [...]}.
     if (shape.items.kind === "object") {
       // The items of a list answer are what the answer is about: as many fields as at the top, without nesting.
-      const picked = pick(shape.items.fields, 1, MAX_TOP_FIELDS);
+      let picked = pick(shape.items.fields, 1, MAX_TOP_FIELDS);
       if (picked.length > 0) {
+        let fitting: Fitting | null = null;
+        if (page !== null) {
+          const fittedList = fitList(picked, 12, page.size, maxChars);
+          picked = fittedList.items;
+          fitting = fittedList.fitting;
+        }
         const fitted = fit(picked, (entries) => `{items: [*].${hash(entries)}}`);
         return {
           output: {
             select: `{items: [*].${hash(fitted)}}`,
             schema: { type: "object", properties: { items: { type: ["array", "null"], items: objectSchema(fitted) } }, required: ["items"] },
           },
-          comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.items.fields.length} fields of each item of the ${code} response`,
+          comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.items.fields.length} fields of each item of the ${code} response${fittingComment(fitting, page, maxChars)}`,
         };
       }
     }
     if (shape.items.kind === "scalar") {
       return {
-        output: { select: "{items: @}", schema: { type: "object", properties: { items: { type: ["array", "null"], items: scalarSchema(shape.items, false) } }, required: ["items"] } },
+        output: { select: "{items: @}", schema: { type: "object", properties: { items: { type: ["array", "null"], items: { type: typeOf(shape.items.types) } } }, required: ["items"] } },
         comment: `proposal: review this select and schema (the ${code} response is a list of values)`,
       };
     }
@@ -134,30 +204,50 @@ interface Entry {
   readonly key: string;
   readonly expression: string;
   readonly schema: Record<string, unknown>;
+  /** Estimated characters of this entry in the returned JSON (key included); per item for a list. */
+  readonly chars: number;
+  /** For a list of objects: the kept fields of each item, so a list can be trimmed to fit. */
+  readonly items?: readonly Entry[];
 }
 
-/** The fields kept at one level: scalars and arrays of scalars everywhere, nested objects only at the top. */
+/**
+ * The fields kept at one level, content and identity first (rank.ts): scalars and arrays of scalars everywhere,
+ * nested objects and lists of objects only at the top.
+ */
 function pick(fields: readonly Field[], level: number, max = level === 0 ? MAX_TOP_FIELDS : MAX_NESTED_FIELDS): Entry[] {
   const out: Entry[] = [];
-  for (const field of fields) {
+  // The list a page answer carries (`data`, `items`, `messages`) is what the answer is about.
+  const rankOf = (f: Field): Rank => (level === 0 && f.shape.kind === "array" && f.shape.items.kind === "object" && !PLUMBING_LIST.test(f.name) ? Rank.Content : fieldRank(f.name));
+  for (const field of ranked(fields, rankOf)) {
     if (out.length >= max) break;
     if (REFUSED_FIELDS.has(field.name)) continue;
+    // Inside a nested object or a list item, hypermedia and node ids are never worth their characters.
+    if (level > 0 && rankOf(field) === Rank.Plumbing) continue;
     const name = identifier(field.name);
     const s = field.shape;
-    const optional = !field.required;
-    if (s.kind === "scalar") out.push({ key: name, expression: name, schema: scalarSchema(s, optional) });
+    const keyChars = name.length + 4;
+    if (s.kind === "scalar") out.push({ key: name, expression: name, schema: scalarSchema(s, field.name), chars: keyChars + scalarChars(field.name, s.types, s.hints) });
     else if (s.kind === "array" && s.items.kind === "scalar") {
-      out.push({ key: name, expression: name, schema: { type: optional || s.nullable ? ["array", "null"] : "array", items: scalarSchema(s.items, false) } });
+      out.push({ key: name, expression: name, schema: { type: ["array", "null"], items: { type: typeOf(s.items.types) } }, chars: keyChars + 3 * scalarChars(field.name, s.items.types, s.items.hints) });
     } else if (level === 0 && s.kind === "array" && s.items.kind === "object") {
       const inner = pick(s.items.fields, 1);
-      if (inner.length > 0) out.push({ key: name, expression: `${name}[*].${hash(inner)}`, schema: { type: ["array", "null"], items: objectSchema(inner) } });
+      if (inner.length > 0) out.push(listEntry(name, inner));
     } else if (level === 0 && s.kind === "object") {
       const inner = pick(s.fields, 1);
       // A multiselect on a missing object gives null, so the object may always be null.
-      if (inner.length > 0) out.push({ key: name, expression: `${name}.${hash(inner)}`, schema: { ...objectSchema(inner), type: ["object", "null"] } });
+      if (inner.length > 0) out.push({ key: name, expression: `${name}.${hash(inner)}`, schema: { ...objectSchema(inner), type: ["object", "null"] }, chars: keyChars + sumChars(inner) });
     }
   }
   return out;
+}
+
+/** A top-level list of objects (`messages[*].{...}`); `chars` is per item. */
+function listEntry(name: string, inner: readonly Entry[]): Entry {
+  return { key: name, expression: `${name}[*].${hash(inner)}`, schema: { type: ["array", "null"], items: objectSchema(inner) }, chars: sumChars(inner), items: inner };
+}
+
+function sumChars(entries: readonly Entry[]): number {
+  return entries.reduce((n, e) => n + e.chars, 2);
 }
 
 /** Drops fields from the end until the select fits the format's length limit. */
@@ -171,21 +261,27 @@ function hash(entries: readonly Entry[]): string {
   return `{${entries.map((e) => `${e.key}: ${e.expression}`).join(", ")}}`;
 }
 
+/**
+ * The schema of a picked object: tolerant of answers that drift from the document, since a value that fails the
+ * output schema turns a call that succeeded upstream (perhaps a write) into an error. Only identity fields are
+ * required and keep their exact type; every other field may be null (a select gives null for a missing field).
+ */
 function objectSchema(entries: readonly Entry[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const e of entries) put(properties, unquote(e.key), e.schema);
-  // A multiselect hash always has every key (a missing field is null), so every key is required.
-  return { type: "object", properties, required: entries.map((e) => unquote(e.key)) };
+  const required = entries.map((e) => unquote(e.key)).filter(isIdentityField);
+  return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
 }
 
-/**
- * A scalar's schema in the output. Optional fields may be missing, which a select turns into null; and the
- * schema keeps only the type, since the model reads the schema in every listing.
- */
-function scalarSchema(s: Extract<Shape, { kind: "scalar" }>, optional: boolean): Record<string, unknown> {
+/** A scalar's schema in the output: only the type (the model reads the schema in every listing), null allowed but for identity fields. */
+function scalarSchema(s: Extract<Shape, { kind: "scalar" }>, name: string): Record<string, unknown> {
   const types = [...s.types];
-  if ((optional || s.nullable) && !types.includes("null")) types.push("null");
-  return { type: types.length === 1 ? types[0] : types };
+  if ((s.nullable || !isIdentityField(name)) && !types.includes("null")) types.push("null");
+  return { type: typeOf(types) };
+}
+
+function typeOf(types: readonly string[]): string | string[] {
+  return types.length === 1 ? types[0]! : [...types];
 }
 
 /** A JMESPath identifier: bare when it can be, else quoted (JSON string syntax). */
@@ -222,8 +318,14 @@ class ShapeReader {
       if (level > 2) return { kind: "unknown" };
       return { kind: "array", items: this.read(value["items"], [...at, "items"], level + 1), nullable };
     }
-    if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t))) return { kind: "scalar", types: nonNull, nullable };
-    if (nonNull.length === 0 && Array.isArray(value["enum"]) && value["enum"].every((v) => typeof v === "string")) return { kind: "scalar", types: ["string"], nullable };
+    const enumValues = Array.isArray(value["enum"]) ? value["enum"] : null;
+    const hints: ScalarHints = {
+      ...(typeof value["format"] === "string" ? { format: value["format"] } : {}),
+      ...(typeof value["maxLength"] === "number" ? { maxLength: value["maxLength"] } : {}),
+      ...(enumValues !== null && enumValues.length > 0 ? { longestEnum: Math.max(...enumValues.slice(0, 100).map((v) => JSON.stringify(v ?? null).length)) } : {}),
+    };
+    if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t))) return { kind: "scalar", types: nonNull, nullable, hints };
+    if (nonNull.length === 0 && enumValues !== null && enumValues.every((v) => typeof v === "string")) return { kind: "scalar", types: ["string"], nullable, hints };
     return { kind: "unknown" };
   }
 

@@ -1,0 +1,85 @@
+/**
+ * A tool's input schema as it is assembled: one property per parameter (and one for the body), named so
+ * templates can reference them, and texts made fit for a spec.
+ */
+import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import type { ImportContext } from "./context.ts";
+import { identifierFrom } from "./names.ts";
+import { put } from "./refs.ts";
+import { firstHidden, type JsonSchema, MAX_SCHEMA_DESCRIPTION, type SchemaConverter } from "./schema.ts";
+import { cleanText, removedMessage, shorten } from "./text.ts";
+
+/** What a parameter or body contributes to the input. */
+export interface InputSource {
+  readonly name: string;
+  readonly required: boolean;
+  readonly description: string | undefined;
+  readonly schema: unknown;
+  readonly schemaAt: SpecPath;
+}
+
+export class Inputs {
+  readonly converter: SchemaConverter;
+  readonly #ctx: ImportContext;
+  readonly #properties: [string, JsonSchema][] = [];
+  readonly #required: string[] = [];
+  readonly #taken = new Set<string>();
+
+  constructor(ctx: ImportContext, converter: SchemaConverter) {
+    this.#ctx = ctx;
+    this.converter = converter;
+  }
+
+  /** A property name not yet taken: the base, else with the location (`id_query`), else numbered. */
+  name(base: string, location: string): string {
+    let candidate = base;
+    if (this.#taken.has(candidate)) candidate = location === "body" ? "request_body" : `${base}_${location}`;
+    for (let n = 2; this.#taken.has(candidate); n++) candidate = `${base}_${location}_${n}`;
+    this.#taken.add(candidate);
+    return candidate;
+  }
+
+  /** Adds a property for a parameter; returns its name. */
+  add(param: InputSource, location: string): string {
+    const id = this.name(identifierFrom(param.name), location);
+    let schema = param.schema === undefined ? { type: "string" } : this.converter.convert(param.schema, param.schemaAt);
+    if (param.description !== undefined) schema = withDescription(schema, param.description);
+    this.#properties.push([id, schema]);
+    if (param.required) this.#required.push(id);
+    return id;
+  }
+
+  /** Adds a property already converted. */
+  addSchema(id: string, schema: JsonSchema, required: boolean): void {
+    this.#properties.push([id, schema]);
+    if (required) this.require(id);
+  }
+
+  require(id: string): void {
+    if (!this.#required.includes(id)) this.#required.push(id);
+  }
+
+  /** A description made fit for a spec (invisible characters removed and reported, cut to length). */
+  describe(text: unknown, path: SpecPath): string | undefined {
+    if (typeof text !== "string") return undefined;
+    const clean = cleanText(text, "multiline");
+    if (clean.removed > 0) this.#ctx.report(finding("KV7014", path, removedMessage("description", clean.removed, firstHidden(text))));
+    return clean.text === "" ? undefined : shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text;
+  }
+
+  /** The input schema, as plain JSON. */
+  schema(): Record<string, unknown> {
+    const propertyMap: Record<string, unknown> = {};
+    for (const [id, schema] of this.#properties) put(propertyMap, id, schema);
+    const input: Record<string, unknown> = { type: "object", properties: propertyMap, ...(this.#required.length > 0 ? { required: this.#required } : {}), additionalProperties: false };
+    return JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+  }
+}
+
+/** The description of a parameter or body goes on its schema (a `$ref`'d schema's own description gives way). */
+export function withDescription(schema: JsonSchema, description: string): JsonSchema {
+  if (typeof schema === "boolean") return schema ? { description } : { description, not: {} };
+  // First, where a reader of the spec looks for it.
+  const { description: _replaced, ...rest } = schema;
+  return { description, ...rest };
+}

@@ -1,0 +1,292 @@
+/**
+ * Parameters: the path item's and the operation's, placed in the request. Path parameters become
+ * `{{input.x}}` in the URL, query and required header parameters become query entries and headers; what a
+ * spec cannot send is left out with a warning (KV7010).
+ *
+ * Optional header parameters are left out: a spec sends every header it names, and a missing value fails the
+ * call.
+ */
+import { HEADER_NAME } from "../check/request.ts";
+import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import type { ImportContext, Operation } from "./context.ts";
+import type { Inputs } from "./inputs.ts";
+import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+import { isCredentialParameter, RESERVED_HEADERS } from "./security.ts";
+
+export interface Param {
+  readonly name: string;
+  readonly in: string;
+  readonly required: boolean;
+  readonly at: SpecPath;
+  readonly schema: unknown;
+  readonly schemaAt: SpecPath;
+  readonly description: string | undefined;
+  readonly explode: boolean;
+  /** The serialization style (OpenAPI's default for query parameters is "form"). */
+  readonly style: string;
+}
+
+/** Where the parameters go in the request. */
+export interface PlacedParameters {
+  /** The path with `{{input.x}}` templates. */
+  readonly path: string;
+  readonly query: Record<string, unknown>;
+  readonly headers: Record<string, unknown>;
+  /** Secrets that credential parameters are sent from. */
+  readonly secrets: readonly string[];
+}
+
+/** How credentials are handled for an operation: the places its schemes fill, and secrets for parameters. */
+export interface CredentialPolicy {
+  /** `query:name` and `header:name` (lower case) that the operation's security schemes already fill. */
+  readonly places: ReadonlySet<string>;
+  /** Whether the operation already sends credentials from a security scheme. */
+  readonly authenticated: boolean;
+  /** The secret for a credential parameter. */
+  secretFor(param: Param): string;
+}
+
+/** The operation's parameters: the path item's, overridden by the operation's own (same name and place). */
+export function readParameters(ctx: ImportContext, operation: Operation, inputs: Inputs): Param[] {
+  const byKey = new Map<string, Param>();
+  const lists: [unknown, SpecPath][] = [
+    [operation.item["parameters"], [...operation.itemAt, "parameters"]],
+    [operation.op["parameters"], [...operation.at, "parameters"]],
+  ];
+  for (const [list, listAt] of lists) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new ImportProblem("KV7003", listAt, "parameters must be a list.");
+    list.forEach((raw, i) => {
+      const { value, path } = ctx.resolver.deref(raw, [...listAt, i]);
+      const name = own(value, "name");
+      const location = own(value, "in");
+      if (typeof name !== "string" || typeof location !== "string" || !["path", "query", "header", "cookie"].includes(location)) {
+        throw new ImportProblem("KV7003", path, 'A parameter needs a name and an "in" of path, query, header or cookie.');
+      }
+      let schema = own(value, "schema");
+      let schemaAt = [...path, "schema"];
+      const content = own(value, "content");
+      if (schema === undefined && isPlainObject(content)) {
+        const type = Object.keys(content)[0];
+        if (type !== undefined) {
+          schema = own(own(content, type), "schema");
+          schemaAt = [...path, "content", type, "schema"];
+        }
+      }
+      const style = own(value, "style");
+      const explode = own(value, "explode");
+      byKey.set(`${location}:${location === "header" ? name.toLowerCase() : name}`, {
+        name,
+        in: location,
+        required: location === "path" || own(value, "required") === true,
+        at: path,
+        schema,
+        schemaAt,
+        description: inputs.describe(own(value, "description"), [...path, "description"]),
+        // OpenAPI's default for query parameters is style form with explode true: a=1&a=2.
+        explode: typeof explode === "boolean" ? explode : style === undefined || style === "form",
+        style: typeof style === "string" ? style : location === "query" || location === "cookie" ? "form" : "simple",
+      });
+    });
+  }
+  return [...byKey.values()];
+}
+
+/**
+ * Places the parameters in the request and adds their input properties: path parameters in the order the path
+ * uses them, then query and header ones. `credentials` are the places security schemes already fill
+ * (`query:name`, `header:name`). Null when the operation cannot be a tool (reported).
+ */
+export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: CredentialPolicy): PlacedParameters | null {
+  const { at } = operation;
+  // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent.
+  const route = wirePath(operation.route);
+  // The path: {name} becomes {{input.<id>}}; literal braces are percent-encoded so they stay text.
+  const pathParams = new Map(params.filter((p) => p.in === "path").map((p) => [p.name, p]));
+  let path = "";
+  for (const part of route.split(/(\{[^{}]*\})/)) {
+    const variable = /^\{([^{}]*)\}$/.exec(part);
+    if (variable === null) {
+      path += part.replace(/\{/g, "%7B").replace(/\}/g, "%7D");
+      continue;
+    }
+    const param = pathParams.get(variable[1]!);
+    if (param !== undefined && !isScalarSchema(ctx.resolver, param.schema, param.schemaAt)) {
+      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`));
+      return null;
+    }
+    const id = inputs.add(param ?? { name: variable[1]!, required: true, description: undefined, schema: undefined, schemaAt: at }, "path");
+    inputs.require(id);
+    path += `{{input.${id}}}`;
+  }
+  for (const param of params) {
+    if (param.in === "path" && !route.includes(`{${param.name}}`)) {
+      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" does not appear in the path ${route}; it is left out.`));
+    }
+  }
+
+  const query: Record<string, unknown> = {};
+  const headers: Record<string, unknown> = {};
+  const secrets: string[] = [];
+  /** A credential parameter: sent from a secret, or left out when a security scheme already authenticates. */
+  const credential = (param: Param, target: Record<string, unknown>): void => {
+    const where = `The ${param.in} parameter "${param.name}"`;
+    if (credentials.authenticated) {
+      ctx.report(finding("KV7015", param.at, `${where} carries a credential, and the operation's security scheme already sends one; it is left out.`));
+      return;
+    }
+    const secret = credentials.secretFor(param);
+    ctx.report(finding("KV7015", param.at, `${where} carries a credential; it is sent from the secret ${secret} instead of being an input the model fills in.`));
+    put(target, param.name, `{{secrets.${secret}}}`);
+    if (!secrets.includes(secret)) secrets.push(secret);
+  };
+  // Query parameters before headers, so names collide (and get suffixes) in a fixed order of places.
+  const order = ["cookie", "query", "header"];
+  for (const param of [...params].sort((a, b) => order.indexOf(a.in) - order.indexOf(b.in))) {
+    if (param.in === "cookie") {
+      ctx.report(finding("KV7010", param.at, `The cookie parameter "${param.name}" is left out: a spec sends no cookies from arguments.`));
+      continue;
+    }
+    if (param.in === "query") {
+      if (credentials.places.has(`query:${param.name.toLowerCase()}`)) continue;
+      if (param.name.includes("{{")) {
+        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`));
+        continue;
+      }
+      if (isCredentialParameter(param.name, param.description)) {
+        credential(param, query);
+        continue;
+      }
+      const kind = valueKind(ctx.resolver, param.schema, param.schemaAt);
+      if (kind === "complex" && param.style === "deepObject") {
+        placeDeepObject(ctx, param, inputs, query);
+        continue;
+      }
+      if (kind === "complex") {
+        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`));
+        continue;
+      }
+      const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
+      if (separator !== undefined) {
+        // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
+        // (a=1,2), which the model writes itself, as text.
+        const item = typesOfItems(ctx.resolver, param.schema, param.schemaAt);
+        const id = inputs.add({ ...param, schema: { type: "string" }, description: `${param.description !== undefined ? `${param.description} ` : ""}${separator.words}${item !== "" ? ` (each ${item})` : ""}.` }, "query");
+        put(query, param.name, `{{input.${id}}}`);
+        continue;
+      }
+      put(query, param.name, `{{input.${inputs.add(param, "query")}}}`);
+    }
+    if (param.in === "header") {
+      const lower = param.name.toLowerCase();
+      if (credentials.places.has(`header:${lower}`)) continue;
+      if (lower === "authorization" || lower === "cookie") {
+        ctx.report(
+          finding("KV7010", param.at, `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`),
+        );
+        continue;
+      }
+      if (!HEADER_NAME.test(param.name) || RESERVED_HEADERS.has(lower)) {
+        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is left out: a spec cannot set that header.`));
+        continue;
+      }
+      if (isCredentialParameter(param.name, param.description)) {
+        credential(param, headers);
+        continue;
+      }
+      if (!param.required) {
+        ctx.report(
+          finding("KV7010", param.at, `The optional header parameter "${param.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`),
+        );
+        continue;
+      }
+      if (valueKind(ctx.resolver, param.schema, param.schemaAt) !== "scalar") {
+        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is not a string, number or boolean; it is left out.`));
+        continue;
+      }
+      put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
+    }
+  }
+  return { path, query, headers, secrets };
+}
+
+/** Query parameters that set how many items a list answer holds. */
+const PAGE_SIZE = /^(per_?page|page_?size|page\[size\]|limit|max_?results|max_?items|count|top|\$top|size|page\[limit\])$/i;
+
+/** The operation's page-size query parameter and its documented default, if it has both. */
+export function pageSizeOf(resolver: Resolver, params: readonly Param[]): { parameter: string; size: number } | null {
+  for (const param of params) {
+    if (param.in !== "query" || !PAGE_SIZE.test(param.name) || param.schema === undefined) continue;
+    const schema = resolver.deref(param.schema, param.schemaAt).value;
+    const size = own(schema, "default");
+    if (typeof size === "number" && Number.isInteger(size) && size > 0) return { parameter: param.name, size };
+  }
+  return null;
+}
+
+/** A path key as sent: without a `#fragment` (and `?query`, which some documents append the same way). */
+export function wirePath(route: string): string {
+  const cut = route.search(/[#?]/);
+  return cut < 0 ? route : route.slice(0, cut);
+}
+
+/** The text an array parameter is sent as, by style, when it is not exploded. */
+const DELIMITERS: Readonly<Record<string, { words: string } | undefined>> = {
+  form: { words: "Several values separated by commas (a,b,c)" },
+  spaceDelimited: { words: "Several values separated by spaces (a b c)" },
+  pipeDelimited: { words: "Several values separated by | (a|b|c)" },
+};
+
+/** The item type of an array parameter's schema, for its description. */
+function typesOfItems(resolver: Resolver, schema: unknown, at: SpecPath): string {
+  const items = resolver.deref(own(resolver.deref(schema, at).value, "items"), [...at, "items"]).value;
+  return typesOf(items).join(" or ");
+}
+
+/**
+ * `style: deepObject` (`filter[status]=open&filter[priority]=1`): one query entry per property of the object,
+ * each `{{input.filter.status}}`, which a spec leaves out when the property is omitted. Only flat objects with
+ * declared properties whose names templates can reference can be sent so; others are left out (reported).
+ */
+function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query: Record<string, unknown>): void {
+  const { value } = ctx.resolver.deref(param.schema, param.schemaAt);
+  const properties = own(value, "properties");
+  const names = isPlainObject(properties) ? Object.keys(properties) : [];
+  const flat =
+    names.length > 0 &&
+    names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !== "complex");
+  if (!flat || param.name.includes("{{")) {
+    ctx.report(
+      finding("KV7010", param.at, `The query parameter "${param.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${param.name}[name]=value; it is left out.`),
+    );
+    return;
+  }
+  const id = inputs.add(param, "query");
+  for (const n of names) put(query, `${param.name}[${n}]`, `{{input.${id}.${n}}}`);
+}
+
+/** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */
+export function valueKind(resolver: Resolver, schema: unknown, at: SpecPath): "scalar" | "array" | "complex" {
+  if (schema === undefined) return "scalar";
+  const { value } = resolver.deref(schema, at);
+  const types = typesOf(value);
+  if (types.includes("object")) return "complex";
+  if (types.includes("array")) {
+    const items = resolver.deref(own(value, "items"), [...at, "items"]).value;
+    const itemTypes = typesOf(items);
+    return itemTypes.includes("object") || itemTypes.includes("array") ? "complex" : "array";
+  }
+  return "scalar";
+}
+
+function isScalarSchema(resolver: Resolver, schema: unknown, at: SpecPath): boolean {
+  return valueKind(resolver, schema, at) === "scalar";
+}
+
+function typesOf(schema: unknown): string[] {
+  const type = own(schema, "type");
+  if (typeof type === "string") return [type];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
+  if (isPlainObject(own(schema, "properties"))) return ["object"];
+  return [];
+}

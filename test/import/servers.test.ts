@@ -1,0 +1,55 @@
+/**
+ * Servers (import/servers.ts): which URL each tool calls, and when secrets may travel to it.
+ */
+import { describe, expect, it } from "vitest";
+import { imp, specOf, codes, api, ok200, type ImportOptions, type ImportResult } from "./helpers.ts";
+
+describe("servers", () => {
+  const single = (servers: unknown, options: ImportOptions = {}, security = false): ImportResult =>
+    imp(
+      api(
+        { "/a": { get: { operationId: "a", ...(security ? { security: [{ k: [] }] } : {}), responses: ok200 } } },
+        { servers, components: { securitySchemes: { k: { type: "apiKey", in: "header", name: "K" } } } },
+      ),
+      options,
+    );
+
+  it("substitutes server variables with their defaults and joins base paths", () => {
+    const spec = specOf(single([{ url: "https://{env}.example.com:{port}/base/", variables: { env: { default: "prod" }, port: { default: "8443" } } }]));
+    expect(spec.tools[0]!["http"]["url"]).toBe("https://prod.example.com:8443/base/a");
+  });
+
+  it("refuses relative, missing and odd server URLs, and takes --server-url instead", () => {
+    const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
+    expect(message(single([{ url: "/api/v3" }]))).toEqual(['The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.']);
+    expect(message(single(undefined))).toEqual(['The document names no server (no "servers" list); give the API\'s URL with --server-url.']);
+    expect(message(single([{ url: "ftp://x.example.com" }]))).toEqual(['The server URL "ftp://x.example.com" is not an http or https URL.']);
+    expect(message(single([{ url: "https://u:p@x.example.com" }]))).toEqual(['The server URL "https://u:p@x.example.com" contains credentials; declare a security scheme instead.']);
+    expect(message(single([{ url: "https://{region}.example.com" }]))).toEqual(['The server URL "https://{region}.example.com" uses the variable {region}, which has no default value.']);
+    expect(message(single([{ url: "/api" }], { serverUrl: "https://x.example.com/api?v=1" }))).toEqual(['--server-url "https://x.example.com/api?v=1" has a query or a #fragment; give the base URL only.']);
+    expect(specOf(single([{ url: "/api/v3" }], { serverUrl: "https://localhost:8443/api/v3" })).tools[0]!["http"]["url"]).toBe("https://localhost:8443/api/v3/a");
+  });
+
+  it("allows plain http without secrets (with a warning), and refuses it with secrets", () => {
+    const plain = single([{ url: "http://x.example.com" }]);
+    expect(codes(plain)).toEqual(["warning KV7013"]);
+    expect(specOf(plain).tools[0]!["http"]["allowInsecureHttp"]).toBe(true);
+    const secret = single([{ url: "http://x.example.com" }], {}, true);
+    expect(secret.ok).toBe(false);
+    expect(codes(secret)).toEqual(["error KV7008"]);
+  });
+
+  it("prefers the first https server to a plain-http one listed before it, and says which it chose", () => {
+    const result = single([{ url: "http://api.example.com" }, { url: "https://api.example.com/v2" }, { url: "https://other.example.com" }], {}, true);
+    expect(specOf(result).tools[0]!["http"]["url"]).toBe("https://api.example.com/v2/a");
+    expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+      ["KV7017", "servers[1].url", 'The server "https://api.example.com/v2" is used: it is the first https one listed ("http://api.example.com" comes first but uses plain http). Give --server-url to choose another.'],
+    ]);
+    // Only http servers: the first, with allowInsecureHttp, as before.
+    expect(specOf(single([{ url: "http://a.example.com" }, { url: "http://b.example.com" }])).tools[0]!["http"]).toMatchObject({ url: "http://a.example.com/a", allowInsecureHttp: true });
+  });
+
+  it("binds secrets to the host and port of the server they are sent to", () => {
+    expect(specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
+  });
+});
