@@ -133,6 +133,27 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       io.stderr(result.stderr);
       return result.code;
     }
+    case "call": {
+      if (positionals.length < 2) throw new UsageError("call takes a spec and a tool: kervanc call <spec> <tool> ['<json arguments>'].");
+      if (positionals.length > 3) throw new UsageError("call takes one JSON argument; quote it as one word.");
+      const { callCommand } = await import("./cli/call-command.ts");
+      return callCommand(
+        {
+          spec: positionals[0]!,
+          tool: positionals[1]!,
+          arguments: positionals[2],
+          secretsFile: values["secrets-file"] as string | undefined,
+          json: values["json"] === true,
+          record: values["record"] as string | undefined,
+        },
+        io,
+      );
+    }
+    case "test": {
+      if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");
+      const { testCommand } = await import("./cli/test-command.ts");
+      return testCommand({ inputs: positionals, format }, io);
+    }
     default:
       throw new Error(`The command table names "${command.name}", which has no implementation.`);
   }

@@ -322,6 +322,11 @@ export const CODES = {
     summary: "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
     example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
   },
+  KV9010: {
+    severity: "error",
+    summary: "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
+    example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
+  },
 
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
   KV7001: { severity: "error", summary: "The OpenAPI document cannot be read.", example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000)." },
