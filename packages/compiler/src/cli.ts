@@ -149,6 +149,12 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         io,
       );
     }
+    case "dev": {
+      if (positionals.length !== 1) throw new UsageError("dev serves one spec file: kervanc dev <spec>.");
+      if (/\.test\.ya?ml$/i.test(positionals[0]!)) throw new UsageError(`${printable(positionals[0]!)} is a spec-test file; run it with kervanc test, and give dev its spec.`);
+      const { devCommand } = await import("./cli/dev-command.ts");
+      return devCommand({ spec: positionals[0]!, secretsFile: values["secrets-file"] as string | undefined, repl: values["repl"] === true }, io);
+    }
     case "test": {
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");
       const { testCommand } = await import("./cli/test-command.ts");

@@ -15,11 +15,13 @@ export interface DevServerOptions {
   /** The server's log lines (it redacts them itself). */
   readonly onLog?: (line: string) => void;
   readonly onMessage?: (message: JsonRpcMessage) => void;
+  /** The initialize params to send (a client's, replayed); null: no handshake (the client has not made one). */
+  readonly initialize?: unknown;
 }
 
 export interface DevServer {
   readonly child: ServerChild;
-  /** The server's answer to initialize. */
+  /** The server's answer to initialize (undefined when no handshake was made). */
   readonly initialized: unknown;
   close(): Promise<void>;
 }
@@ -43,7 +45,7 @@ export async function startDevServer(compiled: CompiledSpec, planned: PlannedSer
     await pkg.remove();
   };
   try {
-    const initialized = await child.initialize();
+    const initialized = options.initialize === null ? undefined : await child.initialize(options.initialize);
     return { child, initialized, close };
   } catch (error) {
     await close();

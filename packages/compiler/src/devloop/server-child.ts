@@ -32,7 +32,7 @@ export interface ServerChildOptions {
 
 export class ServerChild {
   readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
-  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   readonly #stderr: string[] = [];
   #nextId = 1;
   #exited = false;
@@ -65,7 +65,7 @@ export class ServerChild {
         return;
       }
       const id = message.id;
-      if (typeof id === "number" && message.method === undefined && this.#pending.has(id)) {
+      if (typeof id === "string" && message.method === undefined && this.#pending.has(id)) {
         const p = this.#pending.get(id)!;
         this.#pending.delete(id);
         if (message.error !== undefined) p.reject(new RpcError(message.error.code, message.error.message));
@@ -83,7 +83,8 @@ export class ServerChild {
 
   request(method: string, params: unknown): Promise<unknown> {
     if (this.#exited) return Promise.reject(new Error("The generated server has stopped."));
-    const id = this.#nextId++;
+    // Its own id space: `dev` relays a client's requests to the same server, with the client's ids.
+    const id = `kervanc-${this.#nextId++}`;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.send({ jsonrpc: "2.0", id, method, params });
@@ -95,9 +96,9 @@ export class ServerChild {
     if (!this.#exited) this.#child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
-  /** The 2025-11-25 handshake; returns the server's initialize result. */
-  async initialize(): Promise<unknown> {
-    const result = await this.request("initialize", { protocolVersion: CLIENT_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "kervanc", version: KERVANC_VERSION } });
+  /** The 2025-11-25 handshake (or the one a client sent, replayed by `dev`); returns the server's initialize result. */
+  async initialize(params: unknown = { protocolVersion: CLIENT_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "kervanc", version: KERVANC_VERSION } }): Promise<unknown> {
+    const result = await this.request("initialize", params);
     this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     return result;
   }
