@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
@@ -121,6 +122,42 @@ describe("kervanc dev over stdio", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("kervanc dev --http", () => {
+  it("serves Streamable HTTP on 127.0.0.1 and serves the new tools after a good edit", async () => {
+    const spec = join(dir, "http.yaml");
+    await writeFile(spec, weatherSpec(upstream.origin));
+    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--http", "--port", "0", "--repl", "--secrets-file", secrets], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
+    const err = watchText(child.stderr);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    const urlAfter = async (from: number): Promise<string> => {
+      await err.waitFor("Serving MCP over HTTP at ", from);
+      const at = err.text().indexOf("Serving MCP over HTTP at ", from);
+      await err.waitFor("\n", at);
+      return err.text().slice(at).split("\n")[0]!.slice("Serving MCP over HTTP at ".length);
+    };
+    const toolsAt = async (url: string): Promise<string[]> => {
+      const client = new Client({ name: "dev-http-test", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        return (await client.listTools()).tools.map((t) => t.name);
+      } finally {
+        await client.close();
+      }
+    };
+    try {
+      const first = await urlAfter(0);
+      expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      expect(await toolsAt(first)).toEqual(["get_forecast"]);
+      const mark = err.text().length;
+      await writeFile(spec, weatherSpec(upstream.origin, SECOND_TOOL.replace("ORIGIN", upstream.origin)));
+      expect(await toolsAt(await urlAfter(mark))).toEqual(["get_forecast", "get_alerts"]);
+    } finally {
+      child.stdin.end("exit\n");
+    }
+    expect(await exited).toBe(0);
   });
 });
 

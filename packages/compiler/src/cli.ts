@@ -153,7 +153,13 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       if (positionals.length !== 1) throw new UsageError("dev serves one spec file: kervanc dev <spec>.");
       if (/\.test\.ya?ml$/i.test(positionals[0]!)) throw new UsageError(`${printable(positionals[0]!)} is a spec-test file; run it with kervanc test, and give dev its spec.`);
       const { devCommand } = await import("./cli/dev-command.ts");
-      return devCommand({ spec: positionals[0]!, secretsFile: values["secrets-file"] as string | undefined, repl: values["repl"] === true }, io);
+      const port = values["port"];
+      if (port !== undefined && values["http"] !== true) throw new UsageError("--port applies with --http.");
+      if (port !== undefined && (typeof port !== "string" || !/^[0-9]{1,5}$/.test(port) || Number(port) > 65535)) {
+        throw new UsageError(`--port must be a port number from 0 to 65535, not "${printable(String(port))}".`);
+      }
+      const httpPort = values["http"] === true ? Number(port ?? 3000) : undefined;
+      return devCommand({ spec: positionals[0]!, secretsFile: values["secrets-file"] as string | undefined, repl: values["repl"] === true, httpPort }, io);
     }
     case "test": {
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");

@@ -146,16 +146,20 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "dev",
     summary: "serve a spec while you edit it: rebuilt on save, tools swapped in place",
-    usage: "dev <spec> [--secrets-file FILE] [--repl]",
+    usage: "dev <spec> [--http [--port N]] [--secrets-file FILE] [--repl]",
     description:
       "Builds the spec in memory and serves it over stdio (configure your MCP client to run this command), " +
       "rebuilding on every save of the spec: a good build replaces the tools in place and connected clients get " +
       "notifications/tools/list_changed; an edit with errors prints its diagnostics and the last good build keeps " +
-      "serving. In a terminal (or with --repl) it reads commands instead: tools, call <tool> <json>, reload, help, " +
+      "serving. With --http it serves Streamable HTTP at http://127.0.0.1:<port>/mcp instead, restarted on each good " +
+      "build (a client's next request sees the new tools; no list_changed over HTTP). " +
+      "In a terminal (or with --repl) it reads commands from stdin: tools, call <tool> <json>, reload, help, " +
       "exit. Development relaxations are on, as in call (banner on stderr; refused when NODE_ENV=production). " +
       "Spec-test files (*.test.yaml) are not specs.",
     options: [
       { name: "secrets-file", type: "string", value: "<file>", help: "read secrets from FILE (KEY=value lines); variables already set win" },
+      { name: "http", type: "boolean", help: "serve Streamable HTTP on 127.0.0.1 instead of stdio" },
+      { name: "port", type: "string", value: "<N>", help: "the HTTP port (default 3000; 0 picks a free one)" },
       { name: "repl", type: "boolean", help: "read REPL commands from stdin, even when it is not a terminal" },
       HELP,
     ],

@@ -16,6 +16,8 @@ export interface DevCommand {
   readonly spec: string;
   readonly secretsFile: string | undefined;
   readonly repl: boolean;
+  /** Serve MCP over Streamable HTTP on 127.0.0.1 at this port instead of stdio. */
+  readonly httpPort: number | undefined;
 }
 
 const HELP = `Commands:
@@ -29,6 +31,7 @@ const HELP = `Commands:
 export async function devCommand(command: DevCommand, io: Io, stdin: NodeJS.ReadStream = process.stdin): Promise<number> {
   refuseInProduction("kervanc dev", process.env);
   const repl = command.repl || stdin.isTTY === true;
+  const http = command.httpPort !== undefined;
   io.stderr(DEV_BANNER);
   const session = new DevSession({
     spec: command.spec,
@@ -36,10 +39,19 @@ export async function devCommand(command: DevCommand, io: Io, stdin: NodeJS.Read
     env: process.env,
     // Diagnostics and the server's log are multi-line-safe but never drive the terminal.
     log: (line) => io.stderr(`${terminalSafe(line)}\n`),
-    ...(repl ? {} : { toClient: (message: JsonRpcMessage) => io.stdout(`${JSON.stringify(message)}\n`) }),
+    ...(repl || http ? {} : { toClient: (message: JsonRpcMessage) => io.stdout(`${JSON.stringify(message)}\n`) }),
+    ...(http ? { httpPort: command.httpPort } : {}),
   });
   await session.start();
-  io.stderr(repl ? `Watching ${printable(command.spec)}. Type help for the commands.\n` : `Watching ${printable(command.spec)}; serving MCP on stdio.\n`);
+  io.stderr(repl ? `Watching ${printable(command.spec)}. Type help for the commands.\n` : `Watching ${printable(command.spec)}; serving MCP on ${http ? "HTTP" : "stdio"}.\n`);
+  if (http && !repl) {
+    // Nothing to read on stdin: serve until stopped.
+    await new Promise<void>((resolve) => {
+      for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, resolve);
+    });
+    await session.close();
+    return 0;
+  }
 
   const lines = createInterface({ input: stdin, ...(stdin.isTTY === true ? { output: process.stdout, terminal: true } : {}), crlfDelay: Infinity });
   const done = new Promise<void>((resolve) => {

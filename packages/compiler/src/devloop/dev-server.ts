@@ -21,6 +21,8 @@ export interface DevServerOptions {
 
 export interface DevServer {
   readonly child: ServerChild;
+  /** The package's server.mjs (it lives until close). */
+  readonly serverFile: string;
   /** The server's answer to initialize (undefined when no handshake was made). */
   readonly initialized: unknown;
   close(): Promise<void>;
@@ -46,9 +48,35 @@ export async function startDevServer(compiled: CompiledSpec, planned: PlannedSer
   };
   try {
     const initialized = options.initialize === null ? undefined : await child.initialize(options.initialize);
-    return { child, initialized, close };
+    return { child, serverFile: pkg.serverFile, initialized, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+export interface HttpServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The same package served over Streamable HTTP on 127.0.0.1 (`dev --http`): resolves once it listens, rejects
+ * if it stops first (the port taken, a secret refused).
+ */
+export async function startHttpServer(serverFile: string, port: number, options: Omit<DevServerOptions, "onMessage" | "initialize">): Promise<HttpServer> {
+  const args = ["--http", "--host", "127.0.0.1", "--port", String(port), ...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--env-file", options.secretsFile] : [])];
+  let listening!: (url: string) => void;
+  const ready = new Promise<string>((resolve) => (listening = resolve));
+  const child = new ServerChild(serverFile, {
+    args,
+    env: options.env,
+    onStderrLine: (line) => {
+      const serving = /^Serving .* on (http:\/\/\S+)$/.exec(line);
+      if (serving !== null) listening(serving[1]!);
+      else if (!QUIET.some((q) => q.test(line))) options.onLog?.(line);
+    },
+  });
+  const url = await Promise.race([ready, child.exited.then((code) => Promise.reject(new Error(`The HTTP server stopped (exit code ${String(code)}).`)))]);
+  return { url, close: () => child.close() };
 }

@@ -13,7 +13,7 @@ import { basename, dirname } from "node:path";
 import { type Diagnostic, formatDiagnostic } from "../diagnostics/diagnostic.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { compileDev } from "./dev-package.ts";
-import { type DevServer, startDevServer } from "./dev-server.ts";
+import { type DevServer, type HttpServer, startDevServer, startHttpServer } from "./dev-server.ts";
 import type { JsonRpcMessage } from "./server-child.ts";
 
 type Id = string | number;
@@ -34,6 +34,12 @@ export interface DevSessionOptions {
   readonly log: (line: string) => void;
   /** Relaying for an MCP client on stdio: each message for the client. Absent: the REPL drives the server. */
   readonly toClient?: (message: JsonRpcMessage) => void;
+  /**
+   * Also serve each build over Streamable HTTP on 127.0.0.1 at this port. Each good build restarts it on the
+   * same port: HTTP clients see the new tools on their next request (a 2025-11-25 session starts over; no
+   * list_changed is sent over HTTP).
+   */
+  readonly httpPort?: number;
 }
 
 export class DevSession {
@@ -50,6 +56,7 @@ export class DevSession {
   #watcher: FSWatcher | null = null;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
+  #http: HttpServer | null = null;
 
   constructor(options: DevSessionOptions) {
     this.#options = options;
@@ -122,6 +129,7 @@ export class DevSession {
     }
     const old = this.#current;
     this.#current = generation;
+    if (this.#options.httpPort !== undefined) await this.#restartHttp(generation);
     const names = planned.tools.map((t) => t.plan.listing.name);
     if (old === null) {
       log(`Serving ${names.length} tool(s): ${names.join(", ")}.`);
@@ -135,6 +143,22 @@ export class DevSession {
     old.retired = true;
     if (old.inflight.size === 0) await old.server.close();
     if (this.#options.toClient !== undefined && this.#clientReady) this.#options.toClient({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  }
+
+  /** The HTTP server of the old build stops (freeing the port) before the new build's starts on it. */
+  async #restartHttp(generation: Generation): Promise<void> {
+    await this.#http?.close();
+    this.#http = null;
+    try {
+      this.#http = await startHttpServer(generation.server.serverFile, this.#options.httpPort!, {
+        env: this.#options.env,
+        ...(this.#options.secretsFile !== undefined ? { secretsFile: this.#options.secretsFile } : {}),
+        onLog: (line) => this.#options.log(`http server: ${line}`),
+      });
+      this.#options.log(`Serving MCP over HTTP at ${this.#http.url}`);
+    } catch (error) {
+      this.#options.log(`The HTTP server did not start: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** A message from a child: answers go to the client; a retired child is closed once it has answered all. */
@@ -188,6 +212,7 @@ export class DevSession {
     this.#watcher?.close();
     if (this.#timer !== null) clearTimeout(this.#timer);
     await this.#reloading;
+    await this.#http?.close();
     await this.#current?.server.close();
     this.#current = null;
   }
