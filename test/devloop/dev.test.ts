@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 import { SECRET, weatherSpec } from "./specs.ts";
 
@@ -119,6 +119,22 @@ describe("kervanc dev over stdio", () => {
       await writeFile(spec, weatherSpec(upstream.origin));
       await changed;
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_forecast"]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("tools.listChanged", () => {
+  it("is not advertised by a generated server, which never sends it (issue 21 bug 4); dev advertises it and sends it", async () => {
+    const out = join(dir, "built");
+    const built = await kervanc(["build", join(REPO, "fixtures", "specs", "hn.yaml"), "-o", out]);
+    expect(built.code).toBe(0);
+    const client = new Client({ name: "caps-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(out, "hn", "server.mjs")], env: { PATH: process.env["PATH"] ?? "" }, stderr: "pipe" }));
+    try {
+      expect(client.getServerCapabilities()?.tools).toBeDefined();
+      expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
     } finally {
       await client.close();
     }
