@@ -247,6 +247,20 @@ describe("kervanc call --record", () => {
     expect(replay.code).toBe(0);
   });
 
+  it("relays only to the tool's own origin: a path that starts with // does not change the host", async () => {
+    const other = await startUpstream((_req, res) => json(res, 200, { city: "wrong host", temp: 0 }));
+    const own = await startUpstream((_req, res) => json(res, 200, { city: "own host", temp: 1 }));
+    const slashDir = join(dir, "slashes");
+    await mkdir(slashDir);
+    await writeFile(join(slashDir, "weather.yaml"), weatherSpec(`${own.origin}//127.0.0.1:${other.port}`));
+    const r = await kervanc(["call", join(slashDir, "weather.yaml"), "get_forecast", '{"city": "X"}', "--secrets-file", join(recordDir, "secrets.env"), "--record", join(slashDir, "weather.test.yaml")]);
+    await other.close();
+    await own.close();
+    expect(other.requests).toEqual([]);
+    expect(own.requests.map((q) => q.path)).toEqual([`//127.0.0.1:${other.port}/forecast`]);
+    expect(r.stdout).toContain("own host");
+  });
+
   it("refuses to write a case in which a secret remains in an encoded form", async () => {
     const leakUpstream = await startUpstream((_req, res) => json(res, 200, { city: Buffer.from(SECRET).toString("base64"), temp: 0 }));
     const leakDir = join(dir, "leak");

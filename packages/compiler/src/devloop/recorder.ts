@@ -55,7 +55,10 @@ export class Recorder {
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const method = req.method ?? "GET";
-    const answer = await fetch(new URL(target, upstream), { method, headers, redirect: "manual", ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}) });
+    // Appended, never resolved against the origin: a target like `//other.example/x` must not change the host.
+    const url = new URL(`${upstream}${target.startsWith("/") ? target : `/${target}`}`);
+    if (url.origin !== new URL(upstream).origin) throw new Error(`the request target ${JSON.stringify(target)} would leave ${upstream}`);
+    const answer = await fetch(url, { method, headers, redirect: "manual", ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}) });
     const responseBody = await answer.text();
     const responseHeaders: Record<string, string> = {};
     answer.headers.forEach((v, k) => {
