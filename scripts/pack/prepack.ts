@@ -11,7 +11,7 @@
  *    package.json files and licenses. Installed kervanc bundles only these, so its output never depends on
  *    what else a user has installed.
  * 4. `dist/toolchain.json`: the versions a generated package pins, and the content identity of this kervanc.
- * 5. `docs/diagnostics.md` and `schema/kervan-spec.schema.json`.
+ * 5. `docs/diagnostics.md`, `schema/kervan-spec.schema.json` and `schema/kervan-test.schema.json`.
  *
  * esbuild rather than tsc: the sources import with `.ts` extensions and the runtime by package name, which a
  * bundler resolves in one step, and one process-wide bundle starts faster than ~60 separate modules.
@@ -105,6 +105,7 @@ await mkdir(join(PKG, "docs"));
 await cp(join(REPO, "docs", "diagnostics.md"), join(PKG, "docs", "diagnostics.md"));
 await mkdir(join(PKG, "schema"));
 await cp(join(REPO, "schema", "kervan-spec.schema.json"), join(PKG, "schema", "kervan-spec.schema.json"));
+await cp(join(REPO, "schema", "kervan-test.schema.json"), join(PKG, "schema", "kervan-test.schema.json"));
 
 process.stderr.write(`prepack: dist, runtime, ${vendored.size} vendored library files, toolchain ${content.slice(0, 12)}\n`);
 

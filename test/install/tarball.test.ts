@@ -66,18 +66,18 @@ afterAll(async () => {
 });
 
 describe("the tarball", () => {
-  it("is named kervanc-<version>.tgz and holds the compiler, the runtime, its libraries, README, LICENSE, the diagnostics reference and the schema, and nothing else", async () => {
+  it("is named kervanc-<version>.tgz and holds the compiler, the runtime, its libraries, README, LICENSE, the diagnostics reference and the two editor schemas, and nothing else", async () => {
     const version = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
     expect(tarball.endsWith(`kervanc-${version}.tgz`)).toBe(true);
     const listing = (await run("tar", ["tzf", tarball], root)).stdout.split("\n").filter((l) => l !== "" && !l.endsWith("/"));
     const files = listing.map((l) => l.replace(/^package\//, ""));
-    for (const required of ["package.json", "README.md", "LICENSE", "bin/kervanc.js", "dist/cli.js", "dist/index.js", "dist/toolchain.json", "docs/diagnostics.md", "schema/kervan-spec.schema.json", "runtime/package.json", "runtime/LICENSE"]) {
+    for (const required of ["package.json", "README.md", "LICENSE", "bin/kervanc.js", "dist/cli.js", "dist/index.js", "dist/toolchain.json", "docs/diagnostics.md", "schema/kervan-spec.schema.json", "schema/kervan-test.schema.json", "runtime/package.json", "runtime/LICENSE"]) {
       expect(files, required).toContain(required);
     }
     const runtimeSources = (await readdir(join(REPO, "packages", "runtime", "src"), { recursive: true })).filter((f) => f.endsWith(".ts")).map((f) => `runtime/src/${f.split(sep).join("/")}`);
     expect(files.filter((f) => f.startsWith("runtime/src/")).sort()).toEqual(runtimeSources.sort());
     const allowed = [
-      /^(package\.json|README\.md|LICENSE|bin\/kervanc\.js|docs\/diagnostics\.md|schema\/kervan-spec\.schema\.json|runtime\/package\.json|runtime\/LICENSE)$/,
+      /^(package\.json|README\.md|LICENSE|bin\/kervanc\.js|docs\/diagnostics\.md|schema\/kervan-(spec|test)\.schema\.json|runtime\/package\.json|runtime\/LICENSE)$/,
       /^dist\/(cli|index)\.js$/,
       /^dist\/toolchain\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,

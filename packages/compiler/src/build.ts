@@ -43,7 +43,7 @@ export interface CompiledSpec {
 }
 
 /** Load, check and plan one spec (no file system access): the part every command shares. */
-export function compileSpec(file: string, bytes: Uint8Array): CompiledSpec {
+export function compileSpec(file: string, bytes: Uint8Array, options: { readonly devLoopbackHttp?: boolean } = {}): CompiledSpec {
   const folder = basename(file, extname(file));
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
@@ -51,7 +51,7 @@ export function compileSpec(file: string, bytes: Uint8Array): CompiledSpec {
     return { file, folder, diagnostics, loaded: null, planned: null };
   }
   const spec = loaded.spec;
-  const checked = checkSpec(spec.value, { sourceOf: (path) => sourceText(spec, path) });
+  const checked = checkSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked) : null;
   return { file, folder, diagnostics, loaded: spec, planned };
@@ -158,7 +158,7 @@ async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
 }
 
 /** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */
-async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
+export async function emitSpec(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
   const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
   try {
     const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);

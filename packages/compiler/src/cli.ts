@@ -134,6 +134,39 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       io.stderr(result.stderr);
       return result.code;
     }
+    case "call": {
+      if (positionals.length < 2) throw new UsageError("call takes a spec and a tool: kervanc call <spec> <tool> ['<json arguments>'].");
+      if (positionals.length > 3) throw new UsageError("call takes one JSON argument; quote it as one word.");
+      const { callCommand } = await import("./cli/call-command.ts");
+      return callCommand(
+        {
+          spec: positionals[0]!,
+          tool: positionals[1]!,
+          arguments: positionals[2],
+          secretsFile: values["secrets-file"] as string | undefined,
+          json: values["json"] === true,
+          record: values["record"] as string | undefined,
+        },
+        io,
+      );
+    }
+    case "dev": {
+      if (positionals.length !== 1) throw new UsageError("dev serves one spec file: kervanc dev <spec>.");
+      if (/\.test\.ya?ml$/i.test(positionals[0]!)) throw new UsageError(`${printable(positionals[0]!)} is a spec-test file; run it with kervanc test, and give dev its spec.`);
+      const { devCommand } = await import("./cli/dev-command.ts");
+      const port = values["port"];
+      if (port !== undefined && values["http"] !== true) throw new UsageError("--port applies with --http.");
+      if (port !== undefined && (typeof port !== "string" || !/^[0-9]{1,5}$/.test(port) || Number(port) > 65535)) {
+        throw new UsageError(`--port must be a port number from 0 to 65535, not "${printable(String(port))}".`);
+      }
+      const httpPort = values["http"] === true ? Number(port ?? 3000) : undefined;
+      return devCommand({ spec: positionals[0]!, secretsFile: values["secrets-file"] as string | undefined, repl: values["repl"] === true, httpPort }, io);
+    }
+    case "test": {
+      if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");
+      const { testCommand } = await import("./cli/test-command.ts");
+      return testCommand({ inputs: positionals, format }, io);
+    }
     default:
       throw new Error(`The command table names "${command.name}", which has no implementation.`);
   }

@@ -27,7 +27,9 @@ export function createServerFactory(compiled: CompiledServer, runner: ToolRunner
   const outputSchemas = new Map(compiled.tools.map((tool) => [tool.plan.listing.name, tool.plan.listing.outputSchema]));
   const info = { name: plan.name, version: plan.version };
   const options = {
-    capabilities: { tools: { listChanged: true } },
+    // No listChanged: a generated server's tools never change while it runs, so it never sends
+    // notifications/tools/list_changed (`kervanc dev`, which does, advertises it itself).
+    capabilities: { tools: {} },
     jsonSchemaValidator: noRuntimeSchemas,
     ...(plan.description !== undefined ? { instructions: plan.description } : {}),
   };

@@ -48,7 +48,10 @@ export interface CheckedSpec {
 
 export type CheckResult = { readonly findings: readonly Finding[]; readonly checked: CheckedSpec | null };
 
-export type CheckOptions = ShapeContext;
+export type CheckOptions = ShapeContext & {
+  /** Development relaxation (`kervanc call`, `dev`, `test`; never `build`): plain http to loopback hosts, secrets included. */
+  readonly devLoopbackHttp?: boolean;
+};
 
 export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResult {
   const findings: Finding[] = [];
@@ -76,7 +79,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
     const first = names.get(tool.name);
     if (first !== undefined) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}" (tools[${first}] has it too).`));
     else names.set(tool.name, index);
-    const checked = checkTool(tool, index, spec, bindings, findings);
+    const checked = checkTool(tool, index, spec, bindings, findings, options.devLoopbackHttp === true);
     for (const name of checked.secrets) used.add(name);
     if (checked.tool) tools.push(checked.tool);
   });
@@ -93,6 +96,7 @@ function checkTool(
   spec: SpecFile,
   bindings: ReadonlyMap<string, readonly string[] | undefined>,
   out: Finding[],
+  devLoopbackHttp: boolean,
 ): { tool: CheckedTool | null; secrets: string[] } {
   const at: SpecPath = ["tools", index];
   const before = out.length;
@@ -106,6 +110,7 @@ function checkTool(
       ...(tool.http.headers !== undefined ? { headers: tool.http.headers } : {}),
       ...(tool.http.body !== undefined ? { body: tool.http.body } : {}),
       allowInsecureHttp,
+      devLoopbackHttp,
     },
     [...at, "http"],
     out,

@@ -12,7 +12,7 @@ import { KERVANC_VERSION } from "../emit/versions.ts";
 import type { Shape } from "./shape.ts";
 import { specShape } from "./spec-format.ts";
 
-type JsonSchema = { [key: string]: unknown };
+export type JsonSchema = { [key: string]: unknown };
 
 const VISIBLE_NOTE = {
   line: "Visible single-line text: no control, format or separator characters (tabs and line breaks included).",
@@ -35,7 +35,7 @@ export function renderEditorSchema(): string {
   return `${JSON.stringify(editorSchema(), null, 2)}\n`;
 }
 
-function toSchema(shape: Shape): JsonSchema {
+export function toSchema(shape: Shape): JsonSchema {
   const doc = (extra?: string): JsonSchema => {
     const text = [shape.doc, extra].filter((t): t is string => t !== undefined && t !== "").join(" ");
     return text === "" ? {} : { description: text };

@@ -55,6 +55,8 @@ export interface HttpInput {
   readonly headers?: Record<string, string | number | boolean>;
   readonly body?: JsonValue;
   readonly allowInsecureHttp: boolean;
+  /** `kervanc call`/`dev`/`test` only: plain http to a loopback host is allowed, secrets included. Never in build. */
+  readonly devLoopbackHttp?: boolean;
 }
 
 export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], explicitMethod = true): ParsedRequest {
@@ -106,7 +108,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
     body = parseBody(http.body, [...at, "body"], parse, out);
   }
   const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
-  const url = urlTemplate ? parseUrl(http.url, urlTemplate, urlRefOffsets, urlPath, { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets }, out) : null;
+  const url = urlTemplate ? parseUrl(http.url, urlTemplate, urlRefOffsets, urlPath, { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets, devLoopbackHttp: http.devLoopbackHttp === true }, out) : null;
   return { url, query, headers, body, refs };
 }
 
@@ -173,7 +175,7 @@ function parseUrl(
   template: Template,
   refOffsets: readonly number[],
   at: SpecPath,
-  opts: { allowInsecureHttp: boolean; sendsSecrets: boolean },
+  opts: { allowInsecureHttp: boolean; sendsSecrets: boolean; devLoopbackHttp: boolean },
   out: Finding[],
 ): ParsedUrl | null {
   // Each reference becomes a token the URL parser keeps as text, so the parsed URL shows where each one landed.
@@ -208,7 +210,7 @@ function parseUrl(
     ok = false;
   };
   if (url.protocol !== "https:" && url.protocol !== "http:") fail(finding("KV3006", at, "Only https:// URLs are supported."));
-  if (url.protocol === "http:") {
+  if (url.protocol === "http:" && !(opts.devLoopbackHttp && isLoopbackHostname(url.hostname))) {
     if (opts.sendsSecrets && opts.allowInsecureHttp) {
       fail(finding("KV4005", at, "This tool sends secrets, so its URL must use https: secrets are never sent over plain http."));
     } else if (opts.sendsSecrets) {
@@ -265,3 +267,9 @@ function parseUrl(
 }
 
 export { refsOf };
+
+/** localhost, 127.0.0.0/8 and [::1]: the hosts a development relaxation may reach over plain http. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}

@@ -122,6 +122,66 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: ['kervanc mcpb servers/weather -o weather.mcpb --author "Ada Lovelace <ada@example.com>"'],
   },
   {
+    name: "call",
+    summary: "call one tool of a spec, built in memory, and print the result",
+    usage: "call <spec> <tool> ['<json arguments>'] [--secrets-file FILE] [--json] [--record FILE]",
+    description:
+      "Builds the spec in memory and runs one tool call through a generated server (the same runtime code), " +
+      "then prints the result's text on stdout (its structured content as JSON with --json); diagnostics, the " +
+      "server's log and errors go to stderr. Exit 1 when the result is an error. Without a JSON argument the " +
+      "arguments are read from stdin when it is not a terminal (an empty stdin is {}). Development relaxations " +
+      "are on, with a banner: loopback and private upstreams are reachable and secrets may go over plain http " +
+      "to a loopback host (a local mock); refused when NODE_ENV=production. With --record FILE the call's upstream " +
+      "exchange and result are appended to FILE as a spec-test case, secrets replaced by {{secrets.NAME}}.",
+    options: [
+      { name: "secrets-file", type: "string", value: "<file>", help: "read secrets from FILE (KEY=value lines); variables already set win" },
+      { name: "json", type: "boolean", help: "print the structured content as JSON" },
+      { name: "record", type: "string", value: "<file.test.yaml>", help: "append the call to this spec-test file as a case" },
+      HELP,
+    ],
+    examples: [
+      `kervanc call specs/weather.yaml get_forecast '{"city": "Paris"}'`,
+      `echo '{"city": "Paris"}' | kervanc call specs/weather.yaml get_forecast --secrets-file .env`,
+      `kervanc call specs/weather.yaml get_forecast '{"city": "Paris"}' --record specs/weather.test.yaml`,
+    ],
+  },
+  {
+    name: "dev",
+    summary: "serve a spec while you edit it: rebuilt on save, tools swapped in place",
+    usage: "dev <spec> [--http [--port N]] [--secrets-file FILE] [--repl]",
+    description:
+      "Builds the spec in memory and serves it over stdio (configure your MCP client to run this command), " +
+      "rebuilding on every save of the spec: a good build replaces the tools in place and connected clients get " +
+      "notifications/tools/list_changed; an edit with errors prints its diagnostics and the last good build keeps " +
+      "serving. With --http it serves Streamable HTTP at http://127.0.0.1:<port>/mcp instead, restarted on each good " +
+      "build (a client's next request sees the new tools; no list_changed over HTTP). " +
+      "In a terminal (or with --repl) it reads commands from stdin: tools, call <tool> <json>, reload, help, " +
+      "exit. Development relaxations are on, as in call (banner on stderr; refused when NODE_ENV=production). " +
+      "Spec-test files (*.test.yaml) are not specs.",
+    options: [
+      { name: "secrets-file", type: "string", value: "<file>", help: "read secrets from FILE (KEY=value lines); variables already set win" },
+      { name: "http", type: "boolean", help: "serve Streamable HTTP on 127.0.0.1 instead of stdio" },
+      { name: "port", type: "string", value: "<N>", help: "the HTTP port (default 3000; 0 picks a free one)" },
+      { name: "repl", type: "boolean", help: "read REPL commands from stdin, even when it is not a terminal" },
+      HELP,
+    ],
+    examples: ["kervanc dev specs/weather.yaml", "kervanc dev specs/weather.yaml --secrets-file .env"],
+  },
+  {
+    name: "test",
+    summary: "run the spec tests (<name>.test.yaml) offline, against a stand-in API",
+    usage: "test <spec-or-folder-or-test-file>... [--format text|json]",
+    description:
+      "Runs every case of each spec-test file (<name>.test.yaml next to <name>.yaml; a folder gives all of its " +
+      "test files) through a generated server built in memory, against a stand-in API that kervanc serves on " +
+      "127.0.0.1: nothing else is called. Secrets get made-up placeholder values ({{secrets.NAME}} in a case), and " +
+      "every result is checked for any form of them (the canary check). Prints PASS or FAIL per case, with what " +
+      "differs; exit 0 when every case passes, 1 otherwise. The format's editor schema is " +
+      "schema/kervan-test.schema.json.",
+    options: [FORMAT, HELP],
+    examples: ["kervanc test specs", "kervanc test specs/weather.test.yaml --format json"],
+  },
+  {
     name: "help",
     summary: "show help for kervanc or for one command",
     usage: "help [command]",

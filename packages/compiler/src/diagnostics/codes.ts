@@ -324,6 +324,11 @@ export const CODES = {
     summary: "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
     example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
   },
+  KV9010: {
+    severity: "error",
+    summary: "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
+    example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
+  },
 
   // KV8xxx: kervanc's extensions to the spec format (docs/extensions/).
   KV8001: {

@@ -9,9 +9,12 @@ import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { errorCode, fileKind } from "./regular-file.ts";
 
 const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
+/** Spec-test files (`kervanc test`) sit next to their specs; they are not specs. */
+const TEST_FILE = /\.test\.ya?ml$/i;
 
 /**
- * Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive), sorted. A symbolic
+ * Expands the inputs: files as given, folders to their `*.yaml`/`*.yml` files (not recursive, and not the
+ * `*.test.yaml` files of `kervanc test`), sorted. A symbolic
  * link to a regular file is a spec like the file itself (in a folder as on the command line); anything else with
  * a spec's name (a dangling link, a link to a folder, a fifo, a socket, a device) is reported, never skipped
  * without a word and never read (reading a fifo blocks). Subfolders are not searched, whatever their name.
@@ -57,7 +60,7 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
     }
     let named = 0;
     for (const e of entries) {
-      if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || e.isDirectory()) continue;
+      if (!SPEC_EXTENSIONS.has(extname(e.name).toLowerCase()) || TEST_FILE.test(e.name) || e.isDirectory()) continue;
       named++;
       const path = join(input, e.name);
       if (e.isFile()) files.add(path);

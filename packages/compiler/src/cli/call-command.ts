@@ -1,0 +1,145 @@
+/**
+ * `kervanc call`: one tool call through a generated server built in memory, with the development relaxations.
+ * The result's text goes to stdout (its structured content as JSON with --json), everything else to stderr;
+ * exit 1 when the result is an error.
+ */
+import { readFileSync } from "node:fs";
+import process from "node:process";
+import { parseEnv } from "node:util";
+import { closest } from "../check/suggest.ts";
+import type { JsonValue } from "../check/shape.ts";
+import { terminalSafe } from "../diagnostics/diagnostic.ts";
+import { compileDev } from "../devloop/dev-package.ts";
+import { startDevServer } from "../devloop/dev-server.ts";
+import { Recorder } from "../devloop/recorder.ts";
+import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
+import { retarget } from "../devloop/retarget.ts";
+import { RpcError } from "../devloop/server-child.ts";
+import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
+import { UsageError } from "./args.ts";
+import { plural, printDiagnostics } from "./print.ts";
+import { printable } from "./text.ts";
+import type { Io } from "../cli.ts";
+
+export interface CallCommand {
+  readonly spec: string;
+  readonly tool: string;
+  /** The arguments as JSON text; undefined: from stdin when it is not a terminal, else {}. */
+  readonly arguments: string | undefined;
+  readonly secretsFile: string | undefined;
+  readonly json: boolean;
+  readonly record: string | undefined;
+}
+
+interface ToolResult {
+  readonly content?: readonly { readonly type: string; readonly text?: string }[];
+  readonly structuredContent?: unknown;
+  readonly isError?: boolean;
+}
+
+export async function callCommand(command: CallCommand, io: Io, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<number> {
+  refuseInProduction("kervanc call", process.env);
+  const args = parseArguments(command.arguments ?? (stdin.isTTY === true ? "" : await readAll(stdin)));
+  const compiled = await compileDev(command.spec);
+  printDiagnostics(io, compiled.diagnostics, false);
+  if (!compiled.ok) {
+    io.stderr(`Found ${plural(compiled.diagnostics.filter((d) => d.severity === "error").length, "error")}; nothing was called.\n`);
+    return 1;
+  }
+  const planned = compiled.compiled.planned;
+  const names = planned.tools.map((t) => t.plan.listing.name);
+  const tool = planned.tools.find((t) => t.plan.listing.name === command.tool);
+  if (tool === undefined) {
+    const close = closest(command.tool, names);
+    throw new UsageError(`${printable(command.spec)} has no tool "${printable(command.tool)}".${close !== undefined ? ` Did you mean "${close}"?` : ""} Its tools: ${names.join(", ")}.`);
+  }
+  io.stderr(DEV_BANNER);
+  const recorder = command.record !== undefined ? await Recorder.start(tool.plan.request.origin) : undefined;
+  let result: ToolResult;
+  try {
+    const target = recorder !== undefined ? retarget(planned, recorder.origin, new Set([command.tool])) : planned;
+    const server = await startDevServer(compiled.compiled, target, {
+      env: process.env,
+      ...(command.secretsFile !== undefined ? { secretsFile: command.secretsFile } : {}),
+      onLog: (line) => io.stderr(`server: ${printable(line)}\n`),
+    });
+    try {
+      result = (await server.child.request("tools/call", { name: command.tool, arguments: args })) as ToolResult;
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      io.stderr(`Error: ${printable(error.message)}\n`);
+      return 1;
+    } finally {
+      await server.close();
+    }
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("The generated server stopped")) {
+      io.stderr(`Error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await recorder?.close();
+  }
+  const text = (result.content ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("\n");
+  const isError = result.isError === true;
+  if (isError) io.stderr(`${terminalSafe(text)}\n`);
+  else if (command.json) io.stdout(`${terminalSafe(JSON.stringify(result.structuredContent ?? null, null, 2))}\n`);
+  else io.stdout(`${terminalSafe(text)}\n`);
+
+  if (command.record !== undefined && recorder !== undefined) {
+    const secrets = secretValues(planned.plan.secrets.map((s) => s.name), command.secretsFile);
+    try {
+      const name = await appendCase(command.record, (taken) => {
+        let name = `${command.tool} (recorded)`;
+        for (let n = 2; taken.has(name); n++) name = `${command.tool} (recorded ${n})`;
+        return recordedCase(
+          {
+            tool: command.tool,
+            arguments: args,
+            exchanges: recorder.exchanges,
+            headerNames: tool.plan.request.headers.map((h) => h.name),
+            result: { isError, text, structured: result.structuredContent },
+            secrets,
+          },
+          name,
+        );
+      });
+      io.stderr(`Recorded the case "${printable(name)}" in ${printable(command.record)}.\n`);
+    } catch (error) {
+      if (!(error instanceof RecordRefused)) throw error;
+      io.stderr(`kervanc call --record: ${printable(error.message)}\n`);
+      return 1;
+    }
+  }
+  return isError ? 1 : 0;
+}
+
+function parseArguments(text: string): JsonValue {
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`the arguments are not valid JSON (${printable(error instanceof Error ? error.message : String(error))}).`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError("the arguments must be a JSON object, such as '{\"city\": \"Paris\"}'.");
+  return value as JsonValue;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The values the server will use (the environment wins over the file, as in the server), for masking. */
+function secretValues(names: readonly string[], file: string | undefined): Map<string, string> {
+  const fromFile = file !== undefined ? parseEnv(readFileSync(file, "utf8")) : {};
+  const out = new Map<string, string>();
+  for (const name of names) {
+    const value = process.env[name] || (fromFile as Record<string, string | undefined>)[name];
+    if (value !== undefined && value !== "") out.set(name, value);
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * A spec built for the inner loop: loaded, checked with the development relaxation, planned, and emitted into a
+ * private temp folder as the same package `build` writes, so its server.mjs runs the same runtime code a
+ * generated server runs. Nothing is written next to the spec.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { compileSpec, type CompiledSpec, emitSpec } from "../build.ts";
+import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { hasErrors } from "../diagnostics/diagnostic.ts";
+import { readRegularFile } from "../load/regular-file.ts";
+import type { PlannedServer } from "../plan/plan.ts";
+
+export type DevCompile =
+  | { readonly ok: true; readonly diagnostics: readonly Diagnostic[]; readonly compiled: CompiledSpec & { readonly planned: PlannedServer } }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+/** Reads and compiles one spec with the development relaxation (plain http to loopback hosts, secrets included). */
+export async function compileDev(file: string): Promise<DevCompile> {
+  const read = await readRegularFile(file);
+  if (!read.ok) {
+    const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
+    return { ok: false, diagnostics: [{ code: read.what !== undefined ? "KV9009" : "KV1010", severity: "error", file, line: 1, column: 1, path: "", message }] };
+  }
+  const compiled = compileSpec(file, read.bytes, { devLoopbackHttp: true });
+  if (hasErrors(compiled.diagnostics) || compiled.planned === null) return { ok: false, diagnostics: compiled.diagnostics };
+  return { ok: true, diagnostics: compiled.diagnostics, compiled: compiled as CompiledSpec & { planned: PlannedServer } };
+}
+
+export interface DevPackage {
+  /** The folder holding the package; server.mjs is its entry. */
+  readonly dir: string;
+  readonly serverFile: string;
+  remove(): Promise<void>;
+}
+
+/** Emits the package into a new private temp folder (mkdtemp: mode 0700, a fresh name). */
+export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage> {
+  const root = await mkdtemp(join(tmpdir(), "kervanc-dev-"));
+  try {
+    const files = await emitSpec(compiled, root);
+    const dir = join(root, "package");
+    for (const [path, text] of files) {
+      const target = join(dir, path);
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, text);
+    }
+    return { dir, serverFile: join(dir, "server.mjs"), remove: () => rm(root, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
+}

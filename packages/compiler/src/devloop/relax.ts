@@ -1,0 +1,19 @@
+/**
+ * The development relaxations of `kervanc call`, `dev` and `test`: the generated server may reach loopback and
+ * private upstreams, and secrets may travel over plain http to a loopback host (a local mock). They exist so a
+ * spec can be tried without a TLS server and a custom CA; `build` never applies them, and they are refused when
+ * NODE_ENV=production (the same rule the generated server applies to its flags).
+ */
+import { UsageError } from "../cli/args.ts";
+
+/** The generated server's flags that carry the relaxations (see packages/runtime/src/node-main.ts). */
+export const DEV_SERVER_FLAGS: readonly string[] = ["--allow-private-network", "--allow-insecure-secrets"];
+
+export const DEV_BANNER =
+  "!! kervanc development mode: loopback and private upstreams allowed, secrets may go over plain http to loopback hosts. Never use this in production. !!\n";
+
+export function refuseInProduction(command: string, env: Readonly<Record<string, string | undefined>>): void {
+  if (env["NODE_ENV"] === "production") {
+    throw new UsageError(`${command} runs with development relaxations (loopback upstreams, secrets over plain http to loopback), which are refused when NODE_ENV=production.`);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Which test files `kervanc test` runs: a folder gives its `*.test.yaml` files (not recursive), a test file
+ * itself, a spec its companion. Each test file is paired with the spec next to it (`<name>.yaml` or `.yml`).
+ */
+import { readdir, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { TEST_FILE } from "./format.ts";
+
+export interface TestPair {
+  readonly testFile: string;
+  readonly specFile: string;
+}
+
+const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
+
+async function firstFile(paths: readonly string[]): Promise<string | undefined> {
+  for (const p of paths) if (await isFile(p)) return p;
+  return undefined;
+}
+
+export async function findTests(inputs: readonly string[]): Promise<{ pairs: TestPair[]; diagnostics: Diagnostic[] }> {
+  const pairs: TestPair[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const problem = (file: string, code: "KV9001" | "KV9002" | "KV9010", message: string): void => {
+    diagnostics.push({ code, severity: "error", file, line: 1, column: 1, path: "", message });
+  };
+  const pairTest = async (testFile: string): Promise<void> => {
+    const stem = basename(testFile).replace(TEST_FILE, "");
+    const candidates = [".yaml", ".yml"].map((ext) => join(dirname(testFile), `${stem}${ext}`));
+    const specFile = await firstFile(candidates);
+    if (specFile === undefined) problem(testFile, "KV9010", `No spec next to this test file: expected ${candidates.map((c) => basename(c)).join(" or ")}.`);
+    else pairs.push({ testFile, specFile });
+  };
+  for (const input of inputs) {
+    const info = await stat(input).catch(() => null);
+    if (info === null) {
+      problem(input, "KV9002", `${input} does not exist.`);
+    } else if (info.isDirectory()) {
+      const names = (await readdir(input)).filter((n) => TEST_FILE.test(n)).sort();
+      if (names.length === 0) problem(input, "KV9001", `No spec tests (*.test.yaml, *.test.yml) in ${input}.`);
+      for (const name of names) await pairTest(join(input, name));
+    } else if (TEST_FILE.test(input)) {
+      await pairTest(input);
+    } else {
+      const stem = basename(input).replace(/\.ya?ml$/i, "");
+      const testFile = await firstFile([".test.yaml", ".test.yml"].map((ext) => join(dirname(input), `${stem}${ext}`)));
+      if (testFile === undefined) problem(input, "KV9001", `This spec has no tests: write ${stem}.test.yaml next to it (kervanc call --record can start one).`);
+      else pairs.push({ testFile, specFile: input });
+    }
+  }
+  return { pairs, diagnostics };
+}

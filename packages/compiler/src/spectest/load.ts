@@ -1,0 +1,57 @@
+/**
+ * Reading a spec-test file: YAML with positions (the spec loader's), the structure from the shapes in
+ * format.ts, then what a shape cannot say (the tool exists, arguments are an object, the expectation is
+ * coherent), each problem a positioned diagnostic like a spec's.
+ */
+import { closest } from "../check/suggest.ts";
+import { checkShape } from "../check/structure.ts";
+import { compareDiagnostics, type Diagnostic, finding, type Finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
+import { loadSpec, locate } from "../load/load.ts";
+import { type TestCase, type TestFile, testFileShape } from "./format.ts";
+
+export type LoadedTests = { readonly ok: true; readonly tests: readonly TestCase[]; readonly diagnostics: readonly Diagnostic[] } | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+const isScalar = (v: unknown): boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `tools` are the spec's tool names, for the "no such tool" check. */
+export function loadTests(file: string, bytes: Uint8Array, tools: readonly string[]): LoadedTests {
+  const loaded = loadSpec(file, bytes);
+  if (!loaded.ok) {
+    return { ok: false, diagnostics: loaded.findings.map((f) => ({ code: f.code, severity: severityOf(f), file, line: f.line, column: f.column, path: formatPath(f.path), message: f.message })) };
+  }
+  const spec = loaded.spec;
+  const findings: Finding[] = [];
+  checkShape(spec.value, testFileShape, [], findings);
+  if (!findings.some((f) => severityOf(f) === "error")) {
+    (spec.value as TestFile).tests.forEach((c, i) => checkCase(c, i, tools, findings));
+  }
+  const diagnostics = findings
+    .map((f): Diagnostic => {
+      const { line, column } = locate(spec, f.path, f.offset, f.atKey);
+      return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message };
+    })
+    .sort(compareDiagnostics);
+  if (diagnostics.some((d) => d.severity === "error")) return { ok: false, diagnostics };
+  return { ok: true, tests: (spec.value as TestFile).tests, diagnostics };
+}
+
+function checkCase(c: TestCase, i: number, tools: readonly string[], out: Finding[]): void {
+  const at = ["tests", i];
+  if (!tools.includes(c.tool)) {
+    const close = closest(c.tool, tools);
+    out.push(finding("KV9010", [...at, "tool"], `This case calls "${c.tool}", which the spec does not have.${close !== undefined ? ` Did you mean "${close}"?` : ""}`));
+  }
+  if (c.arguments !== undefined && !isObject(c.arguments)) out.push(finding("KV9010", [...at, "arguments"], "A tool's arguments are an object."));
+  const { text, structured, error } = c.expect;
+  if (text === undefined && structured === undefined && error === undefined) {
+    out.push(finding("KV9010", [...at, "expect"], "Say what the result must be: text, structured, or error."));
+  } else if (error !== undefined && (text !== undefined || structured !== undefined)) {
+    out.push(finding("KV9010", [...at, "expect"], "A result is either an error or a success: give error alone, or text and/or structured."));
+  }
+  const query = c.upstream?.request?.query;
+  if (query !== undefined) {
+    const ok = isObject(query) && Object.values(query).every((v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")));
+    if (!ok) out.push(finding("KV9010", [...at, "upstream", "request", "query"], "The query is a mapping from each parameter's name to its value (text), or to a list of values."));
+  }
+}
