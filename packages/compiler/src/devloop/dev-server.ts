@@ -9,7 +9,7 @@ import { DEV_SERVER_FLAGS } from "./relax.ts";
 import { type JsonRpcMessage, ServerChild } from "./server-child.ts";
 
 export interface DevServerOptions {
-  /** Secrets as KEY=value lines, handed to the server as --env-file. */
+  /** Secrets as KEY=value lines, handed to the server as --secrets-file. */
   readonly secretsFile?: string;
   readonly env: NodeJS.ProcessEnv;
   /** The server's log lines (it redacts them itself). */
@@ -33,7 +33,7 @@ const QUIET = [/^Loaded .*: \d+ tool\(s\)$/, /^!! --allow-insecure-secrets/];
 
 export async function startDevServer(compiled: CompiledSpec, planned: PlannedServer, options: DevServerOptions): Promise<DevServer> {
   const pkg = await emitDevPackage({ ...compiled, planned });
-  const args = [...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--env-file", options.secretsFile] : [])];
+  const args = [...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : [])];
   const child = new ServerChild(pkg.serverFile, {
     args,
     env: options.env,
@@ -65,7 +65,7 @@ export interface HttpServer {
  * if it stops first (the port taken, a secret refused).
  */
 export async function startHttpServer(serverFile: string, port: number, options: Omit<DevServerOptions, "onMessage" | "initialize">): Promise<HttpServer> {
-  const args = ["--http", "--host", "127.0.0.1", "--port", String(port), ...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--env-file", options.secretsFile] : [])];
+  const args = ["--http", "--host", "127.0.0.1", "--port", String(port), ...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : [])];
   let listening!: (url: string) => void;
   const ready = new Promise<string>((resolve) => (listening = resolve));
   const child = new ServerChild(serverFile, {
