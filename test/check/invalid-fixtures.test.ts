@@ -81,7 +81,10 @@ describe("fixtures/invalid", () => {
     expect(wrong).toEqual([]);
   });
 
-  it("severities in the output are the table's defaults (KV9005 excepted)", () => {
-    for (const d of [...all.values()].flat()) expect(d.severity, d.code).toBe(CODES[d.code].severity);
+  it("severities in the output are the table's defaults (KV9005 excepted, and KV3018's warning for {name})", () => {
+    for (const d of [...all.values()].flat()) {
+      if (d.code === "KV3018" && /^\{[A-Za-z_]\w*\} is sent as written: single braces are not a template\. Did you mean/.test(d.message)) expect(d.severity).toBe("warning");
+      else expect(d.severity, d.code).toBe(CODES[d.code].severity);
+    }
   });
 });

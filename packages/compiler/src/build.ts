@@ -27,7 +27,7 @@ import { readRegularFile } from "./load/regular-file.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
-import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate, locateEnd, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
 
@@ -69,11 +69,14 @@ function capDiagnostics(file: string, diagnostics: Diagnostic[]): Diagnostic[] {
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
   const { line, column } = locate(spec, f.path, f.offset, f.atKey);
-  return placeAt(spec.file, line, column, f);
+  const end = locateEnd(spec, f.path, f.offset, f.length, f.atKey);
+  // An end before the start (a multi-line scalar placed at its start) is no range.
+  const range = end && (end.line > line || (end.line === line && end.column > column)) ? { endLine: end.line, endColumn: end.column } : {};
+  return { ...placeAt(spec.file, line, column, f), ...range };
 }
 
 function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
-  return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message };
+  return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
 }
 
 export interface BuildOptions {

@@ -111,11 +111,12 @@ export const CODES = {
   },
   KV2014: { severity: "error", summary: "Two tools have the same name.", example: 'Duplicate tool name "get_item" (tools[0] has it too).' },
 
-  KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id"' },
+  KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").' },
   KV3002: {
     severity: "error",
     summary: "A template expression is not supported.",
-    example: "Unsupported template {{env.HOME}}: only {{input.<field>}} and {{secrets.<NAME>}} are allowed",
+    example:
+      'Unsupported template {{env.HOME}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start. Did you mean {{secrets.HOME}}?',
   },
   KV3003: {
     severity: "error",
@@ -125,7 +126,7 @@ export const CODES = {
   KV3004: {
     severity: "error",
     summary: "A template names an input property the schema does not declare.",
-    example: "{{input.itemId}} does not match a property of the input schema.",
+    example: "{{input.itemId}} does not match a property of the input schema. The input has: id.",
   },
   KV3005: { severity: "error", summary: "The URL is not a valid absolute URL.", example: "The URL is not a valid absolute URL." },
   KV3006: { severity: "error", summary: "The URL scheme is not https (or http where allowed).", example: "Only https:// URLs are supported." },
@@ -163,6 +164,12 @@ export const CODES = {
     severity: "error",
     summary: "A GET request cannot have a body.",
     example: "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
+  },
+  KV3018: {
+    severity: "error",
+    summary:
+      "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning for {name} in single braces where name is an input property (it could be meant).",
+    example: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
   },
   KV3017: {
     severity: "error",

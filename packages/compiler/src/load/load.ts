@@ -216,7 +216,7 @@ function toPlain(doc: Document.Parsed, report: (node: YamlNode, f: Finding) => v
     if (key === null || key === undefined) return "";
     const node = isAlias(key) ? aliases.get(key) : key;
     if (isCollection(node)) {
-      stop(key as YamlNode, finding("KV1014", [], "A mapping key must be plain text or a number, not a list or a mapping."));
+      stop(key as YamlNode, finding("KV1014", [], `A mapping key must be plain text or a number, not a list or a mapping.${templateHint(node)}`));
     }
     if (isScalar(node)) {
       checkTag(node);
@@ -429,6 +429,26 @@ export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey 
   return pos(spec, start);
 }
 
+/**
+ * Where the reported thing ends (exclusive), for the caret range and machine formats: the end of `length`
+ * characters from `offset` inside a one-line scalar, else the end of the key or scalar that `locate` points at.
+ * Undefined where the place is a whole block (a missing field, a block mapping), which has no useful extent.
+ */
+export function locateEnd(spec: LoadedSpec, path: SpecPath, offset?: number, length?: number, atKey = false): { line: number; column: number } | undefined {
+  const { found, node, key } = nodeAt(spec, path);
+  if (found !== path.length) return undefined;
+  if (key?.range && (atKey || node === undefined || (node && isCollection(node) && !node.flow))) return pos(spec, key.range[1]);
+  if (!node?.range) return undefined;
+  if (offset !== undefined && length !== undefined && isScalar(node)) {
+    const start = offsetInScalar(spec.text, node, offset);
+    const end = offsetInScalar(spec.text, node, offset + length);
+    if (end > start) return pos(spec, end);
+    return undefined;
+  }
+  if (!isScalar(node) && !(isCollection(node) && node.flow)) return undefined;
+  return pos(spec, node.range[1]);
+}
+
 /** The source text of the scalar at `path` as written (`1.0` where the value is the number 1), if there is one. */
 export function sourceText(spec: LoadedSpec, path: SpecPath): string | undefined {
   const { found, node } = nodeAt(spec, path);
@@ -497,4 +517,17 @@ function offsetInScalar(text: string, node: YamlNode, offset: number): number {
     return start + Math.min(i, source.length - 1);
   }
   return start;
+}
+
+/**
+ * `q: {{input.q}}` unquoted: YAML reads a flow mapping whose key is the mapping `{input.q}`. Say so, and how to
+ * quote it, instead of only that the key is a mapping.
+ */
+function templateHint(key: unknown): string {
+  if (!isMap(key) || !key.flow || key.items.length !== 1) return "";
+  const pair = key.items[0]!;
+  const inner = isScalar(pair.key) ? pair.key.value : undefined;
+  if (typeof inner !== "string" || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null))) return "";
+  const template = `{{${inner}}}`;
+  return ` YAML read the unquoted ${template} as a mapping (a value that starts with "{" is a flow mapping); quote the value: "${template}".`;
 }
