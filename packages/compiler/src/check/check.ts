@@ -14,6 +14,7 @@ import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
 import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
 import { checkSelect } from "./select.ts";
+import { checkSelectResult } from "./select-result.ts";
 import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
 import { checkShape, type ShapeContext } from "./structure.ts";
 import { closest } from "./suggest.ts";
@@ -189,6 +190,7 @@ function checkTool(
       schema = checkSchema(tool.output.schema as JsonObject, [...outAt, "schema"], out);
       schemaOk = schema !== null;
     }
+    if (select.ok && schema !== null) checkSelectResult(select.ast, schema.schema, [...outAt, "select"], out);
     if (select.ok && schemaOk) output = { kind: "select", expression: tool.output.select, ast: select.ast, schema };
   }
 

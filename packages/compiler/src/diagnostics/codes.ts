@@ -294,6 +294,21 @@ export const CODES = {
     summary: "output.select pads to a width that is not a literal within the bound.",
     example: "pad_left() pads to a width that must be a literal whole number from 0 to 10000 (for example `10`).",
   },
+  KV6007: {
+    severity: "error",
+    summary: "output.select passes a function an argument whose type, known without the data, the function does not accept.",
+    example: "length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
+  },
+  KV6008: {
+    severity: "error",
+    summary: "output.select always returns a type that the output schema's root type refuses (an array for an object schema): every call would fail.",
+    example: 'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
+  },
+  KV6009: {
+    severity: "warning",
+    summary: "output.select returns, for some answers, a type that the output schema's root type refuses.",
+    example: 'select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
+  },
 
   KV9001: { severity: "error", summary: "No spec files were found.", example: "No spec files (*.yaml, *.yml) in specs." },
   KV9002: { severity: "error", summary: "An input path does not exist or cannot be read.", example: "specs/missing.yaml does not exist." },
