@@ -7,6 +7,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { withoutFrames } from "../helpers/kervanc.ts";
 
 let dir: string;
 
@@ -60,7 +61,7 @@ describe("kervanc", () => {
     const r = await kervanc(["build", join(dir, "bad"), "-o", out]);
     expect(r.code).toBe(1);
     const file = join(dir, "bad", "broken.yaml");
-    expect(r.stderr.split("\n")).toEqual([
+    expect(withoutFrames(r.stderr).split("\n")).toEqual([
       `${file}:1:1 - warning KV2012: Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.`,
       `${file}:3:10 - error KV2003: version: Expected a string, got the number 1. YAML reads 1.0 as the number 1; quote it: "1.0".`,
       `${file}:8:7 - error KV2001: tools[0].http.urll: Unknown field "urll". Did you mean "url" (a required field, missing here)?`,
@@ -121,7 +122,7 @@ describe("kervanc build on the fixture folders", () => {
     const out = join(dir, "out-invalid");
     const r = await kervanc(["build", "fixtures/invalid", "-o", out]);
     expect(r.code).toBe(1);
-    const printed = r.stderr.split("\n");
+    const printed = withoutFrames(r.stderr).split("\n");
     expect(expected.length).toBeGreaterThan(200);
     expect(expected.filter((line) => !printed.includes(line))).toEqual([]);
     // Nothing but those lines and the summary.
