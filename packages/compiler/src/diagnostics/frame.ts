@@ -38,33 +38,37 @@ export function cellWidth(text: string): number {
 
 const show = (text: string): string => oneLine(text.replace(/\t/g, " "));
 
+/** A range over more lines than this shows its first lines only, with carets to their ends. */
+const MAX_RANGE_LINES = 5;
+
 /** The frame's lines (without a trailing newline), or none when the position is not inside `source`. */
 export function codeFrame(source: string, d: Diagnostic, style: Style): string[] {
   const lines = source.split(/\r?\n|\r/);
   const index = d.line - 1;
   if (index < 0 || index >= lines.length) return [];
-  const line = lines[index]!;
-  const start = Math.min(d.column - 1, line.length);
-  // The caret range: to the end position on the same line, to the end of the line when the range spans lines.
-  const end = d.endLine === undefined || d.endColumn === undefined ? start + 1 : d.endLine === d.line ? Math.max(start + 1, d.endColumn - 1) : Math.max(start + 1, line.length);
+  const endIndex = d.endLine !== undefined && d.endColumn !== undefined ? Math.min(d.endLine - 1, lines.length - 1, index + MAX_RANGE_LINES - 1) : index;
   const first = Math.max(0, index - CONTEXT);
-  const last = Math.min(lines.length - 1, index + CONTEXT);
+  const last = Math.min(lines.length - 1, endIndex + CONTEXT);
   const gutter = String(last + 1).length;
   const number = (n: number | null): string => (n === null ? " ".repeat(gutter) : String(n).padStart(gutter));
   const out: string[] = [];
   const colour = d.severity === "error" ? "red" : "yellow";
   for (let i = first; i <= last; i++) {
     const text = lines[i]!;
-    const marker = i === index ? paint(style, colour, ">") : " ";
-    if (i !== index) {
+    if (i < index || i > endIndex) {
       out.push(paint(style, "dim", `  ${number(i + 1)} | ${clip(show(text), 0).text}`));
       continue;
     }
-    const before = show(line.slice(0, start));
-    const marked = show(line.slice(start, Math.min(end, line.length)));
-    const after = show(line.slice(Math.min(end, line.length)));
+    // The marked part of this line: from the start column (first line) or the first non-blank character, to the
+    // end column (last line of the range) or the end of the line.
+    const from = i === index ? Math.min(d.column - 1, text.length) : text.length - text.trimStart().length;
+    const to =
+      i === endIndex && d.endLine === i + 1 && d.endColumn !== undefined ? Math.max(from + 1, d.endColumn - 1) : i === index && endIndex === index ? from + 1 : text.length;
+    const before = show(text.slice(0, from));
+    const marked = show(text.slice(from, Math.min(to, text.length)));
+    const after = show(text.slice(Math.min(to, text.length)));
     const clipped = clip(before + marked + after, cellWidth(before));
-    out.push(`${marker} ${paint(style, "dim", `${number(i + 1)} |`)} ${clipped.text}`);
+    out.push(`${paint(style, colour, ">")} ${paint(style, "dim", `${number(i + 1)} |`)} ${clipped.text}`);
     const pad = " ".repeat(Math.max(0, cellWidth(before) - clipped.cut));
     const carets = "^".repeat(Math.max(1, Math.min(cellWidth(marked), MAX_LINE_CELLS - cellWidth(before) + clipped.cut)));
     out.push(`  ${paint(style, "dim", `${number(null)} |`)} ${pad}${paint(style, colour, carets)}`);
