@@ -166,8 +166,14 @@ function checkTool(
       out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: single braces are not a template. Did you mean ${meant}?`, { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
       continue;
     }
-    const form = lookAlike.written.startsWith("$") ? `"\${...}" is shell and JavaScript syntax, not a template` : "single braces are not a template";
-    out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: ${form}; a template has two braces. Did you mean ${lookAlike.meant}?`, { offset: lookAlike.offset, length: lookAlike.length, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
+    const dollar = lookAlike.written.startsWith("$");
+    const form = dollar ? `"\${...}" is shell and JavaScript syntax, not a template` : "single braces are not a template";
+    // `${X}` may be meant literally (there is no escape for it); it is an error when X names a declared secret or
+    // input property, or has a template's prefix, and a warning otherwise.
+    const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
+    const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
+    const severity = dollar && !known ? { severity: "warning" as const } : {};
+    out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: ${form}; a template has two braces. Did you mean ${lookAlike.meant}?`, { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
   }
   if (request.url) {
     for (const name of secrets) {

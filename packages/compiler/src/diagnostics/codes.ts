@@ -168,7 +168,7 @@ export const CODES = {
   KV3018: {
     severity: "error",
     summary:
-      "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning for {name} in single braces where name is an input property (it could be meant).",
+      "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning where the text could be meant: {name} in single braces where name is an input property, ${NAME} where NAME is no declared secret or input property.",
     example: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
   },
   KV3017: {
