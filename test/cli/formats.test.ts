@@ -140,6 +140,31 @@ describe("--format json", () => {
   });
 });
 
+describe("ranges of template references", () => {
+  it("cover the whole reference, inner spaces included, so a fix replaces exactly it", () => {
+    const file = "spaced.yaml";
+    const text = [
+      "specVersion: 1",
+      "name: spaced",
+      'version: "1.0.0"',
+      "tools:",
+      "  - name: search",
+      "    description: Search.",
+      "    input: { type: object, properties: { q: { type: string } } }",
+      "    http:",
+      '      url: "https://api.example.com/search"',
+      "      query:",
+      '        q: "{{  input.query  }}"',
+      "    output:",
+      '      select: "items"',
+      "",
+    ].join("\n");
+    const [d] = compileSpec(file, new TextEncoder().encode(text)).diagnostics;
+    expect(d).toMatchObject({ code: "KV3004", line: 11, column: 13, endLine: 11, endColumn: 32, fix: { replacement: "{{input.q}}" } });
+    expect(text.split("\n")[10]!.slice(d!.column - 1, d!.endColumn! - 1)).toBe("{{  input.query  }}");
+  });
+});
+
 describe("--format github", () => {
   it("escapes %, CR and LF in the message, and : and , too in properties", () => {
     expect(escapeData("a%b\r\nc:d,e")).toBe("a%25b%0D%0Ac:d,e");

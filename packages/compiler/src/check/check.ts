@@ -134,8 +134,8 @@ function checkTool(
   // to this tool's host.
   const secrets = new Set<string>();
   const declared = [...bindings.keys()];
-  for (const { ref, path, offset } of request.refs) {
-    const where = offset === undefined ? {} : { offset, length: refText(ref).length };
+  for (const { ref, path, offset, length } of request.refs) {
+    const where = offset === undefined ? {} : { offset, length: length ?? refText(ref).length };
     if (ref.kind === "input") {
       if (!inputPathDeclared(inputSchema, ref.path)) {
         const hint = tool.input === undefined ? " This tool has no input schema; declare the property under input.properties." : "";

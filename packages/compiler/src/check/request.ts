@@ -45,7 +45,7 @@ export interface ParsedRequest {
   readonly headers: HeaderParam[];
   readonly body: BodyNode | null;
   /** Every reference in the request, with where it was written (for reference checks). */
-  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number }[];
+  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number; readonly length?: number }[];
   /** Literal text that looks like a template (`{input.q}`, `${X}`): the caller knows the names to judge it by. */
   readonly lookAlikes: { readonly path: SpecPath; readonly lookAlike: LookAlike }[];
 }
@@ -60,7 +60,7 @@ export interface HttpInput {
 }
 
 export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], explicitMethod = true): ParsedRequest {
-  const refs: { ref: TemplateRef; path: SpecPath; offset?: number }[] = [];
+  const refs: { ref: TemplateRef; path: SpecPath; offset?: number; length?: number }[] = [];
   const lookAlikes: { path: SpecPath; lookAlike: LookAlike }[] = [];
   let urlRefOffsets: readonly number[] = [];
   const parse = (source: string, path: SpecPath): Template | null => {
@@ -73,7 +73,10 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
     for (const lookAlike of findLookAlikes(source)) lookAlikes.push({ path, lookAlike });
     let n = 0;
     for (const part of parsed.template.parts) {
-      if (part.kind === "ref") refs.push({ ref: part.ref, path, offset: parsed.refOffsets[n++]! });
+      if (part.kind === "ref") {
+        refs.push({ ref: part.ref, path, offset: parsed.refOffsets[n]!, length: parsed.refLengths[n]! });
+        n++;
+      }
     }
     if (path === urlPath) urlRefOffsets = parsed.refOffsets;
     return parsed.template;

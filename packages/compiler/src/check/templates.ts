@@ -12,6 +12,8 @@ export type ParsedTemplate =
       readonly template: Template;
       /** For each reference part, in order, the offset of its `{{` in the source (for positioning findings). */
       readonly refOffsets: readonly number[];
+      /** For each reference part, how many characters it spans in the source, braces and inner spaces included. */
+      readonly refLengths: readonly number[];
     }
   | {
       readonly ok: false;
@@ -30,6 +32,7 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function parseTemplate(source: string): ParsedTemplate {
   const parts: TemplatePart[] = [];
   const refOffsets: number[] = [];
+  const refLengths: number[] = [];
   let text = "";
   let i = 0;
   const flush = (): void => {
@@ -60,6 +63,7 @@ export function parseTemplate(source: string): ParsedTemplate {
       flush();
       parts.push({ kind: "ref", ref });
       refOffsets.push(i);
+      refLengths.push(end + 2 - i);
       i = end + 2;
       continue;
     }
@@ -67,7 +71,7 @@ export function parseTemplate(source: string): ParsedTemplate {
     i++;
   }
   flush();
-  return { ok: true, template: { parts }, refOffsets };
+  return { ok: true, template: { parts }, refOffsets, refLengths };
 }
 
 /** `{{input.x}` or `{{input.x` : say what closes it, and where it probably ends. */
