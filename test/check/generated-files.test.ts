@@ -20,7 +20,7 @@ describe("generated files", () => {
 
   it("docs/diagnostics.md lists every code", () => {
     const doc = readFileSync(join(ROOT, "docs/diagnostics.md"), "utf8");
-    for (const code of Object.keys(CODES)) expect(doc).toContain(`| ${code} | ${CODES[code as keyof typeof CODES].severity} |`);
+    for (const code of Object.keys(CODES)) expect(doc).toContain(`| <a id="${code.toLowerCase()}"></a>${code} | ${CODES[code as keyof typeof CODES].severity} |`);
   });
 
   it("the README shows the yaml-language-server line, and the example spec uses it", () => {

@@ -52,7 +52,7 @@ describe("usage errors: one line saying what is wrong, then where the help is, e
     [["build", "specs", "--force=yes", "-o", "x"], "kervanc build: --force takes no value.\nSee kervanc build --help.\n"],
     [["build", "specs", "-o", "a", "-o", "b"], "kervanc build: --out is given more than once.\nSee kervanc build --help.\n"],
     [["build", "-o", "x"], "kervanc build: missing specs: name spec files or folders.\nSee kervanc build --help.\n"],
-    [["build", "specs", "-o", "x", "--format", "xml"], 'kervanc build: --format must be text or json, not "xml".\nSee kervanc build --help.\n'],
+    [["build", "specs", "-o", "x", "--format", "xml"], 'kervanc build: --format must be text, json, github or sarif, not "xml".\nSee kervanc build --help.\n'],
     [["init", "a", "b"], "kervanc init: init takes at most one folder.\nSee kervanc init --help.\n"],
     [["help", "nope"], 'kervanc help: unknown command "nope".\nSee kervanc help --help.\n'],
     // Control characters in arguments are shown escaped, never sent to the terminal raw.

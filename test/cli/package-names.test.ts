@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { withoutFrames } from "../helpers/kervanc.ts";
 import { oneLine } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { KERVANC_MANIFEST, snapshot } from "./tree.ts";
 
@@ -69,7 +70,7 @@ describe("kervanc build refuses a spec whose file name is not a plain folder nam
     const r = await kervanc(["build", join(specs, file), "-o", out]);
     expect(r.code).toBe(1);
     const expected = `${oneLine(join(specs, file))}:1:1 - error KV9007: This spec's package folder would be ${oneLine(JSON.stringify(folder))}, which ${why}`;
-    expect(r.stderr.split("\n")[0]!.startsWith(expected), r.stderr).toBe(true);
+    expect(withoutFrames(r.stderr).split("\n")[0]!.startsWith(expected), r.stderr).toBe(true);
     expect(r.stderr).toContain("nothing was written.");
     expect(await snapshot(proj)).toEqual(before);
   });
@@ -108,7 +109,7 @@ describe("kervanc build refuses a spec whose file name is not a plain folder nam
     const { specs, out } = await project("escape", file);
     const text = await kervanc(["build", specs, "-o", out]);
     expect(text.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    const lines = text.stderr.split("\n").filter((l) => l !== "");
+    const lines = withoutFrames(text.stderr).split("\n").filter((l) => l !== "");
     expect(lines).toEqual([
       `${oneLine(join(specs, file))}:1:1 - error KV9007: This spec's package folder would be "x\\u001b]0;pwned\\u0007\\nBuilt 9 servers", which contains a control or invisible character; rename the spec file.`,
       "Found 1 error; nothing was written.",

@@ -9,6 +9,7 @@ import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { withoutFrames } from "../helpers/kervanc.ts";
 import { KERVANC_MANIFEST, snapshot } from "./tree.ts";
 
 const SPEC = readFileSync(join(REPO, "fixtures/specs/posts.yaml"), "utf8");
@@ -74,7 +75,7 @@ describe("kervanc build replaces only packages it made (KV9008)", () => {
     const before = { proj: await snapshot(proj), elsewhere: await snapshot(elsewhere) };
     const r = await kervanc(["build", specs, "-o", proj]);
     expect(r.code).toBe(1);
-    expect(r.stderr.split("\n")).toEqual([
+    expect(withoutFrames(r.stderr).split("\n")).toEqual([
       `${join(specs, "src.yaml")}:1:1 - error KV9008: ${join(proj, "src")} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`,
       "Found 1 error; nothing was written.",
       "",

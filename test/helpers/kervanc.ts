@@ -72,3 +72,14 @@ export async function buildFixtures(specs: readonly string[], origin: string): P
 export async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
+
+/**
+ * Text output without the code frames and documentation lines under each diagnostic (they are indented, or start
+ * with "> "), for tests about the diagnostic lines themselves. test/cli/formats.test.ts tests the frames.
+ */
+export function withoutFrames(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => !line.startsWith("  ") && !line.startsWith("> "))
+    .join("\n");
+}

@@ -27,7 +27,7 @@ import { readRegularFile } from "./load/regular-file.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
-import { type LoadedSpec, loadSpec, locate, sourceText } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
@@ -59,11 +59,14 @@ export function compileSpec(file: string, bytes: Uint8Array, options: { readonly
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
   const { line, column } = locate(spec, f.path, f.offset, f.atKey);
-  return placeAt(spec.file, line, column, f);
+  const end = locateEnd(spec, f.path, f.offset, f.length, f.atKey);
+  // An end before the start (a multi-line scalar placed at its start) is no range.
+  const range = end && (end.line > line || (end.line === line && end.column > column)) ? { endLine: end.line, endColumn: end.column } : {};
+  return { ...placeAt(spec.file, line, column, f), ...range };
 }
 
 function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
-  return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message };
+  return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
 }
 
 export interface BuildOptions {
@@ -100,6 +103,8 @@ export interface SkippedServer {
 
 export interface BuildReport {
   readonly diagnostics: readonly Diagnostic[];
+  /** The text of each spec that has diagnostics, for code frames. */
+  readonly sources: ReadonlyMap<string, string>;
   readonly servers: readonly BuiltServer[];
   readonly skipped: readonly SkippedServer[];
   readonly sizes: readonly ServerSize[];
@@ -107,7 +112,8 @@ export interface BuildReport {
 }
 
 /** Finds, loads, checks and plans every spec; `ok` is false when any has an error (then nothing may be written). */
-async function compileAll(inputs: readonly string[], outDir: string): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean }> {
+async function compileAll(inputs: readonly string[], outDir: string): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
+  const sources = new Map<string, string>();
   const found = await findSpecs(inputs);
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
@@ -125,6 +131,8 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     }
     const result = compileSpec(file, read.bytes);
     diagnostics.push(...result.diagnostics);
+    const text = sourceOf(read.bytes);
+    if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
       diagnostics.push(placeAt(file, 1, 1, finding("KV9007", [], `This spec's package folder would be ${JSON.stringify(result.folder)}, which ${problem}; rename the spec file.`)));
@@ -137,7 +145,17 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     compiled.push(result);
   }
   diagnostics.sort(compareDiagnostics);
-  return { diagnostics, compiled, ok: !hasErrors(diagnostics) };
+  return { diagnostics, compiled, ok: !hasErrors(diagnostics), sources };
+}
+
+/** The text of a spec for code frames: only a file that is UTF-8 text of at most the spec size limit. */
+function sourceOf(bytes: Uint8Array): string | undefined {
+  if (bytes.byteLength > MAX_SPEC_BYTES) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -188,11 +206,11 @@ function refusedTarget(path: string, reason: string): Finding {
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
   const all = await compileAll(options.inputs, options.outDir);
-  const { compiled } = all;
+  const { compiled, sources } = all;
   // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
   const diagnostics = options.strictKervan ? all.diagnostics.map((d) => (d.code === "KV8001" ? { ...d, severity: "error" as const } : d)) : all.diagnostics;
   const ok = all.ok && !diagnostics.some((d) => d.severity === "error");
-  if (!ok) return { diagnostics, servers: [], skipped: [], sizes: [], ok: false };
+  if (!ok) return { diagnostics, sources, servers: [], skipped: [], sizes: [], ok: false };
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
@@ -208,7 +226,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   }
   if (hasErrors(diagnostics)) {
     diagnostics.sort(compareDiagnostics);
-    return { diagnostics, servers: [], skipped: [], sizes, ok: false };
+    return { diagnostics, sources, servers: [], skipped: [], sizes, ok: false };
   }
 
   const servers: BuiltServer[] = [];
@@ -226,9 +244,9 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     }
   } catch (error) {
     diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
-    return { diagnostics, servers, skipped, sizes, ok: false };
+    return { diagnostics, sources, servers, skipped, sizes, ok: false };
   }
-  return { diagnostics, servers, skipped, sizes, ok: true };
+  return { diagnostics, sources, servers, skipped, sizes, ok: true };
 }
 
 /**
@@ -266,6 +284,8 @@ export interface PackageCheck {
 
 export interface CheckReport {
   readonly diagnostics: readonly Diagnostic[];
+  /** The text of each spec that has diagnostics, for code frames. */
+  readonly sources: ReadonlyMap<string, string>;
   /** False when a spec has errors: then nothing was compared. */
   readonly ok: boolean;
   readonly packages: readonly PackageCheck[];
@@ -278,8 +298,8 @@ export interface CheckReport {
  * written to the output folder; the bundler's staging happens in the system's temp folder.
  */
 export async function check(options: CheckOptions): Promise<CheckReport> {
-  const { diagnostics, compiled, ok } = await compileAll(options.inputs, options.outDir);
-  if (!ok) return { diagnostics, ok: false, packages: [], orphans: [] };
+  const { diagnostics, compiled, ok, sources } = await compileAll(options.inputs, options.outDir);
+  if (!ok) return { diagnostics, sources, ok: false, packages: [], orphans: [] };
   const packages: PackageCheck[] = [];
   const stageParent = await mkdtemp(join(tmpdir(), "kervanc-check-"));
   try {
@@ -314,5 +334,5 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
     const manifest = await readRegularFile(join(options.outDir, e.name, "manifest.json"), { noFollow: true });
     if (manifest.ok && readStamp(new TextDecoder().decode(manifest.bytes)) !== null) orphans.push(e.name);
   }
-  return { diagnostics, ok: true, packages, orphans: orphans.sort() };
+  return { diagnostics, sources, ok: true, packages, orphans: orphans.sort() };
 }

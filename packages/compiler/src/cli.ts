@@ -14,15 +14,22 @@ import { COMMANDS, type CommandSpec, commandHelp, findCommand, overview } from "
 import { closest } from "./check/suggest.ts";
 import { printable } from "./cli/text.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
+import { DIAGNOSTIC_FORMATS, type DiagnosticFormat } from "./diagnostics/formats.ts";
 
 export interface Io {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Whether each stream is a terminal (for colour); absent means not. */
+  readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
+  /** The environment (NO_COLOR, FORCE_COLOR); absent means empty. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 const defaultIo: Io = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  isTTY: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
+  env: process.env,
 };
 
 export async function run(argv: readonly string[], io: Io = defaultIo): Promise<number> {
@@ -122,7 +129,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         input: positionals[0]!,
         out,
         force: values["force"] === true,
-        json: format === "json",
+        // Every machine format is made from the import's JSON (cli/import-output.ts).
+        json: format !== "text",
         include: (values["include"] as string[] | undefined) ?? [],
         exclude: (values["exclude"] as string[] | undefined) ?? [],
         readOnly: values["read-only"] === true,
@@ -130,9 +138,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });
-      io.stdout(result.stdout);
-      io.stderr(result.stderr);
-      return result.code;
+      const { printImport } = await import("./cli/import-output.ts");
+      return printImport(io, result, format);
     }
     case "call": {
       if (positionals.length < 2) throw new UsageError("call takes a spec and a tool: kervanc call <spec> <tool> ['<json arguments>'].");
@@ -165,6 +172,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
     case "test": {
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");
       const { testCommand } = await import("./cli/test-command.ts");
+      if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json for test, not "${format}".`);
       return testCommand({ inputs: positionals, format }, io);
     }
     default:
@@ -185,10 +193,11 @@ function requireOut(values: OptionValues, message: string): string {
   return out;
 }
 
-function formatOption(values: OptionValues): "text" | "json" {
+function formatOption(values: OptionValues): DiagnosticFormat {
   const format = values["format"];
-  if (format === undefined || format === "text" || format === "json") return format ?? "text";
-  throw new UsageError(`--format must be text or json, not "${printable(String(format))}".`);
+  if (format === undefined) return "text";
+  if ((DIAGNOSTIC_FORMATS as readonly unknown[]).includes(format)) return format as DiagnosticFormat;
+  throw new UsageError(`--format must be text, json, github or sarif, not "${printable(String(format))}".`);
 }
 
 function reviewFormat(values: OptionValues): "text" | "json" | "markdown" {

@@ -15,9 +15,11 @@ import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
 import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
 import { checkSelect } from "./select.ts";
+import { checkSelectResult } from "./select-result.ts";
 import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
 import { checkShape, type ShapeContext } from "./structure.ts";
-import { inputPathDeclared, refText } from "./templates.ts";
+import { closest } from "./suggest.ts";
+import { inputPathDeclared, propertiesAt, refText } from "./templates.ts";
 
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
@@ -56,7 +58,10 @@ export type CheckOptions = ShapeContext & {
 export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResult {
   const findings: Finding[] = [];
   checkShape(value, specShape, [], findings, options);
-  if (findings.some((f) => severityOf(f) === "error")) {
+  const errors = findings.filter((f) => severityOf(f) === "error");
+  if (errors.length > 0) {
+    // When every problem names its fix (a misspelled key), the note would only be a second finding for one mistake.
+    if (errors.every((f) => f.fix !== undefined)) return { findings, checked: null };
     findings.push(
       finding(
         "KV2012",
@@ -83,8 +88,10 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
     for (const name of checked.secrets) used.add(name);
     if (checked.tool) tools.push(checked.tool);
   });
+  // A secret whose only use is a refused look-alike ({{secret.X}}, ${X}) is not "never used": the error says so.
+  const meant = new Set(findings.flatMap((f) => [...(f.fix?.replacement ?? "").matchAll(/\{\{secrets\.([A-Z0-9_]+)\}\}/g)].map((m) => m[1]!)));
   for (const [name, path] of secretPaths) {
-    if (!used.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
+    if (!used.has(name) && !meant.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
   }
   const ok = !findings.some((f) => severityOf(f) === "error");
   return { findings, checked: ok ? { spec, secrets: declarations, tools } : null };
@@ -133,20 +140,47 @@ function checkTool(
   // References: every input path must name a declared property; every secret must be declared and may go
   // to this tool's host.
   const secrets = new Set<string>();
-  for (const { ref, path, offset } of request.refs) {
-    const where = offset === undefined ? {} : { offset };
+  const declared = [...bindings.keys()];
+  for (const { ref, path, offset, length } of request.refs) {
+    const where = offset === undefined ? {} : { offset, length: length ?? refText(ref).length };
     if (ref.kind === "input") {
       if (!inputPathDeclared(inputSchema, ref.path)) {
         const hint = tool.input === undefined ? " This tool has no input schema; declare the property under input.properties." : "";
-        out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.${hint}`, where));
+        const level = propertiesAt(inputSchema, ref.path);
+        const close = level ? closest(ref.path[level.depth]!, level.names, { abbreviations: true }) : undefined;
+        const meant = close !== undefined ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] }) : undefined;
+        const mean = meant !== undefined ? ` Did you mean ${meant}?` : level && level.names.length > 0 && level.names.length <= 10 ? ` The input has: ${level.names.join(", ")}.` : "";
+        out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.${mean}${hint}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       }
       continue;
     }
     if (!bindings.has(ref.name)) {
-      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.`, where));
+      const close = closest(ref.name, declared);
+      const meant = close !== undefined ? `{{secrets.${close}}}` : undefined;
+      const mean = meant !== undefined ? ` Did you mean ${meant}?` : declared.length > 0 ? ` Declared: ${declared.join(", ")}.` : "";
+      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.${mean}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       continue;
     }
     secrets.add(ref.name);
+  }
+  for (const { path, lookAlike } of request.lookAlikes) {
+    const inputNames = propertiesAt(inputSchema, [])?.names ?? [];
+    if (lookAlike.bareName !== undefined) {
+      // `{id}` is an OpenAPI path parameter, or text that really has braces: a finding only when the name is an input property.
+      const name = closest(lookAlike.bareName, inputNames, { abbreviations: true });
+      if (name === undefined) continue;
+      const meant = `{{input.${name}}}`;
+      out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: single braces are not a template. Did you mean ${meant}?`, { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
+      continue;
+    }
+    const dollar = lookAlike.written.startsWith("$");
+    const form = dollar ? `"\${...}" is shell and JavaScript syntax, not a template` : "single braces are not a template";
+    // `${X}` may be meant literally (there is no escape for it); it is an error when X names a declared secret or
+    // input property, or has a template's prefix, and a warning otherwise.
+    const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
+    const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
+    const severity = dollar && !known ? { severity: "warning" as const } : {};
+    out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: ${form}; a template has two braces. Did you mean ${lookAlike.meant}?`, { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
   }
   if (request.url) {
     for (const name of secrets) {
@@ -169,6 +203,7 @@ function checkTool(
       schema = checkSchema(tool.output.schema as JsonObject, [...outAt, "schema"], out);
       schemaOk = schema !== null;
     }
+    if (select.ok && schema !== null) checkSelectResult(select.ast, schema.schema, [...outAt, "select"], out);
     if (select.ok && schemaOk) output = { kind: "select", expression: tool.output.select, ast: select.ast, schema };
   }
 

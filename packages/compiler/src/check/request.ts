@@ -9,7 +9,7 @@
 import type { BodyNode, HeaderParam, JsonValue, QueryParam, Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { quoteName } from "./structure.ts";
-import { parseTemplate, refsOf, refText } from "./templates.ts";
+import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "./templates.ts";
 
 export const RESERVED_HEADERS = new Set([
   "host",
@@ -45,7 +45,9 @@ export interface ParsedRequest {
   readonly headers: HeaderParam[];
   readonly body: BodyNode | null;
   /** Every reference in the request, with where it was written (for reference checks). */
-  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number }[];
+  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number; readonly length?: number }[];
+  /** Literal text that looks like a template (`{input.q}`, `${X}`): the caller knows the names to judge it by. */
+  readonly lookAlikes: { readonly path: SpecPath; readonly lookAlike: LookAlike }[];
 }
 
 export interface HttpInput {
@@ -60,17 +62,23 @@ export interface HttpInput {
 }
 
 export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], explicitMethod = true): ParsedRequest {
-  const refs: { ref: TemplateRef; path: SpecPath; offset?: number }[] = [];
+  const refs: { ref: TemplateRef; path: SpecPath; offset?: number; length?: number }[] = [];
+  const lookAlikes: { path: SpecPath; lookAlike: LookAlike }[] = [];
   let urlRefOffsets: readonly number[] = [];
   const parse = (source: string, path: SpecPath): Template | null => {
     const parsed = parseTemplate(source);
     if (!parsed.ok) {
-      out.push(finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, { offset: parsed.offset }));
+      const fix = parsed.replacement !== undefined ? { fix: { description: `Write ${parsed.replacement}`, replacement: parsed.replacement } } : {};
+      out.push(finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, { offset: parsed.offset, length: parsed.length, ...fix }));
       return null;
     }
+    for (const lookAlike of findLookAlikes(source)) lookAlikes.push({ path, lookAlike });
     let n = 0;
     for (const part of parsed.template.parts) {
-      if (part.kind === "ref") refs.push({ ref: part.ref, path, offset: parsed.refOffsets[n++]! });
+      if (part.kind === "ref") {
+        refs.push({ ref: part.ref, path, offset: parsed.refOffsets[n]!, length: parsed.refLengths[n]! });
+        n++;
+      }
     }
     if (path === urlPath) urlRefOffsets = parsed.refOffsets;
     return parsed.template;
@@ -109,7 +117,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   }
   const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
   const url = urlTemplate ? parseUrl(http.url, urlTemplate, urlRefOffsets, urlPath, { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets, devLoopbackHttp: http.devLoopbackHttp === true }, out) : null;
-  return { url, query, headers, body, refs };
+  return { url, query, headers, body, refs, lookAlikes };
 }
 
 function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecPath) => Template | null, out: Finding[]): BodyNode {

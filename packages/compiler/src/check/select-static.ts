@@ -10,6 +10,7 @@ import { tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { FUNCTION_SIGNATURES, type FunctionParam } from "@kervanc/runtime/select";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { acceptedTypes, describeTypes, inferType } from "./select-types.ts";
 
 /** The widest `pad_left`/`pad_right` a spec may ask for. */
 export const MAX_PAD_WIDTH = 10_000;
@@ -108,6 +109,16 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
       out.push(finding("KV6004", at, `${name}() needs an &expression as argument ${i + 1} (for example &name), not a value.`, extra));
     } else if (!wantsExpression && isExpression) {
       out.push(finding("KV6004", at, `${name}() takes a value as argument ${i + 1}, not an &expression.`, extra));
+    }
+  });
+  // Argument types, where the argument's type is known without the data (a literal, a hash, a function's result).
+  args.forEach((arg, i) => {
+    if (arg.type === "ExpressionReference") return;
+    const accepted = acceptedTypes(params[Math.min(i, params.length - 1)]!);
+    if (accepted === undefined) return;
+    const got = inferType(arg);
+    if (![...got].some((t) => accepted.has(t))) {
+      out.push(finding("KV6007", at, `${name}() takes ${describeTypes(accepted)} as argument ${i + 1}, but it is given ${describeTypes(got)}; every call would fail.`, extra));
     }
   });
   if ((name === "pad_left" || name === "pad_right") && args[1] !== undefined) {

@@ -5,7 +5,7 @@
  * the walk never stops at the first one. The walk only descends where the format has structure: `input`,
  * `output.schema` and `body` are opaque JSON here and get their own checks.
  */
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, finding, formatPath, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
 import { closest } from "./suggest.ts";
 import { visibleTextProblem } from "./visible-text.ts";
@@ -33,10 +33,47 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 export interface ShapeContext {
   /** The source text of the scalar at a path, as written in the file (`1.0` where YAML read the number 1). */
   readonly sourceOf?: (path: SpecPath) => string | undefined;
+  /** The mapping one level up, for "this key belongs one level up" (set by the walk, not by callers). */
+  readonly parent?: { readonly fields: Record<string, { shape: Shape; required: boolean }>; readonly path: SpecPath };
+}
+
+/** The fields of an object shape, unwrapping a union whose alternatives are objects (the first that has them). */
+function objectFields(shape: Shape): Record<string, { shape: Shape; required: boolean }> | undefined {
+  return shape.kind === "object" ? (shape.fields as Record<string, { shape: Shape; required: boolean }>) : undefined;
+}
+
+/**
+ * A key that is unknown here but a field one level down (`timeoutMs` at tool level, which belongs under `http`)
+ * or one level up: where it belongs, with its full path.
+ */
+function otherLevel(
+  key: string,
+  fields: Record<string, { shape: Shape; required: boolean }>,
+  parent: ShapeContext["parent"],
+  path: SpecPath,
+): { message: string } | undefined {
+  const below = Object.entries(fields).flatMap(([name, field]) => {
+    const inner = objectFields(field.shape);
+    if (!inner) return [];
+    const match = Object.hasOwn(inner, key) ? key : closest(key, Object.keys(inner));
+    return match !== undefined ? [`${name}.${match}`] : [];
+  });
+  if (below.length === 1) {
+    const [where] = below;
+    return { message: `Did you mean "${where}"? The field belongs one level down: ${formatPath([...path, ...where!.split(".")])}.` };
+  }
+  if (parent) {
+    const match = Object.hasOwn(parent.fields, key) ? key : closest(key, Object.keys(parent.fields));
+    if (match !== undefined && !(parent.fields[match]!.shape.kind === "object" && path.length > 0 && path[path.length - 1] === match)) {
+      return { message: `Did you mean "${match}" one level up? The field belongs at ${formatPath([...parent.path, match]) || match}.` };
+    }
+  }
+  return undefined;
 }
 
 export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Finding[], ctx: ShapeContext = {}): void {
-  const recurse = (v: unknown, s: Shape, p: SpecPath): void => checkShape(v, s, p, out, ctx);
+  // Below a record or list the mapping one level up is not the parent of a key; only objects set it.
+  const recurse = (v: unknown, s: Shape, p: SpecPath): void => checkShape(v, s, p, out, { ...(ctx.sourceOf ? { sourceOf: ctx.sourceOf } : {}) });
   switch (shape.kind) {
     case "string": {
       if (typeof value !== "string") {
@@ -120,21 +157,36 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       const fields = shape.fields as Record<string, { shape: Shape; required: boolean }>;
       const known = Object.keys(fields);
       const unknown = Object.keys(value).filter((key) => !Object.hasOwn(fields, key));
+      // A misspelled required field is one problem: the unknown key names its fix, and "missing" is not repeated.
+      const missing = known.filter((key) => fields[key]!.required && (!Object.hasOwn(value, key) || value[key] === undefined));
+      const explained = new Set<string>();
       unknown.slice(0, MAX_UNKNOWN_FIELDS).forEach((key, i) => {
         const more = i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)` : "";
         if (key === "<<") {
           out.push(finding("KV2013", [...path, key], `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${more}`, { atKey: true }));
-        } else {
-          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${suggest(key, known)} Allowed here: ${known.join(", ")}.${more}`, { atKey: true }));
+          return;
         }
+        const required = closest(key, missing.filter((m) => !explained.has(m)));
+        if (required !== undefined) {
+          explained.add(required);
+          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}. Did you mean "${required}" (a required field, missing here)?${more}`, { atKey: true, fix: { description: `Rename the key to ${required}`, replacement: required } }));
+          return;
+        }
+        const close = closest(key, known);
+        if (close !== undefined) {
+          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}. Did you mean "${close}"? Allowed here: ${known.join(", ")}.${more}`, { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } }));
+          return;
+        }
+        const moved = otherLevel(key, fields, ctx.parent, path);
+        out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${moved ? ` ${moved.message}` : ""} Allowed here: ${known.join(", ")}.${more}`, { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) }));
       });
       for (const key of known) {
         const field = fields[key]!;
         if (!Object.hasOwn(value, key) || value[key] === undefined) {
-          if (field.required) out.push(finding("KV2002", path, `Missing required field "${key}".`));
+          if (field.required && !explained.has(key)) out.push(finding("KV2002", path, `Missing required field "${key}".`));
           continue;
         }
-        recurse(value[key], field.shape, [...path, key]);
+        checkShape(value[key], field.shape, [...path, key], out, { ...ctx, parent: { fields, path } });
       }
       return;
     }
@@ -157,10 +209,4 @@ function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): string {
   const text = written !== undefined && written !== "" && !/^[!&*]|[\n"\\]/.test(written) ? written : String(value);
   const as = typeof value === "number" ? (text === String(value) ? "a number" : `the number ${String(value)}`) : `the boolean ${String(value)}`;
   return ` YAML reads ${text} as ${as}; quote it: "${text}".`;
-}
-
-/** A "did you mean" for a mistyped field name: the known name at edit distance 1 or 2, if exactly one. */
-function suggest(key: string, known: readonly string[]): string {
-  const close = closest(key, known);
-  return close !== undefined ? ` Did you mean "${close}"?` : "";
 }

@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { build } from "../build.ts";
 import { DEFAULT_TOOLS_BUDGET, sizeLine } from "../import/budget.ts";
 import { UsageError } from "./args.ts";
+import type { DiagnosticFormat } from "../diagnostics/formats.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
 import type { Io } from "../cli.ts";
@@ -12,7 +13,7 @@ export interface BuildCommand {
   readonly inputs: readonly string[];
   readonly out: string;
   readonly force: boolean;
-  readonly format: "text" | "json";
+  readonly format: DiagnosticFormat;
   readonly toolsBudget: number | undefined;
   readonly strictKervan?: boolean;
 }
@@ -20,10 +21,11 @@ export interface BuildCommand {
 export async function buildCommand(command: BuildCommand, io: Io): Promise<number> {
   await refuseOutputInSpecs(command.inputs, command.out);
   const started = performance.now();
-  const json = command.format === "json";
+  // The machine formats own stdout: no summary or size lines are mixed into them.
+  const json = command.format === "json" || command.format === "sarif";
   const { toolsBudget } = command;
   const report = await build({ inputs: command.inputs, outDir: command.out, force: command.force, strictKervan: command.strictKervan === true, ...(toolsBudget !== undefined ? { toolsBudget } : {}) });
-  printDiagnostics(io, report.diagnostics, json);
+  printDiagnostics(io, report.diagnostics, command.format, report.sources);
   if (!report.ok) {
     if (!json) {
       const errors = report.diagnostics.filter((d) => d.severity === "error").length;

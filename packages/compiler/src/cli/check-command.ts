@@ -39,7 +39,7 @@ function printCheck(io: Io, report: CheckReport, out: string, format: ReviewForm
     io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`);
     return fresh ? 0 : 1;
   }
-  printDiagnostics(io, report.diagnostics, false);
+  printDiagnostics(io, report.diagnostics, "text", report.sources);
   if (!report.ok) {
     const errors = report.diagnostics.filter((d) => d.severity === "error").length;
     io.stderr(`Found ${errors} error${errors === 1 ? "" : "s"}; nothing was compared.\n`);

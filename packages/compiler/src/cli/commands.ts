@@ -18,7 +18,12 @@ export interface CommandSpec {
 }
 
 const HELP: OptionSpec = { name: "help", short: "h", type: "boolean", help: "show this help" };
-const FORMAT: OptionSpec = { name: "format", type: "string", value: "text|json", help: "how to print the results (default: text)" };
+const FORMAT: OptionSpec = {
+  name: "format",
+  type: "string",
+  value: "text|json|github|sarif",
+  help: "text (with code frames), JSON, GitHub Actions annotations, or SARIF 2.1.0 (default: text)",
+};
 const REVIEW_FORMAT: OptionSpec = {
   name: "format",
   type: "string",
@@ -46,7 +51,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "build",
     summary: "compile specs into MCP server packages",
-    usage: "build <spec-or-folder>... -o <out> [--force] [--format text|json] [--tools-budget <tokens>]",
+    usage: "build <spec-or-folder>... -o <out> [--force] [--format text|json|github|sarif] [--tools-budget <tokens>]",
     description:
       "Checks every spec (*.yaml, *.yml; folders are not searched recursively) and writes one self-contained " +
       "MCP server package per spec to <out>/<spec name>/. If any spec has an error, nothing is written. A package " +

@@ -113,11 +113,12 @@ export const CODES = {
   },
   KV2014: { severity: "error", summary: "Two tools have the same name.", example: 'Duplicate tool name "get_item" (tools[0] has it too).' },
 
-  KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id"' },
+  KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").' },
   KV3002: {
     severity: "error",
     summary: "A template expression is not supported.",
-    example: "Unsupported template {{env.HOME}}: only {{input.<field>}} and {{secrets.<NAME>}} are allowed",
+    example:
+      'Unsupported template {{env.HOME}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start. Did you mean {{secrets.HOME}}?',
   },
   KV3003: {
     severity: "error",
@@ -127,7 +128,7 @@ export const CODES = {
   KV3004: {
     severity: "error",
     summary: "A template names an input property the schema does not declare.",
-    example: "{{input.itemId}} does not match a property of the input schema.",
+    example: "{{input.itemId}} does not match a property of the input schema. The input has: id.",
   },
   KV3005: { severity: "error", summary: "The URL is not a valid absolute URL.", example: "The URL is not a valid absolute URL." },
   KV3006: { severity: "error", summary: "The URL scheme is not https (or http where allowed).", example: "Only https:// URLs are supported." },
@@ -165,6 +166,12 @@ export const CODES = {
     severity: "error",
     summary: "A GET request cannot have a body.",
     example: "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
+  },
+  KV3018: {
+    severity: "error",
+    summary:
+      "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning where the text could be meant: {name} in single braces where name is an input property, ${NAME} where NAME is no declared secret or input property.",
+    example: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
   },
   KV3017: {
     severity: "error",
@@ -288,6 +295,21 @@ export const CODES = {
     severity: "error",
     summary: "output.select pads to a width that is not a literal within the bound.",
     example: "pad_left() pads to a width that must be a literal whole number from 0 to 10000 (for example `10`).",
+  },
+  KV6007: {
+    severity: "error",
+    summary: "output.select passes a function an argument whose type, known without the data, the function does not accept.",
+    example: "length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
+  },
+  KV6008: {
+    severity: "error",
+    summary: "output.select always returns a type that the output schema's root type refuses (an array for an object schema): every call would fail.",
+    example: 'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
+  },
+  KV6009: {
+    severity: "warning",
+    summary: "output.select returns, for some answers, a type that the output schema's root type refuses.",
+    example: 'select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
   },
 
   KV9001: { severity: "error", summary: "No spec files were found.", example: "No spec files (*.yaml, *.yml) in specs." },

@@ -19,6 +19,17 @@ export interface Diagnostic {
   /** The spec path in display form, e.g. `tools[0].http.url`; empty for the whole file. */
   readonly path: string;
   readonly message: string;
+  /** Where the problem ends (exclusive column), when the place has an extent. */
+  readonly endLine?: number;
+  readonly endColumn?: number;
+  /** What would fix it, when one fix is clear. */
+  readonly fix?: Fix;
+}
+
+/** A suggested fix: what to do, and the text to write in place of the reported range when it is a replacement. */
+export interface Fix {
+  readonly description: string;
+  readonly replacement?: string;
 }
 
 /** A finding before it has a position: checks report these, the stage that owns the file places them. */
@@ -32,9 +43,17 @@ export interface Finding {
   readonly offset?: number;
   /** Point at the key of the last path segment rather than its value (unknown fields, duplicate names). */
   readonly atKey?: boolean;
+  /** With `offset`: how many characters of the string the problem spans. */
+  readonly length?: number;
+  readonly fix?: Fix;
 }
 
-export function finding(code: DiagnosticCode, path: SpecPath, message: string, extra: { offset?: number; severity?: Severity; atKey?: boolean } = {}): Finding {
+export function finding(
+  code: DiagnosticCode,
+  path: SpecPath,
+  message: string,
+  extra: { offset?: number; severity?: Severity; atKey?: boolean; length?: number; fix?: Fix } = {},
+): Finding {
   return { code, path, message, ...extra };
 }
 

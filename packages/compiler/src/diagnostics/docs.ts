@@ -40,10 +40,23 @@ export function renderDiagnosticsDoc(): string {
     "",
     "```",
     "specs/weather.yaml:12:12 - error KV3009: tools[0].http.url: The URL's host and port cannot be templated.",
+    "  11 |     http:",
+    "> 12 |       url: \"https://{{input.host}}/forecast\"",
+    "     |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    "  13 |     output:",
+    "  see kervanc docs/diagnostics.md#kv3009",
     "```",
     "",
+    "The first line is the same as tsc's and stays stable for scripts; under it come the source line with a",
+    "caret range and a line of context on each side, and the anchor of the code in this file (which the kervanc",
+    "package ships as `docs/diagnostics.md`). Colour is used when the stream is a terminal, never with `NO_COLOR`",
+    "or when piped, and always with `FORCE_COLOR`.",
+    "",
     "`--format json` prints the same diagnostics as a JSON array of",
-    "`{ code, severity, file, line, column, path, message }` objects. Exit codes: `0` no errors (warnings",
+    "`{ code, severity, file, line, column, path, message }` objects, with `endLine` and `endColumn` where the",
+    "place has an extent, `fix` (`{ description, replacement? }`) where one fix is clear, and `doc` (the anchor).",
+    "`--format github` prints GitHub Actions workflow commands (`::error file=...,line=...,col=...::message`), and",
+    "`--format sarif` a SARIF 2.1.0 log (one rule per code, with its help text). Exit codes: `0` no errors (warnings",
     "allowed), `1` at least one error (nothing is written), `2` usage error. A file with more than 200 problems",
     "shows the first 200 and one KV9005 line that counts the rest.",
     "",
@@ -59,7 +72,8 @@ export function renderDiagnosticsDoc(): string {
     lines.push(`## ${title}`, "", "| code | severity | summary | example message |", "| --- | --- | --- | --- |");
     for (const [code, info] of entries) {
       const summary = info.retired ? `(retired) ${info.summary}` : info.summary;
-      lines.push(`| ${code} | ${info.severity} | ${plain(summary)} | ${cell(info.example)} |`);
+      // The anchor each diagnostic names (`docs/diagnostics.md#kv3018`).
+      lines.push(`| <a id="${code.toLowerCase()}"></a>${code} | ${info.severity} | ${plain(summary)} | ${cell(info.example)} |`);
     }
     lines.push("");
   }

@@ -162,7 +162,7 @@ function walkFinding(problem: WalkProblem): Finding {
     case "tag":
       return finding("KV1006", [], tagMessage(problem.tag));
     case "collection-key":
-      return finding("KV1014", [], "A mapping key must be plain text or a number, not a list or a mapping.");
+      return finding("KV1014", [], `A mapping key must be plain text or a number, not a list or a mapping.${templateHint(problem.node)}`);
     case "duplicate-key":
       return finding("KV1005", [], `The key ${JSON.stringify(problem.key)} appears twice in the same mapping.`);
     case "no-anchor":
@@ -276,6 +276,26 @@ export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey 
   return pos(spec, start);
 }
 
+/**
+ * Where the reported thing ends (exclusive), for the caret range and machine formats: the end of `length`
+ * characters from `offset` inside a one-line scalar, else the end of the key or scalar that `locate` points at.
+ * Undefined where the place is a whole block (a missing field, a block mapping), which has no useful extent.
+ */
+export function locateEnd(spec: LoadedSpec, path: SpecPath, offset?: number, length?: number, atKey = false): { line: number; column: number } | undefined {
+  const { found, node, key } = nodeAt(spec, path);
+  if (found !== path.length) return undefined;
+  if (key?.range && (atKey || node === undefined || (node && isCollection(node) && !node.flow))) return pos(spec, key.range[1]);
+  if (!node?.range) return undefined;
+  if (offset !== undefined && length !== undefined && isScalar(node)) {
+    const start = offsetInScalar(spec.text, node, offset);
+    const end = offsetInScalar(spec.text, node, offset + length);
+    if (end > start) return pos(spec, end);
+    return undefined;
+  }
+  if (!isScalar(node) && !(isCollection(node) && node.flow)) return undefined;
+  return pos(spec, node.range[1]);
+}
+
 /** The source text of the scalar at `path` as written (`1.0` where the value is the number 1), if there is one. */
 export function sourceText(spec: LoadedSpec, path: SpecPath): string | undefined {
   const { found, node } = nodeAt(spec, path);
@@ -344,4 +364,17 @@ function offsetInScalar(text: string, node: YamlNode, offset: number): number {
     return start + Math.min(i, source.length - 1);
   }
   return start;
+}
+
+/**
+ * `q: {{input.q}}` unquoted: YAML reads a flow mapping whose key is the mapping `{input.q}`. Say so, and how to
+ * quote it, instead of only that the key is a mapping.
+ */
+function templateHint(key: unknown): string {
+  if (!isMap(key) || !key.flow || key.items.length !== 1) return "";
+  const pair = key.items[0]!;
+  const inner = isScalar(pair.key) ? pair.key.value : undefined;
+  if (typeof inner !== "string" || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null))) return "";
+  const template = `{{${inner}}}`;
+  return ` YAML read the unquoted ${template} as a mapping (a value that starts with "{" is a flow mapping); quote the value: "${template}".`;
 }

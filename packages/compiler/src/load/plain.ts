@@ -35,7 +35,8 @@ export type AliasPolicy = { readonly kind: "expansion"; readonly maxCount: numbe
 
 export type WalkProblem =
   | { readonly kind: "tag"; readonly tag: string }
-  | { readonly kind: "collection-key" }
+  /** `node` is the key: the caller may explain it (an unquoted `{{input.q}}` is a flow mapping). */
+  | { readonly kind: "collection-key"; readonly node: unknown }
   | { readonly kind: "duplicate-key"; readonly key: string }
   | { readonly kind: "no-anchor"; readonly name: string }
   | { readonly kind: "self-alias"; readonly name: string }
@@ -93,7 +94,7 @@ export function toPlain(root: unknown, policy: AliasPolicy, report: (node: YamlN
   const keyText = (key: unknown): string => {
     if (key === null || key === undefined) return "";
     const node = isAlias(key) ? aliases.get(key) : key;
-    if (isCollection(node)) stop(key as YamlNode, { kind: "collection-key" });
+    if (isCollection(node)) stop(key as YamlNode, { kind: "collection-key", node });
     if (isScalar(node)) {
       checkTag(node);
       return node.value === null ? "" : String(node.value);
