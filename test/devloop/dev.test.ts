@@ -111,7 +111,7 @@ describe("kervanc dev over stdio", () => {
       await writeFile(spec, broken);
       await stderr.waitFor("still serving the last good build (2 tools)", mark);
       const line = broken.split("\n").findIndex((l) => l.includes("descripton")) + 1;
-      expect(stderr.text().slice(mark)).toContain(`${spec}:${line}:5 - error KV2001: tools[1].descripton: Unknown field "descripton". Did you mean "description"?`);
+      expect(stderr.text().slice(mark)).toContain(`${spec}:${line}:5 - error KV2001: tools[1].descripton: Unknown field "descripton". Did you mean "description" (a required field, missing here)?`);
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_forecast", "get_alerts"]);
       expect((await client.callTool({ name: "get_forecast", arguments: { city: "Rome" } })).structuredContent).toEqual({ city: "Rome", temp: 12 });
 
