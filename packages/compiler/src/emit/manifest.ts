@@ -134,19 +134,24 @@ export function manifestJson(manifest: Manifest): string {
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/**
- * The provenance recorded in a manifest on disk, or null when the text is not a manifest this version of
- * kervanc understands (then the package is rebuilt: being wrong here only costs a rebuild).
- */
-export function readStamp(text: string): Provenance | null {
+/** The JSON object a text holds, or null when it is not JSON or not an object (manifests on disk are untrusted). */
+export function jsonObject(text: string): Record<string, unknown> | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return null;
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  const m = value as Record<string, unknown>;
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * The provenance recorded in a manifest on disk, or null when the text is not a manifest this version of
+ * kervanc understands (then the package is rebuilt: being wrong here only costs a rebuild).
+ */
+export function readStamp(text: string): Provenance | null {
+  const m = jsonObject(text);
+  if (m === null) return null;
   const spec = m["spec"];
   if (m["manifestFormat"] !== MANIFEST_FORMAT || typeof m["kervancVersion"] !== "string" || typeof m["kervancContentSha256"] !== "string") return null;
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
@@ -160,14 +165,9 @@ export function readStamp(text: string): Provenance | null {
  * is not a manifest of this format. Only the shape the comparison reads is checked.
  */
 export function parseManifest(text: string): Manifest | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  const m = value as Record<string, unknown>;
+  const m = jsonObject(text);
+  if (m === null) return null;
+  const value: unknown = m;
   if (m["manifestFormat"] !== MANIFEST_FORMAT) return null;
   const isList = (v: unknown): v is unknown[] => Array.isArray(v);
   if (!isList(m["tools"]) || !isList(m["egress"]) || !isList(m["secrets"]) || typeof m["server"] !== "object" || m["server"] === null) return null;

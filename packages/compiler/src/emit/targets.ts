@@ -10,6 +10,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
+import { jsonObject } from "./manifest.ts";
 
 export type TargetState =
   | { readonly kind: "absent" }
@@ -56,14 +57,8 @@ export async function targetState(path: string): Promise<TargetState> {
  * current manifest format: a package from an older kervanc is still kervanc's to replace.
  */
 export function madeByKervanc(text: string): boolean {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return false;
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const m = value as Record<string, unknown>;
+  const m = jsonObject(text);
+  if (m === null) return false;
   const spec = m["spec"];
   return (
     typeof m["manifestFormat"] === "number" &&
