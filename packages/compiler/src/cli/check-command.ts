@@ -35,8 +35,7 @@ function printCheck(io: Io, report: CheckReport, out: string, format: ReviewForm
   const stale = report.packages.filter((p) => p.drift.length > 0);
   const fresh = report.ok && stale.length === 0 && report.orphans.length === 0;
   if (format === "json") {
-    const packages = report.packages.map((p) => ({ ...p, surface: p.surface }));
-    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`);
     return fresh ? 0 : 1;
   }
   printDiagnostics(io, report.diagnostics, "text", report.sources);

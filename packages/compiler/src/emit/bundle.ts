@@ -14,8 +14,8 @@
  * SDK's run-time Ajv never enters the bundle.
  *
  * The output must not depend on where the sources were staged: bare imports in the staged sources are
- * resolved from the runtime package (as if the runtime imported them), never by walking up from the staging
- * folder, where an unrelated node_modules (in the user's project above the output folder) could supply a
+ * resolved from kervanc's own libraries (`RESOLVE_FROM` in versions.ts: the vendored copy when installed, the
+ * runtime workspace in the repository), never by walking up from the staging folder, where an unrelated node_modules (in the user's project above the output folder) could supply a
  * different version; and the tsconfig is the staged package's own, named explicitly so esbuild does not
  * look for one in parent folders.
  */

@@ -76,31 +76,28 @@ export function renderText(reviews: readonly PackageReview[]): string[] {
   return lines;
 }
 
-const code = (text: string): string => codeSpan(text);
-const escapeMd = md;
-
 export function renderMarkdown(title: string, reviews: readonly PackageReview[]): string {
-  const lines: string[] = [`## ${escapeMd(title)}`, ""];
+  const lines: string[] = [`## ${md(title)}`, ""];
   if (reviews.length === 0) lines.push("No generated package differs.", "");
   for (const review of reviews) {
     const status = review.status === "changed" ? "" : review.status === "added" ? " (new package)" : " (package removed)";
-    lines.push(`### ${code(review.where)}${status}`, "", `${escapeMd(counts(review))}.`, "");
+    lines.push(`### ${codeSpan(review.where)}${status}`, "", `${md(counts(review))}.`, "");
     const surface = sortChanges(review.surface ?? []);
     if (surface.length > 0) {
       lines.push("| | change |", "| --- | --- |");
       for (const c of surface) {
-        const more = detail(c).map((d) => `<br>${escapeMd(d)}`).join("");
-        lines.push(`| ${c.security ? "⚠️ **security**" : ""} | ${escapeMd(c.summary)}${more} |`);
+        const more = detail(c).map((d) => `<br>${md(d)}`).join("");
+        lines.push(`| ${c.security ? "⚠️ **security**" : ""} | ${md(c.summary)}${more} |`);
       }
       lines.push("");
     }
     lines.push("<details><summary>Files</summary>", "");
-    for (const f of review.files) lines.push(`- ${f.status} ${code(f.path)}${f.note ? `: ${escapeMd(f.note)}` : ""}`);
+    for (const f of review.files) lines.push(`- ${f.status} ${codeSpan(f.path)}${f.note ? `: ${md(f.note)}` : ""}`);
     for (const f of review.files) {
       if (f.diff === null) continue;
       const longest = Math.max(2, longestRun(f.diff, "`"));
       const fence = "`".repeat(longest + 1);
-      lines.push("", code(f.path), "", `${fence}diff`, f.diff, fence);
+      lines.push("", codeSpan(f.path), "", `${fence}diff`, f.diff, fence);
     }
     lines.push("", "</details>", "");
   }
