@@ -207,7 +207,7 @@ describe("a hostile upstream that reflects secrets", () => {
     expect(JSON.parse(text.content?.[0]?.text ?? "null")).toEqual(["[redacted]", null, "[redacted]"]);
     const arith = await client.callTool("number_arith", {});
     expect(arith.isError).toBe(true);
-    expect(arith.content?.[0]?.text).toMatch(/^Internal error in tool "number_arith" \(ref: [0-9a-f]{8}\)$/);
+    expect(arith.content?.[0]?.text).toMatch(/^Internal error in tool "number_arith" \(ref: [0-9a-f]{8}\)\.$/);
   });
 
   it("fails only the calls that need a missing secret", async () => {

@@ -577,6 +577,12 @@ describe("createNetworkPolicy", () => {
     expect((error as Error).name).toBe("NetworkPolicyError");
     expect((error as Error).message.length).toBeLessThan(250);
   });
+
+  it("keeps long values short without cutting a surrogate pair in half", () => {
+    // The quoted value is `"` + 75 ones + emoji...: the cut at 77 code units falls inside the first emoji.
+    const long = `${"1".repeat(75)}${"\u{1F600}".repeat(20)}`;
+    expect(() => createNetworkPolicy({ denyList: [long] })).toThrow(`denyList entry "${"1".repeat(75)}..." `);
+  });
 });
 
 describe("classifyHost", () => {

@@ -285,6 +285,22 @@ describe("output", () => {
     });
   });
 
+  it("never cuts a surrogate pair in half at maxOutputChars (select and raw)", async () => {
+    // "x" + 48 more characters puts the 50th code unit on the high half of the first emoji.
+    const emoji = "\u{1F600}".repeat(30);
+    routes.set("long", (_req, res) => json(res, 200, `${"x".repeat(48)}${emoji}`));
+    const cut = await call("long");
+    expect(cut).toMatchObject({ isError: false, text: `"${"x".repeat(48)}\n[truncated: 61 more characters]` });
+    expect(cut.text).not.toMatch(/\p{Cs}/u); // no lone surrogate
+    routes.set("rawjson", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(29)}${emoji}`));
+    const raw = await call("rawjson");
+    expect(raw).toMatchObject({ isError: false, text: `${"a".repeat(29)}\n[truncated: 60 more characters]` });
+    expect(raw.text).not.toMatch(/\p{Cs}/u);
+    // A cut that falls between two pairs keeps the whole pair before it.
+    routes.set("rawjson", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(28)}${emoji}`));
+    expect(await call("rawjson")).toMatchObject({ isError: false, text: `${"a".repeat(28)}\u{1F600}\n[truncated: 58 more characters]` });
+  });
+
   it("checks structured output against the output schema", async () => {
     routes.set("invalidout", (_req, res) => json(res, 200, { n: "seven" }));
     expect(await call("invalidout")).toMatchObject({
@@ -299,7 +315,7 @@ describe("output", () => {
     routes.set("evalerror", (_req, res) => json(res, 200, { name: "text" }));
     const r = await call("evalerror");
     expect(r.isError).toBe(true);
-    const ref = /^Internal error in tool "evalerror" \(ref: ([0-9a-f]{8})\)$/.exec(r.text)?.[1];
+    const ref = /^Internal error in tool "evalerror" \(ref: ([0-9a-f]{8})\)\.$/.exec(r.text)?.[1];
     expect(ref).toBeDefined();
     expect(server.logs.some((l) => l.includes(`(ref: ${ref})`) && l.includes("output.select failed: "))).toBe(true);
   });

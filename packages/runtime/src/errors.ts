@@ -3,7 +3,7 @@
  *
  * A ToolError carries a message written for the model: it becomes an `isError: true` result (after redaction).
  * Anything else that escapes a tool is a bug or an unexpected condition: the model sees only
- * `Internal error in tool "<name>" (ref: <8 hex>)` and the real error goes to stderr under the same ref.
+ * `Internal error in tool "<name>" (ref: <8 hex>).` (with the period: docs/spec.md, differences) and the real error goes to stderr under the same ref.
  */
 export class ToolError extends Error {
   override readonly name = "ToolError";

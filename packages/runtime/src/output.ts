@@ -6,6 +6,7 @@
  * that an API echoed. In raw mode the text is redacted before it is cut, so a cut cannot leave a prefix of a
  * secret behind.
  */
+import { cutIndex } from "./cut.ts";
 import { emptySuccess } from "./empty.ts";
 import { ToolError } from "./errors.ts";
 import { jsonTextNestsDeeper, MAX_JSON_NESTING } from "./json-depth.ts";
@@ -38,8 +39,14 @@ export function statusError(status: number): ToolError {
   );
 }
 
+/**
+ * Kervan's marker, `[truncated: N more characters]`, with N in UTF-16 code units. The cut never splits a surrogate
+ * pair (Kervan's does, leaving a lone surrogate): it keeps one unit less, and N counts it.
+ */
 export function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}\n[truncated: ${text.length - max} more characters]` : text;
+  if (text.length <= max) return text;
+  const end = cutIndex(text, max);
+  return `${text.slice(0, end)}\n[truncated: ${text.length - end} more characters]`;
 }
 
 export interface OutputContext {

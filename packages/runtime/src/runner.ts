@@ -164,7 +164,7 @@ export class ToolRunner {
       const ref = errorRef();
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
       this.#log(`Error: internal error in tool "${name}" (ref: ${ref}): ${detail}`);
-      return toolError(`Internal error in tool "${name}" (ref: ${ref})`);
+      return toolError(`Internal error in tool "${name}" (ref: ${ref}).`);
     }
   }
 

@@ -7,6 +7,8 @@
  * would refuse: what is left is exactly what a reviewer sees.
  */
 
+import { cutIndex } from "@kervanc/runtime/cut";
+
 const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
@@ -53,11 +55,7 @@ export function shorten(text: string, max: number): { text: string; cut: boolean
   const room = text.slice(0, max - 1);
   const candidates = [room.lastIndexOf("\n\n"), room.lastIndexOf(". ") + 1, room.lastIndexOf(" ")];
   const at = candidates.find((i) => i >= max / 2) ?? room.length;
-  // Never split a surrogate pair.
-  let end = at;
-  const last = room.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return { text: `${room.slice(0, end).trimEnd()}…`, cut: true };
+  return { text: `${room.slice(0, cutIndex(text, at)).trimEnd()}…`, cut: true };
 }
 
 /** The KV7014 message for characters `cleanText` removed. */

@@ -9,6 +9,7 @@ import { printable } from "../cli/text.ts";
 import { longestRun } from "../emit/hash.ts";
 import { codeSpan, md } from "../emit/markdown.ts";
 import { sortChanges, type SurfaceChange } from "./surface.ts";
+import { cutIndex } from "@kervanc/runtime/cut";
 
 export interface PackageReview {
   /** The package folder as the user names it (`servers/hn`). */
@@ -35,7 +36,7 @@ export function fromDrift(drift: readonly FileDrift[]): FileChange[] {
 const DESCRIPTION_SHOWN = 240;
 
 function clip(text: string): string {
-  return text.length > DESCRIPTION_SHOWN ? `${text.slice(0, DESCRIPTION_SHOWN)}… (${text.length} characters)` : text;
+  return text.length > DESCRIPTION_SHOWN ? `${text.slice(0, cutIndex(text, DESCRIPTION_SHOWN))}… (${text.length} characters)` : text;
 }
 
 /** Before and after of a description, which is what changes most often and matters most to the model. */

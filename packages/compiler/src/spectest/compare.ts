@@ -6,6 +6,7 @@
 import type { JsonValue } from "../check/shape.ts";
 import type { TestCase } from "./format.ts";
 import type { StubRequest } from "./stub.ts";
+import { cutIndex } from "@kervanc/runtime/cut";
 
 export interface Secrets {
   /** `{{secrets.NAME}}` to the placeholder value, in text from the case. */
@@ -60,7 +61,7 @@ export function compareRequest(c: TestCase, requests: readonly StubRequest[], s:
       try {
         parsed = JSON.parse(got.body);
       } catch {
-        failures.push(`request body: expected JSON, got ${JSON.stringify(s.mask(got.body.slice(0, 200)))}`);
+        failures.push(`request body: expected JSON, got ${JSON.stringify(s.mask(got.body.slice(0, cutIndex(got.body, 200))))}`);
         return failures;
       }
       if (canonical(parsed) !== canonical(s.fillJson(want.body))) failures.push(`request body differs:\n${diff(canonical(want.body, 2), s.mask(canonical(parsed, 2)))}`);

@@ -29,6 +29,7 @@
 // be recognized from the address alone. Operators who run one should put its prefix on the deny list.
 
 import ipaddr from "ipaddr.js";
+import { cutIndex } from "../cut.ts";
 import {
   addressKey,
   builtInRange,
@@ -355,5 +356,5 @@ function formatRange(range: IpRange): string {
 // are still cut short so a huge value cannot flood the terminal.
 function quote(value: string): string {
   const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}..."` : text;
+  return text.length > 80 ? `${text.slice(0, cutIndex(text, 77))}..."` : text;
 }
