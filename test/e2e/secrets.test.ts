@@ -243,7 +243,7 @@ describe("secret configuration", () => {
     }
   };
 
-  it("refuses to start with a secret too short to redact", async () => {
+  it("refuses to start with a secret too short to redact, at the place the spec declares it", async () => {
     let stderr = "";
     let code = 0;
     try {
@@ -254,7 +254,8 @@ describe("secret configuration", () => {
       stderr = e.stderr;
     }
     expect(code).toBe(1);
-    expect(stderr).toContain("Error: Secret API_TOKEN is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.");
+    // Kervan's load-error form, `file:line:col path: message`, with the spec's base name as manifest.json has it.
+    expect(stderr).toContain("Error: secrets.yaml:6:5 secrets[0]: Secret API_TOKEN is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.");
     expect(stderr).not.toContain("short\n");
   });
 

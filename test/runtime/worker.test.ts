@@ -87,6 +87,6 @@ describe("the fetch-handler entry", () => {
     const worker = createWorker(compileInProcess(withSecret));
     const response = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }), { API_KEY: "short" });
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe("This server could not start: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.\n");
+    expect(await response.text()).toBe("This server could not start: spec.yaml:5:11 secrets[0]: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.\n");
   });
 });

@@ -13,7 +13,7 @@ import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { checkSpec } from "./check/check.ts";
-import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
+import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf, type SpecPath } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
@@ -53,7 +53,12 @@ export function compileSpec(file: string, bytes: Uint8Array, options: { readonly
   const spec = loaded.spec;
   const checked = checkSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
-  const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked) : null;
+  // The file's base name, as manifest.json records it: the generated server must not depend on where it was built.
+  const placeOf = (path: SpecPath): string => {
+    const { line, column } = locate(spec, path);
+    return `${basename(file)}:${line}:${column} ${formatPath(path)}`;
+  };
+  const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked, placeOf) : null;
   return { file, folder, diagnostics, loaded: spec, planned };
 }
 

@@ -131,6 +131,11 @@ export interface SecretDeclaration {
   readonly name: string;
   /** Normalized `hostname:port` bindings; absent means the secret is not bound to hosts. */
   readonly hosts?: readonly string[];
+  /**
+   * Where the spec declares it, `kervan.yaml:7:5 secrets[0]`: a value refused at start is reported there, as
+   * Kervan reports its load errors (`file:line:col path: message`).
+   */
+  readonly at?: string;
 }
 
 export interface ServerPlan {

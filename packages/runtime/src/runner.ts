@@ -49,12 +49,14 @@ interface PreparedTool {
 export class ToolRunner {
   readonly #tools: ReadonlyMap<string, PreparedTool>;
   readonly #bindings: ReadonlyMap<string, readonly string[] | undefined>;
+  readonly #declaredAt: ReadonlyMap<string, string | undefined>;
   readonly #options: RunnerOptions;
   readonly #egress: (url: URL) => boolean;
 
   constructor(server: CompiledServer, options: RunnerOptions) {
     this.#options = options;
     this.#bindings = new Map(server.plan.secrets.map((s) => [s.name, s.hosts]));
+    this.#declaredAt = new Map(server.plan.secrets.map((s) => [s.name, s.at]));
     // Derived from the tools' own URLs: the same list the build writes into manifest.json.
     this.#egress = egressCheck(server.tools.map((t) => t.plan.request));
     this.#tools = new Map(
@@ -92,7 +94,9 @@ export class ToolRunner {
         try {
           this.#options.vault.add(name, value);
         } catch (error) {
-          errors.push(error instanceof Error ? error.message : String(error));
+          const message = error instanceof Error ? error.message : String(error);
+          const at = this.#declaredAt.get(name);
+          errors.push(at === undefined ? message : `${at}: ${message}`);
         }
       }
     }

@@ -45,6 +45,8 @@ export interface CheckedTool {
 export interface CheckedSpec {
   readonly spec: SpecFile;
   readonly secrets: readonly SecretDeclaration[];
+  /** Where each secret is declared (`secrets[i]`). */
+  readonly secretPaths: ReadonlyMap<string, SpecPath>;
   readonly tools: readonly CheckedTool[];
 }
 
@@ -94,7 +96,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
     if (!used.has(name) && !meant.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
   }
   const ok = !findings.some((f) => severityOf(f) === "error");
-  return { findings, checked: ok ? { spec, secrets: declarations, tools } : null };
+  return { findings, checked: ok ? { spec, secrets: declarations, secretPaths, tools } : null };
 }
 
 function checkTool(

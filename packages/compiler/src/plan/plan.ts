@@ -8,6 +8,7 @@
 import type { JsonObject, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
 import type { CheckedSpec, CheckedTool } from "../check/check.ts";
 import type { CompiledSchema } from "../check/schemas.ts";
+import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { HTTP_DEFAULTS } from "../check/spec-format.ts";
 
 export interface PlannedTool {
@@ -23,7 +24,11 @@ export interface PlannedServer {
   readonly tools: readonly PlannedTool[];
 }
 
-export function planServer(checked: CheckedSpec): PlannedServer {
+/**
+ * `placeOf` names a spec path's place (`kervan.yaml:7:5 secrets[0]`); the plan carries it where the server reports
+ * a spec problem it can only see at start (a secret value too short to redact).
+ */
+export function planServer(checked: CheckedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
   const { spec } = checked;
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
@@ -35,7 +40,10 @@ export function planServer(checked: CheckedSpec): PlannedServer {
       name: spec.name,
       version: spec.version,
       ...(spec.description !== undefined ? { description: spec.description } : {}),
-      secrets: checked.secrets,
+      secrets: checked.secrets.map((s) => {
+        const path = checked.secretPaths.get(s.name);
+        return placeOf === undefined || path === undefined ? s : { ...s, at: placeOf(path) };
+      }),
     },
     tools,
   };
