@@ -7,7 +7,5 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Keep output readable in CI.
-    reporters: process.env.CI ? ["default"] : ["default"],
   },
 });

@@ -87,6 +87,10 @@ tools:
     description: A redirect to another host never carries secrets there.
     http: { url: "${origin}/away", headers: { X-Key: "{{secrets.API_TOKEN}}" }, followRedirects: 2 }
     output: { select: "@" }
+  - name: elsewhere
+    description: Puts the other host on the egress list, so only the secret's binding can stop redirect_away.
+    http: { url: "${elsewhereOrigin}/x" }
+    output: { select: "@" }
 `;
 }
 

@@ -10,7 +10,6 @@ import { promisify } from "node:util";
 import { parseDocument } from "yaml";
 
 export const REPO = resolve(import.meta.dirname, "..", "..");
-export const KERVANC_BIN = join(REPO, "node_modules", ".bin", "kervanc");
 export const FIXTURES = join(REPO, "fixtures");
 
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
  * Responses (import/responses.ts): the output select and schema proposed from the success response.
  */
 import { describe, expect, it } from "vitest";
-import { imp, specOf, codes, api, ok200, text, type ImportResult, problems } from "./helpers.ts";
+import { imp, specOf, codes, api, ok200, type ImportResult, problems } from "./helpers.ts";
 
 describe("output proposals", () => {
   const proposal = (responses: unknown): { output: unknown; result: ImportResult } => {

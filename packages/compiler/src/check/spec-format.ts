@@ -205,4 +205,3 @@ export const specShape = obj(
 
 export type SpecFile = Infer<typeof specShape>;
 export type ToolSpec = Infer<typeof toolShape>;
-export type HttpSpec = ToolSpec["http"];

@@ -10,8 +10,8 @@
  * other file that can hold a comment starts with the same fixed header, so that a spec change touches only the
  * files whose content it changes: a reviewer's pull request diff is the size of the change.
  */
-import { mkdir, readdir, readFile, realpath, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { readdir, readFile, realpath } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
 import { bundleAjvRuntime, bundleServer, type BundleResult } from "./bundle.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code.ts";

@@ -67,10 +67,6 @@ export function identifierFrom(name: string): string {
   return id;
 }
 
-export function isIdentifier(name: string): boolean {
-  return IDENTIFIER.test(name);
-}
-
 /** A secret name from a security scheme's name: `bearerAuth` → `BEARER_AUTH`, `api_key` → `API_KEY`. */
 export function secretNameFrom(scheme: string): string {
   let name = scheme

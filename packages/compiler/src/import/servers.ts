@@ -78,7 +78,7 @@ export class Servers {
 
 export function parseServer(text: string, at: SpecPath, variables: unknown, fromOption: boolean): Server {
   const where = fromOption ? "--server-url" : "The server URL";
-  const substituted = text.replace(/\{([^{}]*)\}/g, (whole, name: string) => {
+  const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
     const value = own(own(variables, name), "default");
     if (typeof value !== "string" && typeof value !== "number") {
       throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} uses the variable {${name}}, which has no default value.`);

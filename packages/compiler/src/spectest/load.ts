@@ -11,7 +11,6 @@ import { type TestCase, type TestFile, testFileShape } from "./format.ts";
 
 export type LoadedTests = { readonly ok: true; readonly tests: readonly TestCase[]; readonly diagnostics: readonly Diagnostic[] } | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
-const isScalar = (v: unknown): boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `tools` are the spec's tool names, for the "no such tool" check. */

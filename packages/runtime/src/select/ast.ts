@@ -14,9 +14,6 @@
 /** A JSON value as produced by `JSON.parse`: the only kind of data the interpreter reads and returns. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** A JSON array. */
-export type JsonArray = JsonValue[];
-
 /** A JSON object. Keys may be anything, including `__proto__` and `constructor`; read them as own properties only. */
 export type JsonObject = { [key: string]: JsonValue };
 
@@ -258,6 +255,3 @@ export type SelectNode =
   | ProjectionNode
   | SubexpressionNode
   | ValueProjectionNode;
-
-/** The `type` tag of every node, including `KeyValuePair`, which only occurs inside a multi-select hash. */
-export type SelectNodeType = SelectNode["type"] | KeyValuePairNode["type"];
