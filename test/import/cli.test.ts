@@ -11,6 +11,9 @@ import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
 let dir: string;
 const NOTES = join(REPO, "fixtures/openapi/notes.yaml");
+/** The environment of a piped run: no colour unless a test asks for it. */
+const { FORCE_COLOR: _force, NO_COLOR: _no, ...PIPED } = process.env;
+const piped = { env: PIPED };
 
 beforeAll(async () => {
   dir = await tempDir("import-cli");
@@ -23,14 +26,26 @@ afterAll(async () => {
 describe("kervanc import", () => {
   it("writes the spec, prints warnings like build does, and a summary with the tools/list size", async () => {
     const out = join(dir, "a", "notes.yaml");
-    const r = await kervanc(["import", "fixtures/openapi/notes.yaml", "-o", out]);
+    const r = await kervanc(["import", "fixtures/openapi/notes.yaml", "-o", out], piped);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe("");
-    const lines = r.stderr.trimEnd().split("\n");
-    expect(lines.slice(0, 2)).toEqual([
+    const all = r.stderr.trimEnd().split("\n");
+    // Each diagnostic as build prints it: the tsc-like line, a code frame from the document, the documentation.
+    expect(all.slice(0, 12)).toEqual([
       "fixtures/openapi/notes.yaml:1:1 - warning KV7016: The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+      "> 1 | openapi: 3.0.1",
+      "    | ^",
+      "  2 | info:",
+      "  see kervanc docs/diagnostics.md#kv7016",
       'fixtures/openapi/notes.yaml:7:10 - warning KV7013: servers[0].url: The server URL "http://notes.internal.example/api/" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
+      "  6 | servers:",
+      "> 7 |   - url: http://notes.internal.example/api/",
+      "    |          ^",
+      "  8 | paths:",
+      "  see kervanc docs/diagnostics.md#kv7013",
+      all[11],
     ]);
+    const lines = all.slice(9);
     expect(lines[2]).toMatch(new RegExp(`^Imported 8 of 8 operations from fixtures/openapi/notes\\.yaml into ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} in \\d+\\.\\d\\d s\\.$`));
     expect(lines[3]).toMatch(/^notes\.yaml: tools\/list has 8 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/);
     expect(lines[4]).toBe(`Review the outputs marked "proposal" in ${out}, then build it: kervanc build ${out} -o <out>.`);
@@ -51,21 +66,67 @@ describe("kervanc import", () => {
 
   it("refuses a hostile document with positioned errors, exits 1 and writes nothing", async () => {
     const out = join(dir, "cycle.yaml");
-    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out]);
+    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out], piped);
     expect(r.code).toBe(1);
     expect(r.stderr.split("\n")).toEqual([
       "fixtures/openapi/hostile/cycle.yaml:37:26 - error KV7006: components.schemas.Node.properties.children.items.$ref: The schema is recursive: #/components/schemas/Node refers to itself. A tool's input schema is inlined and cannot be recursive; leave the operation out (--exclude createNode) or cut the cycle in the document.",
+      "  36 |           type: array",
+      "> 37 |           items: { $ref: '#/components/schemas/Node' }",
+      "     |                          ^",
+      "  38 | ",
+      "  see kervanc docs/diagnostics.md#kv7006",
       "Found 1 error; nothing was written.",
       "",
     ]);
     expect(existsSync(out)).toBe(false);
   });
 
+  it("shows code frames in a JSON document and in the written spec, coloured only when asked", async () => {
+    const old = await kervanc(["import", "fixtures/openapi/hostile/swagger2.json", "-o", join(dir, "old.yaml")], piped);
+    expect(old.code).toBe(1);
+    expect(old.stderr.split("\n").slice(1, 6)).toEqual([
+      "  1 | {",
+      '> 2 |   "swagger": "2.0",',
+      "    |   ^",
+      '  3 |   "info": { "title": "Old", "version": "1" },',
+      "  see kervanc docs/diagnostics.md#kv7003",
+    ]);
+
+    // KV9006 points into the spec that was written: the frame shows that file's line.
+    const out = join(dir, "framed", "notes.yaml");
+    const tight = await kervanc(["import", NOTES, "-o", out, "--tools-budget", "10"], piped);
+    expect(tight.code, tight.stderr).toBe(0);
+    const lines = tight.stderr.split("\n");
+    const at = lines.findIndex((l) => l.startsWith(`${out}:7:1 - warning KV9006: tools: `));
+    const written = (await readFile(out, "utf8")).split("\n");
+    expect(lines.slice(at + 1, at + 6)).toEqual([`  6 | ${written[5]}`, `> 7 | ${written[6]}`, "    | ^", `  8 | ${written[7]}`, "  see kervanc docs/diagnostics.md#kv9006"]);
+    expect(written[6]).toBe("tools:");
+    expect(tight.stderr).not.toContain("\u001b[");
+
+    // The same colour rules as build: FORCE_COLOR colours a pipe, NO_COLOR alone does not.
+    const forced = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], { env: { ...PIPED, FORCE_COLOR: "1" } });
+    expect(forced.stderr).toContain("\u001b[33mwarning KV9006\u001b[0m");
+    expect(forced.stderr).toContain(`\u001b[33m>\u001b[0m \u001b[2m7 |\u001b[0m tools:`);
+    const noColor = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], { env: { ...PIPED, NO_COLOR: "1" } });
+    expect(noColor.stderr).not.toContain("\u001b[");
+  });
+
+  it("frames nothing in a spec that was not written (it would show text that is not on disk)", async () => {
+    const out = join(dir, "kept.yaml");
+    await writeFile(out, "# my reviewed spec\n");
+    const r = await kervanc(["import", NOTES, "-o", out, "--tools-budget", "10"], piped);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split("\n");
+    const at = lines.findIndex((l) => l.startsWith(`${out}:7:1 - warning KV9006: `));
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe("  see kervanc docs/diagnostics.md#kv9006");
+  });
+
   it("takes the selection options and the server URL", async () => {
     const out = join(dir, "cycle-get.yaml");
     const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--exclude", "createNode", "--read-only", "--server-url", "https://trees.test:8443/v1"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/KV7016: The document declares no security scheme[^\n]*\nImported 1 of 2 operations /);
+    expect(r.stderr).toMatch(/KV7016: The document declares no security scheme[^\n]*\n(?:[^\n]*\n)+?  see kervanc docs\/diagnostics\.md#kv7016\nImported 1 of 2 operations /);
     expect(await readFile(out, "utf8")).toContain('http: { method: GET, url: "https://trees.test:8443/v1/nodes/{{input.id}}" }');
   });
 

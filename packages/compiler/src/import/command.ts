@@ -7,7 +7,7 @@
  */
 import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, basename } from "node:path";
-import { type Diagnostic, formatDiagnostic, oneLine } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, oneLine } from "../diagnostics/diagnostic.ts";
 import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
 import { DEFAULT_TOOLS_BUDGET, sizeLine } from "./budget.ts";
 import { importOpenApi, type ImportOptions, type ImportResult } from "./openapi.ts";
@@ -22,7 +22,15 @@ export interface ImportCommand extends ImportOptions {
 export interface CommandOutput {
   readonly code: number;
   readonly stdout: string;
+  /** What follows the diagnostics on stderr (the summary, or why nothing was written). */
   readonly stderr: string;
+  /** Printed by the CLI in the chosen format (with `json`, they are in `stdout` already). */
+  readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The text of each file the diagnostics point into, for code frames: the OpenAPI document as read, and the spec
+   * when it was written (only then does the file on disk hold the text the frame would show).
+   */
+  readonly sources: ReadonlyMap<string, string>;
 }
 
 export async function importCommand(command: ImportCommand): Promise<CommandOutput> {
@@ -38,10 +46,12 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
           : read.what !== undefined
             ? `${command.input} is ${read.what}, not a file; name an OpenAPI document.`
             : `The OpenAPI document cannot be read (${read.code}).`;
-    return report(command, failure(command.input, message), started);
+    return report(command, failure(command.input, message), started, new Map());
   }
+  // The document's text as the importer reads it (a BOM dropped, invalid UTF-8 replaced), for the frames.
+  const sources = new Map([[command.input, new TextDecoder().decode(read.bytes)]]);
   const result = importOpenApi(command.input, read.bytes, command.out, command);
-  if (!result.ok || result.text === null) return report(command, result, started);
+  if (!result.ok || result.text === null) return report(command, result, started, sources);
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.
   if (existing !== null && (!existing.isFile() || !command.force)) {
@@ -49,7 +59,9 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
     return {
       code: 1,
       stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n` : "",
-      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: ${oneLine(command.out)} ${why}\n`,
+      stderr: `kervanc: ${oneLine(command.out)} ${why}\n`,
+      diagnostics: result.diagnostics,
+      sources,
     };
   }
   // Write next to the target, then rename: a reader never sees half a spec.
@@ -67,10 +79,13 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
     return {
       code: 1,
       stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "write" }, null, 2)}\n` : "",
-      stderr: `${diagnosticsText(result.diagnostics, command.json)}kervanc: cannot write ${oneLine(where)} (${errorCode(error)}); nothing was written.\n`,
+      stderr: `kervanc: cannot write ${oneLine(where)} (${errorCode(error)}); nothing was written.\n`,
+      diagnostics: result.diagnostics,
+      sources,
     };
   }
-  return report(command, result, started);
+  sources.set(command.out, result.text);
+  return report(command, result, started, sources);
 }
 
 function failure(file: string, message: string): ImportResult {
@@ -78,11 +93,8 @@ function failure(file: string, message: string): ImportResult {
   return { ok: false, diagnostics: [d], text: null, tools: [], operations: 0, secrets: [], size: null };
 }
 
-function diagnosticsText(diagnostics: readonly Diagnostic[], json: boolean): string {
-  return json ? "" : diagnostics.map((d) => `${formatDiagnostic(d)}\n`).join("");
-}
-
-function report(command: ImportCommand, result: ImportResult, started: number): CommandOutput {
+function report(command: ImportCommand, result: ImportResult, started: number, sources: ReadonlyMap<string, string>): CommandOutput {
+  const { diagnostics } = result;
   const budget = command.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   if (command.json) {
     const value = {
@@ -95,18 +107,18 @@ function report(command: ImportCommand, result: ImportResult, started: number): 
       secrets: result.secrets,
       toolsList: result.size === null ? null : { ...result.size, budget },
     };
-    return { code: result.ok ? 0 : 1, stdout: `${JSON.stringify(value, null, 2)}\n`, stderr: "" };
+    return { code: result.ok ? 0 : 1, stdout: `${JSON.stringify(value, null, 2)}\n`, stderr: "", diagnostics, sources };
   }
-  let stderr = diagnosticsText(result.diagnostics, false);
+  let stderr = "";
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
     stderr += `Found ${errors} error${errors === 1 ? "" : "s"}; nothing was written.\n`;
-    return { code: 1, stdout: "", stderr };
+    return { code: 1, stdout: "", stderr, diagnostics, sources };
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${oneLine(command.input)} into ${oneLine(command.out)} in ${seconds} s.\n`;
   if (result.secrets.length > 0) stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
   stderr += `${oneLine(sizeLine(basename(command.out), result.size!, budget))}\n`;
   stderr += `Review the outputs marked "proposal" in ${oneLine(command.out)}, then build it: kervanc build ${oneLine(command.out)} -o <out>.\n`;
-  return { code: 0, stdout: "", stderr };
+  return { code: 0, stdout: "", stderr, diagnostics, sources };
 }
