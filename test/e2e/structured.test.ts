@@ -28,7 +28,7 @@ function spec(origin: string): string {
 specVersion: 1
 name: structured
 version: "1.0.0"
-tools:${tool("object", "@", "{ type: object, properties: { name: { type: string } }, required: [name] }")}${tool("array", "items", "{ type: array, items: { type: integer } }")}${tool("number", "count", "{ type: number }")}${tool("string", "name", "{ type: string }")}${tool("text_only", "items")}${tool("mismatch", "name", "{ type: integer }")}${tool("hostile", "[a.polluted, polluted, a.toString, toString, keys(@), merge(@, a).polluted, from_items([['__proto__', \`1\`]])]", undefined, "hostile")}${tool("after", "{polluted: polluted, proto: a.polluted}", "{ type: object }")}
+tools:${tool("object", "@", "{ type: object, properties: { name: { type: string } }, required: [name] }")}${tool("array", "items", "{ type: array, items: { type: integer } }")}${tool("number", "count", "{ type: number }")}${tool("string", "name", "{ type: string }")}${tool("text_only", "items")}${tool("mismatch", "name", "{ type: integer }")}${tool("hostile", "[a.polluted, polluted, a.toString, toString, keys(@), merge(@, a).polluted, from_items([['__proto__', `1`]])]", undefined, "hostile")}${tool("after", "{polluted: polluted, proto: a.polluted}", "{ type: object }")}
 `;
 }
 

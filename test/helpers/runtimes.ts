@@ -122,7 +122,7 @@ export async function startService(command: string, args: readonly string[], opt
   const url = `http://127.0.0.1:${options.port}/mcp`;
   const deadline = Date.now() + (options.timeoutMs ?? 20_000);
   for (;;) {
-    if (exited !== null) throw new Error(`${command} exited (${exited}) before serving:\n${output}`);
+    if (exited !== null) throw new Error(`${command} exited (${String(exited)}) before serving:\n${output}`);
     try {
       await fetch(url, { signal: AbortSignal.timeout(2000) });
       break;

@@ -71,7 +71,9 @@ function platformEnv(binding: EnvLike | undefined): (name: string) => string | u
  * `--allow-net=<nameserver>:53` on top of the narrow egress flags. Workers have no resolver at all.
  */
 function platformResolver(): FetchTransportOptions["resolve"] {
-  const lookup = (globalThis as PlatformGlobals).Bun?.dns?.lookup;
+  const dns = (globalThis as PlatformGlobals).Bun?.dns;
+  // Called on its object: a method taken off it may need its `this`.
+  const lookup = dns?.lookup?.bind(dns);
   if (typeof lookup !== "function") return undefined;
   return async (hostname, signal) => {
     const answers = await raceSignal(lookup(hostname), signal);

@@ -22,6 +22,8 @@ const CONTEXT = 1;
 /** A line longer than this is cut around the reported place, so a minified spec does not flood the terminal. */
 const MAX_LINE_CELLS = 160;
 
+// Each character is tested on its own (^...$), so a combining mark in the class cannot combine with another.
+// oxlint-disable-next-line no-misleading-character-class
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufe00-\ufe0f]$/u;
 const WIDE = /^[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u;
 

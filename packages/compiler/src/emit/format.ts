@@ -5,7 +5,8 @@
 import * as esbuild from "esbuild";
 import * as prettier from "prettier";
 
-const OPTIONS: prettier.Options = {
+/** The repository's .prettierrc.json holds the same (a test compares them), so `npm run format` agrees. */
+export const OPTIONS: prettier.Options = {
   printWidth: 120,
   tabWidth: 2,
   useTabs: false,

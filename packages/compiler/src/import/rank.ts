@@ -62,6 +62,8 @@ export function scalarChars(name: string, types: readonly string[], hints: { for
       return 60;
     case "email":
       return 30;
+    default:
+      break;
   }
   return /^(body|text|description|message|content|summary|comment)$/i.test(name) ? 300 : 24;
 }
