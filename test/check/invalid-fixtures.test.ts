@@ -14,11 +14,11 @@ const all = new Map(names.map((name) => [name, diagnosticsOf(name)]));
 
 /**
  * Load and check codes no committed fixture can produce, and where they are tested instead. (The command-line
- * codes are tested in test/cli/cli.test.ts and test/check/hostile.test.ts: KV9001 to KV9005; KV9007 in
+ * codes are tested in test/cli/cli.test.ts and test/check/hostile.slow.test.ts: KV9001 to KV9005; KV9007 in
  * test/cli/package-names.test.ts, KV9008 in test/cli/replace-only-own.test.ts, KV9009 in test/cli/spec-paths.test.ts.)
  */
 const TESTED_ELSEWHERE: Partial<Record<DiagnosticCode, string>> = {
-  KV1001: "test/check/hostile.test.ts generates the file over 1 MiB",
+  KV1001: "test/check/hostile.slow.test.ts generates the file over 1 MiB",
   KV1010: "an unreadable file; the tests run as a user who can read every file",
   KV5002: "unreachable from YAML: a cyclic value is refused at load (KV1012)",
 };
@@ -30,8 +30,8 @@ describe("fixtures/invalid", () => {
 
   it.each(names)("%s matches its golden", (name) => {
     const golden = join(ROOT, INVALID_DIR, `${name}.diagnostics.txt`);
-    expect(existsSync(golden), `missing ${name}.diagnostics.txt: run npm run goldens:invalid`).toBe(true);
-    expect(goldenText(all.get(name)!)).toBe(readFileSync(golden, "utf8"));
+    expect(existsSync(golden), `missing ${name}.diagnostics.txt: run npm run accept`).toBe(true);
+    expect(goldenText(all.get(name)!), "The diagnostics differ from the golden: if the change is intended, run npm run accept").toBe(readFileSync(golden, "utf8"));
   });
 
   it.each(names)("%s reports something, each diagnostic placed inside the file", (name) => {
@@ -57,7 +57,7 @@ describe("fixtures/invalid", () => {
   });
 
   it("README.md maps every fixture to its rule and codes (regenerated with the goldens)", () => {
-    expect(readFileSync(join(ROOT, INVALID_DIR, "README.md"), "utf8")).toBe(readmeText());
+    expect(readFileSync(join(ROOT, INVALID_DIR, "README.md"), "utf8"), "fixtures/invalid/README.md is stale: run npm run accept").toBe(readmeText());
   });
 
   it("covers every code of the load and check stages, or names the test that does", () => {
