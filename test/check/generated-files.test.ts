@@ -14,8 +14,8 @@ import { GENERATED } from "../../scripts/gen-docs.ts";
 import { diagnosticsOf, INVALID_DIR, invalidFixtures, ROOT } from "../../scripts/update-goldens.ts";
 
 describe("generated files", () => {
-  it.each(GENERATED.map((g) => [g.path, g.render] as const))("%s is up to date (npm run docs)", (path, render) => {
-    expect(readFileSync(join(ROOT, path), "utf8")).toBe(render());
+  it.each(GENERATED.map((g) => [g.path, g.render] as const))("%s is up to date (npm run accept)", (path, render) => {
+    expect(readFileSync(join(ROOT, path), "utf8"), `${path} is stale: run npm run accept`).toBe(render());
   });
 
   it("docs/diagnostics.md lists every code", () => {

@@ -4,7 +4,7 @@
  * workflow commands with their escaping, and SARIF 2.1.0 validated against the published schema (shipped in
  * @microsoft/jest-sarif; no network).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Ajv } from "ajv";
@@ -57,12 +57,9 @@ function frameOf(name: string): string {
 }
 
 describe("code frames", () => {
-  // Regenerate after an intended change with UPDATE_FRAMES=1 npx vitest run test/cli/formats.test.ts, and review.
-  it.each(["multiline", "wide"])("%s.yaml matches its golden", (name) => {
-    const golden = join(REPO, FRAMES, `${name}.txt`);
-    const text = frameOf(name);
-    if (process.env["UPDATE_FRAMES"] === "1") writeFileSync(golden, text);
-    expect(text).toBe(readFileSync(golden, "utf8"));
+  // A file snapshot: after an intended change, `npm run accept` rewrites it (and review the diff).
+  it.each(["multiline", "wide"])("%s.yaml matches its golden", async (name) => {
+    await expect(frameOf(name), "The code frame differs from its golden: if the change is intended, run npm run accept").toMatchFileSnapshot(join(REPO, FRAMES, `${name}.txt`));
   });
 
   it("puts the carets under the reported text after CJK and emoji (two cells each)", () => {

@@ -1,7 +1,7 @@
 /**
  * The golden packages under fixtures/golden/: each is exactly what `kervanc build` writes for its fixture spec
  * (checked with `kervanc check`, as CI would run it), and each type-checks with TypeScript 7 as its own
- * project, runtime copy included. When this fails after an intended change, run `npm run goldens` and
+ * project, runtime copy included. When this fails after an intended change, run `npm run accept` and
  * review the diff.
  */
 import { execFile } from "node:child_process";
@@ -18,12 +18,12 @@ const specs = (await readdir(join(FIXTURES, "specs"))).filter((f) => /\.ya?ml$/i
 describe("golden packages", () => {
   it("exist for every fixture spec", async () => {
     const goldens = (await readdir(GOLDEN, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
-    expect(goldens.sort()).toEqual([...specs].sort());
+    expect(goldens.sort(), "A golden package is missing or left over: run npm run accept").toEqual([...specs].sort());
   });
 
   it("are exactly what kervanc builds (kervanc check fixtures/specs -o fixtures/golden)", async () => {
     const r = await kervanc(["check", "fixtures/specs", "-o", "fixtures/golden"], { cwd: REPO });
-    expect(r.code, `${r.stdout}${r.stderr}\nIf the change is intended, run: npm run goldens`).toBe(0);
+    expect(r.code, `${r.stdout}${r.stderr}\nIf the change is intended, run: npm run accept`).toBe(0);
   });
 
   it.each(specs)("%s type-checks with tsc --noEmit", async (spec) => {

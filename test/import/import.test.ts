@@ -4,8 +4,8 @@
  * names, schemas, visible text, budgets) hold one by one. Each part of the importer has its own file:
  * operations, servers, security, parameters, request-body and responses (.test.ts).
  *
- * Goldens live in fixtures/openapi/expected/. After an intended change, regenerate them with:
- *   npx vitest run test/import -u
+ * Goldens live in fixtures/openapi/expected/. After an intended change, regenerate them (and every other golden)
+ * with `npm run accept`, and review the diff.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,8 +22,9 @@ describe("fixture documents", () => {
   it.each(GOOD)("%s imports to its golden spec, which kervanc builds without a problem", async (name) => {
     const result = importFixture(`fixtures/openapi/${name}`);
     expect(result.ok, text(result.diagnostics)).toBe(true);
-    await expect(result.text).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", name.replace(/\.(json|yaml)$/, ".yaml")));
-    await expect(text(result.diagnostics)).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
+    const stale = "The imported spec or its diagnostics differ from the golden: if the change is intended, run npm run accept";
+    await expect(result.text, stale).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", name.replace(/\.(json|yaml)$/, ".yaml")));
+    await expect(text(result.diagnostics), stale).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
     const compiled = compileSpec("spec.yaml", new TextEncoder().encode(result.text!));
     expect(compiled.diagnostics).toEqual([]);
     expect(compiled.planned?.tools.length).toBe(result.tools.length);
@@ -47,7 +48,7 @@ describe("fixture documents", () => {
       expect(d.column).toBeGreaterThanOrEqual(1);
       expect(d.column).toBeLessThanOrEqual(lines[d.line - 1]!.length + 1);
     }
-    await expect(text(result.diagnostics)).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected/hostile", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
+    await expect(text(result.diagnostics), "The diagnostics differ from the golden: if the change is intended, run npm run accept").toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected/hostile", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
   });
 
   it("imports the recursive document's other operation on its own: a cycle in a response only ends the proposal", () => {

@@ -2,7 +2,7 @@
  * The committed output as a pull request sees it. A spec edit changes only the files whose content it changes
  * (the counts are in the test names), and `kervanc diff` / `kervanc check` summarise what an edit does to the
  * server (tools, egress, secrets, modes, limits) in text, Markdown and JSON, checked against goldens in
- * test/review/goldens/ (after an intended change: npx vitest run test/review -u, and review the diff).
+ * test/review/goldens/ (after an intended change: npm run accept, and review the diff).
  */
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -160,9 +160,10 @@ describe("the surface summary, in three formats", () => {
     const run = async (format: string): Promise<string> => (await kervanc(["diff", "base", "new", "--format", format], { cwd: await linkBase(dir) })).stdout;
     const json = JSON.parse(await run("json")) as { review: Review[] };
     const surfaces = json.review.map((r) => ({ where: r.where, status: r.status, surface: r.surface }));
-    await expect(`${JSON.stringify(surfaces, null, 2)}\n`).toMatchFileSnapshot(join("goldens", `${name}.json`));
-    await expect(`${textSummary(await run("text"))}\n`).toMatchFileSnapshot(join("goldens", `${name}.txt`));
-    await expect(markdownSummary(await run("markdown"))).toMatchFileSnapshot(join("goldens", `${name}.md`));
+    const stale = "The review differs from its golden: if the change is intended, run npm run accept";
+    await expect(`${JSON.stringify(surfaces, null, 2)}\n`, stale).toMatchFileSnapshot(join("goldens", `${name}.json`));
+    await expect(`${textSummary(await run("text"))}\n`, stale).toMatchFileSnapshot(join("goldens", `${name}.txt`));
+    await expect(markdownSummary(await run("markdown")), stale).toMatchFileSnapshot(join("goldens", `${name}.md`));
   });
 
   async function linkBase(dir: string): Promise<string> {
