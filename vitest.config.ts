@@ -23,13 +23,20 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: [`test/${UNIT_DIRS}/**/*.test.ts`], exclude: [...configDefaults.exclude, ...OUT_OF_UNIT] },
+        test: {
+          name: "unit",
+          include: [`test/${UNIT_DIRS}/**/*.test.ts`],
+          exclude: [...configDefaults.exclude, ...OUT_OF_UNIT],
+        },
       },
       {
         extends: true,
         test: {
           name: "e2e",
-          include: [`test/!${UNIT_DIRS.replace("{", "(").replace("}", ")").replace(/,/g, "|")}/**/*.test.ts`, ...OUT_OF_UNIT.map((g) => `test/${g}`)],
+          include: [
+            `test/!${UNIT_DIRS.replace("{", "(").replace("}", ")").replace(/,/g, "|")}/**/*.test.ts`,
+            ...OUT_OF_UNIT.map((g) => `test/${g}`),
+          ],
         },
       },
     ],

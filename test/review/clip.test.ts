@@ -12,7 +12,17 @@ describe("review: description before and after", () => {
       where: "servers/x",
       status: "changed",
       files: [],
-      surface: [{ kind: "tool-changed", subject: "t", field: "description", before: "short", after, security: false, summary: "t: description changed" }],
+      surface: [
+        {
+          kind: "tool-changed",
+          subject: "t",
+          field: "description",
+          before: "short",
+          after,
+          security: false,
+          summary: "t: description changed",
+        },
+      ],
     };
     const line = renderText([review]).find((l) => l.trim().startsWith("after:"));
     expect(line).toBe(`      after:  "${"a".repeat(239)}… (259 characters)"`);

@@ -21,7 +21,8 @@ export function printImport(io: Io, result: CommandOutput, format: DiagnosticFor
   }
   const value = JSON.parse(result.stdout) as { diagnostics?: Diagnostic[] };
   const diagnostics = value.diagnostics ?? [];
-  if (format === "json") io.stdout(`${JSON.stringify({ ...value, diagnostics: jsonDiagnostics(diagnostics) }, null, 2)}\n`);
+  if (format === "json")
+    io.stdout(`${JSON.stringify({ ...value, diagnostics: jsonDiagnostics(diagnostics) }, null, 2)}\n`);
   else printDiagnostics(io, diagnostics, format);
   io.stderr(result.stderr);
   return result.code;
