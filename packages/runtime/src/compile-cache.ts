@@ -10,18 +10,21 @@
  * directory, so the configuration never goes unnoticed into production.
  */
 import { statSync } from "node:fs";
-import module from "node:module";
 import { dirname } from "node:path";
 import process from "node:process";
 
 /** The directory Node caches compiled code in for this process (with its versioned subfolder), if any. */
 function cacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
-  const get = (module as { getCompileCacheDir?: () => string | undefined }).getCompileCacheDir;
-  // Node 22.8 and later say where they cache; 22.1 to 22.7 only read the variable.
-  if (get !== undefined) return get() ?? null;
-  const major = Number(process.versions.node.split(".")[0]);
   const named = env["NODE_COMPILE_CACHE"] ?? "";
-  return major >= 22 && named !== "" && (env["NODE_DISABLE_COMPILE_CACHE"] ?? "") === "" ? named : null;
+  // Without the variable there is nothing to check, and node:module is not loaded: under
+  // --disallow-code-generation-from-strings every built-in loaded at start is compiled from source.
+  if (named === "") return null;
+  const module = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.("node:module") as
+    { getCompileCacheDir?: () => string | undefined } | undefined;
+  // Node 22.8 and later say where they cache; 22.1 to 22.7 only read the variable.
+  if (module?.getCompileCacheDir !== undefined) return module.getCompileCacheDir() ?? null;
+  const major = Number(process.versions.node.split(".")[0]);
+  return major >= 22 && (env["NODE_DISABLE_COMPILE_CACHE"] ?? "") === "" ? named : null;
 }
 
 /** Why the compile cache in use is unsafe, or null when there is none or it is private. */
