@@ -45,12 +45,12 @@ describe("kervanc check", () => {
     const r = await checkAfter("edited", async (out) => {
       const file = join(out, "open-meteo", "src", "tools", "get_current_weather.ts");
       const text = await readFile(file, "utf8");
-      expect(text).toContain("maximum: 90");
-      await writeFile(file, text.replace("maximum: 90", "maximum: 91"));
+      expect(text).toContain('"maximum": 90');
+      await writeFile(file, text.replace('"maximum": 90', '"maximum": 91'));
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("  changed src/tools/get_current_weather.ts\n");
-    expect(r.stdout).toMatch(/\n-.*maximum: 91.*\n\+.*maximum: 90/);
+    expect(r.stdout).toMatch(/\n-.*"maximum": 91.*\n\+.*"maximum": 90/);
     // A hand edit of a tool module changes nothing the manifest describes.
     expect(r.stdout).toMatch(/open-meteo: 0 surface changes, 1 file differs\n/);
     expect(r.stdout).toMatch(/Stale: 1 of 1 package differs \(1 file\) in .*\. Rebuild with: kervanc build/);

@@ -5,7 +5,7 @@
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Code, lineComment, literal, readableLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
+import { Code, jsonText, lineComment, literal, readableLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
 
 const hostile = {
   name: '"; process.exit(1); //',
@@ -54,6 +54,30 @@ describe("literal and readableLiteral", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("jsonText is a template literal whose value is the JSON text, whatever the strings hold", () => {
+    // Backquotes, `${`, backslashes and line separators would end the literal, start a substitution, or form an
+    // escape if they were pasted as they are.
+    const code = jsonText(hostile, 20);
+    expect(code.text.startsWith("`{\n")).toBe(true);
+    const text = vm.runInNewContext(code.text) as unknown;
+    expect(typeof text).toBe("string");
+    const value = JSON.parse(text as string) as Record<string, unknown>;
+    expect(JSON.stringify(value)).toBe(JSON.stringify(hostile));
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toContain("__proto__");
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 140 }), (json, width) => {
+        const back = vm.runInNewContext(jsonText(json, width).text) as string;
+        expect(JSON.stringify(JSON.parse(back))).toBe(JSON.stringify(json));
+      }),
+      { numRuns: 500 },
+    );
+    for (const tricky of ["`", "${x}", "\\", "\\`", "$", "\u2028", "\r\n", "\ud800"]) {
+      const back = vm.runInNewContext(jsonText({ [tricky]: [tricky] }).text) as string;
+      expect(JSON.parse(back)).toEqual({ [tricky]: [tricky] });
+    }
   });
 
   it("pastes only Code into ts templates; everything else becomes a literal", () => {

@@ -176,11 +176,11 @@ describe("kervanc check explains", () => {
   it("a hand-edited generated file: no surface change, one file, with its diff", async () => {
     const out = join(root, "hand-edit");
     await cp(base, out, { recursive: true });
-    await replaceIn(join(out, "posts", "src", "tools", "delete_post.ts"), 'method: "DELETE"', 'method: "GET"');
+    await replaceIn(join(out, "posts", "src", "tools", "delete_post.ts"), '"method": "DELETE"', '"method": "GET"');
     const r = await kervanc(["check", specs, "-o", out]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`${join(out, "posts")}: 0 surface changes, 1 file differs\n`);
-    expect(r.stdout).toMatch(/\n-\s+method: "GET",\n\+\s+method: "DELETE",/);
+    expect(r.stdout).toMatch(/\n-\s+"method": "GET",\n\+\s+"method": "DELETE",/);
   });
 
   it("a deleted package: every tool, host and secret it would add, marked", async () => {

@@ -7,7 +7,8 @@
  * the 2025-era projection of structured results (`projectCallToolResult`).
  */
 import { ProtocolError, ProtocolErrorCode, Server, type jsonSchemaValidator } from "@modelcontextprotocol/server";
-import type { CompiledServer } from "./plan.ts";
+import { deepFreeze } from "./define.ts";
+import type { CompiledServer, CompiledTool, ToolListing } from "./plan.ts";
 import type { ToolRunner } from "./runner.ts";
 
 /**
@@ -22,9 +23,9 @@ const noRuntimeSchemas: jsonSchemaValidator = {
 
 export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
   const { plan } = compiled;
-  // Computed once: HTTP builds a server per request, and this is that request's hot path.
-  const listing = { tools: compiled.tools.map((tool) => tool.plan.listing) };
-  const outputSchemas = new Map(compiled.tools.map((tool) => [tool.plan.listing.name, tool.plan.listing.outputSchema]));
+  // Computed once, on the first tools/list: HTTP builds a server per request, and this is that request's hot path.
+  let listing: { readonly tools: readonly ToolListing[] } | null = null;
+  const listTools = (): { readonly tools: readonly ToolListing[] } => (listing ??= toolsList(compiled.tools));
   const info = { name: plan.name, version: plan.version };
   const options = {
     // No listChanged: a generated server's tools never change while it runs, so it never sends
@@ -35,13 +36,24 @@ export function createServerFactory(compiled: CompiledServer, runner: ToolRunner
   };
   return () => {
     const server = new Server(info, options);
-    server.setRequestHandler("tools/list", () => listing as never);
+    server.setRequestHandler("tools/list", () => listTools() as never);
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const name = request.params.name;
       if (!runner.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal);
-      return result.isError ? result : server.projectCallToolResult(result, outputSchemas.get(name));
+      return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
     });
     return server;
   };
+}
+
+/**
+ * The `tools/list` result. A generated tool carries its entry as JSON text, parsed here without reading the
+ * tool's plan; the SDK writes the result out as compact JSON, so the texts' whitespace never reaches the wire.
+ */
+export function toolsList(tools: readonly CompiledTool[]): { readonly tools: readonly ToolListing[] } {
+  const entries = tools.map((tool) =>
+    tool.listingJson !== undefined ? (JSON.parse(tool.listingJson) as ToolListing) : tool.plan.listing,
+  );
+  return deepFreeze({ tools: entries });
 }

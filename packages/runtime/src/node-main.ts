@@ -3,12 +3,15 @@
  *
  * stdout belongs to the protocol; everything this process says goes to stderr, redacted.
  */
+// First: before the SDK builds its schemas.
+import "./zod-jitless.ts";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { type Authenticator, type AuthSettings, createAuthenticator } from "./auth.ts";
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
+import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
@@ -60,7 +63,8 @@ Options:
   -h, --help                 show this help
   --version                  print the server's name and version
 
-Egress goes through HTTPS_PROXY / HTTP_PROXY (NO_PROXY honoured) when they are set.`;
+Egress goes through HTTPS_PROXY / HTTP_PROXY (NO_PROXY honoured) when they are set. On Node 22.1 and later,
+NODE_COMPILE_CACHE=DIR (a folder only this user can write to) makes later starts faster.`;
 
 /** The HTTP limit flags and the ServeLimits field each sets. */
 const LIMIT_FLAGS = [
@@ -73,6 +77,9 @@ const LIMIT_FLAGS = [
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
+
+/** A setting of the environment this server refuses to start with (not a command-line mistake). */
+class StartError extends Error {}
 
 export interface NodeOptions {
   readonly http: boolean;
@@ -287,6 +294,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.stderr.write(`${compiled.plan.name} ${compiled.plan.version}\n`);
       return;
     }
+    const cacheProblem = compileCacheProblem(process.env);
+    if (cacheProblem !== null) throw new StartError(cacheProblem);
     env = mergeSecretsFiles(process.env, options.secretsFiles);
     policyOptions = {
       ...(options.allowPrivateNetwork ? allowPrivateNetwork() : {}),

@@ -157,11 +157,27 @@ export interface ValidationIssue {
   readonly message?: string;
 }
 
+/**
+ * What the server needs of a tool before its first call: its name (to find it), its scheme and host (for the
+ * egress list) and the secrets it sends (to ask for them at start-up). Everything else waits for the first call.
+ */
+export interface ToolHead {
+  readonly name: string;
+  readonly protocol: RequestPlan["protocol"];
+  readonly hostPort: string;
+  readonly secrets: readonly string[];
+}
+
 /** What one generated tool module exports. */
 export interface CompiledTool {
+  /** Read on the tool's first call (a generated tool parses and freezes its plan then). */
   readonly plan: ToolPlan;
   readonly validateInput: CompiledValidator;
   readonly validateOutput: CompiledValidator | null;
+  /** The generated tools' start-up head; absent, it is read from `plan`. */
+  readonly head?: ToolHead;
+  /** The generated tools' `tools/list` entry as JSON text; absent, `plan.listing` is published. */
+  readonly listingJson?: string;
 }
 
 /** What the generated server module assembles: the server plan and its tools in spec order. */

@@ -11,7 +11,8 @@ import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
-import type { CompiledServer, CompiledTool, JsonValue, ToolPlan } from "./plan.ts";
+import { headOf } from "./define.ts";
+import type { CompiledServer, CompiledTool, JsonObject, JsonValue, ToolHead, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
 import { renderRequest } from "./render.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
@@ -43,7 +44,9 @@ interface CallStats {
 
 interface PreparedTool {
   readonly compiled: CompiledTool;
-  readonly limiter: ToolLimiter;
+  readonly head: ToolHead;
+  /** Made on the tool's first call, with its plan. */
+  limiter: ToolLimiter | null;
 }
 
 export class ToolRunner {
@@ -57,18 +60,20 @@ export class ToolRunner {
     this.#options = options;
     this.#bindings = new Map(server.plan.secrets.map((s) => [s.name, s.hosts]));
     this.#declaredAt = new Map(server.plan.secrets.map((s) => [s.name, s.at]));
+    // Only the tools' heads are read here: a tool's plan waits for its first call.
+    const heads = server.tools.map((compiled) => ({ compiled, head: headOf(compiled) }));
     // Derived from the tools' own URLs: the same list the build writes into manifest.json.
-    this.#egress = egressCheck(server.tools.map((t) => t.plan.request));
-    this.#tools = new Map(
-      server.tools.map((compiled) => [
-        compiled.plan.listing.name,
-        { compiled, limiter: new ToolLimiter(compiled.plan.listing.name, compiled.plan.rateLimit) },
-      ]),
-    );
+    this.#egress = egressCheck(heads.map(({ head }) => head));
+    this.#tools = new Map(heads.map(({ compiled, head }) => [head.name, { compiled, head, limiter: null }]));
   }
 
   has(name: string): boolean {
     return this.#tools.has(name);
+  }
+
+  /** The tool's output schema, for the SDK's projection of a structured result (read after the tool's call). */
+  outputSchema(name: string): JsonObject | undefined {
+    return this.#tools.get(name)?.compiled.plan.listing.outputSchema;
   }
 
   /**
@@ -80,13 +85,13 @@ export class ToolRunner {
     const warnings: string[] = [];
     const errors: string[] = [];
     const seen = new Set<string>();
-    for (const { compiled } of this.#tools.values()) {
-      const { hostPort } = compiled.plan.request;
-      for (const name of compiled.plan.secrets) {
+    for (const { head } of this.#tools.values()) {
+      const { hostPort } = head;
+      for (const name of head.secrets) {
         const key = `${name}\u0000${hostPort}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const value = this.#options.secretSource.get(name, { host: hostPort, tool: compiled.plan.listing.name });
+        const value = this.#options.secretSource.get(name, { host: hostPort, tool: head.name });
         if (value === undefined) {
           warnings.push(`Secret ${name} is not configured for ${hostPort}; tools that use it there fail until it is.`);
           continue;
@@ -132,7 +137,7 @@ export class ToolRunner {
   ): Promise<CallToolResult> {
     const prepared = this.#tools.get(name);
     if (prepared === undefined) throw new Error(`Tool ${name} not found`);
-    const { compiled, limiter } = prepared;
+    const { compiled } = prepared;
     try {
       const input = args ?? {};
       if (countElements(input, MAX_ARGUMENT_ELEMENTS) > MAX_ARGUMENT_ELEMENTS) {
@@ -156,7 +161,8 @@ export class ToolRunner {
           ),
         );
       }
-      const release = limiter.acquire();
+      prepared.limiter ??= new ToolLimiter(name, compiled.plan.rateLimit);
+      const release = prepared.limiter.acquire();
       try {
         return this.#redactResult(await this.#run(compiled, input as JsonValue, signal, stats));
       } finally {

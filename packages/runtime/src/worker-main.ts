@@ -14,6 +14,8 @@
  * with a request. Requests go out through the fetch transport; see net/fetch-transport.ts for which network
  * checks apply there.
  */
+// First: before the SDK builds its schemas.
+import "./zod-jitless.ts";
 import { raceSignal } from "./deadline.ts";
 import { createAuthenticator } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";

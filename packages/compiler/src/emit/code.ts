@@ -67,7 +67,23 @@ export function readableLiteral(value: unknown, width = 120, indent = 0): Code {
   return new Code(writeReadable(value, indent, width));
 }
 
+/**
+ * A value as JSON text inside a template literal, laid out as `readableLiteral` lays out objects (keys quoted,
+ * as JSON needs), for data the runtime parses with `JSON.parse` when it first needs it. Inside the literal every
+ * backslash, backquote and `$` is escaped, so the literal's value is exactly the JSON text: nothing in it can end the
+ * literal, start a substitution or form an escape. (JSON.stringify escapes every control character, so no raw
+ * carriage return, which a template literal would turn into a line feed, can appear; `__proto__` is a plain
+ * key in JSON, which `JSON.parse` makes an own property.)
+ */
+export function jsonText(value: unknown, width = 120): Code {
+  if (JSON.stringify(value) === undefined) throw new TypeError("jsonText(): the value cannot be written as JSON.");
+  const json = writeReadable(value, 0, width, (key) => JSON.stringify(key));
+  return new Code(`\`${json.replace(/[\\`$]/g, (c) => `\\${c}`)}\``);
+}
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+type KeyWriter = (key: string) => string;
 
 function readableKey(key: string): string {
   if (key === "__proto__") return `[${JSON.stringify(key)}]`;
@@ -80,7 +96,7 @@ function members(value: object): [string, unknown][] {
 }
 
 /** The one-line form, or null as soon as it would exceed `budget` characters. */
-function flat(value: unknown, budget: number): string | null {
+function flat(value: unknown, budget: number, keyOf: KeyWriter): string | null {
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value) ?? "null";
     return text.length <= budget ? text : null;
@@ -89,7 +105,7 @@ function flat(value: unknown, budget: number): string | null {
   let used = 4;
   if (Array.isArray(value)) {
     for (const item of value) {
-      const text = flat(item === undefined ? null : item, budget - used);
+      const text = flat(item === undefined ? null : item, budget - used, keyOf);
       if (text === null) return null;
       parts.push(text);
       used += text.length + 2;
@@ -97,8 +113,8 @@ function flat(value: unknown, budget: number): string | null {
     return parts.length === 0 ? "[]" : `[${parts.join(", ")}]`;
   }
   for (const [key, v] of members(value)) {
-    const name = readableKey(key);
-    const text = flat(v, budget - used - name.length - 2);
+    const name = keyOf(key);
+    const text = flat(v, budget - used - name.length - 2, keyOf);
     if (text === null) return null;
     parts.push(`${name}: ${text}`);
     used += name.length + text.length + 4;
@@ -106,21 +122,21 @@ function flat(value: unknown, budget: number): string | null {
   return parts.length === 0 ? "{}" : `{ ${parts.join(", ")} }`;
 }
 
-function writeReadable(value: unknown, indent: number, width: number): string {
+function writeReadable(value: unknown, indent: number, width: number, keyOf: KeyWriter = readableKey): string {
   // A scalar is written whole, however long: only arrays and objects can be broken over lines.
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  const one = flat(value, Math.max(0, width - indent));
+  const one = flat(value, Math.max(0, width - indent), keyOf);
   if (one !== null) return one;
   const pad = " ".repeat(indent + 2);
   const end = " ".repeat(indent);
+  // A trailing comma, where the syntax allows it, keeps an added member a one-line diff; JSON allows none.
+  const json = keyOf !== readableKey;
+  const items = (lines: string[]): string => (json ? `${lines.join(",\n")}\n` : lines.map((line) => `${line},\n`).join(""));
   if (Array.isArray(value)) {
-    return `[\n${value.map((item) => `${pad}${writeReadable(item === undefined ? null : item, indent + 2, width)},\n`).join("")}${end}]`;
+    return `[\n${items(value.map((item) => `${pad}${writeReadable(item === undefined ? null : item, indent + 2, width, keyOf)}`))}${end}]`;
   }
-  const lines = members(value as object).map(([key, v]) => {
-    const name = readableKey(key);
-    return `${pad}${name}: ${writeReadable(v, indent + 2, width)},\n`;
-  });
-  return `{\n${lines.join("")}${end}}`;
+  const lines = members(value as object).map(([key, v]) => `${pad}${keyOf(key)}: ${writeReadable(v, indent + 2, width, keyOf)}`);
+  return `{\n${items(lines)}${end}}`;
 }
 
 /** Builds code: `Code` values are pasted, every other value goes through `literal()`. */

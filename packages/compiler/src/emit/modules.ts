@@ -3,7 +3,7 @@
  * spec order, and the entry points. Every spec-derived value goes through `ts`/`literal` (code.ts).
  */
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
-import { Code, ident, join, lineComment, readableLiteral, ts } from "./code.ts";
+import { Code, ident, join, jsonText, lineComment, readableLiteral, ts } from "./code.ts";
 
 /** Where a tool comes from, for the comment that traces its module back to the spec. */
 export interface ToolSource {
@@ -13,21 +13,31 @@ export interface ToolSource {
 }
 
 /**
- * A tool's module. It is laid out here, not by prettier: it is mostly one large literal (the plan), which
- * `readableLiteral` writes the way a person would (formatting hundreds of them with prettier was the largest
- * cost of a big build). A comment names the tool's place in the spec, so a reviewer can find its source.
+ * A tool's module. It is laid out here, not by prettier. The tool's `tools/list` entry and the rest of its plan
+ * are JSON texts (`jsonText`, one member per line where a line would be long, so a one-word spec change is a
+ * one-line diff) that the runtime parses when first needed: a server starts in time proportional to what it
+ * serves first, not to all its tools (V8 scans a string far faster than it builds the same object literal). The
+ * head, a small literal, is what the server reads at start. A comment names the tool's place in the spec, so a
+ * reviewer can find its source.
  */
 export function toolModule(tool: PlannedTool, source: ToolSource): Code {
   const hasOutput = tool.output !== null;
   const outputImport = hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n` : new Code("");
   const origin = lineComment(`From tools[${source.index}] ${JSON.stringify(tool.plan.listing.name)}, ${source.specFile}:${source.line}.`);
-  return ts`import type { CompiledTool, ToolPlan } from "../runtime/plan.ts";
+  const { listing, ...rest } = tool.plan;
+  const head = { name: listing.name, protocol: rest.request.protocol, hostPort: rest.request.hostPort, secrets: rest.secrets };
+  return ts`import type { CompiledTool } from "../runtime/plan.ts";
+import { defineTool } from "../runtime/define.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};
 ${outputImport}
 ${origin}
-const plan: ToolPlan = ${readableLiteral(tool.plan)};
-
-export const tool: CompiledTool = { plan, validateInput, ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")} };
+export const tool: CompiledTool = defineTool({
+  head: ${readableLiteral(head, 118, 2)},
+  listing: ${jsonText(listing)},
+  plan: ${jsonText(rest)},
+  validateInput,
+  ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")},
+});
 `;
 }
 

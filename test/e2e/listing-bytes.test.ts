@@ -1,0 +1,68 @@
+/**
+ * tools/list from the listing texts (runtime/define.ts, mcp.ts): what a client receives is, byte for byte, the
+ * compact JSON of the planned listings, the same as when the runtime served them as object literals, whatever
+ * the spec's strings hold (backquotes, `${`, backslashes, non-ASCII).
+ */
+import { spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compileInProcess } from "../helpers/inprocess.ts";
+import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+
+const SPEC = `specVersion: 1
+name: listing-bytes
+version: "1.0.0"
+tools:
+  - name: tricky
+    title: "Back \`quotes\` and \${substitutions}"
+    description: "A backslash \\\\ and \\\\\` and \\"quotes\\", ü and 😀, \${process.exit(1)}."
+    input:
+      type: object
+      properties:
+        "a\`b": { type: string, description: "\\\\u0041 is not A" }
+        "$x": { type: string, pattern: "^[a-z\\\\\\\\]*$" }
+    http:
+      url: https://api.example.com/items
+    output:
+      select: "@"
+  - name: plain
+    description: Nothing special.
+    http:
+      url: https://api.example.com/plain
+    output:
+      select: "@"
+`;
+
+let root: string;
+let server: string;
+beforeAll(async () => {
+  root = await tempDir("listing-bytes");
+  await writeFile(join(root, "listing-bytes.yaml"), SPEC);
+  const built = await kervanc(["build", join(root, "listing-bytes.yaml"), "-o", join(root, "out")]);
+  expect(built.code, built.stderr).toBe(0);
+  server = join(root, "out", "listing-bytes", "server.mjs");
+});
+afterAll(async () => {
+  await removeDir(root);
+});
+
+describe("tools/list from pre-serialised listings", () => {
+  it("sends exactly the compact JSON of the planned listings", async () => {
+    const planned = compileInProcess(SPEC, "listing-bytes.yaml").tools.map((tool) => tool.plan.listing);
+    // The tool module holds the texts with the spec's strings in them, escaped for a template literal.
+    expect(await readFile(join(root, "out", "listing-bytes", "src", "tools", "tricky.ts"), "utf8")).toContain("\\${substitutions}");
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", server], {
+      input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } })}\n`,
+      env: { PATH: process.env["PATH"] ?? "" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const line = run.stdout.split("\n")[0]!;
+    expect(line).toContain(`"tools":${JSON.stringify(planned)}`);
+    expect((JSON.parse(line) as { result: { tools: unknown } }).result.tools).toEqual(planned);
+  });
+});
