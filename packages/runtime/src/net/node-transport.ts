@@ -45,7 +45,8 @@ function blocked(host: string, reason: string): ToolError {
 export function createNodeTransport(options: NodeTransportOptions): HopTransport {
   const resolve =
     options.resolve ??
-    ((hostname: string) => process.getBuiltinModule("node:dns").promises.lookup(hostname, { all: true, verbatim: true }));
+    ((hostname: string) =>
+      process.getBuiltinModule("node:dns").promises.lookup(hostname, { all: true, verbatim: true }));
   const pool = options.pool === false ? null : (options.pool ?? new ConnectionPool());
 
   /**
@@ -217,7 +218,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
 
 /** Wraps a Node zlib transform as a web TransformStream; the adapter keeps backpressure and errors. */
 function zlibStream(transform: Duplex): TransformStream<Uint8Array, Uint8Array> {
-  return process.getBuiltinModule("node:stream").Duplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
+  const { Duplex: NodeDuplex } = process.getBuiltinModule("node:stream");
+  return NodeDuplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
 }
 
 function signalMessage(signal: AbortSignal, host: string, what: string): ToolError {
