@@ -308,6 +308,14 @@ describe("pool bounds", () => {
     expect(pool.idle).toBe(1);
   });
 
+  it("does not cut a request in flight that takes longer than the idle timeout", async () => {
+    const server = await startServer({ label: "slow" });
+    const answer = server.handler;
+    server.handler = (req, res, nth) => void setTimeout(() => answer(req, res, nth), 300);
+    const { transport } = transportWith({ limits: { idleTimeoutMs: 50 } });
+    expect(await call(transport, `http://127.0.0.1:${server.port}/x`)).toBe('200 {"from":"slow"}');
+  });
+
   it("keeps at most maxIdlePerDestination idle connections per destination and maxIdleTotal in all", async () => {
     const a = await startServer({ label: "a" });
     const b = await startServer({ label: "b" });
