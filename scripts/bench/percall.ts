@@ -10,7 +10,8 @@
  *   interpreted  the same runtime with the plan and Ajv validators made in process from the YAML
  *   handwritten  scripts/bench/handwritten/tool.ts
  * "socket" variants call the benchmark upstream (another process) over loopback, one call at a time:
- *   kervanc      the package's ToolRunner over its real Node transport (DNS check, pinned fresh connection)
+ *   kervanc      the package's ToolRunner over its real Node transport (address check, pooled keep-alive
+ *                connections), and the same with pooling off (a pinned fresh connection per call)
  *   handwritten  node:http with a keep-alive agent, and with a fresh connection per call
  *
  *   node --import tsx scripts/bench/percall.ts '<json config>'
@@ -153,11 +154,13 @@ if (config.socketPackage !== null && config.upstreamOrigin !== null) {
   const origin = new URL(config.upstreamOrigin);
   const rt = await runtimeAt(join(config.socketPackage, "src", "runtime"));
   const transport = rt.transport.createNodeTransport({ policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()), gate: new rt.gate.LookupGate(4) });
+  const unpooled = rt.transport.createNodeTransport({ policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()), gate: new rt.gate.LookupGate(4), pool: false });
   const keepAlive = nodeSend(origin, false);
   const fresh = nodeSend(origin, true);
   variants.push({ name: "socket/handwritten", call: () => callTool(PRIMARY_ARGS, { send: keepAlive, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
   variants.push({ name: "socket/handwritten-fresh", call: () => callTool(PRIMARY_ARGS, { send: fresh, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
   variants.push({ name: "socket/kervanc", call: runnerCall(rt, await packageServer(config.socketPackage), transport, false), calls: config.socketCalls });
+  variants.push({ name: "socket/kervanc-unpooled", call: runnerCall(rt, await packageServer(config.socketPackage), unpooled, false), calls: config.socketCalls });
 }
 
 // Warm-up: let every variant reach steady JIT state before anything is recorded.

@@ -383,7 +383,8 @@ async function sectionPercall(w: Work): Promise<void> {
     "stub/interpreted": "interpreted (same runtime), stub upstream",
     "socket/handwritten": "hand-written, loopback upstream, keep-alive",
     "socket/handwritten-fresh": "hand-written, loopback upstream, new connection per call",
-    "socket/kervanc": "kervanc, loopback upstream (its transport: new pinned connection per call)",
+    "socket/kervanc": "kervanc, loopback upstream (its transport: pooled keep-alive connections, net/pool.ts)",
+    "socket/kervanc-unpooled": "kervanc, loopback upstream, pooling off (new pinned connection per call)",
   };
   const rows = Object.entries(labels).map(([name, label]) => {
     const s = sum(name);
@@ -598,12 +599,14 @@ async function sectionHttp(w: Work): Promise<void> {
     firstError: string | null;
     rssIdle: number;
     rssAfter: number;
+    /** RSS (KiB) after the warm-up and after each of this server's windows: flat, or growing with the calls. */
+    readonly rssWindows: number[];
   }
   const running: Running[] = [];
   try {
     for (const subject of subjects) {
       const { child, url } = await subject.start();
-      running.push({ subject, child, target: await subject.target(url), rates: [], cpu: [], p50: [], p99: [], calls: 0, errors: 0, firstError: null, rssIdle: rssKiB(child.pid!), rssAfter: Number.NaN });
+      running.push({ subject, child, target: await subject.target(url), rates: [], cpu: [], p50: [], p99: [], calls: 0, errors: 0, firstError: null, rssIdle: rssKiB(child.pid!), rssAfter: Number.NaN, rssWindows: [] });
     }
     const load = async (r: Running, calls: number, record: boolean): Promise<void> => {
       const cpu0 = cpuMs(r.child.pid!);
@@ -612,6 +615,7 @@ async function sectionHttp(w: Work): Promise<void> {
       r.calls += result.calls;
       r.errors += result.errors;
       r.firstError ??= result.firstError;
+      r.rssWindows.push(rssKiB(r.child.pid!));
       if (record) {
         r.rates.push(result.perSecond);
         r.cpu.push((cpuUsed * 1000) / result.calls);
@@ -654,13 +658,24 @@ async function sectionHttp(w: Work): Promise<void> {
   });
   if (!w.peer) rows.push(["peer", "n/a", "", "", "", "", "", "", "", w.peerProblem ?? ""]);
   samples["http"] = Object.fromEntries(
-    running.map((r) => [r.subject.label, { rates: r.rates, cpuMicrosPerCall: r.cpu, p50: r.p50, p99: r.p99, calls: r.calls, errors: r.errors, rssIdleKiB: r.rssIdle, rssAfterKiB: r.rssAfter }]),
+    running.map((r) => [r.subject.label, { rates: r.rates, cpuMicrosPerCall: r.cpu, p50: r.p50, p99: r.p99, calls: r.calls, errors: r.errors, rssIdleKiB: r.rssIdle, rssAfterKiB: r.rssAfter, rssWindowsKiB: r.rssWindows }]),
   );
   table(
     `Streamable HTTP: ${PLAN.http.connections} connections, loopback upstream (calls/s per window of ${full.toLocaleString("en-US")} calls (${minor.toLocaleString("en-US")} for the lighter rows), ${PLAN.http.windows} windows, interleaved)`,
     ["server", "calls/s median", "min", "max", "vs hand-written", "latency p50 / p99 ms", "server CPU µs/call", "CPU vs hand-written", "errors", "RSS idle → after the load"],
     rows,
     "The load generator binds each connection to its own loopback source address (see loadgen.ts), so kervanc's per-address limit of 300 requests a minute does not refuse the load. Server CPU: CPU time of the server process (all threads, /proc schedstat) over a window, divided by its calls.",
+  );
+  table(
+    "RSS of each server over the Streamable HTTP load (MiB: idle, after the warm-up, after each of its windows)",
+    ["server", "idle", "after warm-up", ...Array.from({ length: PLAN.http.windows }, (_, i) => `window ${i + 1}`), "calls in all"],
+    running.map((r) => [
+      r.subject.label,
+      formatNumber(r.rssIdle / 1024),
+      ...r.rssWindows.map((kib) => formatNumber(kib / 1024)),
+      r.calls.toLocaleString("en-US"),
+    ]),
+    "Read from /proc/<pid>/status (VmRSS) right after the server's own warm-up and each of its windows. Flat after the warm-up means no per-call growth: kervanc keeps at most 32 idle upstream connections per destination (net/pool.ts).",
   );
   const k = summarize(running[1]!.rates).median;
   const kc = summarize(running[1]!.cpu).median;

@@ -22,7 +22,7 @@ const server = http.createServer((req, res) => {
   req.on("end", () => res.writeHead(200, headers).end(body));
 });
 server.keepAliveTimeout = 30_000;
-// The load runs open tens of thousands of short connections (kervanc's transport does not pool); allow them.
+// The rows with a new upstream connection per call open tens of thousands of short connections; allow them.
 server.maxConnections = 100_000;
 server.listen(Number(values.port), "127.0.0.1", () => {
   process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`);

@@ -27,6 +27,7 @@ describe("benchmark smoke run", () => {
       "### Per-call cost in process",
       "### Per-call latency over stdio",
       "### Streamable HTTP",
+      "### RSS of each server over the Streamable HTTP load",
       "### Build time",
       "### Targets",
     ]) {
@@ -50,7 +51,8 @@ describe("benchmark smoke run", () => {
       "| interpreted (same runtime), stub upstream |",
       "| hand-written, loopback upstream, keep-alive |",
       "| hand-written, loopback upstream, new connection per call |",
-      "| kervanc, loopback upstream",
+      "| kervanc, loopback upstream (its transport: pooled",
+      "| kervanc, loopback upstream, pooling off",
       // HTTP
       "| hand-written, keep-alive upstream |",
       "| kervanc, 1 tool |",

@@ -81,6 +81,12 @@ describe("authentication and operations flags", () => {
     expect(() => parseNodeOptions(["--client-rate-limit", "5"], {})).toThrow(/need --http/);
   });
 
+  it("keep upstream connections alive unless --no-upstream-keep-alive (stdio and HTTP alike)", () => {
+    expect(parseNodeOptions([], {}).upstreamKeepAlive).toBe(true);
+    expect(parseNodeOptions(["--no-upstream-keep-alive"], {}).upstreamKeepAlive).toBe(false);
+    expect(parseNodeOptions(["--http", "--no-upstream-keep-alive"], {}).upstreamKeepAlive).toBe(false);
+  });
+
   it("refuse the old --env-file spelling with the reason and the new name", () => {
     expect(() => parseNodeOptions(["--env-file", "x"], {})).toThrow(/Node reads --env-file itself.*Use --secrets-file FILE/);
     expect(parseNodeOptions(["--secrets-file", "a", "--secrets-file", "b"], {}).secretsFiles).toEqual(["a", "b"]);

@@ -58,6 +58,7 @@ Options:
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
   --deny-network CIDR        refuse this range as well (repeatable)
+  --no-upstream-keep-alive   a new upstream connection per request (default: kept alive per checked destination)
   --log-format F             text (default) or json: one JSON object per line, one per call
   --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
@@ -100,6 +101,7 @@ export interface NodeOptions {
   readonly allowPrivateNetwork: boolean;
   readonly allowInsecureSecrets: boolean;
   readonly denyNetwork: readonly string[];
+  readonly upstreamKeepAlive: boolean;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -138,6 +140,7 @@ export function parseNodeOptions(
         "allow-private-network": { type: "boolean" },
         "allow-insecure-secrets": { type: "boolean" },
         "deny-network": { type: "string", multiple: true },
+        "no-upstream-keep-alive": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -243,6 +246,7 @@ export function parseNodeOptions(
     allowPrivateNetwork: v["allow-private-network"] ?? false,
     allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
     denyNetwork: v["deny-network"] ?? [],
+    upstreamKeepAlive: !(v["no-upstream-keep-alive"] ?? false),
     help: v.help ?? false,
     version: v.version ?? false,
   };
@@ -335,7 +339,12 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   }
   if (proxy !== null) log(`Egress proxy: ${proxy.summary.join(", ")}`);
   const runner = new ToolRunner(compiled, {
-    transport: createNodeTransport({ policy, gate: new LookupGate(defaultLookupConcurrency(env)), proxy }),
+    transport: createNodeTransport({
+      policy,
+      gate: new LookupGate(defaultLookupConcurrency(env)),
+      proxy,
+      ...(options.upstreamKeepAlive ? {} : { pool: false as const }),
+    }),
     secretSource: envSecrets(env),
     vault,
     allowSecretsOverHttp: options.allowInsecureSecrets,

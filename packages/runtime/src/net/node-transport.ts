@@ -3,20 +3,22 @@
  *
  * DNS is asked once per hop (`dns.lookup` with `all` and `verbatim`), bounded by the hop's signal and the
  * process-wide lookup gate. Every answer must pass the address policy; one bad answer blocks the request.
- * The connection then uses a `lookup` function that answers only for that host name and only with the checked
- * addresses, so a second DNS answer (rebinding) can never be used. The socket's remote address is checked again
- * once connected. Requests use `agent: false` (a fresh connection each time, no pooling, no proxy variables)
- * and are never retried.
+ * A new connection uses a `lookup` function that answers only for that host name and only with the checked
+ * addresses, so a second DNS answer (rebinding) can never be used, and its remote address is checked again
+ * once connected. Connections are kept alive and reused only for the same checked destination (see pool.ts
+ * for why that is safe, the bounds, and the one retry of a safe request on a reused connection the upstream
+ * closed); the remote address of every response is checked, reused connection or not. With `pool: false`
+ * every request gets a fresh connection (`agent: false`, no proxy variables) and is never retried.
+ *
+ * node:http, node:https, node:dns and node:zlib are loaded on first use, not at start-up: every built-in
+ * loaded at start costs compile time, much more under --disallow-code-generation-from-strings.
  */
-import dns from "node:dns";
-import http from "node:http";
-import https from "node:https";
 import type { LookupFunction, Socket } from "node:net";
-import { Duplex } from "node:stream";
-import zlib from "node:zlib";
+import type { Duplex } from "node:stream";
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
+import { ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
@@ -28,6 +30,10 @@ export interface NodeTransportOptions {
   readonly resolve?: (hostname: string) => Promise<readonly { address: string; family: number }[]>;
   /** The egress proxy settings (from the *_PROXY variables); null or absent connects directly. */
   readonly proxy?: ProxySettings | null;
+  /** Keep-alive connections: a pool (tests pass their own), or false for a fresh connection per request. */
+  readonly pool?: ConnectionPool | false;
+  /** For tests: the CA certificates (PEM) TLS upstreams are verified against, instead of the default store. */
+  readonly ca?: string;
 }
 
 type Checked = readonly { address: string; family: number }[];
@@ -38,7 +44,10 @@ function blocked(host: string, reason: string): ToolError {
 
 export function createNodeTransport(options: NodeTransportOptions): HopTransport {
   const resolve =
-    options.resolve ?? ((hostname: string) => dns.promises.lookup(hostname, { all: true, verbatim: true }));
+    options.resolve ??
+    ((hostname: string) =>
+      process.getBuiltinModule("node:dns").promises.lookup(hostname, { all: true, verbatim: true }));
+  const pool = options.pool === false ? null : (options.pool ?? new ConnectionPool());
 
   /**
    * Resolves and checks the hop's host. `unresolvableOk` is for hops through a proxy: there the name may
@@ -85,16 +94,16 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
 
   return {
     decoders: new Map<string, () => TransformStream<Uint8Array, Uint8Array>>([
-      ["gzip", () => zlibStream(zlib.createGunzip())],
-      ["deflate", () => zlibStream(zlib.createInflate())],
-      ["br", () => zlibStream(zlib.createBrotliDecompress())],
+      ["gzip", () => zlibStream(process.getBuiltinModule("node:zlib").createGunzip())],
+      ["deflate", () => zlibStream(process.getBuiltinModule("node:zlib").createInflate())],
+      ["br", () => zlibStream(process.getBuiltinModule("node:zlib").createBrotliDecompress())],
     ]),
     async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
       const proxy = options.proxy?.forUrl(hop.url) ?? null;
       if (proxy !== null) {
         // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here.
         await resolveChecked(hop.url, ctx.signal, true);
-        return sendThroughProxy(hop, ctx, proxy);
+        return sendThroughProxy(hop, ctx, proxy, pool, options.ca);
       }
       const { connectHost, addresses } = await resolveChecked(hop.url, ctx.signal);
       const host = hop.url.host;
@@ -118,66 +127,99 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       }
       const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
       if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
-      const lib = hop.url.protocol === "https:" ? https : http;
-      return await new Promise<HopResponse>((resolvePromise, reject) => {
-        let settled = false;
-        const fail = (error: unknown): void => {
-          if (settled) return;
-          settled = true;
-          reject(error);
-        };
-        const req = lib.request(
-          {
-            method: hop.method,
-            host: connectHost.startsWith("[") ? connectHost.slice(1, -1) : connectHost,
-            port: hop.url.port === "" ? undefined : Number(hop.url.port),
-            path: hop.url.pathname + hop.url.search,
-            headers,
-            agent: false,
-            lookup: pinned,
-            signal: ctx.signal,
-            ...(lib === https && !/^[\d.]+$|:/.test(connectHost) ? { servername: connectHost } : {}),
-          },
-          (res) => {
-            const remote = res.socket?.remoteAddress;
-            if (remote === undefined || !checkedSet.has(remote)) {
-              res.destroy();
-              fail(new ToolError(`Request to ${host} was blocked: it was not checked.`));
+      const secure = hop.url.protocol === "https:";
+      const lib = secure ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");
+      const servername = secure && !/^[\d.]+$|:/.test(connectHost) ? connectHost : "";
+      const port = hop.url.port === "" ? (secure ? 443 : 80) : Number(hop.url.port);
+      const key = destinationKey({
+        scheme: hop.url.protocol,
+        hostname: hop.url.hostname,
+        port,
+        addresses,
+        servername,
+        trust: secure ? tlsTrust(options.ca) : "",
+        proxy: "",
+      });
+      const agent = pool?.agent(key, (agentOptions) => new lib.Agent(agentOptions)) ?? false;
+
+      const attempt = (agent: InstanceType<typeof lib.Agent> | false): Promise<HopResponse> =>
+        new Promise<HopResponse>((resolvePromise, reject) => {
+          let settled = false;
+          const fail = (error: unknown): void => {
+            if (settled) return;
+            settled = true;
+            reject(error);
+          };
+          const req = lib.request(
+            {
+              method: hop.method,
+              host: connectHost.startsWith("[") ? connectHost.slice(1, -1) : connectHost,
+              port,
+              path: hop.url.pathname + hop.url.search,
+              headers,
+              agent,
+              lookup: pinned,
+              signal: ctx.signal,
+              ...(servername !== "" ? { servername } : {}),
+              ...(secure && options.ca !== undefined ? { ca: options.ca } : {}),
+            },
+            (res) => {
+              const remote = res.socket?.remoteAddress;
+              if (remote === undefined || !checkedSet.has(remote)) {
+                res.destroy();
+                fail(new ToolError(`Request to ${host} was blocked: it was not checked.`));
+                return;
+              }
+              settled = true;
+              const responseHeaders = new Map<string, string>();
+              for (const [name, value] of Object.entries(res.headers)) {
+                if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+              }
+              resolvePromise({
+                status: res.statusCode ?? 0,
+                headers: responseHeaders,
+                body: res,
+                discard: () => res.destroy(),
+              });
+            },
+          );
+          // Bytes the connection had read before this request: any more, and the upstream answered something.
+          let readBefore = -1;
+          let connection: Socket | null = null;
+          req.on("socket", (socket: Socket) => {
+            connection = socket;
+            readBefore = socket.bytesRead;
+            // A reused connection was checked when it connected (and its responses are checked above).
+            if (!socket.connecting) return;
+            socket.once("connect", () => {
+              const remote = socket.remoteAddress;
+              if (remote === undefined || !checkedSet.has(remote)) {
+                const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
+                fail(error);
+                req.destroy(error);
+              }
+            });
+          });
+          req.on("error", (error) => {
+            const answered = settled || connection === null || (connection as Socket).bytesRead !== readBefore;
+            if (!ctx.signal.aborted && retryableOnFreshConnection(hop.method, req.reusedSocket, answered, error)) {
+              settled = true;
+              resolvePromise(attempt(false));
               return;
             }
-            settled = true;
-            const responseHeaders = new Map<string, string>();
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-            }
-            resolvePromise({
-              status: res.statusCode ?? 0,
-              headers: responseHeaders,
-              body: res,
-              discard: () => res.destroy(),
-            });
-          },
-        );
-        req.on("socket", (socket: Socket) => {
-          socket.once("connect", () => {
-            const remote = socket.remoteAddress;
-            if (remote === undefined || !checkedSet.has(remote)) {
-              const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
-              fail(error);
-              req.destroy(error);
-            }
+            fail(error);
           });
+          req.end(bodyBytes ?? undefined);
         });
-        req.on("error", fail);
-        req.end(bodyBytes ?? undefined);
-      });
+      return await attempt(agent);
     },
   };
 }
 
 /** Wraps a Node zlib transform as a web TransformStream; the adapter keeps backpressure and errors. */
 function zlibStream(transform: Duplex): TransformStream<Uint8Array, Uint8Array> {
-  return Duplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
+  const { Duplex: NodeDuplex } = process.getBuiltinModule("node:stream");
+  return NodeDuplex.toWeb(transform) as unknown as TransformStream<Uint8Array, Uint8Array>;
 }
 
 function signalMessage(signal: AbortSignal, host: string, what: string): ToolError {

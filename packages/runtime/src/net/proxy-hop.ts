@@ -11,11 +11,16 @@
  * A refusal of the tunnel (407, 403, 502, any status but 2xx) or a tunnel dropped before it is up is a tool
  * error that names the proxy's status (with the standard reason phrase, never the proxy's own text) and the
  * upstream host; the server keeps serving.
+ *
+ * Tunnels and proxy connections are kept alive in the transport's pool (pool.ts), keyed by the proxy (host,
+ * port, credentials) and the target (scheme, host, port, TLS server name), so a tunnel opened to one upstream
+ * carries requests to that upstream only. A reused tunnel the proxy or upstream closed is retried once, on a
+ * fresh tunnel, for safe methods only (pool.ts). node:http and node:tls are loaded on first use.
  */
-import http from "node:http";
+import type http from "node:http";
 import type { Socket } from "node:net";
-import tls from "node:tls";
 import { ToolError } from "../errors.ts";
+import { type ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
 import type { Hop, HopContext, HopResponse } from "./upstream.ts";
 
@@ -45,7 +50,7 @@ function errorCode(error: unknown): string | null {
 }
 
 function proxyStatus(status: number): string {
-  const phrase = http.STATUS_CODES[status];
+  const phrase = process.getBuiltinModule("node:http").STATUS_CODES[status];
   return phrase === undefined ? String(status) : `${status} ${phrase}`;
 }
 
@@ -58,7 +63,7 @@ function openTunnel(proxy: EgressProxy, target: string, host: string, signal: Ab
       settled = true;
       fn();
     };
-    const req = http.request({
+    const req = process.getBuiltinModule("node:http").request({
       host: proxy.hostname,
       port: proxy.port,
       method: "CONNECT",
@@ -118,7 +123,44 @@ function openTunnel(proxy: EgressProxy, target: string, host: string, signal: Ab
   });
 }
 
-export async function sendThroughProxy(hop: Hop, ctx: HopContext, proxy: EgressProxy): Promise<HopResponse> {
+/** Opens a tunnel to `target` and starts TLS over it, verified against the upstream's name. */
+async function openSecureTunnel(
+  proxy: EgressProxy,
+  target: string,
+  hostname: string,
+  host: string,
+  signal: AbortSignal,
+  ca: string | undefined,
+): Promise<Socket> {
+  const tunnel = await openTunnel(proxy, target, host, signal);
+  const isIp = /^[\d.]+$|:/.test(hostname);
+  const secure = process.getBuiltinModule("node:tls").connect({
+    socket: tunnel,
+    // Verified against the upstream's name (or IP literal), never the proxy's.
+    host: hostname,
+    ...(isIp ? {} : { servername: hostname }),
+    ALPNProtocols: ["http/1.1"],
+    ...(ca !== undefined ? { ca } : {}),
+  });
+  // The request reports the socket's errors; this keeps one that comes before it is attached (or after it is
+  // gone, or while the socket is idle in the pool) from being an unhandled 'error' event, which would end the
+  // process.
+  secure.on("error", () => {});
+  return secure;
+}
+
+/** The request option that carries a request's signal to the pooled agent's tunnel opener. */
+const TUNNEL_SIGNAL = "kervancTunnelSignal";
+
+export async function sendThroughProxy(
+  hop: Hop,
+  ctx: HopContext,
+  proxy: EgressProxy,
+  pool: ConnectionPool | null,
+  /** For tests: the CA certificates the upstream is verified against, instead of the default store. */
+  ca?: string,
+): Promise<HopResponse> {
+  const nodeHttp = process.getBuiltinModule("node:http");
   const url = hop.url;
   const host = url.host;
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
@@ -127,34 +169,54 @@ export async function sendThroughProxy(hop: Hop, ctx: HopContext, proxy: EgressP
   headers["host"] = host;
   const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
   if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
+  const key = destinationKey({
+    scheme: url.protocol,
+    hostname,
+    port,
+    // What the proxy connects to is its own business; the pool is keyed by the name it was asked for.
+    addresses: [],
+    servername: url.protocol === "https:" && !/^[\d.]+$|:/.test(hostname) ? hostname : "",
+    trust: url.protocol === "https:" ? tlsTrust(ca) : "",
+    proxy: JSON.stringify([proxy.hostname, proxy.port, proxy.authorization]),
+  });
 
-  let options: http.RequestOptions;
+  let options: http.RequestOptions & { [TUNNEL_SIGNAL]?: AbortSignal };
+  let pooled: http.Agent | undefined;
   if (url.protocol === "https:") {
     const target = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
-    const tunnel = await openTunnel(proxy, target, host, ctx.signal);
-    const isIp = /^[\d.]+$|:/.test(hostname);
-    const secure = tls.connect({
-      socket: tunnel,
-      // Verified against the upstream's name (or IP literal), never the proxy's.
-      host: hostname,
-      ...(isIp ? {} : { servername: hostname }),
-      ALPNProtocols: ["http/1.1"],
+    pooled = pool?.agent(key, (agentOptions) => {
+      const agent = new nodeHttp.Agent(agentOptions);
+      // Every connection of this agent is a fresh tunnel to this one target; the request's signal bounds it.
+      (agent as unknown as { createConnection: unknown }).createConnection = (
+        connectOptions: { [TUNNEL_SIGNAL]?: AbortSignal },
+        callback: (error: unknown, socket?: Socket) => void,
+      ): undefined => {
+        const signal = connectOptions[TUNNEL_SIGNAL] ?? AbortSignal.timeout(30_000);
+        openSecureTunnel(proxy, target, hostname, host, signal, ca).then(
+          (socket) => callback(null, socket),
+          (error: unknown) => callback(error),
+        );
+        return undefined;
+      };
+      return agent;
     });
-    // The request below reports the socket's errors; this keeps one that comes before it is attached (or after
-    // it is gone) from being an unhandled 'error' event, which would end the process.
-    secure.on("error", () => {});
-    options = {
+    const base = {
       method: hop.method,
       host: hostname,
       port,
       path: url.pathname + url.search,
       headers,
-      // No agent: with one (even `agent: false`, which makes a fresh one) Node ignores createConnection.
       signal: ctx.signal,
-      createConnection: () => secure,
     };
+    if (pooled !== undefined) options = { ...base, agent: pooled, [TUNNEL_SIGNAL]: ctx.signal };
+    else {
+      const secure = await openSecureTunnel(proxy, target, hostname, host, ctx.signal, ca);
+      // No agent: with one (even `agent: false`, which makes a fresh one) Node ignores createConnection.
+      options = { ...base, createConnection: () => secure };
+    }
   } else {
     if (proxy.authorization !== null) headers["proxy-authorization"] = proxy.authorization;
+    pooled = pool?.agent(key, (agentOptions) => new nodeHttp.Agent(agentOptions));
     options = {
       method: hop.method,
       host: proxy.hostname,
@@ -162,12 +224,37 @@ export async function sendThroughProxy(hop: Hop, ctx: HopContext, proxy: EgressP
       // Absolute form: the proxy forwards by this URL (its userinfo is always empty, upstream.ts refuses it).
       path: url.href,
       headers,
-      agent: false,
+      agent: pooled ?? false,
       signal: ctx.signal,
     };
   }
-  return await new Promise<HopResponse>((resolve, reject) => {
-    const req = http.request(options, (res) => {
+  try {
+    return await exchange(nodeHttp, options, hop, bodyBytes);
+  } catch (error) {
+    if (!(error instanceof StaleConnection)) throw error;
+    // Once, on a fresh connection that is not pooled.
+    return await sendThroughProxy(hop, ctx, proxy, null, ca);
+  }
+}
+
+/** A safe request failed on a reused connection before any response: it may be sent again (pool.ts). */
+class StaleConnection extends Error {}
+
+function exchange(
+  nodeHttp: typeof import("node:http"),
+  options: http.RequestOptions,
+  hop: Hop,
+  bodyBytes: Buffer | null,
+): Promise<HopResponse> {
+  const url = hop.url;
+  const host = url.host;
+  return new Promise<HopResponse>((resolve, reject) => {
+    let responded = false;
+    // Bytes the connection had read before this request: any more, and something came back.
+    let readBefore = -1;
+    let connection: Socket | null = null;
+    const req = nodeHttp.request(options, (res) => {
+      responded = true;
       if (url.protocol === "http:" && res.statusCode === 407) {
         res.destroy();
         reject(new ToolError(`Request to ${host} failed: the egress proxy refused it (${proxyStatus(407)}).`));
@@ -175,7 +262,17 @@ export async function sendThroughProxy(hop: Hop, ctx: HopContext, proxy: EgressP
       }
       resolve(toHopResponse(res));
     });
-    req.once("error", reject);
+    req.on("socket", (socket: Socket) => {
+      connection = socket;
+      readBefore = socket.bytesRead;
+    });
+    req.on("error", (error) => {
+      const signal = options.signal;
+      const answered = responded || connection === null || (connection as Socket).bytesRead !== readBefore;
+      if (!(signal?.aborted ?? false) && retryableOnFreshConnection(hop.method, req.reusedSocket, answered, error))
+        reject(new StaleConnection());
+      else reject(error);
+    });
     req.end(bodyBytes ?? undefined);
   });
 }

@@ -1,0 +1,185 @@
+/**
+ * Keep-alive connections for the Node hop transport, pooled per checked destination.
+ *
+ * Why reusing a connection keeps the address policy: a connection is only ever handed to a request whose
+ * destination key is the one it was opened for, and the key holds everything that made it safe to open: the
+ * scheme, the host name, the port, the full set of addresses that name resolved to and that passed the policy
+ * (the pinned lookup answered only from that set, and the socket's remote address was checked against it), the
+ * TLS server name and whether certificates are verified, and, through an egress proxy, the proxy (host, port,
+ * credentials) and the target. Every hop still resolves and checks its host before the key is computed, so a
+ * pooled connection is reused only when the name's current, checked answer is the very set it was opened for:
+ * a DNS answer that changes (rebinding included) gives a new key, hence a new connection, opened through the
+ * pinned lookup and checked again; an answer that is refused is refused before any pool is looked at. The
+ * transport still checks the remote address of every response, reused connection or not.
+ *
+ * Bounds (the defaults below; docs/runtime.md documents them): an idle connection closes after 4 s, before the
+ * 5 s keep-alive timeout of a default Node server and most proxies (Node also shortens it to the upstream's
+ * `Keep-Alive: timeout=N` hint minus one second), at most 32 idle connections per destination and 256 idle
+ * connections in all; past either, a connection that finishes is closed instead of kept. At most 256
+ * destinations hold a pool at once; past that, and after dropping pools that hold no connection, a request
+ * connects without pooling, as the transport did before. Idle connections never keep the process alive.
+ *
+ * Retry: a request sent on a reused connection that the upstream had already closed (the keep-alive race)
+ * fails with ECONNRESET or EPIPE before any byte came back on it. It is sent once more, on a fresh connection,
+ * only when its method is safe (GET, HEAD, OPTIONS: RFC 9110 section 9.2.1), because nothing tells whether the
+ * upstream read the first copy before closing; POST, PUT, PATCH and DELETE fail as they did before. A
+ * request on a fresh connection, or one that received any part of a response, is never retried.
+ */
+import type { Agent, AgentOptions } from "node:http";
+import type { Socket } from "node:net";
+
+export interface PoolLimits {
+  /** Idle connections kept per destination. */
+  readonly maxIdlePerDestination: number;
+  /** Idle connections kept in all. */
+  readonly maxIdleTotal: number;
+  /** An idle connection closes after this long without traffic. */
+  readonly idleTimeoutMs: number;
+  /** Destinations that hold a pool at once; requests to further ones connect without pooling. */
+  readonly maxDestinations: number;
+}
+
+export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
+  maxIdlePerDestination: 32,
+  maxIdleTotal: 256,
+  idleTimeoutMs: 4000,
+  maxDestinations: 256,
+});
+
+/** Everything that made a connection safe to open; two requests share connections only if all of it is equal. */
+export interface Destination {
+  readonly scheme: string;
+  /** The host name (or IP literal) as the URL names it. */
+  readonly hostname: string;
+  readonly port: number;
+  /** Every address the name resolved to that passed the policy (the pinned lookup answers only these). */
+  readonly addresses: readonly { readonly address: string; readonly family: number }[];
+  /** The TLS server name (SNI and certificate check), "" for none. */
+  readonly servername: string;
+  /** How the TLS certificate is verified: `tlsTrust()`, "" for plain http. */
+  readonly trust: string;
+  /** The egress proxy (`host:port` and its credentials), "" when connecting directly. */
+  readonly proxy: string;
+}
+
+export function destinationKey(d: Destination): string {
+  const addresses = d.addresses.map((a) => `${a.family}/${a.address}`).sort();
+  return JSON.stringify([d.scheme, d.hostname, d.port, addresses, d.servername, d.trust, d.proxy]);
+}
+
+const caIds = new Map<string, number>();
+
+/**
+ * How a TLS connection opened now verifies the certificate: against the default trust store or the given CA
+ * text, or not at all when NODE_TLS_REJECT_UNAUTHORIZED=0 (Node reads the variable at each connect).
+ */
+export function tlsTrust(ca: string | undefined): string {
+  if (process.env["NODE_TLS_REJECT_UNAUTHORIZED"] === "0") return "unverified";
+  if (ca === undefined) return "default";
+  let id = caIds.get(ca);
+  if (id === undefined) caIds.set(ca, (id = caIds.size + 1));
+  return `ca${id}`;
+}
+
+type MakeAgent = (options: AgentOptions) => Agent;
+
+export class ConnectionPool {
+  readonly limits: PoolLimits;
+  readonly #agents = new Map<string, Agent>();
+  readonly #idle = new Set<Socket>();
+  readonly #watched = new WeakSet<Socket>();
+
+  constructor(limits: Partial<PoolLimits> = {}) {
+    this.limits = { ...DEFAULT_POOL_LIMITS, ...limits };
+  }
+
+  /** Idle connections across every destination. */
+  get idle(): number {
+    return this.#idle.size;
+  }
+
+  /** Destinations that hold a pool. */
+  get destinations(): number {
+    return this.#agents.size;
+  }
+
+  /**
+   * The keep-alive agent for one destination key, made by `make` on first use; undefined when the pool is full
+   * (the caller then connects without pooling).
+   */
+  agent(key: string, make: MakeAgent): Agent | undefined {
+    const existing = this.#agents.get(key);
+    if (existing !== undefined) return existing;
+    if (this.#agents.size >= this.limits.maxDestinations) this.#sweep();
+    if (this.#agents.size >= this.limits.maxDestinations) return undefined;
+    const agent = make({
+      keepAlive: true,
+      maxFreeSockets: this.limits.maxIdlePerDestination,
+      timeout: this.limits.idleTimeoutMs,
+      scheduling: "lifo",
+    });
+    this.#instrument(agent);
+    this.#agents.set(key, agent);
+    return agent;
+  }
+
+  /** Closes every pooled connection (idle and in use) and forgets every destination. */
+  close(): void {
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+    this.#idle.clear();
+  }
+
+  /** Forgets destinations whose pool holds no connection at all. */
+  #sweep(): void {
+    for (const [key, agent] of this.#agents) {
+      if (Object.keys(agent.sockets).length === 0 && Object.keys(agent.freeSockets).length === 0) {
+        agent.destroy();
+        this.#agents.delete(key);
+      }
+    }
+  }
+
+  /** Counts idle connections across destinations and enforces the total. */
+  #instrument(agent: Agent): void {
+    const idle = this.#idle;
+    const watched = this.#watched;
+    const max = this.limits.maxIdleTotal;
+    // Node's keepSocketAlive returns whether to keep the socket (its typings say void).
+    const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Socket) => boolean;
+    const reuse = agent.reuseSocket.bind(agent);
+    // Node calls keepSocketAlive when a finished connection is about to go idle; false closes it instead.
+    (agent as unknown as { keepSocketAlive: (socket: Socket) => boolean }).keepSocketAlive = (socket) => {
+      if (idle.size >= max || !keep(socket)) return false;
+      idle.add(socket);
+      if (!watched.has(socket)) {
+        watched.add(socket);
+        socket.once("close", () => idle.delete(socket));
+      }
+      return true;
+    };
+    agent.reuseSocket = (socket: Socket, request): void => {
+      idle.delete(socket);
+      reuse(socket, request);
+    };
+  }
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const STALE_CODES = new Set(["ECONNRESET", "EPIPE"]);
+
+/**
+ * Whether a failed request may be sent once more on a fresh connection: it went out on a reused connection,
+ * no byte came back on that connection after the request was handed to it, the failure is the connection
+ * being closed under it, and the method is safe.
+ */
+export function retryableOnFreshConnection(
+  method: string,
+  reusedSocket: boolean,
+  bytesCameBack: boolean,
+  error: unknown,
+): boolean {
+  if (!reusedSocket || bytesCameBack || !SAFE_METHODS.has(method)) return false;
+  const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+  return typeof code === "string" && STALE_CODES.has(code);
+}
