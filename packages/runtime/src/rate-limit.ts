@@ -23,8 +23,11 @@ export class ToolLimiter {
     this.#now = now;
   }
 
-  /** Admits one call or throws the ToolError the model sees. Call the returned function when the call ends. */
-  acquire(): () => void {
+  /**
+   * Admits one call or throws the ToolError the model sees. Every admitted call must be followed by exactly one
+   * `release()` when it ends (the runner pairs them in try/finally): no closure per call.
+   */
+  acquire(): void {
     const now = this.#now();
     if (now - this.#windowStart >= WINDOW_MS) {
       this.#windowStart = now;
@@ -39,13 +42,11 @@ export class ToolLimiter {
     }
     this.#count++;
     this.#active++;
-    let released = false;
-    return () => {
-      if (!released) {
-        released = true;
-        this.#active--;
-      }
-    };
+  }
+
+  /** Ends one admitted call. */
+  release(): void {
+    if (this.#active > 0) this.#active--;
   }
 }
 

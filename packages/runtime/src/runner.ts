@@ -6,7 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { deadline, raceSignal } from "./deadline.ts";
+import { CallDeadline } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
@@ -44,6 +44,8 @@ interface CallStats {
 interface PreparedTool {
   readonly compiled: CompiledTool;
   readonly limiter: ToolLimiter;
+  /** What the hop loop needs to know about the tool's secrets; made once, null when it sends none. */
+  readonly carry: SecretCarry | null;
 }
 
 export class ToolRunner {
@@ -60,7 +62,11 @@ export class ToolRunner {
     this.#tools = new Map(
       server.tools.map((compiled) => [
         compiled.plan.listing.name,
-        { compiled, limiter: new ToolLimiter(compiled.plan.listing.name, compiled.plan.rateLimit) },
+        {
+          compiled,
+          limiter: new ToolLimiter(compiled.plan.listing.name, compiled.plan.rateLimit),
+          carry: this.#carryFor(compiled.plan),
+        },
       ]),
     );
   }
@@ -152,11 +158,11 @@ export class ToolRunner {
           ),
         );
       }
-      const release = limiter.acquire();
+      limiter.acquire();
       try {
-        return this.#redactResult(await this.#run(compiled, input as JsonValue, signal, stats));
+        return this.#redactResult(await this.#run(prepared, input as JsonValue, signal, stats));
       } finally {
-        release();
+        limiter.release();
       }
     } catch (error) {
       if (error instanceof ToolError) return this.#redactResult(toolError(error.message));
@@ -169,52 +175,50 @@ export class ToolRunner {
   }
 
   async #run(
-    compiled: CompiledTool,
+    prepared: PreparedTool,
     args: JsonValue,
     callerSignal: AbortSignal,
     stats: CallStats,
   ): Promise<CallToolResult> {
+    const { compiled, carry } = prepared;
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
-    const toolDeadline = deadline(
+    // One deadline for the call: the tool's timeout, and each hop's, which sendUpstream starts on it.
+    const deadline = new CallDeadline(
       callerSignal,
       toolTimeoutMs,
       () => new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`),
     );
-    const signal = toolDeadline.signal;
     try {
       const secrets = this.#secretsFor(plan);
       const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
-      const headers = [...rendered.headers];
-      const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-      if (!has("accept"))
+      const headers = rendered.headers.slice();
+      let hasAccept = false;
+      let hasContentType = false;
+      for (const [n] of headers) {
+        const lower = n.toLowerCase();
+        if (lower === "accept") hasAccept = true;
+        else if (lower === "content-type") hasContentType = true;
+      }
+      if (!hasAccept)
         headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
-      if (rendered.body !== null && !has("content-type")) headers.push(["content-type", "application/json"]);
-      const carry: SecretCarry | null =
-        plan.secrets.length === 0
-          ? null
-          : {
-              mayReceive: (hostPort) =>
-                plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
-              containsSecret: (text) => this.#options.vault.containsSecret(text),
-            };
-      const response = await raceSignal(
+      if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
+      const response = await deadline.race(
         sendUpstream(
-          { ...rendered, headers },
+          { method: rendered.method, url: rendered.url, headers, body: rendered.body },
           {
             limits,
             transport: this.#options.transport,
-            signal,
+            deadline,
             secrets: carry,
             allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
             egress: this.#egress,
           },
         ),
-        signal,
         // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
-        (s) => (s.reason instanceof ToolError ? s.reason : new ToolError("The call was cancelled.")),
+        (reason) => (reason instanceof ToolError ? reason : new ToolError("The call was cancelled.")),
       );
       stats.upstreamStatus = response.status;
       stats.responseBytes = response.body.byteLength;
@@ -231,8 +235,17 @@ export class ToolRunner {
         vault: this.#options.vault,
       });
     } finally {
-      toolDeadline.dispose();
+      deadline.dispose();
     }
+  }
+
+  /** What the hop loop needs to know about a tool's secrets, or null when it sends none. */
+  #carryFor(plan: ToolPlan): SecretCarry | null {
+    if (plan.secrets.length === 0) return null;
+    return {
+      mayReceive: (hostPort) => plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
+      containsSecret: (text) => this.#options.vault.containsSecret(text),
+    };
   }
 
   /** Checks each secret's binding for the tool's host, then asks the source again for this call. */

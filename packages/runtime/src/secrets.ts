@@ -45,6 +45,18 @@ export class SecretVault {
   #endsInBackslash = false;
   /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
   #recombines = false;
+  /**
+   * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
+   * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
+   */
+  #shortest = Infinity;
+  /** The leaf and key maps of redactValue, made once rather than per call. */
+  readonly #leaf = (leaf: string | number | boolean | null): JsonValue => {
+    if (typeof leaf === "string") return this.redactText(leaf);
+    if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
+    return leaf;
+  };
+  readonly #key = (key: string): string => this.redactText(key);
 
   get size(): number {
     return this.#values.size;
@@ -77,6 +89,7 @@ export class SecretVault {
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
     this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
+    this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
   }
 
   /**
@@ -84,7 +97,7 @@ export class SecretVault {
    * Replacing can bring text together that did not touch before, so the result is searched again until clean.
    */
   redactText(text: string): string {
-    if (this.#forms.length === 0) return text;
+    if (text.length < this.#shortest) return text;
     let out = text;
     for (let round = 0; round < 4; round++) {
       const spans = findSpans(out, this.#forms);
@@ -98,24 +111,17 @@ export class SecretVault {
 
   /** Whether a text holds any known form, escapes undone. */
   containsSecret(text: string): boolean {
-    return this.#forms.length > 0 && findSpans(text, this.#forms).length > 0;
+    return text.length >= this.#shortest && findSpans(text, this.#forms).length > 0;
   }
 
   /**
    * Redacts a JSON value: strings, object keys, and numbers whose decimal text holds a secret (the number
-   * becomes the string `[redacted]`). Returns a new value; the input is not changed.
+   * becomes the string `[redacted]`). The input is not changed: what needed redacting is copied (with the
+   * containers on its way from the root), and what did not is shared with the input.
    */
   redactValue(value: JsonValue): JsonValue {
     if (this.#forms.length === 0) return value;
-    return mapJson(
-      value,
-      (leaf) => {
-        if (typeof leaf === "string") return this.redactText(leaf);
-        if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
-        return leaf;
-      },
-      (key) => this.redactText(key),
-    );
+    return mapJson(value, this.#leaf, this.#key);
   }
 
   /**
@@ -250,8 +256,10 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * Rebuilds a JSON value bottom-up without recursion (upstream JSON can be nested deeper than the stack),
- * mapping leaves and keys. Keys are set as own data properties, so a `__proto__` key stays plain data.
+ * Maps a JSON value's leaves and keys bottom-up without recursion (upstream JSON can be nested deeper than the
+ * stack). Copy on write: a container is copied only once a member of it changes (a key, a leaf, or a container
+ * below it), so a value with nothing to map comes back as itself and costs no garbage; the input is never
+ * changed. Keys are set as own data properties, so a `__proto__` key stays plain data.
  */
 export function mapJson(
   value: JsonValue,
@@ -263,22 +271,27 @@ export function mapJson(
   interface Frame {
     readonly source: Container;
     readonly keys: string[] | null;
-    readonly out: Container;
+    /** The copy, made at the first change; null while every member so far is unchanged. */
+    out: Container | null;
     index: number;
   }
-  const frameOf = (source: Container): Frame =>
-    Array.isArray(source)
-      ? { source, keys: null, out: [], index: 0 }
-      : { source, keys: Object.keys(source), out: {}, index: 0 };
-  const root = frameOf(value);
-  const stack: Frame[] = [root];
+  const frameOf = (source: Container): Frame => ({
+    source,
+    keys: Array.isArray(source) ? null : Object.keys(source),
+    out: null,
+    index: 0,
+  });
+  const stack: Frame[] = [frameOf(value)];
+  let result: JsonValue = value;
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     const count = frame.keys ? frame.keys.length : (frame.source as JsonValue[]).length;
     if (frame.index >= count) {
       stack.pop();
+      const done = frame.out ?? frame.source;
       const parent = stack[stack.length - 1];
-      if (parent) attach(parent, frame.out);
+      if (parent) attach(parent, done);
+      else result = done;
       continue;
     }
     const child = frame.keys
@@ -287,16 +300,43 @@ export function mapJson(
     if (child !== null && typeof child === "object") stack.push(frameOf(child));
     else attach(frame, leaf(child));
   }
-  return root.out;
+  return result;
 
   function attach(frame: Frame, v: JsonValue): void {
-    if (frame.keys) {
-      const k = key(frame.keys[frame.index]!);
-      // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
-      if (k === "__proto__")
-        Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      else (frame.out as { [key: string]: JsonValue })[k] = v;
-    } else (frame.out as JsonValue[]).push(v);
+    const keys = frame.keys;
+    if (keys) {
+      const original = keys[frame.index]!;
+      const k = key(original);
+      const source = frame.source as { [key: string]: JsonValue };
+      if (frame.out === null) {
+        if (k === original && v === source[original]) {
+          frame.index++;
+          return;
+        }
+        // The first change: the members before it are unchanged, so they are copied as they are.
+        const out: { [key: string]: JsonValue } = {};
+        for (let i = 0; i < frame.index; i++) put(out, keys[i]!, source[keys[i]!]!);
+        frame.out = out;
+      }
+      put(frame.out as { [key: string]: JsonValue }, k, v);
+    } else {
+      const source = frame.source as JsonValue[];
+      if (frame.out === null) {
+        if (v === source[frame.index]) {
+          frame.index++;
+          return;
+        }
+        frame.out = source.slice(0, frame.index);
+      }
+      (frame.out as JsonValue[]).push(v);
+    }
     frame.index++;
   }
+}
+
+function put(out: { [key: string]: JsonValue }, k: string, v: JsonValue): void {
+  // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
+  if (k === "__proto__")
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
 }
