@@ -10,7 +10,7 @@ import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/s
 import { type Authenticator, type AuthSettings, createAuthenticator } from "./auth.ts";
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { createHttpHandler } from "./http-handler.ts";
-import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
+import { type CallRecord, createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
 import { createServerFactory } from "./mcp.ts";
@@ -331,7 +331,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     vault,
     allowSecretsOverHttp: options.allowInsecureSecrets,
     log,
-    onCall: (record) => logger.call(record),
+    // The record (a UUID among it) is made per call only when the log writes it.
+    ...(logger.logsCalls ? { onCall: (record: CallRecord) => logger.call(record) } : {}),
   });
   const prepared = runner.prepareSecrets();
   for (const warning of prepared.warnings) log(`Warning: ${warning}`);
