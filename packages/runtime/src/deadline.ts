@@ -48,6 +48,8 @@ export function deadline(parent: AbortSignal, ms: number, reason: () => unknown)
  * when the tool's time is up, as before. After a hop timed out the signal stays aborted: the hop's failure ends
  * the call.
  */
+const ONCE = { once: true } as const;
+
 export class CallDeadline {
   readonly #controller = new AbortController();
   readonly signal: AbortSignal = this.#controller.signal;
@@ -70,7 +72,7 @@ export class CallDeadline {
     this.#toolReason = reason;
     if (parent.aborted) this.#end(parent.reason);
     else {
-      parent.addEventListener("abort", this.#onParentAbort, { once: true });
+      parent.addEventListener("abort", this, ONCE);
       this.#arm(this.#toolAt);
     }
   }
@@ -129,18 +131,25 @@ export class CallDeadline {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     this.#armedAt = Infinity;
-    this.#parent.removeEventListener("abort", this.#onParentAbort);
+    this.#parent.removeEventListener("abort", this);
   }
 
-  readonly #onParentAbort = (): void => this.#end(this.#parent.reason);
+  /** The parent's abort listener: the deadline is its own listener object, so a call makes no closure for it. */
+  handleEvent(): void {
+    this.#end(this.#parent.reason);
+  }
+
+  static #fire(deadline: CallDeadline): void {
+    deadline.#onTimer();
+  }
 
   #arm(at: number): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#armedAt = at;
-    this.#timer = setTimeout(this.#fire, Math.max(0, at - performance.now()));
+    this.#timer = setTimeout(CallDeadline.#fire, Math.max(0, at - performance.now()), this);
   }
 
-  readonly #fire = (): void => {
+  #onTimer(): void {
     this.#timer = null;
     this.#armedAt = Infinity;
     if (this.#ended) return;
@@ -158,7 +167,7 @@ export class CallDeadline {
       this.#controller.abort(reason());
     }
     this.#arm(Math.min(this.#toolAt, this.#hopAt));
-  };
+  }
 
   #end(reason: unknown): void {
     if (this.#ended) return;

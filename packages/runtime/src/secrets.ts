@@ -53,7 +53,8 @@ export class SecretVault {
   /** The leaf and key maps of redactValue, made once rather than per call. */
   readonly #leaf = (leaf: string | number | boolean | null): JsonValue => {
     if (typeof leaf === "string") return this.redactText(leaf);
-    if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
+    // A number's text is made of number characters only, so unless some form is too (#numeric), it holds none.
+    if (typeof leaf === "number" && this.#numeric && this.containsSecret(String(leaf))) return REDACTED;
     return leaf;
   };
   readonly #key = (key: string): string => this.redactText(key);
@@ -64,6 +65,8 @@ export class SecretVault {
 
   /** Adds a value; refuses values too short to redact reliably, and text that is not valid Unicode. */
   add(name: string, value: string): void {
+    // The runner adds each secret again on every call: a value already held passed the checks below.
+    if (this.#values.has(value)) return;
     if (value.length < MIN_SECRET_LENGTH) {
       throw new SecretError(
         `Secret ${name} is shorter than ${MIN_SECRET_LENGTH} characters. Short values cannot be redacted reliably; use a longer secret.`,
@@ -72,7 +75,6 @@ export class SecretVault {
     if (UNPAIRED_SURROGATE.test(value)) {
       throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
     }
-    if (this.#values.has(value)) return;
     this.#values.add(value);
     const forms = new Set(this.#forms);
     for (const form of secretForms(value)) {
@@ -267,20 +269,6 @@ export function mapJson(
   key: (k: string) => string,
 ): JsonValue {
   if (value === null || typeof value !== "object") return leaf(value);
-  type Container = JsonValue[] | { [k: string]: JsonValue };
-  interface Frame {
-    readonly source: Container;
-    readonly keys: string[] | null;
-    /** The copy, made at the first change; null while every member so far is unchanged. */
-    out: Container | null;
-    index: number;
-  }
-  const frameOf = (source: Container): Frame => ({
-    source,
-    keys: Array.isArray(source) ? null : Object.keys(source),
-    out: null,
-    index: 0,
-  });
   const stack: Frame[] = [frameOf(value)];
   let result: JsonValue = value;
   while (stack.length > 0) {
@@ -290,7 +278,7 @@ export function mapJson(
       stack.pop();
       const done = frame.out ?? frame.source;
       const parent = stack[stack.length - 1];
-      if (parent) attach(parent, done);
+      if (parent) attach(parent, done, key);
       else result = done;
       continue;
     }
@@ -298,40 +286,56 @@ export function mapJson(
       ? (frame.source as { [k: string]: JsonValue })[frame.keys[frame.index]!]!
       : (frame.source as JsonValue[])[frame.index]!;
     if (child !== null && typeof child === "object") stack.push(frameOf(child));
-    else attach(frame, leaf(child));
+    else attach(frame, leaf(child), key);
   }
   return result;
+}
 
-  function attach(frame: Frame, v: JsonValue): void {
-    const keys = frame.keys;
-    if (keys) {
-      const original = keys[frame.index]!;
-      const k = key(original);
-      const source = frame.source as { [key: string]: JsonValue };
-      if (frame.out === null) {
-        if (k === original && v === source[original]) {
-          frame.index++;
-          return;
-        }
-        // The first change: the members before it are unchanged, so they are copied as they are.
-        const out: { [key: string]: JsonValue } = {};
-        for (let i = 0; i < frame.index; i++) put(out, keys[i]!, source[keys[i]!]!);
-        frame.out = out;
+type Container = JsonValue[] | { [k: string]: JsonValue };
+
+/** One container being mapped by mapJson. */
+interface Frame {
+  readonly source: Container;
+  readonly keys: string[] | null;
+  /** The copy, made at the first change; null while every member so far is unchanged. */
+  out: Container | null;
+  index: number;
+}
+
+function frameOf(source: Container): Frame {
+  return { source, keys: Array.isArray(source) ? null : Object.keys(source), out: null, index: 0 };
+}
+
+/** Puts the mapped member `v` at the frame's index (and its mapped key), copying the container at the first change. */
+function attach(frame: Frame, v: JsonValue, key: (k: string) => string): void {
+  const keys = frame.keys;
+  if (keys) {
+    const original = keys[frame.index]!;
+    const k = key(original);
+    const source = frame.source as { [key: string]: JsonValue };
+    if (frame.out === null) {
+      if (k === original && v === source[original]) {
+        frame.index++;
+        return;
       }
-      put(frame.out as { [key: string]: JsonValue }, k, v);
-    } else {
-      const source = frame.source as JsonValue[];
-      if (frame.out === null) {
-        if (v === source[frame.index]) {
-          frame.index++;
-          return;
-        }
-        frame.out = source.slice(0, frame.index);
-      }
-      (frame.out as JsonValue[]).push(v);
+      // The first change: the members before it are unchanged, so they are copied as they are.
+      const out: { [key: string]: JsonValue } = {};
+      for (let i = 0; i < frame.index; i++) put(out, keys[i]!, source[keys[i]!]!);
+      frame.out = out;
     }
-    frame.index++;
+    put(frame.out as { [key: string]: JsonValue }, k, v);
+  } else {
+    const source = frame.source as JsonValue[];
+    if (frame.out === null) {
+      if (v === source[frame.index]) {
+        frame.index++;
+        return;
+      }
+      frame.out = source.slice(0, frame.index);
+    }
+    (frame.out as JsonValue[]).push(v);
   }
+  frame.index++;
 }
 
 function put(out: { [key: string]: JsonValue }, k: string, v: JsonValue): void {

@@ -220,10 +220,14 @@ async function readBody(
   const declared = response.headers.get("content-length");
   if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > max) throw tooLarge();
 
-  const codings = (response.headers.get("content-encoding") ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "");
+  const encoding = response.headers.get("content-encoding");
+  const codings =
+    encoding === undefined
+      ? []
+      : encoding
+          .split(",")
+          .map((c) => c.trim().toLowerCase())
+          .filter((c) => c !== "");
   // One coding at most: stacked codings (`gzip, gzip`) are how decompression bombs multiply.
   if (codings.length > 1 || (codings.length === 1 && !ACCEPTED_ENCODINGS.has(codings[0]!))) {
     throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
