@@ -9,6 +9,8 @@
  *   kervanc      the built package's own modules (plan literals, standalone validators, runtime copy)
  *   interpreted  the same runtime with the plan and Ajv validators made in process from the YAML
  *   handwritten  scripts/bench/handwritten/tool.ts
+ *   handwritten-safe  scripts/bench/handwritten/tool-safe.ts: the same tool doing kervanc's safety work by hand
+ *                (one deadline, byte cap, body redacted before selecting, output cap and schema check)
  * "socket" variants call the benchmark upstream (another process) over loopback, one call at a time:
  *   kervanc      the package's ToolRunner over its real Node transport (address check, pooled keep-alive
  *                connections), and the same with pooling off (a pinned fresh connection per call)
@@ -33,6 +35,7 @@ import type * as Define from "../../packages/runtime/src/define.ts";
 import { PRIMARY_ARGS, PRIMARY_TOOL, SECRET_NAME, SECRET_VALUE, upstreamBody } from "./gen-specs.ts";
 import { nodeSend } from "./handwritten/send.ts";
 import { callTool, type Send } from "./handwritten/tool.ts";
+import { callToolSafely, tokenForms, type SendBytes } from "./handwritten/tool-safe.ts";
 
 export interface PercallConfig {
   /** Built package of the 1-tool spec with a secret and an https origin (for the stub variants). */
@@ -75,6 +78,16 @@ const stubTransport: HopTransport = {
 };
 
 const stubSend: Send = () => Promise.resolve({ status: 200, contentType: "application/json", body: Buffer.from(bodyBytes).toString("utf8") });
+
+/** The same answer as raw chunks, as the stub transport gives them to kervanc. */
+const stubSendBytes: SendBytes = () =>
+  Promise.resolve({
+    status: 200,
+    contentType: "application/json",
+    chunks: (async function* () {
+      yield bodyBytes;
+    })(),
+  });
 
 interface RuntimeModules {
   readonly runner: typeof Runner;
@@ -147,6 +160,8 @@ const token = SECRET_VALUE;
 const stubRuntime = await runtimeAt(join(config.stubPackage, "src", "runtime"));
 const repoRuntime = await runtimeAt(join(import.meta.dirname, "..", "..", "packages", "runtime", "src"));
 variants.push({ name: "stub/handwritten", call: () => callTool(PRIMARY_ARGS, { send: stubSend, token, timeoutMs: 10_000 }), calls: config.stubCalls });
+const safe = { send: stubSendBytes, token, forms: tokenForms(token), timeoutMs: 10_000, maxResponseBytes: 1_048_576, maxOutputChars: 20_000 };
+variants.push({ name: "stub/handwritten-safe", call: () => callToolSafely(PRIMARY_ARGS, safe), calls: config.stubCalls });
 variants.push({ name: "stub/kervanc", call: runnerCall(stubRuntime, await packageServer(config.stubPackage), stubTransport, true), calls: config.stubCalls });
 variants.push({ name: "stub/interpreted", call: runnerCall(repoRuntime, interpretedServer(repoRuntime, config.stubSpec), stubTransport, true), calls: config.stubCalls });
 

@@ -47,6 +47,7 @@ describe("benchmark smoke run", () => {
       "| interpreted, 1 tool |",
       // Per call in process
       "| hand-written (tool.ts), stub upstream |",
+      "| hand-written doing the same safety work (tool-safe.ts), stub upstream |",
       "| kervanc (built package), stub upstream |",
       "| interpreted (same runtime), stub upstream |",
       "| hand-written, loopback upstream, keep-alive |",
@@ -62,6 +63,7 @@ describe("benchmark smoke run", () => {
       // Targets
       "| Cold start, interpreted vs kervanc",
       "| Per-call overhead in process (stub upstream) vs hand-written |",
+      "| Per-call overhead in process (stub upstream) vs hand-written doing the same safety work |",
       "| Streamable HTTP throughput vs hand-written (1 tool) |",
       "| Build time,",
     ];

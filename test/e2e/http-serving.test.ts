@@ -76,6 +76,10 @@ describe("Streamable HTTP", () => {
     const response = await fetch(endpoint, { method: "POST", headers: modernHeaders, body: JSON.stringify(discover) });
     expect(response.status).toBe(200);
     const text = await response.text();
+    // A JSON answer goes out in one write with its length (node-http.ts); only SSE is streamed in chunks.
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)));
+    expect(response.headers.get("transfer-encoding")).toBeNull();
     const body = JSON.parse(text.startsWith("{") ? text : (/data: (.*)/.exec(text)?.[1] ?? "null"));
     expect(body.result.supportedVersions).toContain("2026-07-28");
     expect(body.result._meta["io.modelcontextprotocol/serverInfo"]).toEqual({ name: "open-meteo", version: "0.1.0" });

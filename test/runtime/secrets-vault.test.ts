@@ -3,6 +3,7 @@
  * (the fast path that skips copying must never skip a secret).
  */
 import { describe, expect, it } from "vitest";
+import type { JsonValue } from "../../packages/runtime/src/plan.ts";
 import { REDACTED, SecretVault, secretForms, stableBase64 } from "../../packages/runtime/src/secrets.ts";
 import fc from "fast-check";
 import { base64At, encodings, leaks, stringsOf } from "../helpers/secret-encodings.ts";
@@ -33,6 +34,20 @@ describe("SecretVault", () => {
     const v = vault(SECRET, numeric);
     const body = `{"a":${JSON.stringify(SECRET)},${JSON.stringify(SECRET)}:1,"u":"\\u0054ok3n\\/+=\\"\\\\ü-x","n":${numeric},"big":${numeric}000000000000000,"ok":3}`;
     expect(v.parseJson(body)).toEqual({ a: REDACTED, [REDACTED]: 1, u: REDACTED, n: REDACTED, big: REDACTED, ok: 3 });
+  });
+
+  it("redacts copy on write: the input stays as it was, untouched branches are shared, __proto__ stays data", () => {
+    const v = vault(SECRET);
+    const input = JSON.parse(`{"__proto__":{"x":1},"keep":{"a":[1,2]},"hit":["ok",${JSON.stringify(SECRET)}],"z":2}`) as { [key: string]: JsonValue };
+    const out = v.redactValue(input) as Record<string, unknown>;
+    expect((input["hit"] as JsonValue[])[1]).toBe(SECRET);
+    expect(out["hit"]).toEqual(["ok", REDACTED]);
+    expect(out["keep"]).toBe(input["keep"]);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(["__proto__", "keep", "hit", "z"]);
+    expect(out["__proto__"]).toEqual({ x: 1 });
+    expect(({} as Record<string, unknown>)["x"]).toBeUndefined();
+    expect(v.redactValue(input["keep"]!)).toBe(input["keep"]);
   });
 
   it("takes the fast path only when nothing can match, and keeps __proto__ keys as data on both paths", () => {

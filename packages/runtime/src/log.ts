@@ -31,6 +31,8 @@ export interface Logger {
   /** The readiness line ("Serving ... on URL"): written at every level, since supervisors wait for it. */
   ready(text: string): void;
   call(record: CallRecord): void;
+  /** Whether `call` writes anything at this format and level: when not, no record need be made per call. */
+  readonly logsCalls: boolean;
   refused(status: number, reason: string): void;
 }
 
@@ -67,6 +69,8 @@ export function createLogger(
           responseBytes: r.responseBytes,
           requestId: r.requestId,
         }),
+      // A call is logged at info, warn or error, depending on how it ended.
+      logsCalls: enabled("error"),
       refused: (status, reason) => json("warn", { event: "refused", status, reason }),
     };
   }
@@ -86,6 +90,7 @@ export function createLogger(
         ),
       );
     },
+    logsCalls: enabled("debug"),
     refused: (status, reason) => {
       if (enabled("debug")) write(vault.redactText(`Refused an HTTP request with ${status}: ${reason}`));
     },

@@ -13,7 +13,7 @@ import { type Authenticator, type AuthSettings, createAuthenticator } from "./au
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
-import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
+import { type CallRecord, createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
 import { createServerFactory } from "./mcp.ts";
@@ -349,7 +349,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     vault,
     allowSecretsOverHttp: options.allowInsecureSecrets,
     log,
-    onCall: (record) => logger.call(record),
+    // The record (a UUID among it) is made per call only when the log writes it.
+    ...(logger.logsCalls ? { onCall: (record: CallRecord) => logger.call(record) } : {}),
   });
   const prepared = runner.prepareSecrets();
   for (const warning of prepared.warnings) log(`Warning: ${warning}`);

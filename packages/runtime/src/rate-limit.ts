@@ -8,6 +8,7 @@ import { ToolError } from "./errors.ts";
 import type { RateLimit } from "./plan.ts";
 
 const WINDOW_MS = 60_000;
+const SWEEP_INTERVAL_MS = 1_000;
 
 export class ToolLimiter {
   readonly #tool: string;
@@ -23,8 +24,11 @@ export class ToolLimiter {
     this.#now = now;
   }
 
-  /** Admits one call or throws the ToolError the model sees. Call the returned function when the call ends. */
-  acquire(): () => void {
+  /**
+   * Admits one call or throws the ToolError the model sees. Every admitted call must be followed by exactly one
+   * `release()` when it ends (the runner pairs them in try/finally): no closure per call.
+   */
+  acquire(): void {
     const now = this.#now();
     if (now - this.#windowStart >= WINDOW_MS) {
       this.#windowStart = now;
@@ -39,13 +43,11 @@ export class ToolLimiter {
     }
     this.#count++;
     this.#active++;
-    let released = false;
-    return () => {
-      if (!released) {
-        released = true;
-        this.#active--;
-      }
-    };
+  }
+
+  /** Ends one admitted call. */
+  release(): void {
+    if (this.#active > 0) this.#active--;
   }
 }
 
@@ -57,6 +59,8 @@ export class ToolLimiter {
 export class ClientRateLimit {
   readonly #windows = new Map<string, { start: number; count: number }>();
   readonly perMinute: number;
+  /** When the expired windows were last swept out. */
+  #sweptAt = -Infinity;
 
   constructor(perMinute: number) {
     this.perMinute = perMinute;
@@ -65,7 +69,10 @@ export class ClientRateLimit {
   /** Seconds to wait, or 0 when the request may proceed. */
   take(client: string, now: number): number {
     if (this.perMinute === 0) return 0;
-    if (this.#windows.size > 10_000) {
+    // Past 10,000 clients the expired windows are swept out, at most once a second: sweeping on every request
+    // while the map stayed full of live windows (many clients at once) walked all of them per request.
+    if (this.#windows.size > 10_000 && now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
+      this.#sweptAt = now;
       for (const [key, w] of this.#windows) if (now - w.start >= WINDOW_MS) this.#windows.delete(key);
     }
     let window = this.#windows.get(client);

@@ -6,7 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { deadline, raceSignal } from "./deadline.ts";
+import { CallDeadline } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
 import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
@@ -45,8 +45,8 @@ interface CallStats {
 interface PreparedTool {
   readonly compiled: CompiledTool;
   readonly head: ToolHead;
-  /** Made on the tool's first call, with its plan. */
-  limiter: ToolLimiter | null;
+  /** Made on the tool's first call, with its plan: the limiter and what the hop loop needs about its secrets. */
+  ready: { readonly limiter: ToolLimiter; readonly carry: SecretCarry | null } | null;
 }
 
 export class ToolRunner {
@@ -64,7 +64,7 @@ export class ToolRunner {
     const heads = server.tools.map((compiled) => ({ compiled, head: headOf(compiled) }));
     // Derived from the tools' own URLs: the same list the build writes into manifest.json.
     this.#egress = egressCheck(heads.map(({ head }) => head));
-    this.#tools = new Map(heads.map(({ compiled, head }) => [head.name, { compiled, head, limiter: null }]));
+    this.#tools = new Map(heads.map(({ compiled, head }) => [head.name, { compiled, head, ready: null }]));
   }
 
   has(name: string): boolean {
@@ -161,12 +161,16 @@ export class ToolRunner {
           ),
         );
       }
-      prepared.limiter ??= new ToolLimiter(name, compiled.plan.rateLimit);
-      const release = prepared.limiter.acquire();
+      prepared.ready ??= {
+        limiter: new ToolLimiter(name, compiled.plan.rateLimit),
+        carry: this.#carryFor(compiled.plan),
+      };
+      const { limiter } = prepared.ready;
+      limiter.acquire();
       try {
-        return this.#redactResult(await this.#run(compiled, input as JsonValue, signal, stats));
+        return this.#redactResult(await this.#run(prepared, input as JsonValue, signal, stats));
       } finally {
-        release();
+        limiter.release();
       }
     } catch (error) {
       if (error instanceof ToolError) return this.#redactResult(toolError(error.message));
@@ -179,52 +183,53 @@ export class ToolRunner {
   }
 
   async #run(
-    compiled: CompiledTool,
+    prepared: PreparedTool,
     args: JsonValue,
     callerSignal: AbortSignal,
     stats: CallStats,
   ): Promise<CallToolResult> {
+    const { compiled } = prepared;
+    // #call made it before the limiter; a missing one must never read as "sends no secrets".
+    if (prepared.ready === null) throw new Error(`Tool ${prepared.head.name} ran before it was prepared`);
+    const { carry } = prepared.ready;
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;
-    const toolDeadline = deadline(
+    // One deadline for the call: the tool's timeout, and each hop's, which sendUpstream starts on it.
+    const deadline = new CallDeadline(
       callerSignal,
       toolTimeoutMs,
       () => new ToolError(`Tool "${plan.listing.name}" timed out after ${toolTimeoutMs} ms.`),
     );
-    const signal = toolDeadline.signal;
     try {
       const secrets = this.#secretsFor(plan);
       const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
-      const headers = [...rendered.headers];
-      const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-      if (!has("accept"))
+      const headers = rendered.headers.slice();
+      let hasAccept = false;
+      let hasContentType = false;
+      for (const [n] of headers) {
+        const lower = n.toLowerCase();
+        if (lower === "accept") hasAccept = true;
+        else if (lower === "content-type") hasContentType = true;
+      }
+      if (!hasAccept)
         headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
-      if (rendered.body !== null && !has("content-type")) headers.push(["content-type", "application/json"]);
-      const carry: SecretCarry | null =
-        plan.secrets.length === 0
-          ? null
-          : {
-              mayReceive: (hostPort) =>
-                plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
-              containsSecret: (text) => this.#options.vault.containsSecret(text),
-            };
-      const response = await raceSignal(
+      if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
+      const response = await deadline.race(
         sendUpstream(
-          { ...rendered, headers },
+          { method: rendered.method, url: rendered.url, headers, body: rendered.body },
           {
             limits,
             transport: this.#options.transport,
-            signal,
+            deadline,
             secrets: carry,
             allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
             egress: this.#egress,
           },
         ),
-        signal,
         // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
-        (s) => (s.reason instanceof ToolError ? s.reason : new ToolError("The call was cancelled.")),
+        (reason) => (reason instanceof ToolError ? reason : new ToolError("The call was cancelled.")),
       );
       stats.upstreamStatus = response.status;
       stats.responseBytes = response.body.byteLength;
@@ -241,8 +246,17 @@ export class ToolRunner {
         vault: this.#options.vault,
       });
     } finally {
-      toolDeadline.dispose();
+      deadline.dispose();
     }
+  }
+
+  /** What the hop loop needs to know about a tool's secrets, or null when it sends none. */
+  #carryFor(plan: ToolPlan): SecretCarry | null {
+    if (plan.secrets.length === 0) return null;
+    return {
+      mayReceive: (hostPort) => plan.secrets.every((name) => this.#mayReceive(name, hostPort, plan.listing.name)),
+      containsSecret: (text) => this.#options.vault.containsSecret(text),
+    };
   }
 
   /** Checks each secret's binding for the tool's host, then asks the source again for this call. */

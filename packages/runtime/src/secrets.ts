@@ -45,6 +45,19 @@ export class SecretVault {
   #endsInBackslash = false;
   /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
   #recombines = false;
+  /**
+   * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
+   * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
+   */
+  #shortest = Infinity;
+  /** The leaf and key maps of redactValue, made once rather than per call. */
+  readonly #leaf = (leaf: string | number | boolean | null): JsonValue => {
+    if (typeof leaf === "string") return this.redactText(leaf);
+    // A number's text is made of number characters only, so unless some form is too (#numeric), it holds none.
+    if (typeof leaf === "number" && this.#numeric && this.containsSecret(String(leaf))) return REDACTED;
+    return leaf;
+  };
+  readonly #key = (key: string): string => this.redactText(key);
 
   get size(): number {
     return this.#values.size;
@@ -52,6 +65,8 @@ export class SecretVault {
 
   /** Adds a value; refuses values too short to redact reliably, and text that is not valid Unicode. */
   add(name: string, value: string): void {
+    // The runner adds each secret again on every call: a value already held passed the checks below.
+    if (this.#values.has(value)) return;
     if (value.length < MIN_SECRET_LENGTH) {
       throw new SecretError(
         `Secret ${name} is shorter than ${MIN_SECRET_LENGTH} characters. Short values cannot be redacted reliably; use a longer secret.`,
@@ -60,7 +75,6 @@ export class SecretVault {
     if (UNPAIRED_SURROGATE.test(value)) {
       throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
     }
-    if (this.#values.has(value)) return;
     this.#values.add(value);
     const forms = new Set(this.#forms);
     for (const form of secretForms(value)) {
@@ -77,6 +91,7 @@ export class SecretVault {
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
     this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
+    this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
   }
 
   /**
@@ -84,7 +99,7 @@ export class SecretVault {
    * Replacing can bring text together that did not touch before, so the result is searched again until clean.
    */
   redactText(text: string): string {
-    if (this.#forms.length === 0) return text;
+    if (text.length < this.#shortest) return text;
     let out = text;
     for (let round = 0; round < 4; round++) {
       const spans = findSpans(out, this.#forms);
@@ -98,24 +113,17 @@ export class SecretVault {
 
   /** Whether a text holds any known form, escapes undone. */
   containsSecret(text: string): boolean {
-    return this.#forms.length > 0 && findSpans(text, this.#forms).length > 0;
+    return text.length >= this.#shortest && findSpans(text, this.#forms).length > 0;
   }
 
   /**
    * Redacts a JSON value: strings, object keys, and numbers whose decimal text holds a secret (the number
-   * becomes the string `[redacted]`). Returns a new value; the input is not changed.
+   * becomes the string `[redacted]`). The input is not changed: what needed redacting is copied (with the
+   * containers on its way from the root), and what did not is shared with the input.
    */
   redactValue(value: JsonValue): JsonValue {
     if (this.#forms.length === 0) return value;
-    return mapJson(
-      value,
-      (leaf) => {
-        if (typeof leaf === "string") return this.redactText(leaf);
-        if (typeof leaf === "number" && this.containsSecret(String(leaf))) return REDACTED;
-        return leaf;
-      },
-      (key) => this.redactText(key),
-    );
+    return mapJson(value, this.#leaf, this.#key);
   }
 
   /**
@@ -250,8 +258,10 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /**
- * Rebuilds a JSON value bottom-up without recursion (upstream JSON can be nested deeper than the stack),
- * mapping leaves and keys. Keys are set as own data properties, so a `__proto__` key stays plain data.
+ * Maps a JSON value's leaves and keys bottom-up without recursion (upstream JSON can be nested deeper than the
+ * stack). Copy on write: a container is copied only once a member of it changes (a key, a leaf, or a container
+ * below it), so a value with nothing to map comes back as itself and costs no garbage; the input is never
+ * changed. Keys are set as own data properties, so a `__proto__` key stays plain data.
  */
 export function mapJson(
   value: JsonValue,
@@ -259,44 +269,78 @@ export function mapJson(
   key: (k: string) => string,
 ): JsonValue {
   if (value === null || typeof value !== "object") return leaf(value);
-  type Container = JsonValue[] | { [k: string]: JsonValue };
-  interface Frame {
-    readonly source: Container;
-    readonly keys: string[] | null;
-    readonly out: Container;
-    index: number;
-  }
-  const frameOf = (source: Container): Frame =>
-    Array.isArray(source)
-      ? { source, keys: null, out: [], index: 0 }
-      : { source, keys: Object.keys(source), out: {}, index: 0 };
-  const root = frameOf(value);
-  const stack: Frame[] = [root];
+  const stack: Frame[] = [frameOf(value)];
+  let result: JsonValue = value;
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
     const count = frame.keys ? frame.keys.length : (frame.source as JsonValue[]).length;
     if (frame.index >= count) {
       stack.pop();
+      const done = frame.out ?? frame.source;
       const parent = stack[stack.length - 1];
-      if (parent) attach(parent, frame.out);
+      if (parent) attach(parent, done, key);
+      else result = done;
       continue;
     }
     const child = frame.keys
       ? (frame.source as { [k: string]: JsonValue })[frame.keys[frame.index]!]!
       : (frame.source as JsonValue[])[frame.index]!;
     if (child !== null && typeof child === "object") stack.push(frameOf(child));
-    else attach(frame, leaf(child));
+    else attach(frame, leaf(child), key);
   }
-  return root.out;
+  return result;
+}
 
-  function attach(frame: Frame, v: JsonValue): void {
-    if (frame.keys) {
-      const k = key(frame.keys[frame.index]!);
-      // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
-      if (k === "__proto__")
-        Object.defineProperty(frame.out, k, { value: v, enumerable: true, writable: true, configurable: true });
-      else (frame.out as { [key: string]: JsonValue })[k] = v;
-    } else (frame.out as JsonValue[]).push(v);
-    frame.index++;
+type Container = JsonValue[] | { [k: string]: JsonValue };
+
+/** One container being mapped by mapJson. */
+interface Frame {
+  readonly source: Container;
+  readonly keys: string[] | null;
+  /** The copy, made at the first change; null while every member so far is unchanged. */
+  out: Container | null;
+  index: number;
+}
+
+function frameOf(source: Container): Frame {
+  return { source, keys: Array.isArray(source) ? null : Object.keys(source), out: null, index: 0 };
+}
+
+/** Puts the mapped member `v` at the frame's index (and its mapped key), copying the container at the first change. */
+function attach(frame: Frame, v: JsonValue, key: (k: string) => string): void {
+  const keys = frame.keys;
+  if (keys) {
+    const original = keys[frame.index]!;
+    const k = key(original);
+    const source = frame.source as { [key: string]: JsonValue };
+    if (frame.out === null) {
+      if (k === original && v === source[original]) {
+        frame.index++;
+        return;
+      }
+      // The first change: the members before it are unchanged, so they are copied as they are.
+      const out: { [key: string]: JsonValue } = {};
+      for (let i = 0; i < frame.index; i++) put(out, keys[i]!, source[keys[i]!]!);
+      frame.out = out;
+    }
+    put(frame.out as { [key: string]: JsonValue }, k, v);
+  } else {
+    const source = frame.source as JsonValue[];
+    if (frame.out === null) {
+      if (v === source[frame.index]) {
+        frame.index++;
+        return;
+      }
+      frame.out = source.slice(0, frame.index);
+    }
+    (frame.out as JsonValue[]).push(v);
   }
+  frame.index++;
+}
+
+function put(out: { [key: string]: JsonValue }, k: string, v: JsonValue): void {
+  // Plain assignment is safe for every key but "__proto__", which would set the prototype instead.
+  if (k === "__proto__")
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
 }

@@ -60,12 +60,12 @@ const LANGS = new Set(["en", "de", "fr", "tr"]);
 const FIELDS = /^[a-z_,]*$/;
 const KNOWN = new Set(["id", "fields", "lang"]);
 
-function error(text: string): Result {
+export function error(text: string): Result {
   return { content: [{ type: "text", text }], isError: true };
 }
 
 /** The input schema, checked by hand; null when the arguments are valid. */
-function checkArgs(args: unknown): string | null {
+export function checkArgs(args: unknown): string | null {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return "arguments must be an object";
   const a = args as Record<string, unknown>;
   for (const key of Object.keys(a)) if (!KNOWN.has(key)) return `must NOT have additional property ${key}`;
@@ -80,7 +80,7 @@ function checkArgs(args: unknown): string | null {
   return null;
 }
 
-function field(value: unknown, key: string): unknown {
+export function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : null;
 }
 

@@ -3,10 +3,10 @@
  *
  * The platform-specific part (how a single hop resolves, connects and decodes) is a HopTransport; this module
  * holds the rules every platform shares, so the Node server and the fetch-handler build refuse the same things
- * with the same words. Every hop gets its own timeout; the caller's signal (the tool's own timeout or a
- * cancellation) covers the whole exchange.
+ * with the same words. Every hop gets its own timeout; the call's deadline (the tool's own timeout or a
+ * cancellation) covers the whole exchange. Both live in the call's one CallDeadline.
  */
-import { deadline } from "../deadline.ts";
+import type { CallDeadline } from "../deadline.ts";
 import { ToolError } from "../errors.ts";
 import type { HttpLimits } from "../plan.ts";
 import type { RenderedRequest } from "../render.ts";
@@ -56,7 +56,8 @@ export interface SecretCarry {
 export interface UpstreamOptions {
   readonly limits: HttpLimits;
   readonly transport: HopTransport;
-  readonly signal: AbortSignal;
+  /** The call's deadline: the tool's timeout and cancellation; each hop's timeout is started on it. */
+  readonly deadline: CallDeadline;
   readonly secrets: SecretCarry | null;
   /** Lifts the rule that secrets never travel over plain http (only from code or the CLI, never a spec). */
   readonly allowSecretsOverHttp: boolean;
@@ -91,24 +92,20 @@ export function egressCheck(
 }
 
 export async function sendUpstream(request: RenderedRequest, options: UpstreamOptions): Promise<UpstreamResponse> {
-  const { limits, transport, signal } = options;
+  const { limits, transport, deadline } = options;
   let hop: Hop = { method: request.method, url: request.url, headers: request.headers, body: request.body };
   for (let redirects = 0; ; redirects++) {
     const host = hop.url.host;
     checkScheme(hop.url, options);
     if (!options.egress(hop.url))
       throw new ToolError(`Request to ${host} was blocked: it is not in this server's egress list.`);
-    const hopDeadline = deadline(
-      signal,
-      limits.timeoutMs,
-      () => new DOMException(`Request to ${host} timed out.`, "TimeoutError"),
-    );
+    deadline.startHop(limits.timeoutMs, () => new DOMException(`Request to ${host} timed out.`, "TimeoutError"));
     try {
       let response: HopResponse;
       try {
-        response = await transport.send(hop, { signal: hopDeadline.signal, sendsSecrets: options.secrets !== null });
+        response = await transport.send(hop, { signal: deadline.signal, sendsSecrets: options.secrets !== null });
       } catch (error) {
-        throw hopFailure(error, host, hopDeadline.timedOut, signal, limits.timeoutMs);
+        throw hopFailure(error, host, deadline, limits.timeoutMs);
       }
       if (response.status >= 300 && response.status < 400) {
         // A redirect's body is never read.
@@ -121,10 +118,10 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
         return { status: response.status, contentType: response.headers.get("content-type") ?? "", body, url: hop.url };
       } catch (error) {
         response.discard();
-        throw hopFailure(error, host, hopDeadline.timedOut, signal, limits.timeoutMs);
+        throw hopFailure(error, host, deadline, limits.timeoutMs);
       }
     } finally {
-      hopDeadline.dispose();
+      deadline.endHop();
     }
   }
 }
@@ -137,21 +134,15 @@ function checkScheme(url: URL, options: UpstreamOptions): void {
   }
 }
 
-function hopFailure(
-  error: unknown,
-  host: string,
-  timedOut: boolean,
-  callerSignal: AbortSignal,
-  timeoutMs: number,
-): Error {
+function hopFailure(error: unknown, host: string, deadline: CallDeadline, timeoutMs: number): Error {
   if (error instanceof ToolError) return error;
-  if (callerSignal.aborted) {
+  if (deadline.ended) {
     // The tool-level timeout or a cancellation: the caller words it.
-    return callerSignal.reason instanceof ToolError
-      ? callerSignal.reason
+    return deadline.endReason instanceof ToolError
+      ? deadline.endReason
       : new ToolError(`Request to ${host} was cancelled.`);
   }
-  if (timedOut) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
+  if (deadline.hopTimedOut) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
   const code =
     typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
       ? error.code
@@ -229,10 +220,14 @@ async function readBody(
   const declared = response.headers.get("content-length");
   if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared.trim()) > max) throw tooLarge();
 
-  const codings = (response.headers.get("content-encoding") ?? "")
-    .split(",")
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== "");
+  const encoding = response.headers.get("content-encoding");
+  const codings =
+    encoding === undefined
+      ? []
+      : encoding
+          .split(",")
+          .map((c) => c.trim().toLowerCase())
+          .filter((c) => c !== "");
   // One coding at most: stacked codings (`gzip, gzip`) are how decompression bombs multiply.
   if (codings.length > 1 || (codings.length === 1 && !ACCEPTED_ENCODINGS.has(codings[0]!))) {
     throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
@@ -242,19 +237,21 @@ async function readBody(
     coding === undefined || coding === "identity" || transport.decodesBodies ? null : transport.decoders.get(coding);
   if (makeDecoder === undefined) throw new ToolError(`The response from ${host} uses an unsupported encoding.`);
 
-  const wire = countingLimit(response.body, max, tooLarge);
-  if (makeDecoder === null) return collect(wire, max, tooLarge);
+  if (makeDecoder === null) return collect(response.body, max, tooLarge);
   const decoder = makeDecoder();
   const writer = decoder.writable.getWriter();
   // Errors of the wire (too large, timeout, reset) win over the decoder's: they explain why decoding stopped.
   let wireError: unknown = null;
   const pump = (async () => {
-    const iterator = wire[Symbol.asyncIterator]();
+    const iterator = response.body[Symbol.asyncIterator]();
+    let total = 0;
     try {
       for (;;) {
         let step: IteratorResult<Uint8Array>;
         try {
           step = await iterator.next();
+          // The wire bytes are capped as well as the decoded ones: a compressed body is read only so far.
+          if (!step.done && (total += step.value.byteLength) > max) throw tooLarge();
         } catch (error) {
           wireError = error;
           throw error;
@@ -279,19 +276,7 @@ async function readBody(
   }
 }
 
-async function* countingLimit(
-  source: AsyncIterable<Uint8Array>,
-  max: number,
-  tooLarge: () => Error,
-): AsyncIterable<Uint8Array> {
-  let total = 0;
-  for await (const chunk of source) {
-    total += chunk.byteLength;
-    if (total > max) throw tooLarge();
-    yield chunk;
-  }
-}
-
+/** Reads a body to its end, refusing it the moment it passes `max` bytes; one chunk is returned as it is. */
 async function collect(source: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -300,6 +285,7 @@ async function collect(source: AsyncIterable<Uint8Array>, max: number, tooLarge:
     if (total > max) throw tooLarge();
     chunks.push(chunk);
   }
+  if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {

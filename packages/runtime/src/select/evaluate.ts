@@ -84,7 +84,7 @@ export type { SelectBudget, SelectErrorCode, SelectErrorKind } from "./core.ts";
  * a budget field that is not a non-negative number is a programming error and throws a RangeError.
  */
 export function evaluateSelect(ast: SelectNode, data: JsonValue, budget?: Partial<SelectBudget>): JsonValue {
-  const meter = new Meter(resolveBudget(budget));
+  const meter = new Meter(budget === undefined ? DEFAULT_SELECT_BUDGET : resolveBudget(budget));
   const interpreter = new Interpreter(meter, data);
   let result: JsonValue;
   try {
