@@ -6,6 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { acceptFor } from "./accept.ts";
 import { deadline, raceSignal } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
@@ -188,8 +189,7 @@ export class ToolRunner {
       const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
       const headers = [...rendered.headers];
       const has = (name: string): boolean => headers.some(([n]) => n.toLowerCase() === name);
-      if (!has("accept"))
-        headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
+      if (!has("accept")) headers.push(["accept", acceptFor(plan.output)]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
       if (rendered.body !== null && !has("content-type")) headers.push(["content-type", "application/json"]);
       const carry: SecretCarry | null =

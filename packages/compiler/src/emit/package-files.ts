@@ -3,7 +3,7 @@
  * runs the server. These are data files; spec text in them is JSON-encoded (package.json) or escaped for
  * Markdown (README), never interpreted.
  */
-import type { JsonObject, JsonValue } from "@kervanc/runtime";
+import type { JsonObject, JsonValue, OutputPlan } from "@kervanc/runtime";
 import { egressOf } from "../plan/egress.ts";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
 import { codeSpan, md } from "./markdown.ts";
@@ -354,7 +354,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     lines.push(`### ${codeSpan(listing.name)}`, "");
     if (listing.title !== undefined) lines.push(`**${md(listing.title)}**`, "");
     lines.push(md(listing.description), "");
-    lines.push(`${codeSpan(`${tool.plan.request.method} ${tool.plan.request.origin}`)}${tool.plan.output.kind === "select" ? (tool.plan.output.structured ? ", structured output" : "") : ", raw text output"}`, "");
+    lines.push(`${codeSpan(`${tool.plan.request.method} ${tool.plan.request.origin}`)}${outputNote(tool.plan.output)}`, "");
     const rows = argumentRows(tool);
     if (rows.length > 0) {
       lines.push("| argument | type | required | description |", "| --- | --- | --- | --- |", ...rows, "");
@@ -366,6 +366,20 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** What the README says after a tool's request line about its output mode. */
+function outputNote(output: OutputPlan): string {
+  switch (output.kind) {
+    case "raw":
+      return ", raw text output";
+    case "select":
+      return output.structured ? ", structured output" : "";
+    default: {
+      const unknown: never = output;
+      throw new Error(`Unexpected output plan ${JSON.stringify(unknown)}.`);
+    }
+  }
 }
 
 /** The README's section on egress through a proxy (server.mjs) and what each fetch platform does instead. */

@@ -5,8 +5,8 @@
  * listing is fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage
  * writes it as JSON literals.
  */
-import type { JsonObject, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
-import type { CheckedSpec, CheckedTool } from "../check/check.ts";
+import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
+import type { CheckedOutput, CheckedSchema, CheckedSpec, CheckedTool } from "../check/check.ts";
 import type { CompiledSchema } from "../check/schemas.ts";
 import { HTTP_DEFAULTS } from "../check/spec-format.ts";
 
@@ -28,7 +28,7 @@ export function planServer(checked: CheckedSpec): PlannedServer {
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
-    return { plan: planTool(tool, checked), input: tool.input.compiled, output: tool.output.kind === "select" ? (tool.output.schema?.compiled ?? null) : null, moduleName };
+    return { plan: planTool(tool, checked), input: tool.input.compiled, output: outputSchemaOf(tool.output)?.compiled ?? null, moduleName };
   });
   return {
     plan: {
@@ -46,12 +46,13 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
   const defaults = checked.spec.defaults;
   const http = t.http;
   const maxOutputChars = t.output.maxOutputChars ?? defaults?.http?.maxOutputChars ?? HTTP_DEFAULTS.maxOutputChars;
+  const outputSchema = outputSchemaOf(tool.output);
   const listing: ToolListing = {
     name: t.name,
     ...(t.title !== undefined ? { title: t.title } : {}),
     description: t.description,
     inputSchema: tool.input.schema,
-    ...(tool.output.kind === "select" && tool.output.schema ? { outputSchema: tool.output.schema.schema as JsonObject } : {}),
+    ...(outputSchema !== null ? { outputSchema: outputSchema.schema as JsonObject } : {}),
     annotations: { openWorldHint: true, ...(t.annotations ?? {}) },
   };
   const url = tool.request.url;
@@ -71,10 +72,7 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
       // The kervanc form-body extension (check/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
     },
-    output:
-      tool.output.kind === "raw"
-        ? { kind: "raw", maxOutputChars }
-        : { kind: "select", expression: tool.output.expression, ast: tool.output.ast, structured: tool.output.schema !== null, maxOutputChars },
+    output: planOutput(tool.output, maxOutputChars),
     limits: {
       timeoutMs: http.timeoutMs ?? defaults?.http?.timeoutMs ?? HTTP_DEFAULTS.timeoutMs,
       maxResponseBytes: http.maxResponseBytes ?? defaults?.http?.maxResponseBytes ?? HTTP_DEFAULTS.maxResponseBytes,
@@ -87,6 +85,33 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
     },
     secrets: tool.secrets,
   };
+}
+
+/** The output schema a tool declares: only a `select` output can have one. */
+function outputSchemaOf(output: CheckedOutput): CheckedSchema | null {
+  switch (output.kind) {
+    case "raw":
+      return null;
+    case "select":
+      return output.schema;
+    default: {
+      const unknown: never = output;
+      throw new Error(`Unexpected output ${JSON.stringify(unknown)}.`);
+    }
+  }
+}
+
+function planOutput(output: CheckedOutput, maxOutputChars: number): OutputPlan {
+  switch (output.kind) {
+    case "raw":
+      return { kind: "raw", maxOutputChars };
+    case "select":
+      return { kind: "select", expression: output.expression, ast: output.ast, structured: output.schema !== null, maxOutputChars };
+    default: {
+      const unknown: never = output;
+      throw new Error(`Unexpected output ${JSON.stringify(unknown)}.`);
+    }
+  }
 }
 
 /**
