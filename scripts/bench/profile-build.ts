@@ -15,6 +15,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { checkSpec } from "../../packages/compiler/src/check/check.ts";
 import { bundleServer } from "../../packages/compiler/src/emit/bundle.ts";
+import { TARGET } from "../../packages/compiler/src/emit/targets.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
 import { format } from "../../packages/compiler/src/emit/format.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
@@ -78,7 +79,7 @@ try {
         await writeFile(join(restage, path), text);
       }
     });
-    await time("  esbuild bundle of the staged sources", () => bundleServer(restage, "src/main.ts", ""));
+    await time("  esbuild bundle of the staged sources", () => bundleServer(restage, TARGET.node, ""));
   }
   process.stdout.write(`Build phases for a ${tools}-tool spec, in process (ms; median of ${runs} runs, min in brackets):\n`);
   for (const [name, ms] of phases) {

@@ -20,7 +20,7 @@ import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
 import { parseManifest, readStamp } from "./emit/manifest.ts";
 import { folderKey, packageNameProblem } from "./emit/package-name.ts";
 import { TargetRefusedError, writeTree } from "./emit/swap.ts";
-import { targetState, type TargetState } from "./emit/targets.ts";
+import { targetState, type TargetState } from "./emit/package-folder.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { findSpecs } from "./load/find-specs.ts";
 import { readRegularFile } from "./load/regular-file.ts";
