@@ -7,7 +7,9 @@
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { DENO_DENY_NET, runCommands, shellWord, FETCH_SETTINGS, FETCH_TEST_SETTING, workerdConfig } from "../../packages/compiler/src/emit/package-files.ts";
+import { DENO_DENY_NET, FETCH_SETTINGS, FETCH_TEST_SETTING, runCommands } from "../../packages/compiler/src/emit/run-commands.ts";
+import { shellWord } from "../../packages/compiler/src/emit/shell.ts";
+import { workerdConfig } from "../../packages/compiler/src/emit/workerd-config.ts";
 import { allowPrivateNetwork, checkAddress, createNetworkPolicy, METADATA_RANGES } from "../../packages/runtime/src/net/address.ts";
 import { createFetchTransport, FETCH_ACCEPT_ENCODING } from "../../packages/runtime/src/net/fetch-transport.ts";
 import type { Hop, HopResponse } from "../../packages/runtime/src/net/upstream.ts";

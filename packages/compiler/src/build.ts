@@ -12,7 +12,7 @@ import type { Dirent } from "node:fs";
 import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
-import { checkSpec } from "./check/check.ts";
+import { analyzeSpec } from "./analyze/analyze.ts";
 import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
@@ -29,7 +29,7 @@ import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 export { findSpecs };
 import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
 
 export { MAX_DIAGNOSTICS_PER_FILE };
@@ -51,7 +51,7 @@ export function compileSpec(file: string, bytes: Uint8Array, options: { readonly
     return { file, folder, diagnostics, loaded: null, planned: null };
   }
   const spec = loaded.spec;
-  const checked = checkSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
+  const checked = analyzeSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked) : null;
   return { file, folder, diagnostics, loaded: spec, planned };

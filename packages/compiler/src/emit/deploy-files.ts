@@ -11,7 +11,9 @@
  */
 import type { PlannedServer } from "../plan/plan.ts";
 import { hashComment } from "./code.ts";
-import { packageName, packageVersion, SAMPLE_PORT, WORKERD_COMPATIBILITY_DATE } from "./package-files.ts";
+import { packageName, packageVersion } from "./package-json.ts";
+import { SAMPLE_PORT } from "./run-commands.ts";
+import { WORKERD_COMPATIBILITY_DATE } from "./workerd-config.ts";
 import { TARGET } from "./targets.ts";
 
 export const DEPLOY_FILES = {

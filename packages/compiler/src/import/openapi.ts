@@ -17,11 +17,11 @@
  */
 import { basename } from "node:path";
 import { compileSpec } from "../build.ts";
-import { checkSchemaLimits } from "../check/schema-limits.ts";
+import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
 import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
 import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "../plan/budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
 import { type Comment, emitSpec } from "./emit.ts";

@@ -6,9 +6,9 @@
  * writes it as JSON literals.
  */
 import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
-import type { CheckedOutput, CheckedSchema, CheckedSpec, CheckedTool } from "../check/check.ts";
-import type { CompiledSchema } from "../check/schemas.ts";
-import { HTTP_DEFAULTS } from "../check/spec-format.ts";
+import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
+import type { CompiledSchema } from "../analyze/schemas.ts";
+import { HTTP_DEFAULTS } from "../analyze/spec-format.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;
@@ -23,7 +23,7 @@ export interface PlannedServer {
   readonly tools: readonly PlannedTool[];
 }
 
-export function planServer(checked: CheckedSpec): PlannedServer {
+export function planServer(checked: AnalyzedSpec): PlannedServer {
   const { spec } = checked;
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
@@ -41,7 +41,7 @@ export function planServer(checked: CheckedSpec): PlannedServer {
   };
 }
 
-function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
+function planTool(tool: AnalyzedTool, checked: AnalyzedSpec): ToolPlan {
   const { spec: t } = tool;
   const defaults = checked.spec.defaults;
   const http = t.http;
@@ -69,7 +69,7 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
       query: tool.request.query,
       headers: tool.request.headers,
       body: tool.request.body,
-      // The kervanc form-body extension (check/extensions.ts); absent for a Kervan spec.
+      // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
     },
     output: planOutput(tool.output, maxOutputChars),
@@ -88,7 +88,7 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
 }
 
 /** The output schema a tool declares: only a `select` output can have one. */
-function outputSchemaOf(output: CheckedOutput): CheckedSchema | null {
+function outputSchemaOf(output: AnalyzedOutput): AnalyzedSchema | null {
   switch (output.kind) {
     case "raw":
       return null;
@@ -101,7 +101,7 @@ function outputSchemaOf(output: CheckedOutput): CheckedSchema | null {
   }
 }
 
-function planOutput(output: CheckedOutput, maxOutputChars: number): OutputPlan {
+function planOutput(output: AnalyzedOutput, maxOutputChars: number): OutputPlan {
   switch (output.kind) {
     case "raw":
       return { kind: "raw", maxOutputChars };

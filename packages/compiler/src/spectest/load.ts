@@ -3,8 +3,8 @@
  * format.ts, then what a shape cannot say (the tool exists, arguments are an object, the expectation is
  * coherent), each problem a positioned diagnostic like a spec's.
  */
-import { closest } from "../check/suggest.ts";
-import { checkShape } from "../check/structure.ts";
+import { closest } from "../analyze/suggest.ts";
+import { checkShape } from "../analyze/structure.ts";
 import { compareDiagnostics, type Diagnostic, finding, type Finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
 import { loadSpec, locate } from "../load/load.ts";
 import { type TestCase, type TestFile, testFileShape } from "./format.ts";

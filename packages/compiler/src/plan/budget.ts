@@ -11,7 +11,7 @@
  *
  * `kervanc build` and `kervanc import` print the size of every server and warn (KV9006) above the budget.
  */
-import type { PlannedServer } from "../plan/plan.ts";
+import type { PlannedServer } from "./plan.ts";
 
 /** The default budget, in estimated tokens: about 4% of a 200k-token context window. */
 export const DEFAULT_TOOLS_BUDGET = 8000;

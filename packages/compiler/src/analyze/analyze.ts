@@ -1,5 +1,6 @@
 /**
- * Stage 2, check: a loaded spec against every rule of the spec format.
+ * Stage 2, analyze: a loaded spec against every rule of the spec format (named apart from `kervanc check`,
+ * which compares a committed package with a fresh build).
  *
  * Structure first (strict keys, types, limits, visible text). If the structure is wrong, the semantic checks
  * do not run: they would only report noise. Otherwise every tool is checked for templates and references, URL
@@ -23,39 +24,39 @@ import { inputPathDeclared, propertiesAt, refText } from "./templates.ts";
 
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
-export type CheckedOutput =
-  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: CheckedSchema | null }
+export type AnalyzedOutput =
+  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: AnalyzedSchema | null }
   | { readonly kind: "raw" };
 
-export interface CheckedSchema {
+export interface AnalyzedSchema {
   readonly schema: JsonObject;
   readonly compiled: CompiledSchema;
 }
 
-export interface CheckedTool {
+export interface AnalyzedTool {
   readonly index: number;
   readonly spec: ToolSpec;
   readonly request: ParsedRequest & { readonly url: ParsedUrl };
   /** Declared secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
-  readonly input: CheckedSchema;
-  readonly output: CheckedOutput;
+  readonly input: AnalyzedSchema;
+  readonly output: AnalyzedOutput;
 }
 
-export interface CheckedSpec {
+export interface AnalyzedSpec {
   readonly spec: SpecFile;
   readonly secrets: readonly SecretDeclaration[];
-  readonly tools: readonly CheckedTool[];
+  readonly tools: readonly AnalyzedTool[];
 }
 
-export type CheckResult = { readonly findings: readonly Finding[]; readonly checked: CheckedSpec | null };
+export type AnalyzeResult = { readonly findings: readonly Finding[]; readonly checked: AnalyzedSpec | null };
 
-export type CheckOptions = ShapeContext & {
+export type AnalyzeOptions = ShapeContext & {
   /** Development relaxation (`kervanc call`, `dev`, `test`; never `build`): plain http to loopback hosts, secrets included. */
   readonly devLoopbackHttp?: boolean;
 };
 
-export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResult {
+export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): AnalyzeResult {
   const findings: Finding[] = [];
   checkShape(value, specShape, [], findings, options);
   const errors = findings.filter((f) => severityOf(f) === "error");
@@ -78,7 +79,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
 
   checkExtensions(spec, findings);
   const names = new Map<string, number>();
-  const tools: CheckedTool[] = [];
+  const tools: AnalyzedTool[] = [];
   spec.tools.forEach((tool, index) => {
     const at: SpecPath = ["tools", index];
     const first = names.get(tool.name);
@@ -104,7 +105,7 @@ function checkTool(
   bindings: ReadonlyMap<string, readonly string[] | undefined>,
   out: Finding[],
   devLoopbackHttp: boolean,
-): { tool: CheckedTool | null; secrets: string[] } {
+): { tool: AnalyzedTool | null; secrets: string[] } {
   const at: SpecPath = ["tools", index];
   const before = out.length;
   const allowInsecureHttp = tool.http.allowInsecureHttp ?? spec.defaults?.http?.allowInsecureHttp ?? false;
@@ -192,12 +193,12 @@ function checkTool(
     }
   }
 
-  let output: CheckedOutput | null = null;
+  let output: AnalyzedOutput | null = null;
   const outAt: SpecPath = [...at, "output"];
   if ("raw" in tool.output) output = { kind: "raw" };
   else {
     const select = checkSelect(tool.output.select, [...outAt, "select"], out);
-    let schema: CheckedSchema | null = null;
+    let schema: AnalyzedSchema | null = null;
     let schemaOk = true;
     if (tool.output.schema !== undefined) {
       schema = checkSchema(tool.output.schema as JsonObject, [...outAt, "schema"], out);
@@ -213,7 +214,7 @@ function checkTool(
   return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output }, secrets: sorted };
 }
 
-function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): CheckedSchema | null {
+function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {
   const limits = checkSchemaLimits(schema, at);
   out.push(...limits);
   // Hidden characters in a title do not stop Ajv; a schema over a limit (or with a remote $ref) is not given to it.
