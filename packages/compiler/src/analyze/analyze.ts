@@ -16,6 +16,7 @@ import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
 import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
 import { checkSelect } from "./select.ts";
+import { type ToolSettings, toolSettings } from "./settings.ts";
 import { checkSelectResult } from "./select-result.ts";
 import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
 import { checkShape, type ShapeContext } from "./structure.ts";
@@ -41,6 +42,8 @@ export interface AnalyzedTool {
   readonly secrets: readonly string[];
   readonly input: AnalyzedSchema;
   readonly output: AnalyzedOutput;
+  /** The tool's settings with the spec's and the format's defaults applied (settings.ts). */
+  readonly settings: ToolSettings;
 }
 
 export interface AnalyzedSpec {
@@ -108,7 +111,8 @@ function checkTool(
 ): { tool: AnalyzedTool | null; secrets: string[] } {
   const at: SpecPath = ["tools", index];
   const before = out.length;
-  const allowInsecureHttp = tool.http.allowInsecureHttp ?? spec.defaults?.http?.allowInsecureHttp ?? false;
+  const settings = toolSettings(tool, spec);
+  const allowInsecureHttp = settings.allowInsecureHttp;
   const method = tool.http.method ?? "GET";
   const request = checkRequest(
     {
@@ -211,7 +215,7 @@ function checkTool(
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
   if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
-  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output }, secrets: sorted };
+  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output, settings }, secrets: sorted };
 }
 
 function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {

@@ -4,6 +4,7 @@
  */
 import type { JsonObject, JsonValue, OutputPlan } from "@kervanc/runtime";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
+import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { codeSpan, md } from "./markdown.ts";
 import { packageName } from "./package-json.ts";
 import { FETCH_TEST_SETTING, runCommands } from "./run-commands.ts";
@@ -134,7 +135,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push(...clientSetup(name, folder, secrets));
   if (secrets.length > 0) {
     lines.push("## Secrets", "");
-    lines.push("Each secret is read from the environment variable of the same name (at least 8 characters), is sent only over https, and is redacted from every result, error and log line.", "");
+    lines.push(`Each secret is read from the environment variable of the same name (at least ${SPEC_LIMITS.minSecretLength} characters), is sent only over https, and is redacted from every result, error and log line.`, "");
     for (const s of plan.secrets) {
       lines.push(`- ${codeSpan(s.name)}${s.hosts ? `: sent only to ${s.hosts.map((h) => codeSpan(h)).join(", ")}` : ""}`);
     }

@@ -12,9 +12,11 @@
 import { createHash } from "node:crypto";
 import { type Alias, type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
 import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { toPlain, type WalkProblem } from "./plain.ts";
 
-export const MAX_SPEC_BYTES = 1_048_576;
+/** The largest spec file (SPEC_LIMITS, the one place the format's limits are written). */
+export const MAX_SPEC_BYTES = SPEC_LIMITS.maxSpecBytes;
 /** Aliases may expand to at most this many copies (`yaml`'s `maxAliasCount`, as Kervan sets it). */
 export const MAX_ALIAS_COUNT = 50;
 

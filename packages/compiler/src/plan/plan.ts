@@ -1,14 +1,13 @@
 /**
  * Stage 3, plan: a checked spec to the typed plan the runtime executes.
  *
- * Defaults are resolved here (tool value, then `defaults`, then the format's defaults), the published tool
- * listing is fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage
- * writes it as JSON literals.
+ * Defaults were resolved once by the analyze stage (analyze/settings.ts). Here the published tool listing is
+ * fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage writes it as
+ * JSON literals.
  */
 import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
 import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
 import type { CompiledSchema } from "../analyze/schemas.ts";
-import { HTTP_DEFAULTS } from "../analyze/spec-format.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;
@@ -43,9 +42,8 @@ export function planServer(checked: AnalyzedSpec): PlannedServer {
 
 function planTool(tool: AnalyzedTool, checked: AnalyzedSpec): ToolPlan {
   const { spec: t } = tool;
-  const defaults = checked.spec.defaults;
   const http = t.http;
-  const maxOutputChars = t.output.maxOutputChars ?? defaults?.http?.maxOutputChars ?? HTTP_DEFAULTS.maxOutputChars;
+  const { settings } = tool;
   const outputSchema = outputSchemaOf(tool.output);
   const listing: ToolListing = {
     name: t.name,
@@ -72,17 +70,14 @@ function planTool(tool: AnalyzedTool, checked: AnalyzedSpec): ToolPlan {
       // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
     },
-    output: planOutput(tool.output, maxOutputChars),
+    output: planOutput(tool.output, settings.maxOutputChars),
     limits: {
-      timeoutMs: http.timeoutMs ?? defaults?.http?.timeoutMs ?? HTTP_DEFAULTS.timeoutMs,
-      maxResponseBytes: http.maxResponseBytes ?? defaults?.http?.maxResponseBytes ?? HTTP_DEFAULTS.maxResponseBytes,
-      allowInsecureHttp: http.allowInsecureHttp ?? defaults?.http?.allowInsecureHttp ?? HTTP_DEFAULTS.allowInsecureHttp,
-      followRedirects: http.followRedirects ?? defaults?.http?.followRedirects ?? HTTP_DEFAULTS.followRedirects,
+      timeoutMs: settings.timeoutMs,
+      maxResponseBytes: settings.maxResponseBytes,
+      allowInsecureHttp: settings.allowInsecureHttp,
+      followRedirects: settings.followRedirects,
     },
-    rateLimit: {
-      perMinute: t.rateLimit?.perMinute ?? defaults?.rateLimit?.perMinute ?? HTTP_DEFAULTS.rateLimit.perMinute,
-      concurrency: t.rateLimit?.concurrency ?? defaults?.rateLimit?.concurrency ?? HTTP_DEFAULTS.rateLimit.concurrency,
-    },
+    rateLimit: { perMinute: settings.rateLimit.perMinute, concurrency: settings.rateLimit.concurrency },
     secrets: tool.secrets,
   };
 }
