@@ -13,7 +13,7 @@ import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { analyzeSpec } from "./analyze/analyze.ts";
-import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
+import { compareDiagnostics, type Diagnostic, formatPath, report, type Finding, hasErrors, severityOf } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
@@ -29,7 +29,7 @@ import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 export { findSpecs };
 import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./plan/budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
 
 export { MAX_DIAGNOSTICS_PER_FILE };
@@ -117,7 +117,7 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
   const found = await findSpecs(inputs);
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
-    diagnostics.push(placeAt(".", 1, 1, finding("KV9001", [], "No spec files were given.")));
+    diagnostics.push(placeAt(".", 1, 1, report("KV9001", [], (m) => m.noSpecs)));
   }
   const compiled: CompiledSpec[] = [];
   const folders = new Map<string, string>();
@@ -125,8 +125,9 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
     const read = await readRegularFile(file);
     if (!read.ok) {
-      const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
-      diagnostics.push(placeAt(file, 1, 1, finding(read.what !== undefined ? "KV9009" : "KV1010", [], message)));
+      const what = read.what;
+      const unread = what !== undefined ? report("KV9009", [], (m) => m.notRegularFile({ file, what })) : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
+      diagnostics.push(placeAt(file, 1, 1, unread));
       continue;
     }
     const result = compileSpec(file, read.bytes);
@@ -135,11 +136,11 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
-      diagnostics.push(placeAt(file, 1, 1, finding("KV9007", [], `This spec's package folder would be ${JSON.stringify(result.folder)}, which ${problem}; rename the spec file.`)));
+      diagnostics.push(placeAt(file, 1, 1, report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem }))));
     } else {
       const other = folders.get(folderKey(result.folder));
       if (other !== undefined) {
-        diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
+        diagnostics.push(placeAt(file, 1, 1, report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) }))));
       } else folders.set(folderKey(result.folder), file);
     }
     compiled.push(result);
@@ -201,7 +202,7 @@ async function checkTargets(compiled: readonly CompiledSpec[], outDir: string, d
 }
 
 function refusedTarget(path: string, reason: string): Finding {
-  return finding("KV9008", [], `${path} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`);
+  return report("KV9008", [], (m) => m.refused({ path, reason }));
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -214,7 +215,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
-    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, finding("KV9006", ["tools"], overBudgetMessage(size, budget), { atKey: true })));
+    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, report("KV9006", ["tools"], (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }), { atKey: true })));
   }
   diagnostics.sort(compareDiagnostics);
 
@@ -256,11 +257,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
  */
 function writeFailure(error: unknown, outDir: string): Finding {
   if (error instanceof TargetRefusedError) return refusedTarget(error.target, error.reason);
-  if (error instanceof OutsideOutputError) return finding("KV9004", [], `${error.message} Nothing more was written.`);
+  if (error instanceof OutsideOutputError) return report("KV9004", [], (m) => m.outside({ reason: error.message }));
   const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
   if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
   const where = typeof fsError.path === "string" ? fsError.path : outDir;
-  return finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`);
+  return report("KV9004", [], (m) => m.cannotWrite({ where, code: String(fsError.code) }));
 }
 
 export interface CheckOptions {

@@ -9,7 +9,7 @@
  * later stage parses anything again.
  */
 import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
-import { type Finding, finding, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { checkExtensions } from "./extensions.ts";
 import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
 import { checkSchemaLimits } from "./schema-limits.ts";
@@ -67,11 +67,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
     // When every problem names its fix (a misspelled key), the note would only be a second finding for one mistake.
     if (errors.every((f) => f.fix !== undefined)) return { findings, checked: null };
     findings.push(
-      finding(
-        "KV2012",
-        [],
-        "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
-      ),
+      report("KV2012", [], (m) => m.structureFirst),
     );
     return { findings, checked: null };
   }
@@ -86,7 +82,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   spec.tools.forEach((tool, index) => {
     const at: SpecPath = ["tools", index];
     const first = names.get(tool.name);
-    if (first !== undefined) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}" (tools[${first}] has it too).`));
+    if (first !== undefined) findings.push(report("KV2014", [...at, "name"], (m) => m.duplicateTool({ name: tool.name, first })));
     else names.set(tool.name, index);
     const checked = checkTool(tool, index, spec, bindings, findings, options.devLoopbackHttp === true);
     for (const name of checked.secrets) used.add(name);
@@ -95,7 +91,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   // A secret whose only use is a refused look-alike ({{secret.X}}, ${X}) is not "never used": the error says so.
   const meant = new Set(findings.flatMap((f) => [...(f.fix?.replacement ?? "").matchAll(/\{\{secrets\.([A-Z0-9_]+)\}\}/g)].map((m) => m[1]!)));
   for (const [name, path] of secretPaths) {
-    if (!used.has(name) && !meant.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
+    if (!used.has(name) && !meant.has(name)) findings.push(report("KV4002", path, (m) => m.unused({ name })));
   }
   const ok = !findings.some((f) => severityOf(f) === "error");
   return { findings, checked: ok ? { spec, secrets: declarations, tools } : null };
@@ -135,7 +131,7 @@ function checkTool(
   const notObject = inputSchema["type"] !== "object";
   if (notObject) {
     const got = Object.hasOwn(inputSchema, "type") ? ` It has type: ${JSON.stringify(inputSchema["type"])}.` : " It has no type.";
-    out.push(finding("KV5010", [...inputAt, "type"], `The input schema must have type: "object" (tool arguments are always an object).${got}`));
+    out.push(report("KV5010", [...inputAt, "type"], (m) => m.inputNotObject({ got })));
   }
   const schemaFindings: Finding[] = [];
   const inputChecked = checkSchema(inputSchema, inputAt, schemaFindings);
@@ -155,7 +151,7 @@ function checkTool(
         const close = level ? closest(ref.path[level.depth]!, level.names, { abbreviations: true }) : undefined;
         const meant = close !== undefined ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] }) : undefined;
         const mean = meant !== undefined ? ` Did you mean ${meant}?` : level && level.names.length > 0 && level.names.length <= 10 ? ` The input has: ${level.names.join(", ")}.` : "";
-        out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.${mean}${hint}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+        out.push(report("KV3004", path, (m) => m.unknownInput({ ref: refText(ref), mean, hint }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       }
       continue;
     }
@@ -163,7 +159,7 @@ function checkTool(
       const close = closest(ref.name, declared);
       const meant = close !== undefined ? `{{secrets.${close}}}` : undefined;
       const mean = meant !== undefined ? ` Did you mean ${meant}?` : declared.length > 0 ? ` Declared: ${declared.join(", ")}.` : "";
-      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.${mean}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+      out.push(report("KV3003", path, (m) => m.undeclaredSecret({ ref: refText(ref), mean }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       continue;
     }
     secrets.add(ref.name);
@@ -175,7 +171,7 @@ function checkTool(
       const name = closest(lookAlike.bareName, inputNames, { abbreviations: true });
       if (name === undefined) continue;
       const meant = `{{input.${name}}}`;
-      out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: single braces are not a template. Did you mean ${meant}?`, { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
+      out.push(report("KV3018", path, (m) => m.singleBraces({ written: lookAlike.written, meant }), { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
       continue;
     }
     const dollar = lookAlike.written.startsWith("$");
@@ -185,14 +181,15 @@ function checkTool(
     const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
     const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
     const severity = dollar && !known ? { severity: "warning" as const } : {};
-    out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: ${form}; a template has two braces. Did you mean ${lookAlike.meant}?`, { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
+    out.push(report("KV3018", path, (m) => m.lookAlike({ written: lookAlike.written, form, meant: lookAlike.meant }), { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
   }
   if (request.url) {
+    const host = request.url.hostPort;
     for (const name of secrets) {
       const hosts = bindings.get(name);
       // A binding whose every host was refused (KV4003) already has its error; a second one would only confuse.
       if (hosts !== undefined && hosts.length > 0 && !hosts.includes(request.url.hostPort)) {
-        out.push(finding("KV4004", [...at, "http", "url"], `Secret ${name} may only be sent to ${hosts.join(", ")}; this tool calls ${request.url.hostPort}.`));
+        out.push(report("KV4004", [...at, "http", "url"], (m) => m.otherHost({ name, hosts: hosts.join(", "), host })));
       }
     }
   }
