@@ -28,7 +28,7 @@ export interface CodeInfo {
   /** A message as kervanc prints it (without file, position and path). */
   readonly example: string;
   readonly retired?: true;
-  /** The code's messages by name (not yet moved here for codes reported from kervanc import, KV7xxx). */
+  /** The code's messages by name (some of kervanc import's KV7xxx texts and the template parser's are still written where they are found). */
   readonly messages?: Readonly<Record<string, MessageTemplate>>;
 }
 
@@ -732,6 +732,13 @@ export const CODES = {
     severity: "error",
     summary: "The document is not OpenAPI 3.0 or 3.1, or a part of it has the wrong shape.",
     example: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+    messages: {
+      undeclaredScheme: (a: { name: string }) => `The security scheme "${a.name}" is not declared in components.securitySchemes.`,
+      pathItemNotMapping: "A path item must be a mapping of operations.",
+      pathWithoutSlash: (a: { route: string }) => `The path ${a.route} does not start with "/".`,
+      operationNotMapping: "An operation must be a mapping.",
+      swagger2: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+    },
   },
   KV7004: {
     severity: "error",
@@ -759,16 +766,30 @@ export const CODES = {
     severity: "warning",
     summary: "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
     example: 'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+    messages: {
+      unsupportedScheme: (a: { name: string; what: string; subject: string }) => `The security scheme "${a.name}" (${a.what}) is not supported; ${a.subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+    },
   },
   KV7010: {
     severity: "warning",
     summary: "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
     example: 'The cookie parameter "session" is left out: a spec sends no cookies from arguments.',
+    messages: {
+      bodyOnGet: (a: { consequence: string }) => `A GET request cannot have a body in a spec; ${a.consequence}.`,
+      cookie: (a: { name: string }) => `The cookie parameter "${a.name}" is left out: a spec sends no cookies from arguments.`,
+      bodyNotJson: (a: { types: string; consequence: string }) => `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
+      method: (a: { method: string }) => `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
+    },
   },
   KV7011: {
     severity: "error",
     summary: "The selection (--include, --exclude, --read-only) matches nothing, or more than 200 operations.",
     example: '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
+    messages: {
+      noMatch: (a: { option: string; selector: string }) => `${a.option} ${a.selector} matches no tag, operationId or route ("GET /path") of an operation.`,
+      noOperations: "The document has no operations to import.",
+      noneLeft: "No operation is left to import after --include, --exclude and --read-only.",
+    },
   },
   KV7012: {
     severity: "error",
