@@ -1,14 +1,14 @@
 /**
  * Regenerates the files derived from the compiler's sources of truth:
  * - docs/diagnostics.md from the code table (packages/compiler/src/diagnostics/codes.ts);
- * - schema/kervan-spec.schema.json, the editor JSON Schema, from the spec format's shapes (check/spec-format.ts);
+ * - schema/kervan-spec.schema.json, the editor JSON Schema, from the spec format's shapes (analyze/spec-format.ts);
  * - schema/kervan-test.schema.json, the editor JSON Schema of spec-test files, from spectest/format.ts.
  *
  * Run with `npm run docs`. test/check/generated-files.test.ts fails when a committed copy differs.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { renderEditorSchema } from "../packages/compiler/src/check/editor-schema.ts";
+import { renderEditorSchema } from "../packages/compiler/src/analyze/editor-schema.ts";
 import { renderTestEditorSchema } from "../packages/compiler/src/spectest/editor-schema.ts";
 import { renderDiagnosticsDoc } from "../packages/compiler/src/diagnostics/docs.ts";
 

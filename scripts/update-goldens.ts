@@ -38,7 +38,7 @@ export function ruleOf(name: string): string {
   const bytes = readFileSync(join(ROOT, INVALID_DIR, `${name}.yaml`));
   const first = new TextDecoder().decode(bytes.subarray(0, 400)).split("\n")[0] ?? "";
   if (first.startsWith("# ")) return first.slice(2).trim();
-  if (bytes.byteLength === 0) return "§1.1 / hostile: an empty file holds no YAML document.";
+  if (bytes.byteLength === 0) return "spec.md §1 / hostile: an empty file holds no YAML document.";
   return "(no description)";
 }
 
@@ -48,8 +48,8 @@ export function readmeText(): string {
     "",
     "# Invalid specs",
     "",
-    "Each `<name>.yaml` here breaks one rule of the Kervan spec v1 (the § numbers refer to",
-    "`kervan-spec-v1.md`; \"beyond\" marks kervanc's own build-time checks, \"hostile\" files that must fail",
+    "Each `<name>.yaml` here breaks one rule of the spec format (`spec.md §N` is a section of",
+    "[docs/spec.md](../../docs/spec.md); \"beyond\" marks kervanc's own build-time checks, \"hostile\" files that must fail",
     "cleanly). `<name>.diagnostics.txt` is exactly what `kervanc build` prints for it. Regenerate the expected",
     "output and this table after an intended change with:",
     "",

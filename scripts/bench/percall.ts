@@ -21,7 +21,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { checkSpec } from "../../packages/compiler/src/check/check.ts";
+import { analyzeSpec } from "../../packages/compiler/src/analyze/analyze.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
 import { planServer } from "../../packages/compiler/src/plan/plan.ts";
 import type { HopTransport } from "../../packages/runtime/src/net/upstream.ts";
@@ -131,7 +131,7 @@ async function packageServer(pkg: string): Promise<CompiledServer> {
 function interpretedServer(rt: RuntimeModules, specFile: string): CompiledServer {
   const loaded = loadSpec(specFile, readFileSync(specFile));
   if (!loaded.ok) throw new Error("the spec does not load");
-  const checked = checkSpec(loaded.spec.value);
+  const checked = analyzeSpec(loaded.spec.value);
   if (checked.checked === null) throw new Error("the spec does not check");
   const planned = planServer(checked.checked);
   return rt.define.defineServer(

@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { checkSpec } from "../../packages/compiler/src/check/check.ts";
+import { analyzeSpec } from "../../packages/compiler/src/analyze/analyze.ts";
 import { bundleServer } from "../../packages/compiler/src/emit/bundle.ts";
+import { TARGET } from "../../packages/compiler/src/emit/targets.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
 import { format } from "../../packages/compiler/src/emit/format.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
@@ -40,7 +41,7 @@ try {
   for (let run = 0; run < runs; run++) {
     const loaded = await time("load (YAML, positions, sha256)", () => loadSpec("bench.yaml", bytes));
     if (!loaded.ok) throw new Error("the spec does not load");
-    const checked = await time("check (structure, templates, Ajv compile of every schema, select)", () => checkSpec(loaded.spec.value));
+    const checked = await time("check (structure, templates, Ajv compile of every schema, select)", () => analyzeSpec(loaded.spec.value));
     if (checked.checked === null) throw new Error("the spec does not check");
     const planned = await time("plan", () => planServer(checked.checked!));
     const stageDir = join(root, `stage-${run}`);
@@ -78,7 +79,7 @@ try {
         await writeFile(join(restage, path), text);
       }
     });
-    await time("  esbuild bundle of the staged sources", () => bundleServer(restage, "src/main.ts", ""));
+    await time("  esbuild bundle of the staged sources", () => bundleServer(restage, TARGET.node, ""));
   }
   process.stdout.write(`Build phases for a ${tools}-tool spec, in process (ms; median of ${runs} runs, min in brackets):\n`);
   for (const [name, ms] of phases) {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { editorSchema } from "../../packages/compiler/src/check/editor-schema.ts";
+import { editorSchema } from "../../packages/compiler/src/analyze/editor-schema.ts";
 import { CODES } from "../../packages/compiler/src/diagnostics/codes.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
 import { GENERATED } from "../../scripts/gen-docs.ts";

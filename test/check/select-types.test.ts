@@ -5,9 +5,9 @@
 import { compile } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { describe, expect, it } from "vitest";
-import { checkSelectResult } from "../../packages/compiler/src/check/select-result.ts";
-import { checkSelectAst } from "../../packages/compiler/src/check/select-static.ts";
-import { ALL_TYPES, FUNCTION_SIGNATURES, inferType, RETURN_TYPES } from "../../packages/compiler/src/check/select-types.ts";
+import { checkSelectResult } from "../../packages/compiler/src/analyze/select-result.ts";
+import { checkSelectAst } from "../../packages/compiler/src/analyze/select-static.ts";
+import { ALL_TYPES, FUNCTION_SIGNATURES, inferType, RETURN_TYPES } from "../../packages/compiler/src/analyze/select-types.ts";
 import type { Finding } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 
 const typeOf = (expression: string): string => {

@@ -3,7 +3,7 @@
  * allowed and why, with what was probably meant where that is clear; and look-alikes in literal text are found.
  */
 import { describe, expect, it } from "vitest";
-import { findLookAlikes, parseTemplate } from "../../packages/compiler/src/check/templates.ts";
+import { findLookAlikes, parseTemplate } from "../../packages/compiler/src/analyze/templates.ts";
 
 const refusal = (source: string): { message: string; replacement?: string; at: string } => {
   const parsed = parseTemplate(source);

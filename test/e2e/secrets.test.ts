@@ -1,5 +1,5 @@
 /**
- * Secrets end to end (reference §4): a generated server, spawned as a process, sends secrets only over HTTPS
+ * Secrets end to end (docs/spec.md §5): a generated server, spawned as a process, sends secrets only over HTTPS
  * (a test CA on 127.0.0.1), and a hostile upstream that reflects the secret in every encoding never gets it back
  * to the client or into a log line.
  */

@@ -1,5 +1,5 @@
-// Tests for the address policy (Kervan spec v1, section 3.2; the address-edges, metadata-embedded and
-// network tests of section 9). Each table lists a spelling and the exact verdict, because the reason text is
+// Tests for the address policy (docs/runtime.md, "The network policy"; the address-edges, metadata-embedded and
+// network tests a compatible compiler must pass). Each table lists a spelling and the exact verdict, because the reason text is
 // part of the observable behaviour. Addresses embedding IPv4 are written out by hand, with the bytes in a
 // comment, so that the tests do not share a helper (and its bugs) with the code under test.
 

@@ -1,5 +1,5 @@
 /**
- * The address policy as the transport applies it (reference §3.2): every hop resolved once, every answer
+ * The address policy as the transport applies it (docs/runtime.md, "The network policy"): every hop resolved once, every answer
  * checked, the connection pinned to the checked addresses, metadata refused in every spelling even when private
  * networks are allowed.
  */

@@ -1,5 +1,5 @@
 /**
- * Requests, place by place (reference §2): what the runtime sends for each template slot, checked on the wire
+ * Requests, place by place (docs/spec.md §4 and docs/runtime.md, "A call"): what the runtime sends for each template slot, checked on the wire
  * by a real upstream on 127.0.0.1 that records the raw request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * A misbehaving upstream (reference §3.3, §3.4, §3.5, §5.1, §5.2): status errors that never show the upstream's
+ * A misbehaving upstream (docs/runtime.md, "A call" and "The network policy"): status errors that never show the upstream's
  * words, content types, invalid JSON, size limits on the wire and after decompression, encodings, timeouts, a
  * dripping body, redirects, the address policy, and rate limits. Every error text is the reference's, exactly.
  */

@@ -7,7 +7,9 @@
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { DENO_DENY_NET, runCommands, shellWord, WORKER_SETTINGS, WORKER_TEST_SETTING, workerdConfig } from "../../packages/compiler/src/emit/package-files.ts";
+import { DENO_DENY_NET, FETCH_SETTINGS, FETCH_TEST_SETTING, runCommands } from "../../packages/compiler/src/emit/run-commands.ts";
+import { shellWord } from "../../packages/compiler/src/emit/shell.ts";
+import { workerdConfig } from "../../packages/compiler/src/emit/workerd-config.ts";
 import { allowPrivateNetwork, checkAddress, createNetworkPolicy, METADATA_RANGES } from "../../packages/runtime/src/net/address.ts";
 import { createFetchTransport, FETCH_ACCEPT_ENCODING } from "../../packages/runtime/src/net/fetch-transport.ts";
 import type { Hop, HopResponse } from "../../packages/runtime/src/net/upstream.ts";
@@ -157,12 +159,12 @@ tools:
     const words = shellWords(runCommands(server).deno);
     const list = (flag: string): string[] => words.find((w) => w.startsWith(`${flag}=`))!.slice(flag.length + 1).split(",");
     expect(list("--allow-net")).toEqual(["127.0.0.1:3000", "api.example.com:443", "[2001:db8::1]:8443"]);
-    expect(list("--allow-env")).toEqual(["API_KEY", "OTHER_KEY", ...WORKER_SETTINGS]);
-    expect(list("--allow-env")).not.toContain(WORKER_TEST_SETTING);
+    expect(list("--allow-env")).toEqual(["API_KEY", "OTHER_KEY", ...FETCH_SETTINGS]);
+    expect(list("--allow-env")).not.toContain(FETCH_TEST_SETTING);
   });
 
   it("name the settings the fetch handler reads", () => {
-    expect([...WORKER_SETTINGS, WORKER_TEST_SETTING].sort()).toEqual(Object.values(WORKER_ENV).sort());
+    expect([...FETCH_SETTINGS, FETCH_TEST_SETTING].sort()).toEqual(Object.values(WORKER_ENV).sort());
   });
 
   it("deny in Deno only addresses the runtime's policy refuses, the metadata ones included, never the listening one", () => {

@@ -12,15 +12,15 @@ import type { Dirent } from "node:fs";
 import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
-import { checkSpec } from "./check/check.ts";
-import { compareDiagnostics, type Diagnostic, finding, formatPath, type Finding, hasErrors, severityOf, type SpecPath } from "./diagnostics/diagnostic.ts";
+import { analyzeSpec } from "./analyze/analyze.ts";
+import { compareDiagnostics, type Diagnostic, formatPath, report, type Finding, hasErrors, severityOf, type SpecPath } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
 import { parseManifest, readStamp } from "./emit/manifest.ts";
 import { folderKey, packageNameProblem } from "./emit/package-name.ts";
 import { TargetRefusedError, writeTree } from "./emit/swap.ts";
-import { targetState, type TargetState } from "./emit/targets.ts";
+import { targetState, type TargetState } from "./emit/package-folder.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { findSpecs } from "./load/find-specs.ts";
 import { readRegularFile } from "./load/regular-file.ts";
@@ -29,7 +29,7 @@ import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 export { findSpecs };
 import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./import/budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
 
 export { MAX_DIAGNOSTICS_PER_FILE };
@@ -51,7 +51,7 @@ export function compileSpec(file: string, bytes: Uint8Array, options: { readonly
     return { file, folder, diagnostics, loaded: null, planned: null };
   }
   const spec = loaded.spec;
-  const checked = checkSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
+  const checked = analyzeSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
   // The file's base name, as manifest.json records it: the generated server must not depend on where it was built.
   const placeOf = (path: SpecPath): string => {
@@ -122,7 +122,7 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
   const found = await findSpecs(inputs);
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
-    diagnostics.push(placeAt(".", 1, 1, finding("KV9001", [], "No spec files were given.")));
+    diagnostics.push(placeAt(".", 1, 1, report("KV9001", [], (m) => m.noSpecs)));
   }
   const compiled: CompiledSpec[] = [];
   const folders = new Map<string, string>();
@@ -130,8 +130,9 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
     const read = await readRegularFile(file);
     if (!read.ok) {
-      const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
-      diagnostics.push(placeAt(file, 1, 1, finding(read.what !== undefined ? "KV9009" : "KV1010", [], message)));
+      const what = read.what;
+      const unread = what !== undefined ? report("KV9009", [], (m) => m.notRegularFile({ file, what })) : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
+      diagnostics.push(placeAt(file, 1, 1, unread));
       continue;
     }
     const result = compileSpec(file, read.bytes);
@@ -140,11 +141,11 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
-      diagnostics.push(placeAt(file, 1, 1, finding("KV9007", [], `This spec's package folder would be ${JSON.stringify(result.folder)}, which ${problem}; rename the spec file.`)));
+      diagnostics.push(placeAt(file, 1, 1, report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem }))));
     } else {
       const other = folders.get(folderKey(result.folder));
       if (other !== undefined) {
-        diagnostics.push(placeAt(file, 1, 1, finding("KV9003", [], `${file} and ${other} would both be written to ${join(outDir, result.folder)}; rename one.`)));
+        diagnostics.push(placeAt(file, 1, 1, report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) }))));
       } else folders.set(folderKey(result.folder), file);
     }
     compiled.push(result);
@@ -206,7 +207,7 @@ async function checkTargets(compiled: readonly CompiledSpec[], outDir: string, d
 }
 
 function refusedTarget(path: string, reason: string): Finding {
-  return finding("KV9008", [], `${path} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`);
+  return report("KV9008", [], (m) => m.refused({ path, reason }));
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
@@ -219,7 +220,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
-    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, finding("KV9006", ["tools"], overBudgetMessage(size, budget), { atKey: true })));
+    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, report("KV9006", ["tools"], (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }), { atKey: true })));
   }
   diagnostics.sort(compareDiagnostics);
 
@@ -261,11 +262,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
  */
 function writeFailure(error: unknown, outDir: string): Finding {
   if (error instanceof TargetRefusedError) return refusedTarget(error.target, error.reason);
-  if (error instanceof OutsideOutputError) return finding("KV9004", [], `${error.message} Nothing more was written.`);
+  if (error instanceof OutsideOutputError) return report("KV9004", [], (m) => m.outside({ reason: error.message }));
   const fsError = error as { code?: unknown; path?: unknown; syscall?: unknown };
   if (typeof fsError.code !== "string" || typeof fsError.syscall !== "string") throw error;
   const where = typeof fsError.path === "string" ? fsError.path : outDir;
-  return finding("KV9004", [], `Cannot write ${where} (${fsError.code}); nothing more was written.`);
+  return report("KV9004", [], (m) => m.cannotWrite({ where, code: String(fsError.code) }));
 }
 
 export interface CheckOptions {

@@ -11,7 +11,7 @@
 import process from "node:process";
 import { parseArgs, UnknownOptionError, UsageError, type OptionValues } from "./cli/args.ts";
 import { COMMANDS, type CommandSpec, commandHelp, findCommand, overview } from "./cli/commands.ts";
-import { closest } from "./check/suggest.ts";
+import { closest } from "./analyze/suggest.ts";
 import { printable } from "./cli/text.ts";
 import { KERVANC_VERSION } from "./emit/versions.ts";
 import { DIAGNOSTIC_FORMATS, type DiagnosticFormat } from "./diagnostics/formats.ts";

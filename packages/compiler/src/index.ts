@@ -3,4 +3,4 @@ export { build, compileSpec, findSpecs, type BuildOptions, type BuildReport, typ
 export { run } from "./cli.ts";
 export { CODES, type DiagnosticCode } from "./diagnostics/codes.ts";
 export { formatDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.ts";
-export { SPEC_LIMITS, HTTP_DEFAULTS, specShape } from "./check/spec-format.ts";
+export { SPEC_LIMITS, HTTP_DEFAULTS, specShape } from "./analyze/spec-format.ts";

@@ -6,6 +6,7 @@
  * error message is redacted before it leaves, whatever produced it.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { acceptFor } from "./accept.ts";
 import { CallDeadline } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
@@ -212,8 +213,7 @@ export class ToolRunner {
         if (lower === "accept") hasAccept = true;
         else if (lower === "content-type") hasContentType = true;
       }
-      if (!hasAccept)
-        headers.push(["accept", plan.output.kind === "raw" ? "text/plain, application/json" : "application/json"]);
+      if (!hasAccept) headers.push(["accept", acceptFor(plan.output)]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
       if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
       const response = await deadline.race(

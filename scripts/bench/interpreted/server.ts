@@ -12,7 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import process from "node:process";
-import { checkSpec } from "../../../packages/compiler/src/check/check.ts";
+import { analyzeSpec } from "../../../packages/compiler/src/analyze/analyze.ts";
 import { severityOf } from "../../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { loadSpec } from "../../../packages/compiler/src/load/load.ts";
 import { planServer } from "../../../packages/compiler/src/plan/plan.ts";
@@ -30,7 +30,7 @@ if (!loaded.ok) {
   process.stderr.write(`${specFile} does not load: ${loaded.findings.map((f) => f.message).join("; ")}\n`);
   process.exit(1);
 }
-const checked = checkSpec(loaded.spec.value);
+const checked = analyzeSpec(loaded.spec.value);
 const errors = checked.findings.filter((f) => severityOf(f) === "error");
 if (errors.length > 0 || checked.checked === null) {
   process.stderr.write(`${specFile} is not a valid spec: ${errors.map((f) => f.message).join("; ")}\n`);

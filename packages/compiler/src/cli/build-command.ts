@@ -2,7 +2,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { build } from "../build.ts";
-import { DEFAULT_TOOLS_BUDGET, sizeLine } from "../import/budget.ts";
+import { DEFAULT_TOOLS_BUDGET, sizeLine } from "../plan/budget.ts";
 import { UsageError } from "./args.ts";
 import type { DiagnosticFormat } from "../diagnostics/formats.ts";
 import { plural, printDiagnostics } from "./print.ts";

@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseEnv } from "node:util";
-import { closest } from "../check/suggest.ts";
-import type { JsonValue } from "../check/shape.ts";
+import { closest } from "../analyze/suggest.ts";
+import type { JsonValue } from "../analyze/shape.ts";
 import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { startDevServer } from "../devloop/dev-server.ts";

@@ -13,6 +13,7 @@ import { zipFiles } from "../mcpb/archive.ts";
 import { type Author, mcpbManifest, parseAuthor } from "../mcpb/manifest.ts";
 import { UsageError } from "./args.ts";
 import { printable } from "./text.ts";
+import { TARGET } from "../emit/targets.ts";
 
 export interface McpbCommand {
   readonly packageDir: string;
@@ -21,7 +22,7 @@ export interface McpbCommand {
 }
 
 /** The files of the package that go into the archive, under the same names. */
-const SHIPPED = ["server.mjs", "README.md", "THIRD_PARTY_NOTICES.md"] as const;
+const SHIPPED = [TARGET.node.file, "README.md", "THIRD_PARTY_NOTICES.md"] as const;
 
 export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number> {
   if (!command.out.endsWith(".mcpb")) throw new UsageError(`the bundle's file name must end in .mcpb, not "${printable(basename(command.out))}".`);
@@ -47,9 +48,9 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
     if (bytes === null) return fail(`${printable(join(command.packageDir, name))} is missing; rebuild the package.`);
     files.set(name, bytes);
   }
-  const recorded = manifest.bundles.find((b) => b.file === "server.mjs")?.sha256;
-  const actual = createHash("sha256").update(files.get("server.mjs")!).digest("hex");
-  if (recorded !== actual) return fail(`${printable(join(command.packageDir, "server.mjs"))} is not the bundle kervanc built (its sha256 differs from manifest.json); rebuild the package.`);
+  const recorded = manifest.bundles.find((b) => b.file === TARGET.node.file)?.sha256;
+  const actual = createHash("sha256").update(files.get(TARGET.node.file)!).digest("hex");
+  if (recorded !== actual) return fail(`${printable(join(command.packageDir, TARGET.node.file))} is not the bundle kervanc built (its sha256 differs from manifest.json); rebuild the package.`);
   let author: Author = { name: `${manifest.server.name} maintainers` };
   if (command.author !== undefined) {
     const parsed = parseAuthor(command.author);

@@ -10,6 +10,7 @@ import { compileSpec, type CompiledSpec, emitSpec } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
+import { TARGET } from "../emit/targets.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 
 export type DevCompile =
@@ -46,7 +47,7 @@ export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, text);
     }
-    return { dir, serverFile: join(dir, "server.mjs"), remove: () => rm(root, { recursive: true, force: true }) };
+    return { dir, serverFile: join(dir, TARGET.node.file), remove: () => rm(root, { recursive: true, force: true }) };
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;

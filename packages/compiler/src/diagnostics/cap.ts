@@ -2,7 +2,7 @@
  * The cap on diagnostics shown per file (KV9005), for `build` (per spec) and `import` (per OpenAPI document):
  * past this many, a file is mostly what kervanc cannot read or express, and the rest are counted, not shown.
  */
-import { type Diagnostic, finding, severityOf } from "./diagnostic.ts";
+import { type Diagnostic, report, severityOf } from "./diagnostic.ts";
 
 /** More problems than this in one file are not news: a file that has them is usually not a spec at all. */
 export const MAX_DIAGNOSTICS_PER_FILE = 200;
@@ -13,6 +13,6 @@ export function capDiagnostics(file: string, diagnostics: Diagnostic[]): Diagnos
   const rest = diagnostics.slice(MAX_DIAGNOSTICS_PER_FILE);
   const errors = rest.filter((d) => d.severity === "error").length;
   const last = diagnostics[MAX_DIAGNOSTICS_PER_FILE - 1]!;
-  const note = finding("KV9005", [], `${rest.length} more problems in this file (${errors} errors) are not shown; fix the ones above first.`, { severity: errors > 0 ? "error" : "warning" });
+  const note = report("KV9005", [], (m) => m.more({ count: rest.length, errors }), { severity: errors > 0 ? "error" : "warning" });
   return [...diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE), { code: note.code, severity: severityOf(note), file, line: last.line, column: last.column, path: "", message: note.message }];
 }

@@ -1,5 +1,7 @@
 /**
- * Every diagnostic kervanc can report, with its stable code, default severity and an example message.
+ * Every diagnostic kervanc can report, with its stable code, default severity, an example message and the
+ * templates of its messages (in the spirit of TypeScript's diagnosticMessages.json: the text of a message lives
+ * here, next to its code; a check names the template and passes the values, see `report` in diagnostic.ts).
  *
  * Codes never change meaning once released; a retired code is kept with `retired: true`. The table in
  * docs/diagnostics.md is generated from this one (`npm run docs`), and a test fails when it drifts. Another test
@@ -11,6 +13,14 @@
 /** `info` is news that is not a problem (KV8001: the spec uses a kervanc extension); it never fails a command. */
 export type Severity = "error" | "warning" | "info";
 
+/**
+ * A message template: fixed text, or a function that only places its named arguments into text (no logic:
+ * choices and formatting happen where the values are computed), so docs/diagnostics.md can print it with each
+ * argument shown as `{name}`.
+ */
+// The argument types are each template's own; `any` lets one table hold them all (MessagesOf keeps them).
+export type MessageTemplate = string | ((args: any) => string);
+
 export interface CodeInfo {
   readonly severity: Severity;
   /** One line: what the code means. */
@@ -18,73 +28,182 @@ export interface CodeInfo {
   /** A message as kervanc prints it (without file, position and path). */
   readonly example: string;
   readonly retired?: true;
+  /** The code's messages by name (some of kervanc import's KV7xxx texts and the template parser's are still written where they are found). */
+  readonly messages?: Readonly<Record<string, MessageTemplate>>;
 }
 
 export const CODES = {
-  KV1001: { severity: "error", summary: "The spec file is larger than 1 MiB.", example: "The spec is larger than 1048576 bytes (it has 1048600)." },
-  KV1002: { severity: "error", summary: "The spec file is not valid UTF-8 text.", example: "The spec is not valid UTF-8 text; save it as UTF-8." },
-  KV1003: { severity: "error", summary: "The spec file is empty.", example: "The spec file is empty: it has no YAML document." },
+  KV1001: {
+    severity: "error", summary: "The spec file is larger than 1 MiB.", example: "The spec is larger than 1048576 bytes (it has 1048600).",
+    messages: {
+      tooLarge: (a: { max: number; size: number }) => `The spec is larger than ${a.max} bytes (it has ${a.size}).`,
+    },
+  },
+  KV1002: {
+    severity: "error", summary: "The spec file is not valid UTF-8 text.", example: "The spec is not valid UTF-8 text; save it as UTF-8.",
+    messages: {
+      notUtf8: "The spec is not valid UTF-8 text; save it as UTF-8.",
+    },
+  },
+  KV1003: {
+    severity: "error", summary: "The spec file is empty.", example: "The spec file is empty: it has no YAML document.",
+    messages: {
+      empty: "The spec file is empty: it has no YAML document.",
+    },
+  },
   KV1004: {
     severity: "error",
     summary: "YAML syntax error, or a control character that YAML does not allow.",
     example: "Flow map in block collection must be sufficiently indented and end with a }",
+    messages: {
+      controlCharacter: (a: { code: string }) => `YAML does not allow the control character U+${a.code}; is this a text file?`,
+      unreadable: (a: { reason: string }) => `The YAML cannot be read: ${a.reason}`,
+      parser: (a: { message: string }) => a.message,
+      aliasWithoutAnchor: (a: { name: string }) => `The alias *${a.name} has no anchor &${a.name} before it.`,
+    },
   },
-  KV1005: { severity: "error", summary: "A key appears twice in the same mapping.", example: 'The key "url" appears twice in the same mapping.' },
+  KV1005: {
+    severity: "error", summary: "A key appears twice in the same mapping.", example: 'The key "url" appears twice in the same mapping.',
+    messages: {
+      duplicateKey: (a: { key: string }) => `The key ${a.key} appears twice in the same mapping.`,
+    },
+  },
   KV1006: {
     severity: "error",
     summary: "YAML tags other than the core ones (such as !!js/function) are not allowed.",
     example:
       "The tag !!js/function is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).",
+    messages: {
+      tag: (a: { tag: string }) => `The tag ${a.tag} is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).`,
+    },
   },
   KV1007: {
     severity: "error",
     summary: "The file holds more than one YAML document.",
     example: "The file holds more than one YAML document; a spec is one document (remove the second ---).",
+    messages: {
+      multipleDocuments: "The file holds more than one YAML document; a spec is one document (remove the second ---).",
+    },
   },
   KV1008: {
     severity: "error",
     summary: "YAML aliases expand beyond the allowed limit (50 copies).",
     example: "The YAML aliases expand too much (more than 50 copies); write the values out or use fewer aliases.",
+    messages: {
+      aliasBudget: (a: { max: number }) => `The YAML aliases expand too much (more than ${a.max} copies); write the values out or use fewer aliases.`,
+    },
   },
-  KV1009: { severity: "error", summary: "The YAML is nested too deeply to read.", example: "The YAML is nested too deeply to read." },
-  KV1010: { severity: "error", summary: "The spec file cannot be read.", example: "The spec file cannot be read (EACCES)." },
-  KV1011: { severity: "error", summary: "YAML problem reported by the parser as a warning (treated as an error).", example: "Unknown directive %FOO" },
+  KV1009: {
+    severity: "error", summary: "The YAML is nested too deeply to read.", example: "The YAML is nested too deeply to read.",
+    messages: {
+      tooDeep: "The YAML is nested too deeply to read.",
+      unreadable: (a: { reason: string }) => `The YAML cannot be read: ${a.reason}`,
+    },
+  },
+  KV1010: {
+    severity: "error", summary: "The spec file cannot be read.", example: "The spec file cannot be read (EACCES).",
+    messages: {
+      unreadable: (a: { code: string }) => `The spec file cannot be read (${a.code}).`,
+    },
+  },
+  KV1011: {
+    severity: "error", summary: "YAML problem reported by the parser as a warning (treated as an error).", example: "Unknown directive %FOO",
+    messages: {
+      parserWarning: (a: { message: string }) => a.message,
+    },
+  },
   KV1012: {
     severity: "error",
     summary: "A YAML alias refers to a node that contains it.",
     example: "The alias *body is inside the node it refers to, which would make the spec infinitely deep.",
+    messages: {
+      selfAlias: (a: { name: string }) => `The alias *${a.name} is inside the node it refers to, which would make the spec infinitely deep.`,
+    },
   },
   KV1013: {
     severity: "error",
     summary: "The file asks for YAML 1.1 (%YAML 1.1); specs are YAML 1.2.",
     example: "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
+    messages: {
+      yaml11: "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
+    },
   },
   KV1014: {
     severity: "error",
     summary: "A mapping key is a list or a mapping.",
     example: "A mapping key must be plain text or a number, not a list or a mapping.",
+    messages: {
+      keyNotScalar: (a: { hint: string }) => `A mapping key must be plain text or a number, not a list or a mapping.${a.hint}`,
+    },
   },
 
   KV2001: {
     severity: "error",
     summary: "Unknown field.",
     example: 'Unknown field "readonlyHint". Did you mean "readOnlyHint"? Allowed here: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint.',
+    messages: {
+      missingRequired: (a: { key: string; required: string; more: string }) => `Unknown field ${a.key}. Did you mean "${a.required}" (a required field, missing here)?${a.more}`,
+      didYouMean: (a: { key: string; close: string; allowed: string; more: string }) => `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.${a.more}`,
+      unknown: (a: { key: string; moved: string; allowed: string; more: string }) => `Unknown field ${a.key}.${a.moved} Allowed here: ${a.allowed}.${a.more}`,
+    },
   },
-  KV2002: { severity: "error", summary: "A required field is missing.", example: 'Missing required field "url".' },
+  KV2002: {
+    severity: "error", summary: "A required field is missing.", example: 'Missing required field "url".',
+    messages: {
+      missing: (a: { key: string }) => `Missing required field "${a.key}".`,
+    },
+  },
   KV2003: {
     severity: "error",
     summary: "A value has the wrong type.",
     example: 'Expected a string, got the number 1. YAML reads 1.0 as the number 1; quote it: "1.0".',
+    messages: {
+      notString: (a: { got: string; hint: string }) => `Expected a string, got ${a.got}.${a.hint}`,
+      notInteger: (a: { got: string }) => `Expected a whole number, got ${a.got}.`,
+      notBoolean: (a: { got: string }) => `Expected true or false, got ${a.got}.`,
+      notScalar: (a: { got: string }) => `Expected a string, number or boolean, got ${a.got}.`,
+      notSchema: (a: { got: string }) => `Expected a JSON Schema (a mapping), got ${a.got}.`,
+      notList: (a: { got: string }) => `Expected a list, got ${a.got}.`,
+      notRecord: (a: { got: string }) => `Expected a mapping (name: value), got ${a.got}.`,
+      notObject: (a: { got: string }) => `Expected a mapping (key: value pairs), got ${a.got}.`,
+    },
   },
-  KV2004: { severity: "error", summary: "A string is too short or too long.", example: "The value has 129 characters; at most 128 are allowed." },
+  KV2004: {
+    severity: "error", summary: "A string is too short or too long.", example: "The value has 129 characters; at most 128 are allowed.",
+    messages: {
+      empty: "The value must not be empty.",
+      tooShort: (a: { min: number }) => `The value must have at least ${a.min} characters.`,
+      tooLong: (a: { length: number; max: number }) => `The value has ${a.length} characters; at most ${a.max} are allowed.`,
+    },
+  },
   KV2005: {
     severity: "error",
     summary: "A string does not have the required form.",
     example: '"get item" is not valid here. A tool name is 1 to 128 letters, digits, _, . or -.',
+    messages: {
+      pattern: (a: { value: string; rule: string }) => `${a.value} is not valid here. ${a.rule}`,
+      notInEnum: (a: { value: string; allowed: string }) => `${a.value} is not one of ${a.allowed}.`,
+    },
   },
-  KV2006: { severity: "error", summary: "A number is not an integer in the allowed range.", example: "Expected a whole number from 100 to 120000, got 50." },
-  KV2007: { severity: "error", summary: "A value must be one exact constant.", example: 'specVersion must be the number 1. Got the string "1".' },
-  KV2008: { severity: "error", summary: "A list has too few or too many items.", example: "The list has 201 items; at most 200 are allowed." },
+  KV2006: {
+    severity: "error", summary: "A number is not an integer in the allowed range.", example: "Expected a whole number from 100 to 120000, got 50.",
+    messages: {
+      range: (a: { min: number; max: number; got: number }) => `Expected a whole number from ${a.min} to ${a.max}, got ${a.got}.`,
+    },
+  },
+  KV2007: {
+    severity: "error", summary: "A value must be one exact constant.", example: 'specVersion must be the number 1. Got the string "1".',
+    messages: {
+      literal: (a: { rule: string; got: string }) => `${a.rule} Got ${a.got}.`,
+    },
+  },
+  KV2008: {
+    severity: "error", summary: "A list has too few or too many items.", example: "The list has 201 items; at most 200 are allowed.",
+    messages: {
+      tooFew: (a: { min: number; items: string }) => `The list needs at least ${a.min} ${a.items}.`,
+      tooMany: (a: { length: number; max: number }) => `The list has ${a.length} items; at most ${a.max} are allowed.`,
+    },
+  },
   KV2009: {
     severity: "error",
     summary: "The output section must use either select or raw: true.",
@@ -94,6 +213,10 @@ export const CODES = {
     severity: "error",
     summary: "Text contains an invisible or control character.",
     example: "The text contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it.",
+    messages: {
+      hidden: (a: { problem: string; hint: string }) => `The text ${a.problem}${a.hint}`,
+      hiddenInSchema: (a: { keyword: string; problem: string; at: string }) => `A ${a.keyword} ${a.problem} (at ${a.at})`,
+    },
   },
   KV2011: {
     severity: "error",
@@ -105,13 +228,26 @@ export const CODES = {
     summary: "Structure problems stop further checks.",
     example:
       "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
+    messages: {
+      structureFirst: "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
+    },
   },
   KV2013: {
     severity: "error",
     summary: "A YAML merge key (<<) is not applied.",
     example: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
+    messages: {
+      mergeKeyEntries: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
+      mergeKeyFields: (a: { more: string }) => `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${a.more}`,
+      mergeKeySchema: (a: { at: string }) => `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${a.at}); write the keywords out.`,
+    },
   },
-  KV2014: { severity: "error", summary: "Two tools have the same name.", example: 'Duplicate tool name "get_item" (tools[0] has it too).' },
+  KV2014: {
+    severity: "error", summary: "Two tools have the same name.", example: 'Duplicate tool name "get_item" (tools[0] has it too).',
+    messages: {
+      duplicateTool: (a: { name: string; first: number }) => `Duplicate tool name "${a.name}" (tools[${a.first}] has it too).`,
+    },
+  },
 
   KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").' },
   KV3002: {
@@ -124,232 +260,450 @@ export const CODES = {
     severity: "error",
     summary: "A template names a secret that is not declared.",
     example: '{{secrets.API_KEY}} is not declared in the spec\'s "secrets" list.',
+    messages: {
+      undeclaredSecret: (a: { ref: string; mean: string }) => `${a.ref} is not declared in the spec's "secrets" list.${a.mean}`,
+    },
   },
   KV3004: {
     severity: "error",
     summary: "A template names an input property the schema does not declare.",
     example: "{{input.itemId}} does not match a property of the input schema. The input has: id.",
+    messages: {
+      unknownInput: (a: { ref: string; mean: string; hint: string }) => `${a.ref} does not match a property of the input schema.${a.mean}${a.hint}`,
+    },
   },
-  KV3005: { severity: "error", summary: "The URL is not a valid absolute URL.", example: "The URL is not a valid absolute URL." },
-  KV3006: { severity: "error", summary: "The URL scheme is not https (or http where allowed).", example: "Only https:// URLs are supported." },
+  KV3005: {
+    severity: "error", summary: "The URL is not a valid absolute URL.", example: "The URL is not a valid absolute URL.",
+    messages: {
+      notAbsolute: "The URL is not a valid absolute URL.",
+    },
+  },
+  KV3006: {
+    severity: "error", summary: "The URL scheme is not https (or http where allowed).", example: "Only https:// URLs are supported.",
+    messages: {
+      scheme: "Only https:// URLs are supported.",
+    },
+  },
   KV3007: {
     severity: "error",
     summary: "Plain http is not allowed for this tool.",
     example:
       "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
+    messages: {
+      secretsNeedHttps: "Plain http:// is not allowed: this tool sends secrets, which would travel unencrypted. Use https://.",
+      plainHttp: "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
+    },
   },
   KV3008: {
     severity: "error",
     summary: "The URL contains credentials.",
     example: "The URL must not contain credentials (user:pass@). Send them in a header using {{secrets.X}}.",
+    messages: {
+      credentials: "The URL must not contain credentials (user:pass@). Send them in a header using {{secrets.X}}.",
+    },
   },
-  KV3009: { severity: "error", summary: "The URL's host or port is templated.", example: "The URL's host and port cannot be templated." },
+  KV3009: {
+    severity: "error", summary: "The URL's host or port is templated.", example: "The URL's host and port cannot be templated.",
+    messages: {
+      templatedHost: "The URL's host and port cannot be templated.",
+    },
+  },
   KV3010: {
     severity: "error",
     summary: "A template in the URL's query string.",
     example: "Templates are not allowed in the URL's query string; use http.query.",
+    messages: {
+      templatedQuery: "Templates are not allowed in the URL's query string; use http.query.",
+    },
   },
-  KV3011: { severity: "error", summary: "The URL has a #fragment.", example: "The URL must not have a #fragment." },
-  KV3012: { severity: "error", summary: "A query parameter name is templated.", example: "Query parameter names cannot be templated." },
-  KV3013: { severity: "error", summary: "A JSON body key is templated.", example: "JSON body keys cannot be templated." },
+  KV3011: {
+    severity: "error", summary: "The URL has a #fragment.", example: "The URL must not have a #fragment.",
+    messages: {
+      fragment: "The URL must not have a #fragment.",
+    },
+  },
+  KV3012: {
+    severity: "error", summary: "A query parameter name is templated.", example: "Query parameter names cannot be templated.",
+    messages: {
+      templatedName: "Query parameter names cannot be templated.",
+    },
+  },
+  KV3013: {
+    severity: "error", summary: "A JSON body key is templated.", example: "JSON body keys cannot be templated.",
+    messages: {
+      templatedKey: "JSON body keys cannot be templated.",
+    },
+  },
   KV3014: {
     severity: "error",
     summary: "A header name is not a valid token.",
     example: '"X Api Key" is not a valid header name. A header name is letters, digits and !#$%&\'*+.^_`|~-, with no spaces or colons.',
+    messages: {
+      invalidName: (a: { name: string; hint: string }) => `${a.name} is not a valid header name.${a.hint}`,
+    },
   },
   KV3015: {
     severity: "error",
     summary: "The header is managed by the server and cannot be set.",
     example: 'The "Host" header is managed by the server and cannot be set.',
+    messages: {
+      managed: (a: { name: string }) => `The "${a.name}" header is managed by the server and cannot be set.`,
+    },
   },
   KV3016: {
     severity: "error",
     summary: "A GET request cannot have a body.",
     example: "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
+    messages: {
+      bodyOnGet: (a: { why: string }) => `A GET request cannot have a body.${a.why}`,
+    },
   },
   KV3018: {
     severity: "error",
     summary:
       "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning where the text could be meant: {name} in single braces where name is an input property, ${NAME} where NAME is no declared secret or input property.",
     example: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
+    messages: {
+      singleBraces: (a: { written: string; meant: string }) => `${a.written} is sent as written: single braces are not a template. Did you mean ${a.meant}?`,
+      lookAlike: (a: { written: string; form: string; meant: string }) => `${a.written} is sent as written: ${a.form}; a template has two braces. Did you mean ${a.meant}?`,
+    },
   },
   KV3017: {
     severity: "error",
     summary: "A '..' segment in the URL path removes a template.",
     example: 'The URL\'s path drops {{input.id}}: a ".." segment after it removes it. Write the path without "..".',
+    messages: {
+      dropped: (a: { ref: string }) => `The URL's path drops ${a.ref}: a ".." segment after it removes it. Write the path without "..".`,
+    },
   },
 
-  KV4001: { severity: "error", summary: "A secret is declared twice.", example: "Secret API_KEY is declared twice." },
-  KV4002: { severity: "warning", summary: "A declared secret is never used.", example: "Secret API_KEY is declared but never used." },
-  KV4003: { severity: "error", summary: "A secret's host binding is not a host name.", example: '"api.example.com:65536" is not a host name.' },
+  KV4001: {
+    severity: "error", summary: "A secret is declared twice.", example: "Secret API_KEY is declared twice.",
+    messages: {
+      declaredTwice: (a: { name: string }) => `Secret ${a.name} is declared twice.`,
+    },
+  },
+  KV4002: {
+    severity: "warning", summary: "A declared secret is never used.", example: "Secret API_KEY is declared but never used.",
+    messages: {
+      unused: (a: { name: string }) => `Secret ${a.name} is declared but never used.`,
+    },
+  },
+  KV4003: {
+    severity: "error", summary: "A secret's host binding is not a host name.", example: '"api.example.com:65536" is not a host name.',
+    messages: {
+      notHost: (a: { host: string }) => `${a.host} is not a host name.`,
+    },
+  },
   KV4004: {
     severity: "error",
     summary: "A tool sends a host-bound secret to another host.",
     example: "Secret API_KEY may only be sent to api.example.com:443; this tool calls evil.example.net:443.",
+    messages: {
+      otherHost: (a: { name: string; hosts: string; host: string }) => `Secret ${a.name} may only be sent to ${a.hosts}; this tool calls ${a.host}.`,
+    },
   },
   KV4005: {
     severity: "error",
     summary: "A tool that sends secrets uses plain http.",
     example: "This tool sends secrets, so its URL must use https: secrets are never sent over plain http.",
+    messages: {
+      secretsOverHttp: "This tool sends secrets, so its URL must use https: secrets are never sent over plain http.",
+    },
   },
 
-  KV5001: { severity: "error", summary: "The schema is larger than 64 KiB.", example: "The schema is larger than 65536 bytes (it has 83756)." },
+  KV5001: {
+    severity: "error", summary: "The schema is larger than 64 KiB.", example: "The schema is larger than 65536 bytes (it has 83756).",
+    messages: {
+      tooLarge: (a: { max: number; size: number }) => `The schema is larger than ${a.max} bytes (it has ${a.size}).`,
+    },
+  },
   KV5002: {
     severity: "error",
     summary: "The schema is not plain JSON (unreachable from YAML since cycles are refused at load, KV1012).",
     example: "The schema is not plain JSON.",
+    messages: {
+      notPlain: "The schema is not plain JSON.",
+    },
   },
   KV5003: {
     severity: "error",
     summary: "The schema is nested deeper than 32 levels.",
     example:
       "The schema is nested deeper than 32 levels (at #/properties/deep/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties/next/properties).",
+    messages: {
+      tooDeep: (a: { max: number; at: string }) => `The schema is nested deeper than ${a.max} levels (at ${a.at}).`,
+    },
   },
-  KV5004: { severity: "error", summary: "The schema has more than 2,000 nodes.", example: "The schema has more than 2000 nodes." },
+  KV5004: {
+    severity: "error", summary: "The schema has more than 2,000 nodes.", example: "The schema has more than 2000 nodes.",
+    messages: {
+      tooManyNodes: (a: { max: number }) => `The schema has more than ${a.max} nodes.`,
+    },
+  },
   KV5005: {
     severity: "error",
     summary: "The schema uses more than 64 anyOf/oneOf/allOf keywords.",
     example: "The schema uses more than 64 anyOf/oneOf/allOf keywords (it uses 65).",
+    messages: {
+      tooManyCombinators: (a: { max: number; count: number }) => `The schema uses more than ${a.max} anyOf/oneOf/allOf keywords (it uses ${a.count}).`,
+    },
   },
   KV5006: {
     severity: "error",
     summary: "Only same-document $ref values (#/...) are allowed.",
     example: 'Only local $ref values ("#/...") are allowed (at #/properties/id/$ref).',
+    messages: {
+      remoteRef: (a: { at: string }) => `Only local $ref values ("#/...") are allowed (at ${a.at}).`,
+    },
   },
   KV5007: {
     severity: "error",
     summary: "The keyword is not allowed ($id, dynamic and recursive references, $async).",
     example: '"$id" is not allowed (at #/$id).',
+    messages: {
+      async: (a: { at: string }) => `"$async" is not allowed (at ${a.at}): arguments are validated synchronously.`,
+      refused: (a: { key: string; at: string }) => `"${a.key}" is not allowed (at ${a.at}).`,
+    },
   },
   KV5008: {
     severity: "error",
     summary: "Only the JSON Schema 2020-12 dialect is supported.",
     example: "Only the 2020-12 dialect is supported ($schema: https://json-schema.org/draft/2020-12/schema) (at #/$schema).",
+    messages: {
+      dialect: (a: { dialect: string; at: string }) => `Only the 2020-12 dialect is supported ($schema: ${a.dialect}) (at ${a.at}).`,
+    },
   },
   KV5009: {
     severity: "error",
     summary: "A pattern is longer than 512 characters.",
     example:
       "A pattern is longer than 512 characters (at #/patternProperties/^(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)(x|y)$).",
+    messages: {
+      longPattern: (a: { max: number; at: string }) => `A pattern is longer than ${a.max} characters (at ${a.at}).`,
+    },
   },
   KV5010: {
     severity: "error",
     summary: "The input schema must have type: object.",
     example: 'The input schema must have type: "object" (tool arguments are always an object). It has type: "array".',
+    messages: {
+      inputNotObject: (a: { got: string }) => `The input schema must have type: "object" (tool arguments are always an object).${a.got}`,
+    },
   },
   KV5011: {
     severity: "error",
     summary: "An unknown keyword that misspells a validation keyword (it would check nothing).",
     example: 'Unknown keyword "minimun" (at #/properties/id/minimun): did you mean "minimum"? As written it checks nothing.',
+    messages: {
+      notKeyword: (a: { key: string; at: string; replaced: string }) => `"${a.key}" is not a JSON Schema 2020-12 keyword, so it would check nothing (at ${a.at}). ${a.replaced}`,
+      misspelled: (a: { key: string; at: string; meant: string }) => `Unknown keyword "${a.key}" (at ${a.at}): did you mean "${a.meant}"? As written it checks nothing.`,
+    },
   },
   KV5012: {
     severity: "warning",
     summary: "Unknown string format: it is not checked.",
     example:
       'Unknown format "datetime" is not checked: any string passes (at #/properties/when/format). Did you mean "date-time"? Known formats: binary, byte, date, date-time, double, duration, email, float, hostname, int32, int64, ipv4, ipv6, iso-date-time, iso-time, json-pointer, json-pointer-uri-fragment, password, regex, relative-json-pointer, time, uri, uri-reference, uri-template, url, uuid.',
+    messages: {
+      unknownFormat: (a: { format: string; at: string; hint: string; known: string }) => `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). ${a.hint}Known formats: ${a.known}.`,
+    },
   },
   KV5013: {
     severity: "warning",
     summary: "A schema construct that has no effect or is likely a mistake (Ajv strict mode).",
     example: 'Required property "name" is not defined (at #).',
+    messages: {
+      strict: (a: { text: string; at: string }) => `${a.text} (at ${a.at}).`,
+    },
   },
   KV5014: {
     severity: "error",
     summary: "The schema is not a valid JSON Schema 2020-12 document.",
     example:
       'The schema is not valid JSON Schema 2020-12: #/properties/id/type must be equal to one of the allowed values ("array", "boolean", "integer", "null", "number", "object", "string").',
+    messages: {
+      invalid: (a: { reason: string }) => `The schema is not valid JSON Schema 2020-12: ${a.reason}.`,
+      invalidAt: (a: { at: string; reason: string; detail: string }) => `The schema is not valid JSON Schema 2020-12: ${a.at} ${a.reason}${a.detail}.`,
+    },
   },
   KV5015: {
     severity: "error",
     summary: "The schema cannot be compiled (an invalid regular expression, a $ref to nothing).",
     example: '"[A-Z" is not a valid regular expression (at #/properties/code/pattern): Unterminated character class.',
+    messages: {
+      badPattern: (a: { pattern: string; at: string; problem: string }) => `${a.pattern} is not a valid regular expression (at ${a.at}): ${a.problem}.`,
+      danglingRef: (a: { ref: string; at: string }) => `$ref ${a.ref} points at nothing in this schema (at ${a.at}).`,
+      cannotCompile: (a: { reason: string }) => `The schema cannot be compiled: ${a.reason}`,
+    },
   },
   KV5016: {
     severity: "warning",
     summary: "Unknown keyword: published as an annotation, checks nothing.",
     example: 'Unknown keyword "example" is ignored: it is published in the schema but checks nothing (at #/properties/id/example). Did you mean "examples"?',
+    messages: {
+      ignored: (a: { key: string; at: string; hint: string }) => `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).${a.hint}`,
+    },
   },
 
   KV6001: {
     severity: "error",
     summary: "output.select is not a valid JMESPath expression.",
     example: 'select is not a valid JMESPath expression: Syntax error: invalid token (Rbracket): "]" (at character 16).',
+    messages: {
+      invalid: (a: { reason: string; character: number }) => `select is not a valid JMESPath expression: ${a.reason} (at character ${a.character}).`,
+    },
   },
   KV6002: {
     severity: "error",
     summary: "output.select calls an unknown function.",
     example: "select calls an unknown function lenght(). Did you mean length()?",
+    messages: {
+      unknownFunction: (a: { name: string; hint: string }) => `select calls an unknown function ${a.name}().${a.hint}`,
+    },
   },
-  KV6003: { severity: "error", summary: "output.select calls a function with the wrong number of arguments.", example: "join() takes 2 arguments, got 1." },
+  KV6003: {
+    severity: "error", summary: "output.select calls a function with the wrong number of arguments.", example: "join() takes 2 arguments, got 1.",
+    messages: {
+      arity: (a: { name: string; expected: string; arguments: string; got: number }) => `${a.name}() takes ${a.expected} ${a.arguments}, got ${a.got}.`,
+    },
+  },
   KV6004: {
     severity: "error",
     summary: "output.select passes a value where a function needs an &expression (or the reverse).",
     example: "sort_by() needs an &expression as argument 2 (for example &name), not a value.",
+    messages: {
+      needsExpression: (a: { name: string; position: number }) => `${a.name}() needs an &expression as argument ${a.position} (for example &name), not a value.`,
+      needsValue: (a: { name: string; position: number }) => `${a.name}() takes a value as argument ${a.position}, not an &expression.`,
+    },
   },
   KV6005: {
     severity: "error",
     summary: "output.select names a field that is refused (__proto__, constructor, prototype).",
     example: 'select reads the field "__proto__", which is refused: it names JavaScript object internals, not data.',
+    messages: {
+      internals: (a: { what: string; field: string }) => `select ${a.what} "${a.field}", which is refused: it names JavaScript object internals, not data.`,
+    },
   },
   KV6006: {
     severity: "error",
     summary: "output.select pads to a width that is not a literal within the bound.",
     example: "pad_left() pads to a width that must be a literal whole number from 0 to 10000 (for example `10`).",
+    messages: {
+      padWidth: (a: { name: string; max: number }) => `${a.name}() pads to a width that must be a literal whole number from 0 to ${a.max} (for example \`10\`).`,
+    },
   },
   KV6007: {
     severity: "error",
     summary: "output.select passes a function an argument whose type, known without the data, the function does not accept.",
     example: "length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
+    messages: {
+      argumentType: (a: { name: string; accepted: string; position: number; given: string }) => `${a.name}() takes ${a.accepted} as argument ${a.position}, but it is given ${a.given}; every call would fail.`,
+    },
   },
   KV6008: {
     severity: "error",
     summary: "output.select always returns a type that the output schema's root type refuses (an array for an object schema): every call would fail.",
     example: 'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
+    messages: {
+      neverFits: (a: { returns: string; schemaType: string; first: string; hint: string }) => `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}".${a.hint}`,
+    },
   },
   KV6009: {
     severity: "warning",
     summary: "output.select returns, for some answers, a type that the output schema's root type refuses.",
     example: 'select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
+    messages: {
+      sometimesFits: (a: { returns: string; schemaType: string; others: string }) => `select returns ${a.returns}, and the output schema has ${a.schemaType}: calls fail whenever it returns ${a.others}.`,
+    },
   },
 
-  KV9001: { severity: "error", summary: "No spec files were found.", example: "No spec files (*.yaml, *.yml) in specs." },
-  KV9002: { severity: "error", summary: "An input path does not exist or cannot be read.", example: "specs/missing.yaml does not exist." },
+  KV9001: {
+    severity: "error", summary: "No spec files were found.", example: "No spec files (*.yaml, *.yml) in specs.",
+    messages: {
+      noSpecs: "No spec files were given.",
+      noSpecFiles: (a: { input: string }) => `No spec files (*.yaml, *.yml) in ${a.input}.`,
+      noSpecTests: (a: { input: string }) => `No spec tests (*.test.yaml, *.test.yml) in ${a.input}.`,
+      noTestFile: (a: { stem: string }) => `This spec has no tests: write ${a.stem}.test.yaml next to it (kervanc call --record can start one).`,
+    },
+  },
+  KV9002: {
+    severity: "error", summary: "An input path does not exist or cannot be read.", example: "specs/missing.yaml does not exist.",
+    messages: {
+      missing: (a: { path: string }) => `${a.path} does not exist.`,
+      unreadable: (a: { path: string; code: string }) => `${a.path} cannot be read (${a.code}).`,
+    },
+  },
   KV9003: {
     severity: "error",
     summary: "Two specs would be written to the same output folder.",
     example: "specs/a.yaml and specs/a.yml would both be written to dist/a; rename one.",
+    messages: {
+      sameFolder: (a: { file: string; other: string; folder: string }) => `${a.file} and ${a.other} would both be written to ${a.folder}; rename one.`,
+    },
   },
-  KV9004: { severity: "error", summary: "The output cannot be written: the path and the system's reason are named, and nothing more is written.", example: "" },
+  KV9004: {
+    severity: "error", summary: "The output cannot be written: the path and the system's reason are named, and nothing more is written.", example: "",
+    messages: {
+      outside: (a: { reason: string }) => `${a.reason} Nothing more was written.`,
+      cannotWrite: (a: { where: string; code: string }) => `Cannot write ${a.where} (${a.code}); nothing more was written.`,
+    },
+  },
   KV9005: {
     severity: "error",
     summary: "A file has more than 200 problems; the rest are counted, not shown (a warning if none of them is an error).",
     example: "59806 more problems in this file (59806 errors) are not shown; fix the ones above first.",
+    messages: {
+      more: (a: { count: number; errors: number }) => `${a.count} more problems in this file (${a.errors} errors) are not shown; fix the ones above first.`,
+    },
   },
   KV9006: {
     severity: "warning",
     summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
     example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
+    messages: {
+      overBudget: (a: { characters: number; tokens: number; budget: number }) => `The tools/list of this server has ${a.characters} characters (about ${a.tokens} tokens), more than the budget of ${a.budget} tokens. Leave out tools, or shorten descriptions and schemas.`,
+    },
   },
   KV9007: {
     severity: "error",
     summary:
       "A spec's file name cannot name its package folder: `.`, `..`, empty, a separator, a control character, a leading dot, a trailing dot or space, a character Windows refuses, or a Windows device name (CON, NUL, COM1, ...).",
     example: 'This spec\'s package folder would be "..", which names the folder above the output folder; rename the spec file.',
+    messages: {
+      badFolderName: (a: { folder: string; problem: string }) => `This spec's package folder would be ${a.folder}, which ${a.problem}; rename the spec file.`,
+    },
   },
   KV9008: {
     severity: "error",
     summary: "A package's place in the output folder holds something kervanc did not build (a file, a symbolic link, a folder without a kervanc manifest.json); nothing is written.",
     example: "dist/src is a folder kervanc did not build (it has no manifest.json); build replaces only packages it made. Move it away, or choose another -o.",
+    messages: {
+      refused: (a: { path: string; reason: string }) => `${a.path} ${a.reason}; build replaces only packages it made. Move it away, or choose another -o.`,
+    },
   },
   KV9009: {
     severity: "error",
     summary: "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
     example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
+    messages: {
+      notRegularFile: (a: { file: string; what: string }) => `${a.file} is ${a.what}, not a spec file; kervanc reads only regular files.`,
+      brokenLink: (a: { file: string }) => `${a.file} is a symbolic link to a file that does not exist.`,
+      unfollowableLink: (a: { file: string; code: string }) => `${a.file} is a symbolic link that cannot be followed (${a.code}).`,
+    },
   },
   KV9010: {
     severity: "error",
     summary: "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
     example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
+    messages: {
+      noSpec: (a: { candidates: string }) => `No spec next to this test file: expected ${a.candidates}.`,
+      unknownTool: (a: { tool: string; mean: string }) => `This case calls "${a.tool}", which the spec does not have.${a.mean}`,
+      argumentsNotObject: "A tool's arguments are an object.",
+      noExpectation: "Say what the result must be: text, structured, or error.",
+      errorAndSuccess: "A result is either an error or a success: give error alone, or text and/or structured.",
+      queryShape: "The query is a mapping from each parameter's name to its value (text), or to a list of values.",
+    },
   },
 
   // KV8xxx: kervanc's extensions to the spec format (docs/extensions/).
@@ -357,11 +711,18 @@ export const CODES = {
     severity: "info",
     summary: "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
     example: "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
+    messages: {
+      uses: (a: { name: string }) => `This spec uses the kervanc extension ${a.name} (docs/extensions/${a.name}.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.`,
+    },
   },
   KV8002: {
     severity: "error",
     summary: "A kervanc extension is used without being declared in kervancExtensions, or used wrongly.",
     example: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+    messages: {
+      formUndeclared: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+      formWithoutBody: "bodyEncoding: form needs a body to encode.",
+    },
   },
 
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
@@ -371,6 +732,13 @@ export const CODES = {
     severity: "error",
     summary: "The document is not OpenAPI 3.0 or 3.1, or a part of it has the wrong shape.",
     example: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+    messages: {
+      undeclaredScheme: (a: { name: string }) => `The security scheme "${a.name}" is not declared in components.securitySchemes.`,
+      pathItemNotMapping: "A path item must be a mapping of operations.",
+      pathWithoutSlash: (a: { route: string }) => `The path ${a.route} does not start with "/".`,
+      operationNotMapping: "An operation must be a mapping.",
+      swagger2: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+    },
   },
   KV7004: {
     severity: "error",
@@ -398,16 +766,30 @@ export const CODES = {
     severity: "warning",
     summary: "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
     example: 'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+    messages: {
+      unsupportedScheme: (a: { name: string; what: string; subject: string }) => `The security scheme "${a.name}" (${a.what}) is not supported; ${a.subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+    },
   },
   KV7010: {
     severity: "warning",
     summary: "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
     example: 'The cookie parameter "session" is left out: a spec sends no cookies from arguments.',
+    messages: {
+      bodyOnGet: (a: { consequence: string }) => `A GET request cannot have a body in a spec; ${a.consequence}.`,
+      cookie: (a: { name: string }) => `The cookie parameter "${a.name}" is left out: a spec sends no cookies from arguments.`,
+      bodyNotJson: (a: { types: string; consequence: string }) => `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
+      method: (a: { method: string }) => `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
+    },
   },
   KV7011: {
     severity: "error",
     summary: "The selection (--include, --exclude, --read-only) matches nothing, or more than 200 operations.",
     example: '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
+    messages: {
+      noMatch: (a: { option: string; selector: string }) => `${a.option} ${a.selector} matches no tag, operationId or route ("GET /path") of an operation.`,
+      noOperations: "The document has no operations to import.",
+      noneLeft: "No operation is left to import after --include, --exclude and --read-only.",
+    },
   },
   KV7012: {
     severity: "error",

@@ -3,7 +3,7 @@
  * them; only the CLI prints. Positions are 1-based and point at the YAML node of the spec path, or its nearest
  * parent that exists.
  */
-import { CODES, type DiagnosticCode, type Severity } from "./codes.ts";
+import { type CodeInfo, CODES, type DiagnosticCode, type Severity } from "./codes.ts";
 
 export type { DiagnosticCode, Severity };
 
@@ -55,6 +55,23 @@ export function finding(
   extra: { offset?: number; severity?: Severity; atKey?: boolean; length?: number; fix?: Fix } = {},
 ): Finding {
   return { code, path, message, ...extra };
+}
+
+/** The message templates of a code (codes.ts). */
+export type MessagesOf<C extends DiagnosticCode> = (typeof CODES)[C] extends { readonly messages: infer M } ? M : never;
+
+/**
+ * A finding whose text comes from its code's message templates: `report("KV2004", path, (m) => m.tooLong({
+ * length, max }))`. The callback receives only that code's templates, so a message cannot be filed under
+ * another code.
+ */
+export function report<C extends DiagnosticCode>(
+  code: C,
+  path: SpecPath,
+  message: (templates: MessagesOf<C>) => string,
+  extra: { offset?: number; severity?: Severity; atKey?: boolean; length?: number; fix?: Fix } = {},
+): Finding {
+  return { code, path, message: message((CODES[code] as CodeInfo).messages as MessagesOf<C>), ...extra };
 }
 
 export function severityOf(f: Finding): Severity {

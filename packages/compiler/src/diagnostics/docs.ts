@@ -2,7 +2,14 @@
  * docs/diagnostics.md, generated from the code table (codes.ts). `npm run docs` writes it; a test fails when the
  * committed file differs from what this renders.
  */
-import { CODES, type CodeInfo } from "./codes.ts";
+import { CODES, type CodeInfo, type MessageTemplate } from "./codes.ts";
+
+/** A template as docs show it: each argument as `{name}`. */
+export function templateText(template: MessageTemplate): string {
+  if (typeof template === "string") return template;
+  const holes = new Proxy({}, { get: (_target, key) => `{${String(key)}}` });
+  return template(holes);
+}
 
 /** Section titles by code range; a range without a title here still gets a section (see below). */
 const RANGE_TITLES: Readonly<Record<string, string>> = {
@@ -16,12 +23,15 @@ const RANGE_TITLES: Readonly<Record<string, string>> = {
   KV9: "The command line and its output (KV9xxx)",
 };
 
-/** An example message as a code span; pipes are escaped so they do not split the table row. */
+/** A message as a code span. A message with backticks needs a longer fence (and spaces, so a backtick at either end stays text). */
+function span(text: string): string {
+  return text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``;
+}
+
+/** An example message as a code span in a table cell; pipes are escaped so they do not split the row. */
 function cell(text: string): string {
   if (text === "") return "";
-  // A message with backticks needs a longer fence (and spaces, so a backtick at either end stays text).
-  const span = text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``;
-  return span.replace(/\|/g, "\\|");
+  return span(text).replace(/\|/g, "\\|");
 }
 
 function plain(text: string): string {
@@ -78,6 +88,19 @@ export function renderDiagnosticsDoc(): string {
     lines.push("");
   }
   lines.push(
+    "## Message templates",
+    "",
+    "The messages of each code, as written in codes.ts; `{name}` stands for a value filled in where the problem is",
+    "found (a field name, a number, or a clause such as a did-you-mean that may be empty).",
+    "",
+  );
+  for (const [code, info] of all) {
+    if (info.messages === undefined) continue;
+    lines.push(`- ${code}:`);
+    for (const [name, template] of Object.entries(info.messages)) lines.push(`  - ${name}: ${span(templateText(template))}`);
+  }
+  lines.push(
+    "",
     "## JSON Schema findings: errors and warnings",
     "",
     "Kervan validates with Ajv in non-strict mode, so it accepts unknown keywords and formats and ignores them.",

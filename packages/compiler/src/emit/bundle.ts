@@ -1,17 +1,9 @@
 /**
  * Bundling with esbuild (exactly pinned, every option explicit).
  *
- * A package has two bundles of the same server, each the whole server in one file (the generated modules, the
- * runtime, and the third-party code they import):
- *
- * - `server.mjs` (entry src/main.ts): the Node entry. Its only imports are Node built-ins, so it runs with bare
- *   `node server.mjs` and nothing next to it.
- * - `worker.mjs` (entry src/worker.ts): the web-standard fetch handler for workerd, Deno and Bun. It imports
- *   nothing at all (not even a Node built-in, which workerd without `nodejs_compat` cannot load); the build
- *   fails if esbuild leaves any import in it.
- *
- * In both, the SDK's internal shim module is swapped for the runtime's (sdk-shims.ts, sdk-shims-web.ts) so the
- * SDK's run-time Ajv never enters the bundle.
+ * A package has one bundle of the same server per runtime target (targets.ts: `server.mjs` for Node,
+ * `worker.mjs` for the fetch handler). In each, the SDK's internal shim module is swapped for the target's
+ * runtime shim so the SDK's run-time Ajv never enters the bundle.
  *
  * The output must not depend on where the sources were staged: bare imports in the staged sources are
  * resolved from kervanc's own libraries (`RESOLVE_FROM` in versions.ts: the vendored copy when installed, the
@@ -21,6 +13,7 @@
  */
 import * as esbuild from "esbuild";
 import { isAbsolute, join, resolve, sep } from "node:path";
+import type { RuntimeTarget } from "./targets.ts";
 import { LIBRARY_BASE, RESOLVE_FROM, resolutionPaths, VENDOR_MODULES } from "./versions.ts";
 
 /**
@@ -60,25 +53,18 @@ export interface BundleResult {
 
 const SHIM = /^@modelcontextprotocol\/server\/_shims$/;
 
-/** Which bundle: the Node entry or the fetch handler. */
-export type BundleKind = "node" | "fetch";
-
-const SHIM_FILE: Readonly<Record<BundleKind, string>> = { node: "sdk-shims.ts", fetch: "sdk-shims-web.ts" };
 /** A bare module specifier (not relative, not absolute). esbuild's filters are Go regexps: no lookahead. */
 const BARE = /^[^./]/;
 const FROM_RUNTIME = Symbol("kervanc: resolve from the runtime package");
 
-export async function bundleServer(stageDir: string, entry: string, banner: string, kind: BundleKind = "node"): Promise<BundleResult> {
-  // The fetch handler is built for no platform in particular: esbuild then treats no import as built in, so
-  // anything Node-only fails to resolve here instead of failing to load on workerd.
-  const platformOptions: esbuild.BuildOptions =
-    kind === "node" ? { platform: "node", target: "node20" } : { platform: "neutral", target: "es2022", mainFields: ["module", "main"], conditions: [] };
+/** Bundles the staged sources for one runtime target; `header` goes on top, after the target's banner prefix. */
+export async function bundleServer(stageDir: string, target: RuntimeTarget, header: string): Promise<BundleResult> {
   const result = await esbuild.build({
-    entryPoints: [join(stageDir, entry)],
+    entryPoints: [join(stageDir, target.entry.path)],
     absWorkingDir: stageDir,
     tsconfig: join(stageDir, "tsconfig.json"),
     bundle: true,
-    ...platformOptions,
+    ...target.platform,
     format: "esm",
     minify: true,
     legalComments: "eof",
@@ -88,13 +74,13 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
     write: false,
     logLevel: "silent",
     nodePaths: resolutionPaths(),
-    banner: { js: banner },
+    banner: { js: `${target.bannerPrefix}${header}` },
     plugins: [
       {
         name: "kervanc-resolution",
         setup(build) {
           recordLoads(build);
-          build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", SHIM_FILE[kind]) }));
+          build.onResolve({ filter: SHIM }, () => ({ path: join(stageDir, "src", "runtime", target.shim) }));
           build.onResolve({ filter: BARE }, async (args) => {
             // Third-party code resolves its own imports from where it is installed; only the staged sources
             // are redirected.
@@ -109,9 +95,9 @@ export async function bundleServer(stageDir: string, entry: string, banner: stri
   });
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output.");
-  if (kind === "fetch") {
+  if (target.importsNothing) {
     const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-    if (imports.length > 0) throw new Error(`The fetch-handler bundle must import nothing, but it imports ${imports.join(", ")}.`);
+    if (imports.length > 0) throw new Error(`The ${target.file} bundle must import nothing, but it imports ${imports.join(", ")}.`);
   }
   return { code: file.text, inputs: contributions(result.metafile, stageDir, null, stageDir) };
 }

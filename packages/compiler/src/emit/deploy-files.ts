@@ -11,7 +11,10 @@
  */
 import type { PlannedServer } from "../plan/plan.ts";
 import { hashComment } from "./code.ts";
-import { packageName, packageVersion, SAMPLE_PORT, WORKERD_COMPATIBILITY_DATE } from "./package-files.ts";
+import { packageName, packageVersion } from "./package-json.ts";
+import { SAMPLE_PORT } from "./run-commands.ts";
+import { WORKERD_COMPATIBILITY_DATE } from "./workerd-config.ts";
+import { TARGET } from "./targets.ts";
 
 export const DEPLOY_FILES = {
   dockerfile: "deploy/Dockerfile",
@@ -43,7 +46,7 @@ function secretNames(server: PlannedServer): string[] {
 export function dockerfile(server: PlannedServer, folder: string, header: string): string {
   const name = packageName(folder);
   const port = String(SAMPLE_PORT);
-  const entry = ["node", "--disallow-code-generation-from-strings", "server.mjs", "--http", "--host", "0.0.0.0", "--port", port];
+  const entry = ["node", "--disallow-code-generation-from-strings", TARGET.node.file, "--http", "--host", "0.0.0.0", "--port", port];
   const secrets = [...secretNames(server), AUTH_TOKENS];
   return `${hashComment(header)}
 # ${name} ${packageVersion(server)}: build from the package folder with
@@ -56,7 +59,7 @@ export function dockerfile(server: PlannedServer, folder: string, header: string
 FROM ${DOCKER_BASE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --chown=root:root --chmod=0444 server.mjs manifest.json ./
+COPY --chown=root:root --chmod=0444 ${TARGET.node.file} manifest.json ./
 # The image's unprivileged user (uid 1000); the server writes no file, so the root filesystem can be read-only.
 USER node
 EXPOSE ${port}
@@ -145,7 +148,7 @@ ${secrets.map((s) => `#   npx wrangler secret put ${s}`).join("\n")}
 # (or KERVANC_OAUTH_ISSUER and KERVANC_OAUTH_JWKS_URL for OAuth instead of ${AUTH_TOKENS}). With
 # KERVANC_ALLOWED_HOSTS naming a public host, the worker refuses to start without authentication.
 name = ${q(name)}
-main = "../worker.mjs"
+main = ${q(`../${TARGET.fetch.file}`)}
 compatibility_date = ${q(WORKERD_COMPATIBILITY_DATE)}
 workers_dev = true
 

@@ -9,6 +9,7 @@ import { readRegularFile } from "../load/regular-file.ts";
 import { join, relative, sep } from "node:path";
 import type { FileTree } from "./emit.ts";
 import { compareStrings, longestLine } from "./hash.ts";
+import { targetOfFile } from "./targets.ts";
 
 export interface FileDrift {
   readonly path: string;
@@ -66,7 +67,7 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
 
 function describeChange(path: string, actual: Buffer, expected: string): { diff: string | null; note: string | null } {
   const sizes = `${actual.length} bytes on disk, ${Buffer.byteLength(expected, "utf8")} expected`;
-  if (/(?:^|\/)(?:server|worker)\.mjs$/.test(path)) return { diff: null, note: `the minified bundle; ${sizes}` };
+  if (targetOfFile(path) !== undefined) return { diff: null, note: `the minified bundle; ${sizes}` };
   if (actual.includes(0)) return { diff: null, note: `binary content on disk; ${sizes}` };
   const text = actual.toString("utf8");
   if (longestLine(text) > 2000 || longestLine(expected) > 2000) return { diff: null, note: `lines too long to show; ${sizes}` };

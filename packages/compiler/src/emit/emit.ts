@@ -20,9 +20,12 @@ import { writeFiles } from "./write.ts";
 import { compareStrings } from "./hash.ts";
 import { buildManifest, manifestJson } from "./manifest.ts";
 import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./deploy-files.ts";
-import { NODE_ENTRY, serverModule, toolModule, WORKER_ENTRY } from "./modules.ts";
-import { packageJson, packageName, packageVersion, readme, TSCONFIG, WORKERD_CONFIG_FILE, workerdConfig } from "./package-files.ts";
+import { serverModule, toolModule } from "./modules.ts";
+import { packageJson, packageName, packageVersion, TSCONFIG } from "./package-json.ts";
+import { readme } from "./readme.ts";
+import { WORKERD_CONFIG_FILE, workerdConfig } from "./workerd-config.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
+import { TARGETS } from "./targets.ts";
 import { AJV_RUNTIME_DTS, ajvRuntimeEntry, type AjvHelpers, mergeHelpers, NO_HELPERS, VALIDATOR_DTS, validatorModule } from "./validators.ts";
 import { currentToolchain, KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
 
@@ -99,13 +102,12 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     await addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS, "typescript");
   }
   await addCode("src/server.ts", serverModule(server), "typescript");
-  await addCode("src/main.ts", NODE_ENTRY, "typescript");
-  await addCode("src/worker.ts", WORKER_ENTRY, "typescript");
+  for (const target of TARGETS) await addCode(target.entry.path, target.entry.code, "typescript");
 
   files.set("package.json", packageJson(server, ctx.folder, ctx.specFile));
   files.set("tsconfig.json", TSCONFIG);
   files.set("README.md", `${htmlComment(provenance)}\n\n${readme(server, ctx.folder, ctx.specFile)}`);
-  files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\nserver.mjs -diff linguist-generated\nworker.mjs -diff linguist-generated\n`);
+  files.set(".gitattributes", `${hashComment(provenance)}\n* text eol=lf\n${TARGETS.map((t) => `${t.file} -diff linguist-generated\n`).join("")}`);
   files.set(WORKERD_CONFIG_FILE, `${hashComment(provenance)}\n${workerdConfig(server)}`);
   files.set(DEPLOY_FILES.dockerfile, dockerfile(server, ctx.folder, provenance));
   files.set(DEPLOY_FILES.kubernetes, kubernetesManifest(server, ctx.folder, provenance));
@@ -116,24 +118,20 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   // output folder): declaration files and the other package files stay in memory.
   const staged = (path: string): boolean => path === "tsconfig.json" || path === "package.json" || (path.startsWith("src/") && !path.endsWith(".d.ts"));
   await writeFiles(stageDir, new Map([...files].filter(([path]) => staged(path))));
-  const node = await bundleServer(stageDir, "src/main.ts", `#!/usr/bin/env node\n${header}`, "node");
-  const worker = await bundleServer(stageDir, "src/worker.ts", header, "fetch");
-  files.set("server.mjs", node.code);
-  files.set("worker.mjs", worker.code);
+  const built: { readonly file: string; readonly code: string; readonly inputs: BundleResult["inputs"] }[] = [];
+  for (const target of TARGETS) {
+    const bundle = await bundleServer(stageDir, target, header);
+    files.set(target.file, bundle.code);
+    built.push({ file: target.file, code: bundle.code, inputs: bundle.inputs });
+  }
 
   const components = await shippedComponents({
     stageDir,
-    bundles: [
-      { file: "server.mjs", inputs: node.inputs },
-      { file: "worker.mjs", inputs: worker.inputs },
-    ],
+    bundles: built.map(({ file, inputs }) => ({ file, inputs })),
     ajvRuntime: ajvRuntime?.inputs ?? null,
     files,
   });
-  const bundles = [
-    { file: "server.mjs", code: node.code },
-    { file: "worker.mjs", code: worker.code },
-  ];
+  const bundles = built.map(({ file, code }) => ({ file, code }));
   const subject = { name: packageName(ctx.folder), version: packageVersion(server), bundles };
   files.set("sbom.cdx.json", sbomJson(subject, components));
   files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, bundles));

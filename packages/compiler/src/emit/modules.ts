@@ -62,8 +62,8 @@ import { server } from "./server.ts";
 main(server);
 `);
 
-/** The fetch-handler entry (worker.mjs): `export default { fetch }` for workerd, Deno and Bun. */
-export const WORKER_ENTRY = new Code(`import { createWorker } from "./runtime/worker-main.ts";
+/** The fetch target's entry (worker.mjs, targets.ts): `export default { fetch }` for workerd, Deno and Bun. */
+export const FETCH_ENTRY = new Code(`import { createWorker } from "./runtime/worker-main.ts";
 import { server } from "./server.ts";
 
 export default createWorker(server);

@@ -3,9 +3,9 @@
  * `THIRD_PARTY_NOTICES.md`.
  *
  * Both are derived from esbuild's metafiles, not from package.json dependency lists: a component is listed
- * exactly when at least one of its files put code into a bundle, `server.mjs` (Node) or `worker.mjs` (the
- * fetch handler), directly or through `src/validators/ajv-runtime.js`, whose own bundle is attributed the same
- * way. Files esbuild parsed and then dropped entirely do not count. The two bundles are file components of the
+ * exactly when at least one of its files put code into a bundle (one per runtime target, targets.ts), directly
+ * or through `src/validators/ajv-runtime.js`, whose own bundle is attributed the same way. Files esbuild parsed
+ * and then dropped entirely do not count. The bundles are file components of the
  * package (with their own hashes), and the dependency graph says which library went into which bundle. Each input file is attributed to the package folder under the last
  * `node_modules/` in its path; name, version and license come from that package's package.json, and the
  * license texts from its LICENSE/LICENCE/COPYING/NOTICE files.
@@ -23,6 +23,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { BundledInput } from "./bundle.ts";
+import { TARGETS } from "./targets.ts";
 import { canonicalJson, compareStrings, longestRun, sha256, uuidFromSha256 } from "./hash.ts";
 import type { FileTree } from "./emit.ts";
 import { KERVANC_VERSION, RUNTIME_ROOT } from "./versions.ts";
@@ -228,12 +229,6 @@ export interface SbomSubject {
   readonly bundles: readonly BundleFile[];
 }
 
-/** What each bundle is, for the SBOM and the notices. */
-export const BUNDLE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  "server.mjs": "The Node entry: stdio, or Streamable HTTP with --http.",
-  "worker.mjs": "The web-standard fetch handler (export default { fetch }) for workerd, Deno and Bun.",
-};
-
 const bundleRef = (file: string): string => `file:${file}`;
 
 export function sbomJson(subject: SbomSubject, components: readonly ShippedComponent[]): string {
@@ -258,12 +253,10 @@ export function sbomJson(subject: SbomSubject, components: readonly ShippedCompo
     };
   });
   const refOf = new Map(components.map((c, i) => [c, cdxComponents[i]!["bom-ref"]]));
-  const bundleComponents = subject.bundles.map((b) => ({
-    type: "file",
-    "bom-ref": bundleRef(b.file),
-    name: b.file,
-    ...(BUNDLE_DESCRIPTIONS[b.file] !== undefined ? { description: BUNDLE_DESCRIPTIONS[b.file] } : {}),
-  }));
+  const bundleComponents = subject.bundles.map((b) => {
+    const description = TARGETS.find((t) => t.file === b.file)?.description;
+    return { type: "file", "bom-ref": bundleRef(b.file), name: b.file, ...(description !== undefined ? { description } : {}) };
+  });
   const bom = {
     bomFormat: "CycloneDX",
     specVersion: "1.6",

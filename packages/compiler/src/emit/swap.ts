@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rename, rm } from "node:fs/promises";
 import type { FileTree } from "./emit.ts";
 import { childOf, inside } from "./inside.ts";
-import { targetState } from "./targets.ts";
+import { targetState } from "./package-folder.ts";
+import { TARGETS } from "./targets.ts";
 import { writeFiles } from "./write.ts";
 import { errorCode } from "../load/regular-file.ts";
 
@@ -28,7 +29,7 @@ export async function writeTree(outDir: string, name: string, files: FileTree, f
   await chmod(temp, 0o755);
   let aside: string | null = null;
   try {
-    await writeFiles(temp, files, (path) => (path === "server.mjs" ? 0o755 : undefined));
+    await writeFiles(temp, files, (path) => (TARGETS.some((t) => t.executable && t.file === path) ? 0o755 : undefined));
     // Checked again right before the swap: the place may have changed since the build began.
     const state = await targetState(target);
     if (state.kind === "refused") throw new TargetRefusedError(target, state.reason);

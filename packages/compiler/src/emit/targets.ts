@@ -1,70 +1,81 @@
 /**
- * What is at a package's place in the output folder, and whether build may replace it.
+ * The runtime targets a package is bundled for, as data. Every module that handles a bundle (emit, bundle,
+ * drift, sbom, swap, the README's run commands) iterates this table or names a target from it, so adding a
+ * runtime target means: an entry here, its entry module (modules.ts) and its SDK shim (packages/runtime/src).
  *
- * Build replaces only its own work: a folder whose manifest.json says kervanc made it. A file, a symbolic link
- * (even to a kervanc package: replacing it would replace the link, and the user made it for a reason), or a
- * folder without a kervanc manifest (`-o .` with a spec named `src.yaml` once deleted the project's `src/`) is
- * refused. An empty folder holds nothing to lose and is taken over (`mkdir dist/api` before the first build is
- * common).
+ * Each target is the whole server in one file (the generated modules, the runtime, and the third-party code
+ * they import):
+ *
+ * - `node`, `server.mjs` (entry src/main.ts): the Node entry. Its only imports are Node built-ins, so it runs
+ *   with bare `node server.mjs` and nothing next to it.
+ * - `fetch`, `worker.mjs` (entry src/worker.ts): the web-standard fetch handler (`export default { fetch }`)
+ *   for workerd, Deno and Bun. It imports nothing at all (not even a Node built-in, which workerd without
+ *   `nodejs_compat` cannot load); the build fails if esbuild leaves any import in it.
+ *
+ * The file names are what users run and deploy, so they never change; in code the fetch handler is called
+ * `fetch` everywhere (its runtime module is still `worker-main.ts` and its shim `sdk-shims-web.ts`: those are
+ * file names in every generated package).
  */
-import { lstat, readdir } from "node:fs/promises";
-import { join } from "node:path";
-import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
-import { jsonObject } from "./manifest.ts";
+import type * as esbuild from "esbuild";
+import type { Code } from "./code.ts";
+import { FETCH_ENTRY, NODE_ENTRY } from "./modules.ts";
 
-export type TargetState =
-  | { readonly kind: "absent" }
-  | { readonly kind: "empty" }
-  | { readonly kind: "package" }
-  /** `reason` completes "<path> ...": "is a file", "is a folder kervanc did not build (it has no manifest.json)". */
-  | { readonly kind: "refused"; readonly reason: string };
+export type TargetName = "node" | "fetch";
 
-/** A manifest.json larger than this is not one kervanc wrote (they are a few kilobytes). */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
-
-export async function targetState(path: string): Promise<TargetState> {
-  let info;
-  try {
-    info = await lstat(path);
-  } catch (error) {
-    // ENOTDIR: the output folder itself is a file; creating it reports that, with its path.
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { kind: "absent" };
-    throw error;
-  }
-  if (info.isSymbolicLink()) return { kind: "refused", reason: "is a symbolic link, not a package folder kervanc built" };
-  if (!info.isDirectory()) return { kind: "refused", reason: `is ${fileKind(info)}, not a package folder kervanc built` };
-  const manifest = join(path, "manifest.json");
-  const manifestInfo = await lstat(manifest).catch((error: unknown) => {
-    if (errorCode(error) === "ENOENT") return null;
-    throw error;
-  });
-  if (manifestInfo === null) {
-    if ((await readdir(path)).length === 0) return { kind: "empty" };
-    return { kind: "refused", reason: "is a folder kervanc did not build (it has no manifest.json)" };
-  }
-  const notOurs = { kind: "refused", reason: "is a folder kervanc did not build (its manifest.json is not one kervanc writes)" } as const;
-  if (!manifestInfo.isFile() || manifestInfo.size > MAX_MANIFEST_BYTES) return notOurs;
-  const read = await readRegularFile(manifest);
-  if (!read.ok) {
-    if (read.code !== undefined) throw Object.assign(new Error(`Cannot read ${manifest} (${read.code}).`), { code: read.code, syscall: "open", path: manifest });
-    return notOurs;
-  }
-  return madeByKervanc(new TextDecoder().decode(read.bytes)) ? { kind: "package" } : notOurs;
+export interface RuntimeTarget {
+  readonly name: TargetName;
+  /** The bundle's file name in the package. */
+  readonly file: string;
+  /** The generated entry module: its path in the package and its source. */
+  readonly entry: { readonly path: string; readonly code: Code };
+  /** What goes above the generated-file header at the top of the bundle (the Node entry's `#!` line). */
+  readonly bannerPrefix: string;
+  /** esbuild's platform options for this target. */
+  readonly platform: esbuild.BuildOptions;
+  /** The runtime module (in src/runtime/) that replaces the SDK's `_shims` module, keeping the SDK's Ajv out. */
+  readonly shim: string;
+  /** Whether the bundle must import nothing at all (the build fails if esbuild leaves an import in it). */
+  readonly importsNothing: boolean;
+  /** Whether the bundle is written executable (it has a `#!` line and is the package's `bin`). */
+  readonly executable: boolean;
+  /** What the bundle is, for the SBOM. */
+  readonly description: string;
 }
 
-/**
- * Whether a manifest.json was written by kervanc, of any version. Looser than readStamp, which accepts only the
- * current manifest format: a package from an older kervanc is still kervanc's to replace.
- */
-export function madeByKervanc(text: string): boolean {
-  const m = jsonObject(text);
-  if (m === null) return false;
-  const spec = m["spec"];
-  return (
-    typeof m["manifestFormat"] === "number" &&
-    typeof m["kervancVersion"] === "string" &&
-    spec !== null &&
-    typeof spec === "object" &&
-    typeof (spec as Record<string, unknown>)["sha256"] === "string"
-  );
+const NODE: RuntimeTarget = {
+  name: "node",
+  file: "server.mjs",
+  entry: { path: "src/main.ts", code: NODE_ENTRY },
+  bannerPrefix: "#!/usr/bin/env node\n",
+  platform: { platform: "node", target: "node20" },
+  shim: "sdk-shims.ts",
+  importsNothing: false,
+  executable: true,
+  description: "The Node entry: stdio, or Streamable HTTP with --http.",
+};
+
+const FETCH: RuntimeTarget = {
+  name: "fetch",
+  file: "worker.mjs",
+  entry: { path: "src/worker.ts", code: FETCH_ENTRY },
+  bannerPrefix: "",
+  // Built for no platform in particular: esbuild then treats no import as built in, so anything Node-only fails
+  // to resolve here instead of failing to load on workerd.
+  platform: { platform: "neutral", target: "es2022", mainFields: ["module", "main"], conditions: [] },
+  shim: "sdk-shims-web.ts",
+  importsNothing: true,
+  executable: false,
+  description: "The web-standard fetch handler (export default { fetch }) for workerd, Deno and Bun.",
+};
+
+/** Every target, by name. */
+export const TARGET: Readonly<Record<TargetName, RuntimeTarget>> = { node: NODE, fetch: FETCH };
+
+/** Every target, in the order the package lists its bundles (manifest.json, the SBOM, the notices). */
+export const TARGETS: readonly RuntimeTarget[] = [NODE, FETCH];
+
+/** The target whose bundle `path` (a package-relative path, possibly under a folder) is, or undefined. */
+export function targetOfFile(path: string): RuntimeTarget | undefined {
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  return TARGETS.find((t) => t.file === base);
 }

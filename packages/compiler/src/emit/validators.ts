@@ -10,7 +10,7 @@
  * these requires: ajv-validator/ajv#1976 and #2598.)
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
-import type { CompiledSchema } from "../check/schemas.ts";
+import type { CompiledSchema } from "../analyze/schemas.ts";
 
 const standaloneCode = (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ?? standaloneModule;
 

@@ -92,7 +92,7 @@ export function repositoryToolchain(): Toolchain {
   // The stages that decide what is written (the command line, the importer and the diagnostics texts do not),
   // so that editing a message does not make every committed package stale.
   const roots = [
-    ...["load", "check", "plan", "emit"].map((stage) => ({ label: `compiler/${stage}`, dir: join(COMPILER_ROOT, "src", stage) })),
+    ...["load", "analyze", "plan", "emit"].map((stage) => ({ label: `compiler/${stage}`, dir: join(COMPILER_ROOT, "src", stage) })),
     { label: "runtime", dir: RUNTIME_SRC },
   ];
   return { pins, content: contentIdentity(roots, pins) };

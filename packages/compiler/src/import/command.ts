@@ -9,7 +9,7 @@ import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, basename } from "node:path";
 import { type Diagnostic, oneLine } from "../diagnostics/diagnostic.ts";
 import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
-import { DEFAULT_TOOLS_BUDGET, sizeLine } from "./budget.ts";
+import { DEFAULT_TOOLS_BUDGET, sizeLine } from "../plan/budget.ts";
 import { importOpenApi, type ImportOptions, type ImportResult } from "./openapi.ts";
 
 export interface ImportCommand extends ImportOptions {

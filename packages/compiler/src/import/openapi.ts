@@ -17,11 +17,11 @@
  */
 import { basename } from "node:path";
 import { compileSpec } from "../build.ts";
-import { checkSchemaLimits } from "../check/schema-limits.ts";
+import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
-import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
+import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, report, severityOf } from "../diagnostics/diagnostic.ts";
 import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "./budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "../plan/budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
 import { type Comment, emitSpec } from "./emit.ts";
@@ -200,7 +200,7 @@ class Importer {
   #checkVersion(): boolean {
     const openapi = this.#root["openapi"];
     if (this.#root["swagger"] !== undefined && openapi === undefined) {
-      this.#report(finding("KV7003", ["swagger"], "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).", { atKey: true }));
+      this.#report(report("KV7003", ["swagger"], (m) => m.swagger2, { atKey: true }));
       return false;
     }
     if (typeof openapi !== "string") {

@@ -1,7 +1,7 @@
 /**
  * The document's operations (paths × methods) and the selection `--include`, `--exclude` and `--read-only` make.
  */
-import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { ImportProblem, isPlainObject } from "./refs.ts";
 
@@ -27,11 +27,11 @@ export function listOperations(ctx: ImportContext): Operation[] {
       continue;
     }
     if (!isPlainObject(item.value)) {
-      ctx.report(finding("KV7003", itemPath, "A path item must be a mapping of operations."));
+      ctx.report(report("KV7003", itemPath, (m) => m.pathItemNotMapping));
       continue;
     }
     if (!route.startsWith("/")) {
-      ctx.report(finding("KV7003", itemPath, `The path ${JSON.stringify(route)} does not start with "/".`, { atKey: true }));
+      ctx.report(report("KV7003", itemPath, (m) => m.pathWithoutSlash({ route: JSON.stringify(route) }), { atKey: true }));
       continue;
     }
     for (const method of Object.keys(item.value)) {
@@ -39,7 +39,7 @@ export function listOperations(ctx: ImportContext): Operation[] {
       const op = item.value[method];
       const at = [...item.path, method];
       if (!isPlainObject(op)) {
-        ctx.report(finding("KV7003", at, "An operation must be a mapping."));
+        ctx.report(report("KV7003", at, (m) => m.operationNotMapping));
         continue;
       }
       const operationId = typeof op["operationId"] === "string" && op["operationId"] !== "" ? op["operationId"] : null;
@@ -105,7 +105,7 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
   for (const [option, selectors] of [["--include", include], ["--exclude", exclude]] as const) {
     for (const selector of selectors) {
       if (!operations.some((op) => matches(op, selector))) {
-        ctx.report(finding("KV7011", [], `${option} ${JSON.stringify(selector)} matches no tag, operationId or route ("GET /path") of an operation.`));
+        ctx.report(report("KV7011", [], (m) => m.noMatch({ option, selector: JSON.stringify(selector) })));
         ok = false;
       }
     }
@@ -117,17 +117,17 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
     if (exclude.some((s) => matches(op, s))) continue;
     if (ctx.options.readOnly && op.method !== "get") continue;
     if (!SUPPORTED_METHODS.has(op.method)) {
-      ctx.report(finding("KV7010", op.at, `${op.method.toUpperCase()} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`, { atKey: true }));
+      ctx.report(report("KV7010", op.at, (m) => m.method({ method: op.method.toUpperCase() }), { atKey: true }));
       continue;
     }
     selected.push(op);
   }
   if (operations.length === 0) {
-    ctx.report(finding("KV7011", ctx.root["paths"] === undefined ? [] : ["paths"], "The document has no operations to import.", { atKey: true }));
+    ctx.report(report("KV7011", ctx.root["paths"] === undefined ? [] : ["paths"], (m) => m.noOperations, { atKey: true }));
     return null;
   }
   if (selected.length === 0) {
-    ctx.report(finding("KV7011", ["paths"], "No operation is left to import after --include, --exclude and --read-only.", { atKey: true }));
+    ctx.report(report("KV7011", ["paths"], (m) => m.noneLeft, { atKey: true }));
     return null;
   }
   if (selected.length > MAX_TOOLS) {

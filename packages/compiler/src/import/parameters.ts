@@ -6,8 +6,8 @@
  * Optional header parameters are left out: a spec sends every header it names, and a missing value fails the
  * call.
  */
-import { HEADER_NAME } from "../check/request.ts";
-import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { HEADER_NAME } from "../analyze/request.ts";
+import { finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
@@ -144,7 +144,7 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
   const order = ["cookie", "query", "header"];
   for (const param of [...params].sort((a, b) => order.indexOf(a.in) - order.indexOf(b.in))) {
     if (param.in === "cookie") {
-      ctx.report(finding("KV7010", param.at, `The cookie parameter "${param.name}" is left out: a spec sends no cookies from arguments.`));
+      ctx.report(report("KV7010", param.at, (m) => m.cookie({ name: param.name })));
       continue;
     }
     if (param.in === "query") {

@@ -4,7 +4,7 @@
  * The body property is always required: OpenAPI's `required: false` is the default even where an API needs a
  * body, and an omitted body would be sent as JSON null.
  */
-import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { selectorOf } from "./operations.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { type Inputs, withDescription } from "./inputs.ts";
@@ -33,7 +33,7 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
   const bodyRequired = own(requestBody.value, "required") === true;
   const leftOut = `the operation ${selectorOf(operation)} is left out`;
   if (method === "get") {
-    ctx.report(finding("KV7010", requestBody.path, `A GET request cannot have a body in a spec; ${bodyRequired ? leftOut : "the body is left out"}.`));
+    ctx.report(report("KV7010", requestBody.path, (m) => m.bodyOnGet({ consequence: bodyRequired ? leftOut : "the body is left out" })));
     return bodyRequired ? null : { body: undefined };
   }
   if (formType !== undefined) {
@@ -47,7 +47,7 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
   }
   if (jsonType === undefined) {
     ctx.report(
-      finding("KV7010", requestBody.path, `The request body is ${types.join(", ") || "not described"}; a spec sends JSON bodies only, so ${bodyRequired ? leftOut : "the body is left out"}.`),
+      report("KV7010", requestBody.path, (m) => m.bodyNotJson({ types: types.join(", ") || "not described", consequence: bodyRequired ? leftOut : "the body is left out" })),
     );
     return bodyRequired ? null : { body: undefined };
   }

@@ -8,7 +8,7 @@
  * It is a proposal: the spec marks it with a comment for review, and the rules are kept simple so a reviewer can
  * predict them.
  */
-import { HTTP_DEFAULTS } from "../check/spec-format.ts";
+import { HTTP_DEFAULTS } from "../analyze/spec-format.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";

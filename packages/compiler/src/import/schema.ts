@@ -15,7 +15,7 @@
  * listing, or make `build` warn, and checks nothing.
  */
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
-import { SCHEMA_LIMITS } from "../check/schema-limits.ts";
+import { SCHEMA_LIMITS } from "../analyze/schema-limits.ts";
 import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
 import { cleanText, shorten } from "./text.ts";
 
@@ -63,7 +63,7 @@ const SCHEMA_KEYWORDS = ["not", "if", "then", "else", "contains", "propertyNames
 const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
 const ANNOTATIONS = new Set(["title", "description", "default", "deprecated", "readOnly", "writeOnly", "example", "examples", "externalDocs", "xml"]);
 /**
- * Property names the spec format reads as keywords wherever they appear, as Kervan does (check/schema-limits.ts):
+ * Property names the spec format reads as keywords wherever they appear, as Kervan does (analyze/schema-limits.ts):
  * a property of such a name cannot be written in a spec, so it is left out (with a warning) rather than the
  * whole operation refused. In the document they are names, and are read as names everywhere else.
  */

@@ -11,8 +11,8 @@
  * A scheme a spec cannot express (digest, mutualTLS, ...) is reported once (KV7009) with the tools imported
  * without it.
  */
-import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../check/request.ts";
-import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../analyze/request.ts";
+import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { NameSet, secretNameFrom } from "./names.ts";
 import { ImportProblem, isPlainObject, own, put } from "./refs.ts";
@@ -101,7 +101,7 @@ export class Security {
       const list = tools.length <= 5 ? tools.join(", ") : `${tools.slice(0, 5).join(", ")} and ${tools.length - 5} more`;
       const subject = tools.length === 1 ? `${list} is` : `${tools.length} operations (${list}) are`;
       this.#ctx.report(
-        finding("KV7009", info.at, `The security scheme "${name}" (${info.what}) is not supported; ${subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`, {
+        report("KV7009", info.at, (m) => m.unsupportedScheme({ name, what: info.what, subject }), {
           atKey: true,
         }),
       );
@@ -114,7 +114,7 @@ export class Security {
     const raw = own(own(this.#ctx.root["components"], "securitySchemes"), name);
     let info: SchemeInfo | null;
     if (raw === undefined) {
-      this.#ctx.report(finding("KV7003", requirementAt, `The security scheme "${name}" is not declared in components.securitySchemes.`));
+      this.#ctx.report(report("KV7003", requirementAt, (m) => m.undeclaredScheme({ name })));
       info = null;
     } else {
       const { value, path } = this.#ctx.resolver.deref(raw, at);

@@ -1,5 +1,5 @@
 /**
- * Text from an OpenAPI document made fit for a spec's visible-text fields (§1.4 of the format).
+ * Text from an OpenAPI document made fit for a spec's visible-text fields (docs/spec.md §3.1, Visible text).
  *
  * A spec refuses control, format and separator characters in names, titles and descriptions, because they can
  * hide text from a reviewer that the model still reads. An imported description is not reviewed character by

@@ -5,6 +5,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
+import { CODES } from "../diagnostics/codes.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { errorCode, fileKind } from "./regular-file.ts";
 
@@ -33,14 +34,14 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
     }
   };
   const brokenLink = (path: string, code: string): Diagnostic =>
-    cliDiagnostic("KV9009", path, code === "ENOENT" ? `${path} is a symbolic link to a file that does not exist.` : `${path} is a symbolic link that cannot be followed (${code}).`);
+    cliDiagnostic("KV9009", path, code === "ENOENT" ? CODES.KV9009.messages.brokenLink({ file: path }) : CODES.KV9009.messages.unfollowableLink({ file: path, code }));
   const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
-    cliDiagnostic("KV9009", path, `${path} is ${link ? `a symbolic link to ${fileKind(info)}` : fileKind(info)}, not a spec file; kervanc reads only regular files.`);
+    cliDiagnostic("KV9009", path, CODES.KV9009.messages.notRegularFile({ file: path, what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info) }));
   for (const input of inputs) {
     const info = await follow(input);
     if (typeof info === "string") {
       const link = await lstat(input).then((l) => l.isSymbolicLink(), () => false);
-      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? `${input} does not exist.` : `${input} cannot be read (${info}).`));
+      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? CODES.KV9002.messages.missing({ path: input }) : CODES.KV9002.messages.unreadable({ path: input, code: info })));
       continue;
     }
     if (info.isFile()) {
@@ -55,7 +56,7 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
     try {
       entries = await readdir(input, { withFileTypes: true });
     } catch (error) {
-      diagnostics.push(cliDiagnostic("KV9002", input, `${input} cannot be read (${errorCode(error)}).`));
+      diagnostics.push(cliDiagnostic("KV9002", input, CODES.KV9002.messages.unreadable({ path: input, code: String(errorCode(error)) })));
       continue;
     }
     let named = 0;
@@ -71,10 +72,10 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
         else diagnostics.push(notAFile(path, target, true));
       } else {
         const info = await lstat(path).catch(() => null);
-        diagnostics.push(info === null ? cliDiagnostic("KV9002", path, `${path} does not exist.`) : notAFile(path, info, false));
+        diagnostics.push(info === null ? cliDiagnostic("KV9002", path, CODES.KV9002.messages.missing({ path })) : notAFile(path, info, false));
       }
     }
-    if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, `No spec files (*.yaml, *.yml) in ${input}.`));
+    if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, CODES.KV9001.messages.noSpecFiles({ input })));
   }
   return { files: [...files].sort(), diagnostics };
 }

@@ -11,10 +11,12 @@
  */
 import { createHash } from "node:crypto";
 import { type Alias, type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { toPlain, type WalkProblem } from "./plain.ts";
 
-export const MAX_SPEC_BYTES = 1_048_576;
+/** The largest spec file (SPEC_LIMITS, the one place the format's limits are written). */
+export const MAX_SPEC_BYTES = SPEC_LIMITS.maxSpecBytes;
 /** Aliases may expand to at most this many copies (`yaml`'s `maxAliasCount`, as Kervan sets it). */
 export const MAX_ALIAS_COUNT = 50;
 
@@ -51,20 +53,20 @@ const MAX_PARSE_PROBLEMS = 20;
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   const at = (line: number, column: number, f: Finding): PlacedFinding => ({ ...f, line, column });
   if (bytes.byteLength > MAX_SPEC_BYTES) {
-    return fail(at(1, 1, finding("KV1001", [], `The spec is larger than ${MAX_SPEC_BYTES} bytes (it has ${bytes.byteLength}).`)));
+    return fail(at(1, 1, report("KV1001", [], (m) => m.tooLarge({ max: MAX_SPEC_BYTES, size: bytes.byteLength }))));
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     const { line, column } = firstInvalidUtf8(bytes);
-    return fail(at(line, column, finding("KV1002", [], "The spec is not valid UTF-8 text; save it as UTF-8.")));
+    return fail(at(line, column, report("KV1002", [], (m) => m.notUtf8)));
   }
   const binary = BINARY.exec(text);
   if (binary) {
     const pos = new LineIndex(text).position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(at(pos.line, pos.column, finding("KV1004", [], `YAML does not allow the control character U+${code}; is this a text file?`)));
+    return fail(at(pos.line, pos.column, report("KV1004", [], (m) => m.controlCharacter({ code }))));
   }
   const lines = new LineIndex(text);
   let doc: Document.Parsed;
@@ -72,7 +74,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false });
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return fail(at(1, 1, finding(error instanceof RangeError ? "KV1009" : "KV1004", [], `The YAML cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`)));
+    return fail(at(1, 1, unreadable(error)));
   }
   const placed: PlacedFinding[] = [];
   const place = (offset: number | undefined, f: Finding): void => {
@@ -83,7 +85,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
     // deep instead, and leave out the errors that follow from the parser giving up.
     const pos = lines.position(deepNestingOffset(text));
-    return fail(at(pos.line, pos.column, finding("KV1009", [], "The YAML is nested too deeply to read.")));
+    return fail(at(pos.line, pos.column, report("KV1009", [], (m) => m.tooDeep)));
   }
   let streamBroken = false;
   const errorLines = new Set<number>();
@@ -97,22 +99,22 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     const line = lines.position(error.pos[0]).line;
     if (errorLines.has(line)) continue;
     errorLines.add(line);
-    if (error.code === "MULTIPLE_DOCS") place(error.pos[0], finding("KV1007", [], "The file holds more than one YAML document; a spec is one document (remove the second ---)."));
-    else place(error.pos[0], finding("KV1004", [], message));
+    if (error.code === "MULTIPLE_DOCS") place(error.pos[0], report("KV1007", [], (m) => m.multipleDocuments));
+    else place(error.pos[0], report("KV1004", [], (m) => m.parser({ message })));
   }
   for (const warning of doc.warnings) {
     if (warning.code === "TAG_RESOLVE_FAILED") {
       const tag = /Unresolved tag: (.*)$/.exec(firstLine(warning.message))?.[1] ?? "";
-      place(warning.pos[0], finding("KV1006", [], tagMessage(tag)));
-    } else place(warning.pos[0], finding("KV1011", [], firstLine(warning.message)));
+      place(warning.pos[0], report("KV1006", [], (m) => m.tag({ tag: shortTag(tag) })));
+    } else place(warning.pos[0], report("KV1011", [], (m) => m.parserWarning({ message: firstLine(warning.message) })));
   }
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version === "1.1") {
     // YAML 1.1 reads `yes` as true, `0777` as octal and dates as Date objects, and applies `<<` merge keys:
     // the spec would mean something else than it does everywhere else.
-    place(Math.max(0, text.search(/^%YAML/m)), finding("KV1013", [], "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys)."));
+    place(Math.max(0, text.search(/^%YAML/m)), report("KV1013", [], (m) => m.yaml11));
   }
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
-  if (doc.contents === null) return fail(at(1, 1, finding("KV1003", [], "The spec file is empty: it has no YAML document.")));
+  if (doc.contents === null) return fail(at(1, 1, report("KV1003", [], (m) => m.empty)));
 
   const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) => place(node.range?.[0], walkFinding(problem)));
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
@@ -120,9 +122,15 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
 }
 
-function tagMessage(tag: string): string {
-  const short = tag.replace(/^tag:yaml\.org,2002:/, "!!");
-  return `The tag ${short} is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).`;
+/** A tag as a spec writes it: `!!str` for the core schema's `tag:yaml.org,2002:str`. */
+function shortTag(tag: string): string {
+  return tag.replace(/^tag:yaml\.org,2002:/, "!!");
+}
+
+/** The parser gave up: too deep for the stack (KV1009), or anything else (KV1004). */
+function unreadable(error: unknown): Finding {
+  const reason = error instanceof Error ? firstLine(error.message) : String(error);
+  return error instanceof RangeError ? report("KV1009", [], (m) => m.unreadable({ reason })) : report("KV1004", [], (m) => m.unreadable({ reason }));
 }
 
 /** Nesting deeper than this is where a file stops looking like a spec: the place to point at. */
@@ -160,19 +168,19 @@ export function firstLine(message: string): string {
 function walkFinding(problem: WalkProblem): Finding {
   switch (problem.kind) {
     case "tag":
-      return finding("KV1006", [], tagMessage(problem.tag));
+      return report("KV1006", [], (m) => m.tag({ tag: shortTag(problem.tag) }));
     case "collection-key":
-      return finding("KV1014", [], `A mapping key must be plain text or a number, not a list or a mapping.${templateHint(problem.node)}`);
+      return report("KV1014", [], (m) => m.keyNotScalar({ hint: templateHint(problem.node) }));
     case "duplicate-key":
-      return finding("KV1005", [], `The key ${JSON.stringify(problem.key)} appears twice in the same mapping.`);
+      return report("KV1005", [], (m) => m.duplicateKey({ key: JSON.stringify(problem.key) }));
     case "no-anchor":
-      return finding("KV1004", [], `The alias *${problem.name} has no anchor &${problem.name} before it.`);
+      return report("KV1004", [], (m) => m.aliasWithoutAnchor({ name: problem.name }));
     case "self-alias":
-      return finding("KV1012", [], `The alias *${problem.name} is inside the node it refers to, which would make the spec infinitely deep.`);
+      return report("KV1012", [], (m) => m.selfAlias({ name: problem.name }));
     case "alias-budget":
-      return finding("KV1008", [], `The YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} copies); write the values out or use fewer aliases.`);
+      return report("KV1008", [], (m) => m.aliasBudget({ max: MAX_ALIAS_COUNT }));
     case "too-deep":
-      return finding("KV1009", [], "The YAML is nested too deeply to read.");
+      return report("KV1009", [], (m) => m.tooDeep);
   }
 }
 

@@ -5,6 +5,7 @@
  * is marked sensitive), passed to the server as the environment variable of the same name.
  */
 import type { Manifest } from "../emit/manifest.ts";
+import { TARGET } from "../emit/targets.ts";
 
 /**
  * The newest manifest version `@anthropic-ai/mcpb` 2.1.2 validates (its LATEST_MANIFEST_VERSION; the test fails
@@ -62,10 +63,10 @@ export function mcpbManifest(inputs: McpbInputs): Record<string, unknown> {
     author: inputs.author,
     server: {
       type: "node",
-      entry_point: "server.mjs",
+      entry_point: TARGET.node.file,
       mcp_config: {
         command: "node",
-        args: ["--disallow-code-generation-from-strings", "${__dirname}/server.mjs"],
+        args: ["--disallow-code-generation-from-strings", `\${__dirname}/${TARGET.node.file}`],
         ...(Object.keys(env).length > 0 ? { env } : {}),
       },
     },

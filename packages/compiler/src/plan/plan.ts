@@ -1,15 +1,14 @@
 /**
  * Stage 3, plan: a checked spec to the typed plan the runtime executes.
  *
- * Defaults are resolved here (tool value, then `defaults`, then the format's defaults), the published tool
- * listing is fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage
- * writes it as JSON literals.
+ * Defaults were resolved once by the analyze stage (analyze/settings.ts). Here the published tool listing is
+ * fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage writes it as
+ * JSON literals.
  */
-import type { JsonObject, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
-import type { CheckedSpec, CheckedTool } from "../check/check.ts";
-import type { CompiledSchema } from "../check/schemas.ts";
+import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
+import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
+import type { CompiledSchema } from "../analyze/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
-import { HTTP_DEFAULTS } from "../check/spec-format.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;
@@ -28,12 +27,12 @@ export interface PlannedServer {
  * `placeOf` names a spec path's place (`kervan.yaml:7:5 secrets[0]`); the plan carries it where the server reports
  * a spec problem it can only see at start (a secret value too short to redact).
  */
-export function planServer(checked: CheckedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
+export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
   const { spec } = checked;
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
-    return { plan: planTool(tool, checked), input: tool.input.compiled, output: tool.output.kind === "select" ? (tool.output.schema?.compiled ?? null) : null, moduleName };
+    return { plan: planTool(tool, checked), input: tool.input.compiled, output: outputSchemaOf(tool.output)?.compiled ?? null, moduleName };
   });
   return {
     plan: {
@@ -49,17 +48,17 @@ export function planServer(checked: CheckedSpec, placeOf?: (path: SpecPath) => s
   };
 }
 
-function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
+function planTool(tool: AnalyzedTool, checked: AnalyzedSpec): ToolPlan {
   const { spec: t } = tool;
-  const defaults = checked.spec.defaults;
   const http = t.http;
-  const maxOutputChars = t.output.maxOutputChars ?? defaults?.http?.maxOutputChars ?? HTTP_DEFAULTS.maxOutputChars;
+  const { settings } = tool;
+  const outputSchema = outputSchemaOf(tool.output);
   const listing: ToolListing = {
     name: t.name,
     ...(t.title !== undefined ? { title: t.title } : {}),
     description: t.description,
     inputSchema: tool.input.schema,
-    ...(tool.output.kind === "select" && tool.output.schema ? { outputSchema: tool.output.schema.schema as JsonObject } : {}),
+    ...(outputSchema !== null ? { outputSchema: outputSchema.schema as JsonObject } : {}),
     annotations: { openWorldHint: true, ...(t.annotations ?? {}) },
   };
   const url = tool.request.url;
@@ -76,25 +75,46 @@ function planTool(tool: CheckedTool, checked: CheckedSpec): ToolPlan {
       query: tool.request.query,
       headers: tool.request.headers,
       body: tool.request.body,
-      // The kervanc form-body extension (check/extensions.ts); absent for a Kervan spec.
+      // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
     },
-    output:
-      tool.output.kind === "raw"
-        ? { kind: "raw", maxOutputChars }
-        : { kind: "select", expression: tool.output.expression, ast: tool.output.ast, structured: tool.output.schema !== null, maxOutputChars },
+    output: planOutput(tool.output, settings.maxOutputChars),
     limits: {
-      timeoutMs: http.timeoutMs ?? defaults?.http?.timeoutMs ?? HTTP_DEFAULTS.timeoutMs,
-      maxResponseBytes: http.maxResponseBytes ?? defaults?.http?.maxResponseBytes ?? HTTP_DEFAULTS.maxResponseBytes,
-      allowInsecureHttp: http.allowInsecureHttp ?? defaults?.http?.allowInsecureHttp ?? HTTP_DEFAULTS.allowInsecureHttp,
-      followRedirects: http.followRedirects ?? defaults?.http?.followRedirects ?? HTTP_DEFAULTS.followRedirects,
+      timeoutMs: settings.timeoutMs,
+      maxResponseBytes: settings.maxResponseBytes,
+      allowInsecureHttp: settings.allowInsecureHttp,
+      followRedirects: settings.followRedirects,
     },
-    rateLimit: {
-      perMinute: t.rateLimit?.perMinute ?? defaults?.rateLimit?.perMinute ?? HTTP_DEFAULTS.rateLimit.perMinute,
-      concurrency: t.rateLimit?.concurrency ?? defaults?.rateLimit?.concurrency ?? HTTP_DEFAULTS.rateLimit.concurrency,
-    },
+    rateLimit: { perMinute: settings.rateLimit.perMinute, concurrency: settings.rateLimit.concurrency },
     secrets: tool.secrets,
   };
+}
+
+/** The output schema a tool declares: only a `select` output can have one. */
+function outputSchemaOf(output: AnalyzedOutput): AnalyzedSchema | null {
+  switch (output.kind) {
+    case "raw":
+      return null;
+    case "select":
+      return output.schema;
+    default: {
+      const unknown: never = output;
+      throw new Error(`Unexpected output ${JSON.stringify(unknown)}.`);
+    }
+  }
+}
+
+function planOutput(output: AnalyzedOutput, maxOutputChars: number): OutputPlan {
+  switch (output.kind) {
+    case "raw":
+      return { kind: "raw", maxOutputChars };
+    case "select":
+      return { kind: "select", expression: output.expression, ast: output.ast, structured: output.schema !== null, maxOutputChars };
+    default: {
+      const unknown: never = output;
+      throw new Error(`Unexpected output ${JSON.stringify(unknown)}.`);
+    }
+  }
 }
 
 /**

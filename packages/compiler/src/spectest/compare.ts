@@ -3,7 +3,7 @@
  * act on; long values come with a line diff. Secret placeholder values never appear in a message: they are
  * shown as `{{secrets.NAME}}`, and anything else that looks like a secret is redacted.
  */
-import type { JsonValue } from "../check/shape.ts";
+import type { JsonValue } from "../analyze/shape.ts";
 import type { TestCase } from "./format.ts";
 import type { StubRequest } from "./stub.ts";
 import { cutIndex } from "@kervanc/runtime/cut";

@@ -2,7 +2,7 @@
  * The editor JSON Schema of spec-test files (schema/kervan-test.schema.json), generated from the same shapes
  * the test-file checker uses; `npm run docs` writes it and a test fails when the committed copy drifts.
  */
-import { type JsonSchema, toSchema } from "../check/editor-schema.ts";
+import { type JsonSchema, toSchema } from "../analyze/editor-schema.ts";
 import { KERVANC_VERSION } from "../emit/versions.ts";
 import { testFileShape } from "./format.ts";
 

@@ -4,6 +4,7 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { CODES } from "../diagnostics/codes.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { TEST_FILE } from "./format.ts";
 
@@ -29,23 +30,23 @@ export async function findTests(inputs: readonly string[]): Promise<{ pairs: Tes
     const stem = basename(testFile).replace(TEST_FILE, "");
     const candidates = [".yaml", ".yml"].map((ext) => join(dirname(testFile), `${stem}${ext}`));
     const specFile = await firstFile(candidates);
-    if (specFile === undefined) problem(testFile, "KV9010", `No spec next to this test file: expected ${candidates.map((c) => basename(c)).join(" or ")}.`);
+    if (specFile === undefined) problem(testFile, "KV9010", CODES.KV9010.messages.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") }));
     else pairs.push({ testFile, specFile });
   };
   for (const input of inputs) {
     const info = await stat(input).catch(() => null);
     if (info === null) {
-      problem(input, "KV9002", `${input} does not exist.`);
+      problem(input, "KV9002", CODES.KV9002.messages.missing({ path: input }));
     } else if (info.isDirectory()) {
       const names = (await readdir(input)).filter((n) => TEST_FILE.test(n)).sort();
-      if (names.length === 0) problem(input, "KV9001", `No spec tests (*.test.yaml, *.test.yml) in ${input}.`);
+      if (names.length === 0) problem(input, "KV9001", CODES.KV9001.messages.noSpecTests({ input }));
       for (const name of names) await pairTest(join(input, name));
     } else if (TEST_FILE.test(input)) {
       await pairTest(input);
     } else {
       const stem = basename(input).replace(/\.ya?ml$/i, "");
       const testFile = await firstFile([".test.yaml", ".test.yml"].map((ext) => join(dirname(input), `${stem}${ext}`)));
-      if (testFile === undefined) problem(input, "KV9001", `This spec has no tests: write ${stem}.test.yaml next to it (kervanc call --record can start one).`);
+      if (testFile === undefined) problem(input, "KV9001", CODES.KV9001.messages.noTestFile({ stem }));
       else pairs.push({ testFile, specFile: input });
     }
   }

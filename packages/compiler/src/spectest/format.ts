@@ -7,8 +7,8 @@
  * what the result must be. `{{secrets.NAME}}` in a case stands for the secret's placeholder value, which
  * `kervanc test` makes up for each run.
  */
-import { array, type Infer, int, json, obj, opt, record, req, str } from "../check/shape.ts";
-import { TOOL_NAME } from "../check/spec-format.ts";
+import { array, type Infer, int, json, obj, opt, record, req, str } from "../analyze/shape.ts";
+import { TOOL_NAME } from "../analyze/spec-format.ts";
 
 const requestShape = obj(
   {

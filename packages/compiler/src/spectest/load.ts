@@ -3,9 +3,9 @@
  * format.ts, then what a shape cannot say (the tool exists, arguments are an object, the expectation is
  * coherent), each problem a positioned diagnostic like a spec's.
  */
-import { closest } from "../check/suggest.ts";
-import { checkShape } from "../check/structure.ts";
-import { compareDiagnostics, type Diagnostic, finding, type Finding, formatPath, severityOf } from "../diagnostics/diagnostic.ts";
+import { closest } from "../analyze/suggest.ts";
+import { checkShape } from "../analyze/structure.ts";
+import { compareDiagnostics, type Diagnostic, type Finding, formatPath, report, severityOf } from "../diagnostics/diagnostic.ts";
 import { loadSpec, locate } from "../load/load.ts";
 import { type TestCase, type TestFile, testFileShape } from "./format.ts";
 
@@ -39,18 +39,18 @@ function checkCase(c: TestCase, i: number, tools: readonly string[], out: Findin
   const at = ["tests", i];
   if (!tools.includes(c.tool)) {
     const close = closest(c.tool, tools);
-    out.push(finding("KV9010", [...at, "tool"], `This case calls "${c.tool}", which the spec does not have.${close !== undefined ? ` Did you mean "${close}"?` : ""}`));
+    out.push(report("KV9010", [...at, "tool"], (m) => m.unknownTool({ tool: String(c.tool), mean: close !== undefined ? ` Did you mean "${close}"?` : "" })));
   }
-  if (c.arguments !== undefined && !isObject(c.arguments)) out.push(finding("KV9010", [...at, "arguments"], "A tool's arguments are an object."));
+  if (c.arguments !== undefined && !isObject(c.arguments)) out.push(report("KV9010", [...at, "arguments"], (m) => m.argumentsNotObject));
   const { text, structured, error } = c.expect;
   if (text === undefined && structured === undefined && error === undefined) {
-    out.push(finding("KV9010", [...at, "expect"], "Say what the result must be: text, structured, or error."));
+    out.push(report("KV9010", [...at, "expect"], (m) => m.noExpectation));
   } else if (error !== undefined && (text !== undefined || structured !== undefined)) {
-    out.push(finding("KV9010", [...at, "expect"], "A result is either an error or a success: give error alone, or text and/or structured."));
+    out.push(report("KV9010", [...at, "expect"], (m) => m.errorAndSuccess));
   }
   const query = c.upstream?.request?.query;
   if (query !== undefined) {
     const ok = isObject(query) && Object.values(query).every((v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")));
-    if (!ok) out.push(finding("KV9010", [...at, "upstream", "request", "query"], "The query is a mapping from each parameter's name to its value (text), or to a list of values."));
+    if (!ok) out.push(report("KV9010", [...at, "upstream", "request", "query"], (m) => m.queryShape));
   }
 }

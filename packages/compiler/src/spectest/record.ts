@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { isMap, isSeq, parseDocument, YAMLSeq } from "yaml";
-import type { JsonValue } from "../check/shape.ts";
+import type { JsonValue } from "../analyze/shape.ts";
 import type { RecordedExchange } from "../devloop/recorder.ts";
 import { SecretVault } from "../../../runtime/src/secrets.ts";
 

@@ -4,7 +4,7 @@
  * (raw, encoded, escaped: the runtime's own list) in what a call returns.
  */
 import { randomBytes } from "node:crypto";
-import type { JsonValue } from "../check/shape.ts";
+import type { JsonValue } from "../analyze/shape.ts";
 import { SecretVault } from "../../../runtime/src/secrets.ts";
 import type { Secrets } from "./compare.ts";
 

@@ -1,4 +1,4 @@
-// Which addresses a generated server may send requests to (Kervan spec v1, section 3.2).
+// Which addresses a generated server may send requests to (docs/runtime.md, "The network policy").
 //
 // Threat model. A language model chooses tool arguments, and a remote server chooses DNS answers and
 // redirect targets, so either can try to point a request at something only this machine can reach: the cloud

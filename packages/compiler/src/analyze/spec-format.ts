@@ -4,13 +4,15 @@
  * This is the source of truth for the structural checker, for the TypeScript type of a checked spec
  * (`SpecFile`), and for the editor JSON Schema. Limits are named constants here and nowhere else.
  */
+import { MIN_SECRET_LENGTH } from "@kervanc/runtime/secrets";
 import { array, bool, type Infer, int, json, literal, obj, opt, req, record, scalar, schema, str, union } from "./shape.ts";
 
 export const SPEC_LIMITS = {
   maxSpecBytes: 1_048_576,
   maxTools: 200,
   maxSelectLength: 1000,
-  minSecretLength: 8,
+  /** The runtime refuses a shorter secret value at start; its constant, so the two cannot differ. */
+  minSecretLength: MIN_SECRET_LENGTH,
   maxSecrets: 100,
   maxSecretHosts: 32,
   maxTimeoutMs: 120_000,

@@ -4,7 +4,7 @@
  * deeper checks would need the upstream's shape, which the spec does not declare.
  */
 import type { JsonObject, SelectNode } from "@kervanc/runtime";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { describeTypes, inferType, type JsonType, UNKNOWN } from "./select-types.ts";
 
 const SCHEMA_TYPES: Readonly<Record<string, JsonType>> = {
@@ -29,11 +29,11 @@ export function checkSelectResult(ast: SelectNode, schema: JsonObject, at: SpecP
   if (fitting.length === 0) {
     const hint = allowed.has("object") ? " Wrap the result in a hash, such as {items: items[*].name}, or change the schema's type." : " Change the expression or the schema's type.";
     const first = names[0]!;
-    out.push(finding("KV6008", at, `select always returns ${describeTypes(result)}, and the output schema has ${shown}: every call would fail with "data must be ${first}".${hint}`));
+    out.push(report("KV6008", at, (m) => m.neverFits({ returns: describeTypes(result), schemaType: shown, first, hint })));
     return;
   }
   if (fitting.length < result.size) {
     const others = new Set([...result].filter((t) => !allowed.has(t)));
-    out.push(finding("KV6009", at, `select returns ${describeTypes(result)}, and the output schema has ${shown}: calls fail whenever it returns ${describeTypes(others)}.`));
+    out.push(report("KV6009", at, (m) => m.sometimesFits({ returns: describeTypes(result), schemaType: shown, others: describeTypes(others) })));
   }
 }

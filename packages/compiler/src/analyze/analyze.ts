@@ -1,5 +1,6 @@
 /**
- * Stage 2, check: a loaded spec against every rule of the spec format.
+ * Stage 2, analyze: a loaded spec against every rule of the spec format (named apart from `kervanc check`,
+ * which compares a committed package with a fresh build).
  *
  * Structure first (strict keys, types, limits, visible text). If the structure is wrong, the semantic checks
  * do not run: they would only report noise. Otherwise every tool is checked for templates and references, URL
@@ -8,13 +9,14 @@
  * later stage parses anything again.
  */
 import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
-import { type Finding, finding, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { checkExtensions } from "./extensions.ts";
 import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
 import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
 import { checkSecretDeclarations, type SecretEntry } from "./secrets.ts";
 import { checkSelect } from "./select.ts";
+import { type ToolSettings, toolSettings } from "./settings.ts";
 import { checkSelectResult } from "./select-result.ts";
 import { specShape, type SpecFile, type ToolSpec } from "./spec-format.ts";
 import { checkShape, type ShapeContext } from "./structure.ts";
@@ -23,41 +25,43 @@ import { inputPathDeclared, propertiesAt, refText } from "./templates.ts";
 
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
-export type CheckedOutput =
-  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: CheckedSchema | null }
+export type AnalyzedOutput =
+  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: AnalyzedSchema | null }
   | { readonly kind: "raw" };
 
-export interface CheckedSchema {
+export interface AnalyzedSchema {
   readonly schema: JsonObject;
   readonly compiled: CompiledSchema;
 }
 
-export interface CheckedTool {
+export interface AnalyzedTool {
   readonly index: number;
   readonly spec: ToolSpec;
   readonly request: ParsedRequest & { readonly url: ParsedUrl };
   /** Declared secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
-  readonly input: CheckedSchema;
-  readonly output: CheckedOutput;
+  readonly input: AnalyzedSchema;
+  readonly output: AnalyzedOutput;
+  /** The tool's settings with the spec's and the format's defaults applied (settings.ts). */
+  readonly settings: ToolSettings;
 }
 
-export interface CheckedSpec {
+export interface AnalyzedSpec {
   readonly spec: SpecFile;
   readonly secrets: readonly SecretDeclaration[];
   /** Where each secret is declared (`secrets[i]`). */
   readonly secretPaths: ReadonlyMap<string, SpecPath>;
-  readonly tools: readonly CheckedTool[];
+  readonly tools: readonly AnalyzedTool[];
 }
 
-export type CheckResult = { readonly findings: readonly Finding[]; readonly checked: CheckedSpec | null };
+export type AnalyzeResult = { readonly findings: readonly Finding[]; readonly checked: AnalyzedSpec | null };
 
-export type CheckOptions = ShapeContext & {
+export type AnalyzeOptions = ShapeContext & {
   /** Development relaxation (`kervanc call`, `dev`, `test`; never `build`): plain http to loopback hosts, secrets included. */
   readonly devLoopbackHttp?: boolean;
 };
 
-export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResult {
+export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): AnalyzeResult {
   const findings: Finding[] = [];
   checkShape(value, specShape, [], findings, options);
   const errors = findings.filter((f) => severityOf(f) === "error");
@@ -65,11 +69,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
     // When every problem names its fix (a misspelled key), the note would only be a second finding for one mistake.
     if (errors.every((f) => f.fix !== undefined)) return { findings, checked: null };
     findings.push(
-      finding(
-        "KV2012",
-        [],
-        "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
-      ),
+      report("KV2012", [], (m) => m.structureFirst),
     );
     return { findings, checked: null };
   }
@@ -80,11 +80,11 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
 
   checkExtensions(spec, findings);
   const names = new Map<string, number>();
-  const tools: CheckedTool[] = [];
+  const tools: AnalyzedTool[] = [];
   spec.tools.forEach((tool, index) => {
     const at: SpecPath = ["tools", index];
     const first = names.get(tool.name);
-    if (first !== undefined) findings.push(finding("KV2014", [...at, "name"], `Duplicate tool name "${tool.name}" (tools[${first}] has it too).`));
+    if (first !== undefined) findings.push(report("KV2014", [...at, "name"], (m) => m.duplicateTool({ name: tool.name, first })));
     else names.set(tool.name, index);
     const checked = checkTool(tool, index, spec, bindings, findings, options.devLoopbackHttp === true);
     for (const name of checked.secrets) used.add(name);
@@ -93,7 +93,7 @@ export function checkSpec(value: unknown, options: CheckOptions = {}): CheckResu
   // A secret whose only use is a refused look-alike ({{secret.X}}, ${X}) is not "never used": the error says so.
   const meant = new Set(findings.flatMap((f) => [...(f.fix?.replacement ?? "").matchAll(/\{\{secrets\.([A-Z0-9_]+)\}\}/g)].map((m) => m[1]!)));
   for (const [name, path] of secretPaths) {
-    if (!used.has(name) && !meant.has(name)) findings.push(finding("KV4002", path, `Secret ${name} is declared but never used.`));
+    if (!used.has(name) && !meant.has(name)) findings.push(report("KV4002", path, (m) => m.unused({ name })));
   }
   const ok = !findings.some((f) => severityOf(f) === "error");
   return { findings, checked: ok ? { spec, secrets: declarations, secretPaths, tools } : null };
@@ -106,10 +106,11 @@ function checkTool(
   bindings: ReadonlyMap<string, readonly string[] | undefined>,
   out: Finding[],
   devLoopbackHttp: boolean,
-): { tool: CheckedTool | null; secrets: string[] } {
+): { tool: AnalyzedTool | null; secrets: string[] } {
   const at: SpecPath = ["tools", index];
   const before = out.length;
-  const allowInsecureHttp = tool.http.allowInsecureHttp ?? spec.defaults?.http?.allowInsecureHttp ?? false;
+  const settings = toolSettings(tool, spec);
+  const allowInsecureHttp = settings.allowInsecureHttp;
   const method = tool.http.method ?? "GET";
   const request = checkRequest(
     {
@@ -132,7 +133,7 @@ function checkTool(
   const notObject = inputSchema["type"] !== "object";
   if (notObject) {
     const got = Object.hasOwn(inputSchema, "type") ? ` It has type: ${JSON.stringify(inputSchema["type"])}.` : " It has no type.";
-    out.push(finding("KV5010", [...inputAt, "type"], `The input schema must have type: "object" (tool arguments are always an object).${got}`));
+    out.push(report("KV5010", [...inputAt, "type"], (m) => m.inputNotObject({ got })));
   }
   const schemaFindings: Finding[] = [];
   const inputChecked = checkSchema(inputSchema, inputAt, schemaFindings);
@@ -152,7 +153,7 @@ function checkTool(
         const close = level ? closest(ref.path[level.depth]!, level.names, { abbreviations: true }) : undefined;
         const meant = close !== undefined ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] }) : undefined;
         const mean = meant !== undefined ? ` Did you mean ${meant}?` : level && level.names.length > 0 && level.names.length <= 10 ? ` The input has: ${level.names.join(", ")}.` : "";
-        out.push(finding("KV3004", path, `${refText(ref)} does not match a property of the input schema.${mean}${hint}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+        out.push(report("KV3004", path, (m) => m.unknownInput({ ref: refText(ref), mean, hint }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       }
       continue;
     }
@@ -160,7 +161,7 @@ function checkTool(
       const close = closest(ref.name, declared);
       const meant = close !== undefined ? `{{secrets.${close}}}` : undefined;
       const mean = meant !== undefined ? ` Did you mean ${meant}?` : declared.length > 0 ? ` Declared: ${declared.join(", ")}.` : "";
-      out.push(finding("KV3003", path, `${refText(ref)} is not declared in the spec's "secrets" list.${mean}`, { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+      out.push(report("KV3003", path, (m) => m.undeclaredSecret({ ref: refText(ref), mean }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
       continue;
     }
     secrets.add(ref.name);
@@ -172,7 +173,7 @@ function checkTool(
       const name = closest(lookAlike.bareName, inputNames, { abbreviations: true });
       if (name === undefined) continue;
       const meant = `{{input.${name}}}`;
-      out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: single braces are not a template. Did you mean ${meant}?`, { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
+      out.push(report("KV3018", path, (m) => m.singleBraces({ written: lookAlike.written, meant }), { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
       continue;
     }
     const dollar = lookAlike.written.startsWith("$");
@@ -182,24 +183,25 @@ function checkTool(
     const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
     const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
     const severity = dollar && !known ? { severity: "warning" as const } : {};
-    out.push(finding("KV3018", path, `${lookAlike.written} is sent as written: ${form}; a template has two braces. Did you mean ${lookAlike.meant}?`, { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
+    out.push(report("KV3018", path, (m) => m.lookAlike({ written: lookAlike.written, form, meant: lookAlike.meant }), { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
   }
   if (request.url) {
+    const host = request.url.hostPort;
     for (const name of secrets) {
       const hosts = bindings.get(name);
       // A binding whose every host was refused (KV4003) already has its error; a second one would only confuse.
       if (hosts !== undefined && hosts.length > 0 && !hosts.includes(request.url.hostPort)) {
-        out.push(finding("KV4004", [...at, "http", "url"], `Secret ${name} may only be sent to ${hosts.join(", ")}; this tool calls ${request.url.hostPort}.`));
+        out.push(report("KV4004", [...at, "http", "url"], (m) => m.otherHost({ name, hosts: hosts.join(", "), host })));
       }
     }
   }
 
-  let output: CheckedOutput | null = null;
+  let output: AnalyzedOutput | null = null;
   const outAt: SpecPath = [...at, "output"];
   if ("raw" in tool.output) output = { kind: "raw" };
   else {
     const select = checkSelect(tool.output.select, [...outAt, "select"], out);
-    let schema: CheckedSchema | null = null;
+    let schema: AnalyzedSchema | null = null;
     let schemaOk = true;
     if (tool.output.schema !== undefined) {
       schema = checkSchema(tool.output.schema as JsonObject, [...outAt, "schema"], out);
@@ -212,10 +214,10 @@ function checkTool(
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
   if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
-  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output }, secrets: sorted };
+  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output, settings }, secrets: sorted };
 }
 
-function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): CheckedSchema | null {
+function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {
   const limits = checkSchemaLimits(schema, at);
   out.push(...limits);
   // Hidden characters in a title do not stop Ajv; a schema over a limit (or with a remote $ref) is not given to it.

@@ -6,7 +6,7 @@
  * host the binding names.
  */
 import type { SecretDeclaration } from "@kervanc/runtime";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 
 export type SecretEntry = string | { name: string; hosts: string[] };
 
@@ -27,7 +27,7 @@ export function checkSecretDeclarations(entries: readonly SecretEntry[], out: Fi
     const path: SpecPath = ["secrets", i];
     const name = typeof entry === "string" ? entry : entry.name;
     if (paths.has(name)) {
-      out.push(finding("KV4001", path, `Secret ${name} is declared twice.`));
+      out.push(report("KV4001", path, (m) => m.declaredTwice({ name })));
       return;
     }
     paths.set(name, path);
@@ -38,7 +38,7 @@ export function checkSecretDeclarations(entries: readonly SecretEntry[], out: Fi
     const hosts: string[] = [];
     entry.hosts.forEach((host, j) => {
       const normalized = normalizeHostPort(host);
-      if (normalized === null) out.push(finding("KV4003", [...path, "hosts", j], `${JSON.stringify(host)} is not a host name.`));
+      if (normalized === null) out.push(report("KV4003", [...path, "hosts", j], (m) => m.notHost({ host: JSON.stringify(host) })));
       else if (!hosts.includes(normalized)) hosts.push(normalized);
     });
     declarations.push({ name, hosts });

@@ -7,7 +7,7 @@
  * refuse templates there.
  */
 import type { BodyNode, HeaderParam, JsonValue, QueryParam, Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { quoteName } from "./structure.ts";
 import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "./templates.ts";
 
@@ -88,7 +88,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   const urlTemplate = parse(http.url, urlPath);
   const query: QueryParam[] = [];
   for (const [name, value] of Object.entries(http.query ?? {})) {
-    if (name.includes("{{")) out.push(finding("KV3012", [...at, "query", name], "Query parameter names cannot be templated.", { atKey: true }));
+    if (name.includes("{{")) out.push(report("KV3012", [...at, "query", name], (m) => m.templatedName, { atKey: true }));
     const values = Array.isArray(value) ? value : [value];
     values.forEach((item, i) => {
       const template = parse(String(item), Array.isArray(value) ? [...at, "query", name, i] : [...at, "query", name]);
@@ -100,9 +100,9 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
     const path = [...at, "headers", name];
     if (!HEADER_NAME.test(name)) {
       const hint = name.includes("{{") ? " Header names cannot be templated." : " A header name is letters, digits and !#$%&'*+.^_`|~-, with no spaces or colons.";
-      out.push(finding("KV3014", path, `${quoteName(name)} is not a valid header name.${hint}`, { atKey: true }));
+      out.push(report("KV3014", path, (m) => m.invalidName({ name: quoteName(name), hint }), { atKey: true }));
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-      out.push(finding("KV3015", path, `The "${name}" header is managed by the server and cannot be set.`, { atKey: true }));
+      out.push(report("KV3015", path, (m) => m.managed({ name }), { atKey: true }));
     }
     const template = parse(String(value), path);
     if (template) headers.push({ name, value: template });
@@ -111,7 +111,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   if (http.body !== undefined) {
     if (http.method === "GET") {
       const why = explicitMethod ? "" : " The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.";
-      out.push(finding("KV3016", [...at, "body"], `A GET request cannot have a body.${why}`, { atKey: true }));
+      out.push(report("KV3016", [...at, "body"], (m) => m.bodyOnGet({ why }), { atKey: true }));
     }
     body = parseBody(http.body, [...at, "body"], parse, out);
   }
@@ -153,7 +153,7 @@ function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecP
     const key = frame.keys ? frame.keys[frame.next]! : frame.next;
     frame.next++;
     const childPath = [...frame.path, key];
-    if (typeof key === "string" && key.includes("{{")) out.push(finding("KV3013", childPath, "JSON body keys cannot be templated.", { atKey: true }));
+    if (typeof key === "string" && key.includes("{{")) out.push(report("KV3013", childPath, (m) => m.templatedKey, { atKey: true }));
     const child = frame.keys ? (container as { [k: string]: JsonValue })[key as string]! : (container as JsonValue[])[key as number]!;
     if (isContainer(child)) stack.push(open(child, childPath));
     else frame.children.push(leaf(child, childPath));
@@ -208,8 +208,8 @@ function parseUrl(
   } catch {
     // A template in the port (`https://h:{{input.p}}/`) makes the URL unparsable; say what is really wrong.
     const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(tokenized)?.[1] ?? "";
-    if (authority.includes("__kervan_template_")) out.push(finding("KV3009", at, "The URL's host and port cannot be templated.", refIn(authority)));
-    else out.push(finding("KV3005", at, "The URL is not a valid absolute URL."));
+    if (authority.includes("__kervan_template_")) out.push(report("KV3009", at, (m) => m.templatedHost, refIn(authority)));
+    else out.push(report("KV3005", at, (m) => m.notAbsolute));
     return null;
   }
   let ok = true;
@@ -217,30 +217,24 @@ function parseUrl(
     out.push(f);
     ok = false;
   };
-  if (url.protocol !== "https:" && url.protocol !== "http:") fail(finding("KV3006", at, "Only https:// URLs are supported."));
+  if (url.protocol !== "https:" && url.protocol !== "http:") fail(report("KV3006", at, (m) => m.scheme));
   if (url.protocol === "http:" && !(opts.devLoopbackHttp && isLoopbackHostname(url.hostname))) {
     if (opts.sendsSecrets && opts.allowInsecureHttp) {
-      fail(finding("KV4005", at, "This tool sends secrets, so its URL must use https: secrets are never sent over plain http."));
+      fail(report("KV4005", at, (m) => m.secretsOverHttp));
     } else if (opts.sendsSecrets) {
-      fail(finding("KV3007", at, "Plain http:// is not allowed: this tool sends secrets, which would travel unencrypted. Use https://."));
+      fail(report("KV3007", at, (m) => m.secretsNeedHttps));
     } else if (!opts.allowInsecureHttp) {
-      fail(
-        finding(
-          "KV3007",
-          at,
-          "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
-        ),
-      );
+      fail(report("KV3007", at, (m) => m.plainHttp));
     }
   }
   if (url.username !== "" || url.password !== "") {
-    fail(finding("KV3008", at, "The URL must not contain credentials (user:pass@). Send them in a header using {{secrets.X}}."));
+    fail(report("KV3008", at, (m) => m.credentials));
   }
-  if (url.host.includes("__kervan_template_")) fail(finding("KV3009", at, "The URL's host and port cannot be templated.", refIn(url.host)));
-  if (url.search.includes("__kervan_template_")) fail(finding("KV3010", at, "Templates are not allowed in the URL's query string; use http.query.", refIn(url.search)));
+  if (url.host.includes("__kervan_template_")) fail(report("KV3009", at, (m) => m.templatedHost, refIn(url.host)));
+  if (url.search.includes("__kervan_template_")) fail(report("KV3010", at, (m) => m.templatedQuery, refIn(url.search)));
   if (url.hash !== "") {
     const hash = source.indexOf("#");
-    fail(finding("KV3011", at, "The URL must not have a #fragment.", hash >= 0 ? { offset: hash } : {}));
+    fail(report("KV3011", at, (m) => m.fragment, hash >= 0 ? { offset: hash } : {}));
   }
   if (!ok) return null;
 
@@ -258,7 +252,7 @@ function parseUrl(
   refs.forEach((ref, n) => {
     if (!seen.has(n)) {
       const offset = refOffsets[n];
-      fail(finding("KV3017", at, `The URL's path drops ${refText(ref)}: a ".." segment after it removes it. Write the path without "..".`, offset === undefined ? {} : { offset }));
+      fail(report("KV3017", at, (m) => m.dropped({ ref: refText(ref) }), offset === undefined ? {} : { offset }));
     }
   });
   if (!ok) return null;

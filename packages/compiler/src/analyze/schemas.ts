@@ -22,7 +22,7 @@
 import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { _ } from "ajv";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { pointer } from "./schema-limits.ts";
 import { closest, isMisspelling } from "./suggest.ts";
 
@@ -140,7 +140,7 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
   try {
     valid = meta.validateSchema(schema as AnySchema) === true;
   } catch (error) {
-    return { findings: [finding("KV5014", at, `The schema is not valid JSON Schema 2020-12: ${error instanceof Error ? error.message : String(error)}.`)], compiled: null };
+    return { findings: [report("KV5014", at, (m) => m.invalid({ reason: error instanceof Error ? error.message : String(error) }))], compiled: null };
   }
   if (!valid) {
     const seen = new Set<string>();
@@ -150,7 +150,7 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       const segments = pathOf(schema, error.instancePath.split("/").slice(1).map(unescapePointer));
       const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
       const detail = allowed ? ` (${allowed.map((v) => JSON.stringify(v)).join(", ")})` : "";
-      findings.push(finding("KV5014", [...at, ...segments], `The schema is not valid JSON Schema 2020-12: ${pointer(segments)} ${error.message ?? "is invalid"}${detail}.`));
+      findings.push(report("KV5014", [...at, ...segments], (m) => m.invalidAt({ at: pointer(segments), reason: error.message ?? "is invalid", detail })));
     }
     return { findings, compiled: null };
   }
@@ -169,18 +169,18 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
         const misspelled = VALIDATION_KEYWORDS.find((k) => isMisspelling(key, k));
         const replaced = REPLACED_KEYWORDS[key];
         if (key === "<<") {
-          findings.push(finding("KV2013", where, `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${ptr}); write the keywords out.`));
+          findings.push(report("KV2013", where, (m) => m.mergeKeySchema({ at: ptr })));
           fatal = true;
         } else if (replaced !== undefined) {
-          findings.push(finding("KV5011", where, `"${key}" is not a JSON Schema 2020-12 keyword, so it would check nothing (at ${ptr}). ${replaced}`));
+          findings.push(report("KV5011", where, (m) => m.notKeyword({ key, at: ptr, replaced })));
           fatal = true;
         } else if (misspelled !== undefined) {
-          findings.push(finding("KV5011", where, `Unknown keyword "${key}" (at ${ptr}): did you mean "${misspelled}"? As written it checks nothing.`));
+          findings.push(report("KV5011", where, (m) => m.misspelled({ key, at: ptr, meant: misspelled })));
           fatal = true;
         } else {
           const near = closest(key, known);
           const hint = near !== undefined ? ` Did you mean "${near}"?` : "";
-          findings.push(finding("KV5016", where, `Unknown keyword "${key}" is ignored: it is published in the schema but checks nothing (at ${ptr}).${hint}`));
+          findings.push(report("KV5016", where, (m) => m.ignored({ key, at: ptr, hint })));
         }
         try {
           ajv.addKeyword(key);
@@ -190,13 +190,13 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
         }
       }
       if (key === "$async") {
-        findings.push(finding("KV5007", where, `"$async" is not allowed (at ${ptr}): arguments are validated synchronously.`));
+        findings.push(report("KV5007", where, (m) => m.async({ at: ptr })));
         fatal = true;
       }
       if (key === "format" && typeof value === "string" && ajv.formats[value] === undefined) {
         const near = closest(value, formats);
         const hint = near !== undefined ? `Did you mean "${near}"? ` : "";
-        findings.push(finding("KV5012", where, `Unknown format "${value}" is not checked: any string passes (at ${ptr}). ${hint}Known formats: ${formats.join(", ")}.`));
+        findings.push(report("KV5012", where, (m) => m.unknownFormat({ format: String(value), at: ptr, hint, known: formats.join(", ") })));
         ajv.addFormat(value, true);
       }
       // Ajv reports a bad regular expression without saying where it is; find it first.
@@ -207,13 +207,13 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       for (const pattern of patterns) {
         const problem = regexProblem(pattern.source);
         if (problem !== null) {
-          findings.push(finding("KV5015", pattern.path, `${JSON.stringify(pattern.source)} is not a valid regular expression (at ${pattern.ptr}): ${problem}.`));
+          findings.push(report("KV5015", pattern.path, (m) => m.badPattern({ pattern: JSON.stringify(pattern.source), at: pattern.ptr, problem })));
           fatal = true;
           badRegex = true;
         }
       }
       if (key === "$ref" && typeof value === "string" && (value === "#" || value.startsWith("#/")) && !resolvesLocally(schema, value)) {
-        findings.push(finding("KV5015", where, `$ref ${JSON.stringify(value)} points at nothing in this schema (at ${ptr}).`));
+        findings.push(report("KV5015", where, (m) => m.danglingRef({ ref: JSON.stringify(value), at: ptr })));
         fatal = true;
         unresolvedRef = true;
       }
@@ -227,7 +227,7 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
     const message = error instanceof Error ? firstLine(error.message) : String(error);
     // An unresolved $ref was already reported where it is written; Ajv's message would only repeat it.
     const repeated = (unresolvedRef && /resolve reference/.test(message)) || (badRegex && /regular expression/i.test(message));
-    if (!repeated) findings.push(finding("KV5015", at, `The schema cannot be compiled: ${message}`));
+    if (!repeated) findings.push(report("KV5015", at, (m) => m.cannotCompile({ reason: message })));
     return { findings, compiled: null };
   }
   for (const warning of warnings) {
@@ -247,7 +247,7 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       .replace(/^strict mode: /, "")
       .replace(/ at (?:path )?"#[^"]*"/, "")
       .replace(/ \((strict\w+)\)$/, "");
-    findings.push(finding("KV5013", [...at, ...segments], `${capitalize(text)} (at ${pointer(segments)}).`));
+    findings.push(report("KV5013", [...at, ...segments], (m) => m.strict({ text: capitalize(text), at: pointer(segments) })));
   }
   return { findings, compiled: fatal ? null : { ajv, validate } };
 }

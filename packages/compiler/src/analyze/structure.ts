@@ -5,7 +5,7 @@
  * the walk never stops at the first one. The walk only descends where the format has structure: `input`,
  * `output.schema` and `body` are opaque JSON here and get their own checks.
  */
-import { type Finding, finding, formatPath, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, finding, formatPath, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
 import { closest } from "./suggest.ts";
 import { visibleTextProblem } from "./visible-text.ts";
@@ -77,62 +77,64 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
   switch (shape.kind) {
     case "string": {
       if (typeof value !== "string") {
-        out.push(finding("KV2003", path, `Expected a string, got ${describeValue(value)}.${quoteHint(value, path, ctx)}`));
+        out.push(report("KV2003", path, (m) => m.notString({ got: describeValue(value), hint: quoteHint(value, path, ctx) })));
         return;
       }
-      if (shape.min !== undefined && value.length < shape.min) {
-        out.push(finding("KV2004", path, shape.min === 1 ? "The value must not be empty." : `The value must have at least ${shape.min} characters.`));
+      const { min, max, pattern, enum: allowed } = shape;
+      if (min !== undefined && value.length < min) {
+        out.push(report("KV2004", path, (m) => (min === 1 ? m.empty : m.tooShort({ min }))));
       }
-      if (shape.max !== undefined && value.length > shape.max) {
-        out.push(finding("KV2004", path, `The value has ${value.length} characters; at most ${shape.max} are allowed.`));
+      if (max !== undefined && value.length > max) {
+        out.push(report("KV2004", path, (m) => m.tooLong({ length: value.length, max })));
       }
-      if (shape.pattern && !new RegExp(shape.pattern.source, "u").test(value)) {
-        out.push(finding("KV2005", path, `${quoteName(value)} is not valid here. ${shape.pattern.message}`));
+      if (pattern && !new RegExp(pattern.source, "u").test(value)) {
+        out.push(report("KV2005", path, (m) => m.pattern({ value: quoteName(value), rule: pattern.message })));
       }
-      if (shape.enum && !shape.enum.includes(value)) {
-        out.push(finding("KV2005", path, `${quoteName(value)} is not one of ${shape.enum.join(", ")}.`));
+      if (allowed && !allowed.includes(value)) {
+        out.push(report("KV2005", path, (m) => m.notInEnum({ value: quoteName(value), allowed: allowed.join(", ") })));
       }
       if (shape.visible) {
         const problem = visibleTextProblem(value, shape.visible);
         if (problem) {
           const hint = shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09) ? " Line breaks and tabs are allowed in descriptions only." : "";
-          out.push(finding("KV2010", path, `The text ${problem.message}${hint}`, { offset: problem.offset }));
+          out.push(report("KV2010", path, (m) => m.hidden({ problem: problem.message, hint }), { offset: problem.offset }));
         }
       }
       return;
     }
     case "integer":
-      if (typeof value !== "number") out.push(finding("KV2003", path, `Expected a whole number, got ${describeValue(value)}.`));
+      if (typeof value !== "number") out.push(report("KV2003", path, (m) => m.notInteger({ got: describeValue(value) })));
       else if (!Number.isInteger(value) || value < shape.min || value > shape.max) {
-        out.push(finding("KV2006", path, `Expected a whole number from ${shape.min} to ${shape.max}, got ${value}.`));
+        out.push(report("KV2006", path, (m) => m.range({ min: shape.min, max: shape.max, got: value })));
       }
       return;
     case "boolean":
-      if (typeof value !== "boolean") out.push(finding("KV2003", path, `Expected true or false, got ${describeValue(value)}.`));
+      if (typeof value !== "boolean") out.push(report("KV2003", path, (m) => m.notBoolean({ got: describeValue(value) })));
       return;
     case "literal":
-      if (value !== shape.value) out.push(finding("KV2007", path, `${shape.message} Got ${describeValue(value)}.`));
+      if (value !== shape.value) out.push(report("KV2007", path, (m) => m.literal({ rule: shape.message, got: describeValue(value) })));
       return;
     case "scalar":
       if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-        out.push(finding("KV2003", path, `Expected a string, number or boolean, got ${describeValue(value)}.`));
+        out.push(report("KV2003", path, (m) => m.notScalar({ got: describeValue(value) })));
       }
       return;
     case "json":
       return;
     case "schema":
-      if (!isPlainObject(value)) out.push(finding("KV2003", path, `Expected a JSON Schema (a mapping), got ${describeValue(value)}.`));
+      if (!isPlainObject(value)) out.push(report("KV2003", path, (m) => m.notSchema({ got: describeValue(value) })));
       return;
     case "array": {
       if (!Array.isArray(value)) {
-        out.push(finding("KV2003", path, `Expected a list, got ${describeValue(value)}.`));
+        out.push(report("KV2003", path, (m) => m.notList({ got: describeValue(value) })));
         return;
       }
-      if (shape.min !== undefined && value.length < shape.min) {
-        out.push(finding("KV2008", path, `The list needs at least ${shape.min} item${shape.min === 1 ? "" : "s"}.`));
+      const { min, max } = shape;
+      if (min !== undefined && value.length < min) {
+        out.push(report("KV2008", path, (m) => m.tooFew({ min, items: min === 1 ? "item" : "items" })));
       }
-      if (shape.max !== undefined && value.length > shape.max) {
-        out.push(finding("KV2008", path, `The list has ${value.length} items; at most ${shape.max} are allowed.`));
+      if (max !== undefined && value.length > max) {
+        out.push(report("KV2008", path, (m) => m.tooMany({ length: value.length, max })));
       }
       // Items past the maximum are already wrong; checking them too would only bury the list's own problem.
       value.slice(0, shape.max ?? value.length).forEach((item, i) => recurse(item, shape.items, [...path, i]));
@@ -140,18 +142,18 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
     }
     case "record": {
       if (!isPlainObject(value)) {
-        out.push(finding("KV2003", path, `Expected a mapping (name: value), got ${describeValue(value)}.`));
+        out.push(report("KV2003", path, (m) => m.notRecord({ got: describeValue(value) })));
         return;
       }
       for (const key of Object.keys(value)) {
-        if (key === "<<") out.push(finding("KV2013", [...path, key], "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.", { atKey: true }));
+        if (key === "<<") out.push(report("KV2013", [...path, key], (m) => m.mergeKeyEntries, { atKey: true }));
         else recurse(value[key], shape.values, [...path, key]);
       }
       return;
     }
     case "object": {
       if (!isPlainObject(value)) {
-        out.push(finding("KV2003", path, `Expected a mapping (key: value pairs), got ${describeValue(value)}.`));
+        out.push(report("KV2003", path, (m) => m.notObject({ got: describeValue(value) })));
         return;
       }
       const fields = shape.fields as Record<string, { shape: Shape; required: boolean }>;
@@ -163,27 +165,27 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       unknown.slice(0, MAX_UNKNOWN_FIELDS).forEach((key, i) => {
         const more = i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)` : "";
         if (key === "<<") {
-          out.push(finding("KV2013", [...path, key], `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${more}`, { atKey: true }));
+          out.push(report("KV2013", [...path, key], (m) => m.mergeKeyFields({ more }), { atKey: true }));
           return;
         }
         const required = closest(key, missing.filter((m) => !explained.has(m)));
         if (required !== undefined) {
           explained.add(required);
-          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}. Did you mean "${required}" (a required field, missing here)?${more}`, { atKey: true, fix: { description: `Rename the key to ${required}`, replacement: required } }));
+          out.push(report("KV2001", [...path, key], (m) => m.missingRequired({ key: quoteName(key), required, more }), { atKey: true, fix: { description: `Rename the key to ${required}`, replacement: required } }));
           return;
         }
         const close = closest(key, known);
         if (close !== undefined) {
-          out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}. Did you mean "${close}"? Allowed here: ${known.join(", ")}.${more}`, { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } }));
+          out.push(report("KV2001", [...path, key], (m) => m.didYouMean({ key: quoteName(key), close, allowed: known.join(", "), more }), { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } }));
           return;
         }
         const moved = otherLevel(key, fields, ctx.parent, path);
-        out.push(finding("KV2001", [...path, key], `Unknown field ${quoteName(key)}.${moved ? ` ${moved.message}` : ""} Allowed here: ${known.join(", ")}.${more}`, { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) }));
+        out.push(report("KV2001", [...path, key], (m) => m.unknown({ key: quoteName(key), moved: moved ? ` ${moved.message}` : "", allowed: known.join(", "), more }), { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) }));
       });
       for (const key of known) {
         const field = fields[key]!;
         if (!Object.hasOwn(value, key) || value[key] === undefined) {
-          if (field.required && !explained.has(key)) out.push(finding("KV2002", path, `Missing required field "${key}".`));
+          if (field.required && !explained.has(key)) out.push(report("KV2002", path, (m) => m.missing({ key })));
           continue;
         }
         checkShape(value[key], field.shape, [...path, key], out, { ...ctx, parent: { fields, path } });

@@ -4,7 +4,7 @@
  */
 import { compile, tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { checkSelectAst } from "./select-static.ts";
 
 export type SelectCheck = { readonly ok: true; readonly ast: SelectNode } | { readonly ok: false };
@@ -17,7 +17,7 @@ export function checkSelect(expression: string, at: SpecPath, out: Finding[]): S
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const offset = errorOffset(expression, message);
-    out.push(finding("KV6001", at, `select is not a valid JMESPath expression: ${message} (at character ${offset + 1}).`, { offset }));
+    out.push(report("KV6001", at, (m) => m.invalid({ reason: message, character: offset + 1 }), { offset }));
     return { ok: false };
   }
   const before = out.length;

@@ -9,7 +9,7 @@
 import { tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { FUNCTION_SIGNATURES, type FunctionParam } from "@kervanc/runtime/select";
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { acceptedTypes, describeTypes, inferType } from "./select-types.ts";
 
 /** The widest `pad_left`/`pad_right` a spec may ask for. */
@@ -26,7 +26,7 @@ export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], ex
     const offset = typeof field === "string" ? positions.next(field, "name") : undefined;
     if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
       const what = node.type === "Field" ? "reads the field" : "builds the key";
-      out.push(finding("KV6005", at, `select ${what} "${field}", which is refused: it names JavaScript object internals, not data.`, offset === undefined ? {} : { offset }));
+      out.push(report("KV6005", at, (m) => m.internals({ what, field }), offset === undefined ? {} : { offset }));
     }
     if (node.type === "Function") checkCall(node, at, out, positions.next(String(node["name"]), "call"));
     for (const value of childrenInSourceOrder(node)) {
@@ -89,7 +89,7 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
   if (params === undefined) {
     const close = [...FUNCTION_SIGNATURES.keys()].filter((k) => k.startsWith(name.slice(0, 3)) || name.startsWith(k.slice(0, 3)));
     const hint = close.length > 0 && close.length <= 3 ? ` Did you mean ${close.map((c) => `${c}()`).join(" or ")}?` : "";
-    out.push(finding("KV6002", at, `select calls an unknown function ${name}().${hint}`, extra));
+    out.push(report("KV6002", at, (m) => m.unknownFunction({ name, hint }), extra));
     return;
   }
   // As the interpreter counts them: a variadic parameter needs at least one argument.
@@ -98,7 +98,7 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
   const max = variadic ? Infinity : params.length;
   if (args.length < required || args.length > max) {
     const expected = variadic ? `at least ${required}` : required === max ? `${required}` : `${required} to ${max}`;
-    out.push(finding("KV6003", at, `${name}() takes ${expected} argument${expected === "1" ? "" : "s"}, got ${args.length}.`, extra));
+    out.push(report("KV6003", at, (m) => m.arity({ name, expected, arguments: expected === "1" ? "argument" : "arguments", got: args.length }), extra));
     return;
   }
   args.forEach((arg, i) => {
@@ -106,9 +106,9 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
     const wantsExpression = param.types.includes("expression");
     const isExpression = arg.type === "ExpressionReference";
     if (wantsExpression && param.types.length === 1 && !isExpression) {
-      out.push(finding("KV6004", at, `${name}() needs an &expression as argument ${i + 1} (for example &name), not a value.`, extra));
+      out.push(report("KV6004", at, (m) => m.needsExpression({ name, position: i + 1 }), extra));
     } else if (!wantsExpression && isExpression) {
-      out.push(finding("KV6004", at, `${name}() takes a value as argument ${i + 1}, not an &expression.`, extra));
+      out.push(report("KV6004", at, (m) => m.needsValue({ name, position: i + 1 }), extra));
     }
   });
   // Argument types, where the argument's type is known without the data (a literal, a hash, a function's result).
@@ -118,14 +118,14 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
     if (accepted === undefined) return;
     const got = inferType(arg);
     if (![...got].some((t) => accepted.has(t))) {
-      out.push(finding("KV6007", at, `${name}() takes ${describeTypes(accepted)} as argument ${i + 1}, but it is given ${describeTypes(got)}; every call would fail.`, extra));
+      out.push(report("KV6007", at, (m) => m.argumentType({ name, accepted: describeTypes(accepted), position: i + 1, given: describeTypes(got) }), extra));
     }
   });
   if ((name === "pad_left" || name === "pad_right") && args[1] !== undefined) {
     const width = args[1];
     const value = width.type === "Literal" ? width["value"] : undefined;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAD_WIDTH) {
-      out.push(finding("KV6006", at, `${name}() pads to a width that must be a literal whole number from 0 to ${MAX_PAD_WIDTH} (for example \`10\`).`, extra));
+      out.push(report("KV6006", at, (m) => m.padWidth({ name, max: MAX_PAD_WIDTH }), extra));
     }
   }
 }

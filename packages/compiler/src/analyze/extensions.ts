@@ -5,27 +5,22 @@
  * `kervanc build --strict-kervan`; using an extension without declaring it is an error (KV8002), so no spec
  * leaves the Kervan format by accident.
  */
-import { type Finding, finding } from "../diagnostics/diagnostic.ts";
+import { type Finding, report } from "../diagnostics/diagnostic.ts";
 import type { SpecFile } from "./spec-format.ts";
 
 export function checkExtensions(spec: SpecFile, out: Finding[]): void {
   const declared = new Set<string>(spec.kervancExtensions ?? []);
   for (const name of declared) {
     out.push(
-      finding(
-        "KV8001",
-        ["kervancExtensions"],
-        `This spec uses the kervanc extension ${name} (docs/extensions/${name}.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.`,
-        { atKey: true },
-      ),
+      report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }),
     );
   }
   spec.tools.forEach((tool, index) => {
     if (tool.http.bodyEncoding !== "form") return;
     const at = ["tools", index, "http", "bodyEncoding"];
     if (!declared.has("form-body")) {
-      out.push(finding("KV8002", at, "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec)."));
+      out.push(report("KV8002", at, (m) => m.formUndeclared));
     }
-    if (tool.http.body === undefined) out.push(finding("KV8002", at, "bodyEncoding: form needs a body to encode."));
+    if (tool.http.body === undefined) out.push(report("KV8002", at, (m) => m.formWithoutBody));
   });
 }

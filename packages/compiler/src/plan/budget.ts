@@ -11,7 +11,8 @@
  *
  * `kervanc build` and `kervanc import` print the size of every server and warn (KV9006) above the budget.
  */
-import type { PlannedServer } from "../plan/plan.ts";
+import { CODES } from "../diagnostics/codes.ts";
+import type { PlannedServer } from "./plan.ts";
 
 /** The default budget, in estimated tokens: about 4% of a 200k-token context window. */
 export const DEFAULT_TOOLS_BUDGET = 8000;
@@ -44,5 +45,5 @@ export function sizeLine(name: string, size: ListingSize, budget: number): strin
 
 /** The KV9006 message. */
 export function overBudgetMessage(size: ListingSize, budget: number): string {
-  return `The tools/list of this server has ${size.characters} characters (about ${size.tokens} tokens), more than the budget of ${budget} tokens. Leave out tools, or shorten descriptions and schemas.`;
+  return CODES.KV9006.messages.overBudget({ characters: size.characters, tokens: size.tokens, budget });
 }

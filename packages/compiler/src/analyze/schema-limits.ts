@@ -6,7 +6,7 @@
  * Keyword rules are matched on the key name at any depth, as Kervan matches them (so a property *named* `$id`
  * is refused too); the Ajv pass that follows is the keyword-aware one.
  */
-import { type Finding, finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { visibleTextProblem } from "./visible-text.ts";
 
 export const SCHEMA_LIMITS = {
@@ -34,16 +34,16 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
   try {
     text = JSON.stringify(schema);
   } catch {
-    return [finding("KV5002", at, "The schema is not plain JSON.")];
+    return [report("KV5002", at, (m) => m.notPlain)];
   }
   const bytes = new TextEncoder().encode(text).byteLength;
-  if (bytes > SCHEMA_LIMITS.maxBytes) out.push(finding("KV5001", at, `The schema is larger than ${SCHEMA_LIMITS.maxBytes} bytes (it has ${bytes}).`));
+  if (bytes > SCHEMA_LIMITS.maxBytes) out.push(report("KV5001", at, (m) => m.tooLarge({ max: SCHEMA_LIMITS.maxBytes, size: bytes })));
 
   let nodes = 0;
   let combinators = 0;
   let problems = 0;
   let tooMany = false;
-  const report = (f: Finding): void => {
+  const add = (f: Finding): void => {
     if (problems <= SCHEMA_LIMITS.maxProblems) out.push(f);
     problems++;
   };
@@ -58,13 +58,13 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
       continue;
     }
     if (depth > SCHEMA_LIMITS.maxDepth) {
-      report(finding("KV5003", [...at, ...path], `The schema is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels (at ${pointer(path)}).`));
+      add(report("KV5003", [...at, ...path], (m) => m.tooDeep({ max: SCHEMA_LIMITS.maxDepth, at: pointer(path) })));
       continue;
     }
     nodes++;
     if (nodes === SCHEMA_LIMITS.maxNodes + 1 && !tooMany) {
       tooMany = true;
-      report(finding("KV5004", at, `The schema has more than ${SCHEMA_LIMITS.maxNodes} nodes.`));
+      add(report("KV5004", at, (m) => m.tooManyNodes({ max: SCHEMA_LIMITS.maxNodes })));
     }
     const entries = Object.entries(value as Record<string, unknown>);
     for (const [key, child] of entries) {
@@ -72,26 +72,26 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
       const where = [...at, ...childPath];
       if (COMBINATORS.has(key)) combinators++;
       if (key === "$ref" && (typeof child !== "string" || !child.startsWith("#"))) {
-        report(finding("KV5006", where, `Only local $ref values ("#/...") are allowed (at ${pointer(childPath)}).`));
+        add(report("KV5006", where, (m) => m.remoteRef({ at: pointer(childPath) })));
       }
-      if (REFUSED_KEYWORDS.has(key)) report(finding("KV5007", where, `"${key}" is not allowed (at ${pointer(childPath)}).`));
+      if (REFUSED_KEYWORDS.has(key)) add(report("KV5007", where, (m) => m.refused({ key, at: pointer(childPath) })));
       if (key === "$schema" && child !== DIALECT_2020_12) {
-        report(finding("KV5008", where, `Only the 2020-12 dialect is supported ($schema: ${DIALECT_2020_12}) (at ${pointer(childPath)}).`));
+        add(report("KV5008", where, (m) => m.dialect({ dialect: DIALECT_2020_12, at: pointer(childPath) })));
       }
       if (key === "pattern" && typeof child === "string" && child.length > SCHEMA_LIMITS.maxPatternLength) {
-        report(finding("KV5009", where, `A pattern is longer than ${SCHEMA_LIMITS.maxPatternLength} characters (at ${pointer(childPath)}).`));
+        add(report("KV5009", where, (m) => m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer(childPath) })));
       }
       if (key === "patternProperties" && child !== null && typeof child === "object" && !Array.isArray(child)) {
         for (const name of Object.keys(child)) {
           if (name.length > SCHEMA_LIMITS.maxPatternLength) {
-            report(finding("KV5009", [...where, name], `A pattern is longer than ${SCHEMA_LIMITS.maxPatternLength} characters (at ${pointer([...childPath, name])}).`));
+            add(report("KV5009", [...where, name], (m) => m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer([...childPath, name]) })));
           }
         }
       }
       if ((key === "title" || key === "description") && typeof child === "string") {
         const problem = visibleTextProblem(child, key === "description" ? "multiline" : "line");
         if (problem) {
-          report(finding("KV2010", where, `A ${key} ${problem.message} (at ${pointer(childPath)})`, { offset: problem.offset }));
+          add(report("KV2010", where, (m) => m.hiddenInSchema({ keyword: key, problem: problem.message, at: pointer(childPath) }), { offset: problem.offset }));
         }
       }
     }
@@ -101,7 +101,7 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
     }
   }
   if (combinators > SCHEMA_LIMITS.maxCombinators) {
-    out.push(finding("KV5005", at, `The schema uses more than ${SCHEMA_LIMITS.maxCombinators} anyOf/oneOf/allOf keywords (it uses ${combinators}).`));
+    out.push(report("KV5005", at, (m) => m.tooManyCombinators({ max: SCHEMA_LIMITS.maxCombinators, count: combinators })));
   }
   return out;
 }
