@@ -49,7 +49,7 @@ export function readmeText(): string {
     "# Invalid specs",
     "",
     "Each `<name>.yaml` here breaks one rule of the spec format (`spec.md §N` is a section of",
-    "[docs/spec.md](../../docs/spec.md); \"beyond\" marks kervanc's own build-time checks, \"hostile\" files that must fail",
+    '[docs/spec.md](../../docs/spec.md); "beyond" marks kervanc\'s own build-time checks, "hostile" files that must fail',
     "cleanly). `<name>.diagnostics.txt` is exactly what `kervanc build` prints for it. Regenerate the expected",
     "output and this table after an intended change with:",
     "",
@@ -78,7 +78,8 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import
     const golden = /^(.*)\.diagnostics\.txt$/.exec(file);
     if (golden && !names.has(golden[1]!)) rmSync(join(ROOT, INVALID_DIR, file));
   }
-  for (const name of names) writeFileSync(join(ROOT, INVALID_DIR, `${name}.diagnostics.txt`), goldenText(diagnosticsOf(name)));
+  for (const name of names)
+    writeFileSync(join(ROOT, INVALID_DIR, `${name}.diagnostics.txt`), goldenText(diagnosticsOf(name)));
   writeFileSync(join(ROOT, INVALID_DIR, "README.md"), readmeText());
   process.stdout.write(`wrote ${names.size} goldens and README.md in ${INVALID_DIR}\n`);
 }

@@ -59,11 +59,20 @@ export async function bundleBaselines(dir: string): Promise<BaselineFiles> {
   await Promise.all([
     bundle(join(BENCH, "handwritten", "server.ts"), files.handwritten),
     // No shim swap here: unbundled, the SDK loads as installed, its default Ajv included.
-    esbuild.build({ ...COMMON, minify: false, entryPoints: [join(BENCH, "handwritten", "server.ts")], outfile: files.handwrittenUnbundled, absWorkingDir: REPO, packages: "external" }),
+    esbuild.build({
+      ...COMMON,
+      minify: false,
+      entryPoints: [join(BENCH, "handwritten", "server.ts")],
+      outfile: files.handwrittenUnbundled,
+      absWorkingDir: REPO,
+      packages: "external",
+    }),
     // Some of the compiler's dependencies are CommonJS and require Node built-ins, which an ES module bundle
     // can only do through a real `require`.
     bundle(join(BENCH, "interpreted", "server.ts"), files.interpreted, {
-      banner: { js: 'import { createRequire as __benchCreateRequire } from "node:module"; const require = __benchCreateRequire(import.meta.url);' },
+      banner: {
+        js: 'import { createRequire as __benchCreateRequire } from "node:module"; const require = __benchCreateRequire(import.meta.url);',
+      },
     }),
   ]);
   return files;

@@ -17,17 +17,28 @@ import { parseArgs } from "node:util";
 import { formatNumber, summarize } from "./stats.ts";
 
 const REPO = resolve(import.meta.dirname, "..", "..");
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "30" }, node: { type: "string", default: process.execPath } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "30" }, node: { type: "string", default: process.execPath } },
+});
 const rounds = Number(values.rounds);
 const node = values.node;
 
 const work = mkdtempSync(join(tmpdir(), "kervanc-bench-cli-"));
 try {
-  const packed = JSON.parse(execFileSync("npm", ["pack", "-w", "kervanc", "--pack-destination", work, "--json"], { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })) as { filename: string }[];
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "-w", "kervanc", "--pack-destination", work, "--json"], {
+      cwd: REPO,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  ) as { filename: string }[];
   const project = join(work, "project");
   execFileSync("mkdir", [project]);
   writeFileSync(join(project, "package.json"), '{ "name": "bench", "version": "1.0.0", "private": true }\n');
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(work, packed[0]!.filename)], { cwd: project, stdio: "ignore" });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", join(work, packed[0]!.filename)], {
+    cwd: project,
+    stdio: "ignore",
+  });
   const installed = join(project, "node_modules", "kervanc", "bin", "kervanc.js");
   const repository = join(REPO, "packages", "compiler", "bin", "kervanc.js");
 

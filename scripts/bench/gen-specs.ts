@@ -29,11 +29,56 @@ export const SECRET_NAME = "BENCH_API_TOKEN";
 export const SECRET_VALUE = "bench-token-4f9c2e7a1d";
 
 const ENTITIES = [
-  "order", "invoice", "customer", "product", "shipment", "ticket", "project", "task", "user", "team",
-  "repo", "issue", "build", "release", "document", "folder", "event", "booking", "payment", "refund",
-  "account", "contact", "lead", "campaign", "report", "metric", "alert", "device", "sensor", "station",
-  "route", "vehicle", "driver", "store", "warehouse", "supplier", "contract", "policy", "claim", "asset",
-  "article", "comment", "review", "course", "lesson", "patient", "visit", "recipe", "playlist", "track",
+  "order",
+  "invoice",
+  "customer",
+  "product",
+  "shipment",
+  "ticket",
+  "project",
+  "task",
+  "user",
+  "team",
+  "repo",
+  "issue",
+  "build",
+  "release",
+  "document",
+  "folder",
+  "event",
+  "booking",
+  "payment",
+  "refund",
+  "account",
+  "contact",
+  "lead",
+  "campaign",
+  "report",
+  "metric",
+  "alert",
+  "device",
+  "sensor",
+  "station",
+  "route",
+  "vehicle",
+  "driver",
+  "store",
+  "warehouse",
+  "supplier",
+  "contract",
+  "policy",
+  "claim",
+  "asset",
+  "article",
+  "comment",
+  "review",
+  "course",
+  "lesson",
+  "patient",
+  "visit",
+  "recipe",
+  "playlist",
+  "track",
 ];
 
 const KINDS = ["get", "search", "create", "events"] as const;
@@ -233,13 +278,22 @@ ${tools.join("")}`;
 
 /** The upstream's fixed answer: every field any tool selects, about 1.6 KB of JSON. */
 export function upstreamBody(): string {
-  const items = Array.from({ length: 10 }, (_, i) => ({ id: 100 + i, name: `Item ${i}`, score: Math.round(((i * 37) % 100) / 10) / 10, kind: i % 2 === 0 ? "a" : "b" }));
-  const events = Array.from({ length: 8 }, (_, i) => ({ at: `2026-11-${String(20 + i).padStart(2, "0")}T10:00:00Z`, kind: i % 3 === 0 ? "update" : "view", actor: { id: i, name: `user${i}` } }));
+  const items = Array.from({ length: 10 }, (_, i) => ({
+    id: 100 + i,
+    name: `Item ${i}`,
+    score: Math.round(((i * 37) % 100) / 10) / 10,
+    kind: i % 2 === 0 ? "a" : "b",
+  }));
+  const events = Array.from({ length: 8 }, (_, i) => ({
+    at: `2026-11-${String(20 + i).padStart(2, "0")}T10:00:00Z`,
+    kind: i % 3 === 0 ? "update" : "view",
+    actor: { id: i, name: `user${i}` },
+  }));
   return JSON.stringify({
     id: 4821,
     name: "Widget 4821",
     status: "active",
-    meta: { created: "2026-01-02T03:04:05Z", updated: "2026-11-30T12:00:00Z", etag: "W/\"5d9942fe\"" },
+    meta: { created: "2026-01-02T03:04:05Z", updated: "2026-11-30T12:00:00Z", etag: 'W/"5d9942fe"' },
     owner: { id: 7, name: "Ada Lovelace", email: "ada@example.com" },
     tags: ["blue", "metal", "bench"],
     items,
@@ -285,7 +339,11 @@ export function generateOpenApi(count: number, origin: string, options: { secret
         add(`/v1/${things}`, "get", {
           operationId,
           description: `Search ${things} by text; returns the best matches with their score.`,
-          parameters: [q("q", { type: "string", minLength: 1, maxLength: 200 }, true), q("limit", { type: "integer", minimum: 1, maximum: 100 }), q("page", { type: "integer", minimum: 1 })],
+          parameters: [
+            q("q", { type: "string", minLength: 1, maxLength: 200 }, true),
+            q("limit", { type: "integer", minimum: 1, maximum: 100 }),
+            q("page", { type: "integer", minimum: 1 }),
+          ],
           responses: ok,
         });
         break;
@@ -316,7 +374,10 @@ export function generateOpenApi(count: number, origin: string, options: { secret
         add(`/v1/${things}/{id}/events`, "get", {
           operationId,
           description: `List recent events of a ${e}.`,
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } }, q("since", { type: "string", maxLength: 40 })],
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "integer", minimum: 1 } },
+            q("since", { type: "string", maxLength: 40 }),
+          ],
           responses: ok,
         });
         break;
@@ -326,7 +387,9 @@ export function generateOpenApi(count: number, origin: string, options: { secret
     openapi: "3.0.3",
     info: { title: `bench-${count}`, version: "1.0.0" },
     servers: [{ url: origin }],
-    ...(options.secrets ? { security: [{ bearer: [] }], components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } } } : {}),
+    ...(options.secrets
+      ? { security: [{ bearer: [] }], components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } } }
+      : {}),
     paths,
   };
 }
@@ -349,7 +412,10 @@ async function cli(): Promise<void> {
   await mkdir(values.out, { recursive: true });
   for (const n of values.tools.split(",").map(Number)) {
     await writeFile(join(values.out, `bench-${n}.yaml`), generateSpec(n, values.origin, { secrets: values.secrets }));
-    await writeFile(join(values.out, `bench-${n}.openapi.json`), `${JSON.stringify(generateOpenApi(n, values.origin, { secrets: values.secrets }), null, 2)}\n`);
+    await writeFile(
+      join(values.out, `bench-${n}.openapi.json`),
+      `${JSON.stringify(generateOpenApi(n, values.origin, { secrets: values.secrets }), null, 2)}\n`,
+    );
   }
 }
 

@@ -9,7 +9,9 @@ const MAX_TOOLS = 200;
 
 /** `--include` tags for a refused result that was too large, or null when it was refused for another reason. */
 export function tooManySelection(result: ImportResult): string[] | null {
-  const message = result.diagnostics.find((d) => d.code === "KV7011" && / Operations by (tag|path): /.test(d.message))?.message;
+  const message = result.diagnostics.find(
+    (d) => d.code === "KV7011" && / Operations by (tag|path): /.test(d.message),
+  )?.message;
   if (message === undefined) return null;
   const start = / Operations by (tag|path): /.exec(message)!;
   const list = message.slice(start.index + start[0].length, message.indexOf(". Choose with"));

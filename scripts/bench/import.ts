@@ -33,9 +33,14 @@ import { importOpenApi, type ImportResult } from "../../packages/compiler/src/im
 import { tooManySelection } from "./import-select.ts";
 import { formatNumber, summarize } from "./stats.ts";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { sample: { type: "string" }, generator: { type: "string" } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { sample: { type: "string" }, generator: { type: "string" } },
+});
 if (positionals.length === 0) {
-  process.stderr.write("usage: node --import tsx scripts/bench/import.ts <document or folder>... [--sample N] [--generator DIR]\n");
+  process.stderr.write(
+    "usage: node --import tsx scripts/bench/import.ts <document or folder>... [--sample N] [--generator DIR]\n",
+  );
   process.exit(2);
 }
 
@@ -74,7 +79,8 @@ function count(figures: Figures, result: ImportResult): void {
   const compiled = compileSpec("bench.yaml", new TextEncoder().encode(result.text));
   if (compiled.planned === null) return;
   figures.built += compiled.planned.tools.length;
-  for (const tool of compiled.planned.tools) figures.tokensPerTool.push(Math.ceil(JSON.stringify(tool.plan.listing).length / CHARS_PER_TOKEN));
+  for (const tool of compiled.planned.tools)
+    figures.tokensPerTool.push(Math.ceil(JSON.stringify(tool.plan.listing).length / CHARS_PER_TOKEN));
 }
 
 const files = sample(documents(positionals), values.sample === undefined ? undefined : Number(values.sample));
@@ -89,11 +95,17 @@ const generatorApi = values.generator !== undefined ? await loadGenerator(values
 for (const file of files) {
   const bytes = readFileSync(file);
   const head = bytes.subarray(0, 4096).toString("utf8");
-  if (!/["']?openapi["']?\s*:\s*["']?3\.[01]/.test(head) && !/"openapi"\s*:\s*"3\.[01]/.test(bytes.toString("utf8", 0, Math.min(bytes.length, 1_000_000)))) {
+  if (
+    !/["']?openapi["']?\s*:\s*["']?3\.[01]/.test(head) &&
+    !/"openapi"\s*:\s*"3\.[01]/.test(bytes.toString("utf8", 0, Math.min(bytes.length, 1_000_000)))
+  ) {
     notOpenApi3++;
     continue;
   }
-  for (const [figures, skipInvalid] of [[plain, false], [skipping, true]] as const) {
+  for (const [figures, skipInvalid] of [
+    [plain, false],
+    [skipping, true],
+  ] as const) {
     figures.documents++;
     const started = performance.now();
     let result = importOpenApi(file, bytes, "bench.yaml", { skipInvalid });
@@ -114,7 +126,13 @@ for (const file of files) {
       const tools = generatorApi.extract(api) as { name: string; description: string; inputSchema: unknown }[];
       generator.imported++;
       generator.tools += tools.length;
-      for (const t of tools) generator.tokensPerTool.push(Math.ceil(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length / CHARS_PER_TOKEN));
+      for (const t of tools)
+        generator.tokensPerTool.push(
+          Math.ceil(
+            JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length /
+              CHARS_PER_TOKEN,
+          ),
+        );
     } catch {
       // Refused (or crashed): not imported.
     }
@@ -122,12 +140,25 @@ for (const file of files) {
   }
 }
 
-async function loadGenerator(dir: string): Promise<{ dereference(file: string): Promise<unknown>; extract(api: unknown): unknown[] }> {
+async function loadGenerator(
+  dir: string,
+): Promise<{ dereference(file: string): Promise<unknown>; extract(api: unknown): unknown[] }> {
   const require = createRequire(join(resolve(dir), "noop.js"));
-  const parser = (await import(require.resolve("@apidevtools/swagger-parser"))) as { default: { dereference(file: string): Promise<unknown> } };
-  const extractPath = join(require.resolve("openapi-mcp-generator/package.json"), "..", "dist", "parser", "extract-tools.js");
+  const parser = (await import(require.resolve("@apidevtools/swagger-parser"))) as {
+    default: { dereference(file: string): Promise<unknown> };
+  };
+  const extractPath = join(
+    require.resolve("openapi-mcp-generator/package.json"),
+    "..",
+    "dist",
+    "parser",
+    "extract-tools.js",
+  );
   const extract = (await import(extractPath)) as { extractToolsFromApi(api: unknown): unknown[] };
-  return { dereference: (file) => parser.default.dereference(file), extract: (api) => extract.extractToolsFromApi(api) };
+  return {
+    dereference: (file) => parser.default.dereference(file),
+    extract: (api) => extract.extractToolsFromApi(api),
+  };
 }
 
 const row = (name: string, f: Figures, built: boolean): string => {
@@ -135,7 +166,18 @@ const row = (name: string, f: Figures, built: boolean): string => {
   return `| ${name} | ${f.imported} of ${f.documents} | ${f.tools} | ${built ? f.built : "not measured"} | ${tokens ? `${formatNumber(tokens.median)} / ${formatNumber(tokens.p90)}` : "-"} | ${f.seconds.toFixed(1)} |`;
 };
 process.stdout.write(`${files.length} documents (${notOpenApi3} not OpenAPI 3.0/3.1, left out)\n\n`);
-process.stdout.write("| importer | documents imported without refusal | tools | tools that build | tools/list tokens per tool (median / p90) | seconds |\n|---|---|---|---|---|---|\n");
-process.stdout.write(`${row("kervanc import", plain, true)}\n${row("kervanc import --skip-invalid", skipping, true)}\n`);
+process.stdout.write(
+  "| importer | documents imported without refusal | tools | tools that build | tools/list tokens per tool (median / p90) | seconds |\n|---|---|---|---|---|---|\n",
+);
+process.stdout.write(
+  `${row("kervanc import", plain, true)}\n${row("kervanc import --skip-invalid", skipping, true)}\n`,
+);
 if (generator !== null) process.stdout.write(`${row("openapi-mcp-generator", generator, false)}\n`);
-process.stdout.write(`\nRefusals by first error code (kervanc import, without --skip-invalid): ${[...refusals].sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(", ") || "none"}\n`);
+process.stdout.write(
+  `\nRefusals by first error code (kervanc import, without --skip-invalid): ${
+    [...refusals]
+      .sort((a, b) => b[1] - a[1])
+      .map(([c, n]) => `${c} ${n}`)
+      .join(", ") || "none"
+  }\n`,
+);

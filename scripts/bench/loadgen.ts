@@ -101,10 +101,24 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
   return { calls: done, ms, perSecond: (done / ms) * 1000, errors, firstError, latencies };
 }
 
-function post(url: URL, headers: Readonly<Record<string, string>>, body: string, agent: http.Agent, localAddress: string): Promise<{ status: number; text: string }> {
+function post(
+  url: URL,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  agent: http.Agent,
+  localAddress: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent, localAddress },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        agent,
+        localAddress,
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -119,7 +133,9 @@ function post(url: URL, headers: Readonly<Record<string, string>>, body: string,
 }
 
 /** The JSON-RPC message inside an answer that is either plain JSON or a short SSE stream. */
-export function rpcFromBody(text: string): { result?: { isError?: boolean; content?: { text?: string }[] }; error?: { message: string } } | null {
+export function rpcFromBody(
+  text: string,
+): { result?: { isError?: boolean; content?: { text?: string }[] }; error?: { message: string } } | null {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{")) return JSON.parse(trimmed) as never;
   for (const line of text.split("\n")) {
@@ -153,7 +169,10 @@ export function modernTarget(url: string): LoadTarget {
         params: {
           name: tool,
           arguments: args,
-          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
         },
       }),
     check: (status, text) => {
@@ -176,19 +195,35 @@ export async function legacySessionTarget(url: string, okText: (text: string) =>
   const init = await fetch(url, {
     method: "POST",
     headers: base,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "kervanc-bench", version: "1.0.0" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "kervanc-bench", version: "1.0.0" },
+      },
+    }),
   });
   const session = init.headers.get("mcp-session-id");
   const initText = await init.text();
   if (session === null) throw new Error(`the peer gave no session (HTTP ${init.status}): ${initText.slice(0, 200)}`);
-  const negotiated = (rpcFromBody(initText) as { result?: { protocolVersion?: string } } | null)?.result?.protocolVersion ?? "2025-11-25";
+  const negotiated =
+    (rpcFromBody(initText) as { result?: { protocolVersion?: string } } | null)?.result?.protocolVersion ??
+    "2025-11-25";
   const headers = { ...base, "mcp-session-id": session, "mcp-protocol-version": negotiated };
-  const initialized = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+  const initialized = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
   await initialized.text();
   return {
     url: new URL(url),
     headers: () => headers,
-    body: (id, tool, args) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: args } }),
+    body: (id, tool, args) =>
+      JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool, arguments: args } }),
     check: (status, text) => {
       if (status !== 200) return `HTTP ${status}: ${text.slice(0, 200)}`;
       const rpc = rpcFromBody(text);

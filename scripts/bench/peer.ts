@@ -67,7 +67,11 @@ async function npm(args: readonly string[], cwd: string): Promise<void> {
   const npmCli = process.env["npm_execpath"];
   // Under `npm run`, npm_execpath names npm's own CLI script; otherwise use npm from PATH.
   const [cmd, pre] = npmCli && npmCli.endsWith(".js") ? [process.execPath, [npmCli]] : ["npm", []];
-  await run(cmd, [...pre, ...args, "--no-audit", "--no-fund", "--loglevel=error"], { cwd, maxBuffer: 16 * 1024 * 1024, timeout: 300_000 });
+  await run(cmd, [...pre, ...args, "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd,
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 300_000,
+  });
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -87,7 +91,8 @@ async function patchHttpProject(dir: string): Promise<void> {
   const indexFile = join(dir, "src", "index.ts");
   const httpSource = await readFile(httpFile, "utf8");
   const serveCall = /serve\(\{\s*fetch: app\.fetch,\s*port\s*\}/;
-  if (!serveCall.test(httpSource)) throw new Error(`${httpFile}: the serve() call moved; check the peer's listening address before running it.`);
+  if (!serveCall.test(httpSource))
+    throw new Error(`${httpFile}: the serve() call moved; check the peer's listening address before running it.`);
   await writeFile(httpFile, httpSource.replace(serveCall, 'serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }'));
   const indexSource = await readFile(indexFile, "utf8");
   if (!indexSource.includes("setupStreamableHttpServer(server, Number(process.env.PORT) || 3000)")) {
@@ -100,9 +105,16 @@ async function patchHttpProject(dir: string): Promise<void> {
  * installs their dependencies and compiles them. Cached under `cacheDir`, keyed by the generator's version and
  * the documents; a second call returns at once.
  */
-export async function setupPeer(cacheDir: string, sizes: readonly number[], log: (line: string) => void): Promise<PeerSetup> {
+export async function setupPeer(
+  cacheDir: string,
+  sizes: readonly number[],
+  log: (line: string) => void,
+): Promise<PeerSetup> {
   const docs = new Map(sizes.map((n) => [n, JSON.stringify(generateOpenApi(n, PLACEHOLDER_ORIGIN), null, 2)]));
-  const key = createHash("sha256").update(`${PEER_PACKAGE}@${PEER_VERSION}\n${HONO_NODE_SERVER}\n${[...docs.values()].join("\n")}`).digest("hex").slice(0, 16);
+  const key = createHash("sha256")
+    .update(`${PEER_PACKAGE}@${PEER_VERSION}\n${HONO_NODE_SERVER}\n${[...docs.values()].join("\n")}`)
+    .digest("hex")
+    .slice(0, 16);
   const root = join(cacheDir, `peer-${PEER_VERSION}-${key}`);
   const record = join(root, "ready.json");
   const setup = (r: CacheRecord): PeerSetup => ({
@@ -122,10 +134,19 @@ export async function setupPeer(cacheDir: string, sizes: readonly number[], log:
   }
 }
 
-async function createPeer(staging: string, root: string, sizes: readonly number[], docs: ReadonlyMap<number, string>, key: string): Promise<CacheRecord> {
+async function createPeer(
+  staging: string,
+  root: string,
+  sizes: readonly number[],
+  docs: ReadonlyMap<number, string>,
+  key: string,
+): Promise<CacheRecord> {
   await rm(staging, { recursive: true, force: true });
   await mkdir(join(staging, "projects"), { recursive: true });
-  await writeFile(join(staging, "package.json"), `${JSON.stringify({ name: "kervanc-bench-peer", private: true, type: "module" }, null, 2)}\n`);
+  await writeFile(
+    join(staging, "package.json"),
+    `${JSON.stringify({ name: "kervanc-bench-peer", private: true, type: "module" }, null, 2)}\n`,
+  );
   await npm(["install", "--save-exact", `${PEER_PACKAGE}@${PEER_VERSION}`], staging);
 
   for (const n of sizes) await writeFile(join(staging, `bench-${n}.openapi.json`), docs.get(n)!);
@@ -136,15 +157,28 @@ async function createPeer(staging: string, root: string, sizes: readonly number[
   // One install for every project: the union of what their package.json files ask for, as they ask for it.
   const wanted = new Map<string, string>();
   for (const name of [...sizes.map((n) => projectName(n, "stdio")), projectName(1, "streamable-http")]) {
-    const pkg = JSON.parse(await readFile(join(staging, "projects", name, "package.json"), "utf8")) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(staging, "projects", name, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     for (const [dep, range] of Object.entries({ ...pkg.dependencies, ...pkg.devDependencies })) wanted.set(dep, range);
   }
-  await npm(["install", ...[...wanted].filter(([dep]) => dep !== "@hono/node-server").map(([dep, range]) => `${dep}@${range}`), HONO_NODE_SERVER], staging);
+  await npm(
+    [
+      "install",
+      ...[...wanted].filter(([dep]) => dep !== "@hono/node-server").map(([dep, range]) => `${dep}@${range}`),
+      HONO_NODE_SERVER,
+    ],
+    staging,
+  );
 
-  for (const name of [...sizes.map((n) => projectName(n, "stdio")), projectName(1, "streamable-http")]) await compilePeer(staging, join(staging, "projects", name));
+  for (const name of [...sizes.map((n) => projectName(n, "stdio")), projectName(1, "streamable-http")])
+    await compilePeer(staging, join(staging, "projects", name));
   const versions: Record<string, string> = {};
   for (const dep of [PEER_PACKAGE, ...wanted.keys()].sort()) {
-    versions[dep] = (JSON.parse(await readFile(join(staging, "node_modules", dep, "package.json"), "utf8")) as { version: string }).version;
+    versions[dep] = (
+      JSON.parse(await readFile(join(staging, "node_modules", dep, "package.json"), "utf8")) as { version: string }
+    ).version;
   }
   const done: CacheRecord = { key, versions };
   await writeFile(join(staging, "ready.json"), `${JSON.stringify(done, null, 2)}\n`);
@@ -153,21 +187,35 @@ async function createPeer(staging: string, root: string, sizes: readonly number[
   return done;
 }
 
-async function generatePeer(root: string, tools: number, transport: PeerProject["transport"], out: string): Promise<void> {
+async function generatePeer(
+  root: string,
+  tools: number,
+  transport: PeerProject["transport"],
+  out: string,
+): Promise<void> {
   const generator = join(root, "node_modules", PEER_PACKAGE, "bin", "openapi-mcp-generator.js");
   const doc = join(root, `bench-${tools}.openapi.json`);
-  await run(process.execPath, [generator, "--input", doc, "--output", out, `--transport=${transport}`, "--force"], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  await run(process.execPath, [generator, "--input", doc, "--output", out, `--transport=${transport}`, "--force"], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 async function compilePeer(root: string, dir: string): Promise<void> {
-  await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  await run(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", dir], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 /**
  * One build of the peer's `tools`-tool stdio server as its README describes it, dependencies already installed:
  * generate the project, then compile it with tsc. Returns the milliseconds of each step.
  */
-export async function buildPeerOnce(setup: PeerSetup, tools: number): Promise<{ generateMs: number; compileMs: number }> {
+export async function buildPeerOnce(
+  setup: PeerSetup,
+  tools: number,
+): Promise<{ generateMs: number; compileMs: number }> {
   const out = join(setup.root, "projects", `build-${process.pid}-${Date.now()}`);
   try {
     const t0 = performance.now();

@@ -77,7 +77,8 @@ const stubTransport: HopTransport = {
     }),
 };
 
-const stubSend: Send = () => Promise.resolve({ status: 200, contentType: "application/json", body: Buffer.from(bodyBytes).toString("utf8") });
+const stubSend: Send = () =>
+  Promise.resolve({ status: 200, contentType: "application/json", body: Buffer.from(bodyBytes).toString("utf8") });
 
 /** The same answer as raw chunks, as the stub transport gives them to kervanc. */
 const stubSendBytes: SendBytes = () =>
@@ -119,7 +120,8 @@ function runnerCall(rt: RuntimeModules, server: CompiledServer, transport: HopTr
     log: noop,
   });
   const prepared = runner.prepareSecrets();
-  if (prepared.errors.length > 0 || prepared.warnings.length > 0) throw new Error([...prepared.errors, ...prepared.warnings].join("\n"));
+  if (prepared.errors.length > 0 || prepared.warnings.length > 0)
+    throw new Error([...prepared.errors, ...prepared.warnings].join("\n"));
   const signal = new AbortController().signal;
   return () => runner.call(PRIMARY_TOOL, PRIMARY_ARGS, signal);
 }
@@ -159,23 +161,69 @@ const variants: { name: string; call: Call; calls: number }[] = [];
 const token = SECRET_VALUE;
 const stubRuntime = await runtimeAt(join(config.stubPackage, "src", "runtime"));
 const repoRuntime = await runtimeAt(join(import.meta.dirname, "..", "..", "packages", "runtime", "src"));
-variants.push({ name: "stub/handwritten", call: () => callTool(PRIMARY_ARGS, { send: stubSend, token, timeoutMs: 10_000 }), calls: config.stubCalls });
-const safe = { send: stubSendBytes, token, forms: tokenForms(token), timeoutMs: 10_000, maxResponseBytes: 1_048_576, maxOutputChars: 20_000 };
-variants.push({ name: "stub/handwritten-safe", call: () => callToolSafely(PRIMARY_ARGS, safe), calls: config.stubCalls });
-variants.push({ name: "stub/kervanc", call: runnerCall(stubRuntime, await packageServer(config.stubPackage), stubTransport, true), calls: config.stubCalls });
-variants.push({ name: "stub/interpreted", call: runnerCall(repoRuntime, interpretedServer(repoRuntime, config.stubSpec), stubTransport, true), calls: config.stubCalls });
+variants.push({
+  name: "stub/handwritten",
+  call: () => callTool(PRIMARY_ARGS, { send: stubSend, token, timeoutMs: 10_000 }),
+  calls: config.stubCalls,
+});
+const safe = {
+  send: stubSendBytes,
+  token,
+  forms: tokenForms(token),
+  timeoutMs: 10_000,
+  maxResponseBytes: 1_048_576,
+  maxOutputChars: 20_000,
+};
+variants.push({
+  name: "stub/handwritten-safe",
+  call: () => callToolSafely(PRIMARY_ARGS, safe),
+  calls: config.stubCalls,
+});
+variants.push({
+  name: "stub/kervanc",
+  call: runnerCall(stubRuntime, await packageServer(config.stubPackage), stubTransport, true),
+  calls: config.stubCalls,
+});
+variants.push({
+  name: "stub/interpreted",
+  call: runnerCall(repoRuntime, interpretedServer(repoRuntime, config.stubSpec), stubTransport, true),
+  calls: config.stubCalls,
+});
 
 if (config.socketPackage !== null && config.upstreamOrigin !== null) {
   const origin = new URL(config.upstreamOrigin);
   const rt = await runtimeAt(join(config.socketPackage, "src", "runtime"));
-  const transport = rt.transport.createNodeTransport({ policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()), gate: new rt.gate.LookupGate(4) });
-  const unpooled = rt.transport.createNodeTransport({ policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()), gate: new rt.gate.LookupGate(4), pool: false });
+  const transport = rt.transport.createNodeTransport({
+    policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()),
+    gate: new rt.gate.LookupGate(4),
+  });
+  const unpooled = rt.transport.createNodeTransport({
+    policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()),
+    gate: new rt.gate.LookupGate(4),
+    pool: false,
+  });
   const keepAlive = nodeSend(origin, false);
   const fresh = nodeSend(origin, true);
-  variants.push({ name: "socket/handwritten", call: () => callTool(PRIMARY_ARGS, { send: keepAlive, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
-  variants.push({ name: "socket/handwritten-fresh", call: () => callTool(PRIMARY_ARGS, { send: fresh, token: undefined, timeoutMs: 10_000 }), calls: config.socketCalls });
-  variants.push({ name: "socket/kervanc", call: runnerCall(rt, await packageServer(config.socketPackage), transport, false), calls: config.socketCalls });
-  variants.push({ name: "socket/kervanc-unpooled", call: runnerCall(rt, await packageServer(config.socketPackage), unpooled, false), calls: config.socketCalls });
+  variants.push({
+    name: "socket/handwritten",
+    call: () => callTool(PRIMARY_ARGS, { send: keepAlive, token: undefined, timeoutMs: 10_000 }),
+    calls: config.socketCalls,
+  });
+  variants.push({
+    name: "socket/handwritten-fresh",
+    call: () => callTool(PRIMARY_ARGS, { send: fresh, token: undefined, timeoutMs: 10_000 }),
+    calls: config.socketCalls,
+  });
+  variants.push({
+    name: "socket/kervanc",
+    call: runnerCall(rt, await packageServer(config.socketPackage), transport, false),
+    calls: config.socketCalls,
+  });
+  variants.push({
+    name: "socket/kervanc-unpooled",
+    call: runnerCall(rt, await packageServer(config.socketPackage), unpooled, false),
+    calls: config.socketCalls,
+  });
 }
 
 // Warm-up: let every variant reach steady JIT state before anything is recorded.

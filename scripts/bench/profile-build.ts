@@ -24,7 +24,9 @@ import { planServer } from "../../packages/compiler/src/plan/plan.ts";
 import { generateSpec } from "./gen-specs.ts";
 import { formatNumber, summarize } from "./stats.ts";
 
-const { values } = parseArgs({ options: { tools: { type: "string", default: "200" }, runs: { type: "string", default: "3" } } });
+const { values } = parseArgs({
+  options: { tools: { type: "string", default: "200" }, runs: { type: "string", default: "3" } },
+});
 const tools = Number(values.tools);
 const runs = Number(values.runs);
 const bytes = new TextEncoder().encode(generateSpec(tools, "http://127.0.0.1:9"));
@@ -41,15 +43,21 @@ try {
   for (let run = 0; run < runs; run++) {
     const loaded = await time("load (YAML, positions, sha256)", () => loadSpec("bench.yaml", bytes));
     if (!loaded.ok) throw new Error("the spec does not load");
-    const checked = await time("check (structure, templates, Ajv compile of every schema, select)", () => analyzeSpec(loaded.spec.value));
+    const checked = await time("check (structure, templates, Ajv compile of every schema, select)", () =>
+      analyzeSpec(loaded.spec.value),
+    );
     if (checked.checked === null) throw new Error("the spec does not check");
     const planned = await time("plan", () => planServer(checked.checked!));
     const stageDir = join(root, `stage-${run}`);
     await mkdir(stageDir);
-    const files = await time("emit, whole (validators, prettier, esbuild, SBOM)", () => emitServer(planned, { folder: "bench", specFile: "bench.yaml", sha256: loaded.spec.sha256, stageDir }));
+    const files = await time("emit, whole (validators, prettier, esbuild, SBOM)", () =>
+      emitServer(planned, { folder: "bench", specFile: "bench.yaml", sha256: loaded.spec.sha256, stageDir }),
+    );
     // The phases inside emit, again on their own: formatting every source file once more costs what it cost
     // the first time (prettier parses and prints the whole file either way).
-    const sources = [...files].filter(([path]) => path.startsWith("src/") && /\.(ts|js)$/.test(path) && path !== "src/validators/ajv-runtime.js");
+    const sources = [...files].filter(
+      ([path]) => path.startsWith("src/") && /\.(ts|js)$/.test(path) && path !== "src/validators/ajv-runtime.js",
+    );
     await time(`  prettier over ${sources.length} source files`, async () => {
       for (const [path, text] of sources) await format(text, path.endsWith(".js") ? "babel" : "typescript");
     });
@@ -81,7 +89,9 @@ try {
     });
     await time("  esbuild bundle of the staged sources", () => bundleServer(restage, TARGET.node, ""));
   }
-  process.stdout.write(`Build phases for a ${tools}-tool spec, in process (ms; median of ${runs} runs, min in brackets):\n`);
+  process.stdout.write(
+    `Build phases for a ${tools}-tool spec, in process (ms; median of ${runs} runs, min in brackets):\n`,
+  );
   for (const [name, ms] of phases) {
     const s = summarize(ms);
     process.stdout.write(`${formatNumber(s.median, 0).padStart(8)} (${formatNumber(s.min, 0)})  ${name}\n`);

@@ -31,7 +31,16 @@ import { legacySessionTarget, type LoadCall, type LoadTarget, modernTarget, runL
 import type { PercallConfig, PercallResult } from "./percall.ts";
 import { buildPeerOnce, PEER_PACKAGE, PEER_VERSION, peerCallSucceeded, type PeerSetup, setupPeer } from "./peer.ts";
 import { formatBytes, formatNumber, sortedPercentile, summarize, type Summary } from "./stats.ts";
-import { callFailure, type Command, coldStart, cpuMs, type Era, initializeLegacy, spawnSession, type StdioSession } from "./stdio.ts";
+import {
+  callFailure,
+  type Command,
+  coldStart,
+  cpuMs,
+  type Era,
+  initializeLegacy,
+  spawnSession,
+  type StdioSession,
+} from "./stdio.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -60,8 +69,26 @@ const PEER_CACHE = join(tmpdir(), "kervanc-bench-peer");
  * build alone takes longer than the smoke budget) and runs each measurement once.
  */
 const PLAN = SMOKE
-  ? { sizes: [1, 2], multi: { specs: 2, tools: 2 }, coldRuns: 1, percall: { rounds: 1, stubCalls: 200, socketCalls: 20 }, stdio: { rounds: 1, calls: 20, warmup: 5 }, http: { warmup: 50, windows: 1, window: 200, minorWindow: 200, connections: 50 }, buildRuns: 1, peerBuildRuns: 1 }
-  : { sizes: [1, 10, 100, 200], multi: { specs: 20, tools: 10 }, coldRuns: 9, percall: { rounds: 11, stubCalls: 4000, socketCalls: 400 }, stdio: { rounds: 10, calls: 200, warmup: 300 }, http: { warmup: 5000, windows: 10, window: 9500, minorWindow: 2500, connections: 50 }, buildRuns: 5, peerBuildRuns: 3 };
+  ? {
+      sizes: [1, 2],
+      multi: { specs: 2, tools: 2 },
+      coldRuns: 1,
+      percall: { rounds: 1, stubCalls: 200, socketCalls: 20 },
+      stdio: { rounds: 1, calls: 20, warmup: 5 },
+      http: { warmup: 50, windows: 1, window: 200, minorWindow: 200, connections: 50 },
+      buildRuns: 1,
+      peerBuildRuns: 1,
+    }
+  : {
+      sizes: [1, 10, 100, 200],
+      multi: { specs: 20, tools: 10 },
+      coldRuns: 9,
+      percall: { rounds: 11, stubCalls: 4000, socketCalls: 400 },
+      stdio: { rounds: 10, calls: 200, warmup: 300 },
+      http: { warmup: 5000, windows: 10, window: 9500, minorWindow: 2500, connections: 50 },
+      buildRuns: 5,
+      peerBuildRuns: 3,
+    };
 const LARGEST = Math.max(...PLAN.sizes);
 const SMALLEST = Math.min(...PLAN.sizes);
 
@@ -125,7 +152,12 @@ async function freePort(): Promise<number> {
 }
 
 async function startUpstream(): Promise<{ origin: string; child: ChildProcess }> {
-  const child = track(spawn(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "upstream.ts")], { cwd: REPO, stdio: ["pipe", "pipe", "inherit"] }));
+  const child = track(
+    spawn(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "upstream.ts")], {
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "inherit"],
+    }),
+  );
   const port = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -202,7 +234,10 @@ async function prepare(origin: string): Promise<Work> {
   const secretSpec = join(specDir, "secret-1.yaml");
   await writeFile(secretSpec, generateSpec(1, "https://api.bench.example", { secrets: true, name: "secret-1" }));
   for (let i = 0; i < PLAN.multi.specs; i++) {
-    await writeFile(join(multiDir, `multi-${String(i).padStart(2, "0")}.yaml`), generateSpec(PLAN.multi.tools, origin, { name: `multi-${i}` }));
+    await writeFile(
+      join(multiDir, `multi-${String(i).padStart(2, "0")}.yaml`),
+      generateSpec(PLAN.multi.tools, origin, { name: `multi-${i}` }),
+    );
   }
   log("building the benchmark packages");
   const out = join(dir, "out");
@@ -221,7 +256,18 @@ async function prepare(origin: string): Promise<Work> {
       log(`the peer is left out: ${peerProblem}`);
     }
   }
-  return { dir, origin, specs, packages, secretSpec, secretPackage: join(out, "secret-1"), multiDir, baselines, peer, peerProblem };
+  return {
+    dir,
+    origin,
+    specs,
+    packages,
+    secretSpec,
+    secretPackage: join(out, "secret-1"),
+    multiDir,
+    baselines,
+    peer,
+    peerProblem,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -235,25 +281,43 @@ interface Subject {
 
 function kervancStdio(w: Work, n: number, extraNodeArgs: readonly string[] = []): Subject {
   const label = `kervanc bundle, ${n} tool${n === 1 ? "" : "s"}${extraNodeArgs.length > 0 ? ` (${extraNodeArgs.join(" ")})` : ""}`;
-  return { label, era: "modern", command: { command: NODE, args: [...extraNodeArgs, join(w.packages.get(n)!, "server.mjs"), "--allow-private-network"] } };
+  return {
+    label,
+    era: "modern",
+    command: {
+      command: NODE,
+      args: [...extraNodeArgs, join(w.packages.get(n)!, "server.mjs"), "--allow-private-network"],
+    },
+  };
 }
 
 function interpretedStdio(w: Work, n: number): Subject {
-  return { label: `interpreted, ${n} tool${n === 1 ? "" : "s"}`, era: "modern", command: { command: NODE, args: [w.baselines.interpreted, w.specs.get(n)!, "--allow-private-network"] } };
+  return {
+    label: `interpreted, ${n} tool${n === 1 ? "" : "s"}`,
+    era: "modern",
+    command: { command: NODE, args: [w.baselines.interpreted, w.specs.get(n)!, "--allow-private-network"] },
+  };
 }
 
 function handwrittenStdio(w: Work, unbundled = false): Subject {
   return {
     label: unbundled ? "hand-written, unbundled (node_modules)" : "hand-written bundle, 1 tool",
     era: "modern",
-    command: { command: NODE, args: [unbundled ? w.baselines.handwrittenUnbundled : w.baselines.handwritten, "--upstream", w.origin] },
+    command: {
+      command: NODE,
+      args: [unbundled ? w.baselines.handwrittenUnbundled : w.baselines.handwritten, "--upstream", w.origin],
+    },
   };
 }
 
 function peerStdio(w: Work, n: number): Subject | null {
   const project = w.peer?.stdio.get(n);
   if (!project) return null;
-  return { label: `peer, ${n} tool${n === 1 ? "" : "s"}`, era: "legacy", command: { command: NODE, args: [project.entry], cwd: project.dir, env: { API_BASE_URL: w.origin } } };
+  return {
+    label: `peer, ${n} tool${n === 1 ? "" : "s"}`,
+    era: "legacy",
+    command: { command: NODE, args: [project.entry], cwd: project.dir, env: { API_BASE_URL: w.origin } },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -275,18 +339,38 @@ async function sectionSizes(w: Work): Promise<void> {
   const last = sizes.get(LARGEST)!;
   const perTool = (last.bytes - first.bytes) / (LARGEST - SMALLEST);
   const perToolGzip = (last.gzip - first.gzip) / (LARGEST - SMALLEST);
-  rows.push([`kervanc, per additional tool (${SMALLEST} to ${LARGEST})`, formatBytes(perTool), formatBytes(perToolGzip), "mixed tool shapes, see gen-specs.ts"]);
+  rows.push([
+    `kervanc, per additional tool (${SMALLEST} to ${LARGEST})`,
+    formatBytes(perTool),
+    formatBytes(perToolGzip),
+    "mixed tool shapes, see gen-specs.ts",
+  ]);
   const hw = await size(w.baselines.handwritten);
   rows.push(["hand-written bundle, 1 tool", formatBytes(hw.bytes), formatBytes(hw.gzip), "same esbuild options"]);
   rows.push(["kervanc 1 tool vs hand-written", ratio(first.bytes, hw.bytes), ratio(first.gzip, hw.gzip), ""]);
   const interp = await size(w.baselines.interpreted);
-  rows.push(["interpreted server bundle (any spec)", formatBytes(interp.bytes), formatBytes(interp.gzip), "plus the YAML at run time"]);
+  rows.push([
+    "interpreted server bundle (any spec)",
+    formatBytes(interp.bytes),
+    formatBytes(interp.gzip),
+    "plus the YAML at run time",
+  ]);
   if (w.peer) {
     for (const n of [SMALLEST, LARGEST]) {
       const p = await size(w.peer.stdio.get(n)!.entry);
-      rows.push([`peer build/index.js, ${n} tool${n === 1 ? "" : "s"}`, formatBytes(p.bytes), formatBytes(p.gzip), "not self-contained"]);
+      rows.push([
+        `peer build/index.js, ${n} tool${n === 1 ? "" : "s"}`,
+        formatBytes(p.bytes),
+        formatBytes(p.gzip),
+        "not self-contained",
+      ]);
     }
-    rows.push(["peer node_modules (all projects share it)", formatBytes(await dirBytes(join(w.peer.root, "node_modules"))), "", "includes the generator and tsc"]);
+    rows.push([
+      "peer node_modules (all projects share it)",
+      formatBytes(await dirBytes(join(w.peer.root, "node_modules"))),
+      "",
+      "includes the generator and tsc",
+    ]);
   } else rows.push(["peer", "n/a", "n/a", w.peerProblem ?? ""]);
   samples["size"] = Object.fromEntries([...sizes].map(([n, s]) => [n, s]));
   table("Bundle size", ["what", "bytes", "gzip -9", "note"], rows);
@@ -294,7 +378,11 @@ async function sectionSizes(w: Work): Promise<void> {
 
 async function sectionColdStart(w: Work): Promise<void> {
   const subjects: Subject[] = [
-    { label: 'node -e "" (process floor, exits; spawn to exit)', era: "modern", command: { command: NODE, args: ["-e", ""] } },
+    {
+      label: 'node -e "" (process floor, exits; spawn to exit)',
+      era: "modern",
+      command: { command: NODE, args: ["-e", ""] },
+    },
     handwrittenStdio(w),
     handwrittenStdio(w, true),
     ...PLAN.sizes.map((n) => kervancStdio(w, n)),
@@ -328,13 +416,31 @@ async function sectionColdStart(w: Work): Promise<void> {
     const sum = summarize(times.get(s.label)!);
     const floor = s.label === floorLabel;
     const requests = floor ? "none" : s.era === "legacy" ? "initialize, tools/list" : "tools/list";
-    return [s.label, requests, formatNumber(sum.median), formatNumber(sum.p90), formatNumber(sum.min), ratio(sum.median, wallOf(hw)), floor ? "" : formatNumber(cpuOf(s.label), 0), floor ? "" : ratio(cpuOf(s.label), cpuOf(hw))];
+    return [
+      s.label,
+      requests,
+      formatNumber(sum.median),
+      formatNumber(sum.p90),
+      formatNumber(sum.min),
+      ratio(sum.median, wallOf(hw)),
+      floor ? "" : formatNumber(cpuOf(s.label), 0),
+      floor ? "" : ratio(cpuOf(s.label), cpuOf(hw)),
+    ];
   });
   if (!w.peer) rows.push(["peer", "", "n/a", "", "", "", "", w.peerProblem ?? ""]);
   samples["coldStart"] = { wallMs: Object.fromEntries(times), cpuMs: Object.fromEntries(cpu) };
   table(
     `Cold start: spawn to the first tools/list answer over stdio (ms, ${PLAN.coldRuns} runs each, interleaved)`,
-    ["server", "requests", "median", "p90", "min", "vs hand-written bundle", "server CPU ms (median)", "CPU vs hand-written"],
+    [
+      "server",
+      "requests",
+      "median",
+      "p90",
+      "min",
+      "vs hand-written bundle",
+      "server CPU ms (median)",
+      "CPU vs hand-written",
+    ],
     rows,
     "Server CPU: CPU time of all the server's threads when its answer arrived (/proc/<pid>/task/*/schedstat).",
   );
@@ -368,7 +474,11 @@ async function sectionPercall(w: Work): Promise<void> {
     socketCalls: PLAN.percall.socketCalls,
   };
   log("per-call cost in process");
-  const { stdout } = await execFileAsync(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "percall.ts"), JSON.stringify(config)], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await execFileAsync(
+    NODE,
+    ["--import", "tsx", join(REPO, "scripts", "bench", "percall.ts"), JSON.stringify(config)],
+    { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
+  );
   const result = JSON.parse(stdout) as PercallResult;
   samples["percall"] = result;
   const sum = (name: string): Summary => summarize(result.samples[name] ?? []);
@@ -394,11 +504,29 @@ async function sectionPercall(w: Work): Promise<void> {
     const c = cpuSum(name);
     const stub = name.startsWith("stub/");
     const vsSafe = stub ? `${ratio(s.median, safeBase)} (CPU ${ratio(c.median, safeCpuBase)})` : "";
-    return [label, formatNumber(s.median), formatNumber(s.p90), formatNumber(s.min), ratio(s.median, stub ? stubBase : socketBase), formatNumber(c.median), ratio(c.median, stub ? stubCpuBase : socketCpuBase), vsSafe];
+    return [
+      label,
+      formatNumber(s.median),
+      formatNumber(s.p90),
+      formatNumber(s.min),
+      ratio(s.median, stub ? stubBase : socketBase),
+      formatNumber(c.median),
+      ratio(c.median, stub ? stubCpuBase : socketCpuBase),
+      vsSafe,
+    ];
   });
   table(
     `Per-call cost in process (µs per call; ${PLAN.percall.rounds} batches of ${PLAN.percall.stubCalls} stub / ${PLAN.percall.socketCalls} loopback calls each, interleaved)`,
-    ["variant", "wall median", "p90", "min", "vs hand-written", "CPU median", "CPU vs hand-written", "vs hand-written, same safety work"],
+    [
+      "variant",
+      "wall median",
+      "p90",
+      "min",
+      "vs hand-written",
+      "CPU median",
+      "CPU vs hand-written",
+      "vs hand-written, same safety work",
+    ],
     rows,
     "Stub: the upstream answers at once without a socket; the tool sends a bearer token, so redaction does real work. Ratios compare against the hand-written row of the same kind; the last column against tool-safe.ts (one deadline, byte cap, the body redacted before selecting, output cap and schema check, written by hand). CPU: user + system time of the measuring process per call (for loopback rows it leaves out the upstream, another process).",
   );
@@ -457,7 +585,8 @@ async function sectionStdioCalls(w: Work): Promise<void> {
       const answer = await l.session.request("tools/call", { name: l.tool, arguments: l.args });
       const ms = performance.now() - t0;
       const failure = l.ok(answer);
-      if (failure !== null) throw new Error(`${l.subject.label}: a call failed: ${failure}\n${l.session.stderr().slice(-2000)}`);
+      if (failure !== null)
+        throw new Error(`${l.subject.label}: a call failed: ${failure}\n${l.session.stderr().slice(-2000)}`);
       if (record) l.latencies.push(ms);
     };
     log("per-call latency over stdio");
@@ -507,8 +636,18 @@ interface HttpSubject {
 }
 
 /** Starts a server process and waits for the stderr line that names its /mcp URL (or for a fixed URL to answer). */
-async function startHttp(command: string, args: readonly string[], options: { env?: Record<string, string>; cwd?: string; urlPattern: RegExp; fixedUrl?: string }): Promise<{ child: ChildProcess; url: string }> {
-  const child = track(spawn(command, [...args], { env: { PATH: process.env["PATH"] ?? "", ...options.env }, stdio: ["ignore", "ignore", "pipe"], ...(options.cwd ? { cwd: options.cwd } : {}) }));
+async function startHttp(
+  command: string,
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; urlPattern: RegExp; fixedUrl?: string },
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = track(
+    spawn(command, [...args], {
+      env: { PATH: process.env["PATH"] ?? "", ...options.env },
+      stdio: ["ignore", "ignore", "pipe"],
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    }),
+  );
   let err = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start: ${err}`)), 60_000);
@@ -536,41 +675,66 @@ async function sectionHttp(w: Work): Promise<void> {
   const primary: LoadCall[] = [{ tool: PRIMARY_TOOL, args: PRIMARY_ARGS }];
   // On the largest server, spread calls over every tool of the primary shape: the same work per call, with the
   // dispatch over all tools and per-tool state in play.
-  const largestMix: LoadCall[] = benchTools(LARGEST).filter((t) => t.kind === "get").map((t) => ({ tool: t.name, args: t.args }));
+  const largestMix: LoadCall[] = benchTools(LARGEST)
+    .filter((t) => t.kind === "get")
+    .map((t) => ({ tool: t.name, args: t.args }));
   const full = PLAN.http.window;
   const minor = PLAN.http.minorWindow;
   const subjects: HttpSubject[] = [
     {
       label: "hand-written, keep-alive upstream",
-      start: () => startHttp(NODE, [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin], { urlPattern: KERVANC_URL }),
+      start: () =>
+        startHttp(NODE, [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin], {
+          urlPattern: KERVANC_URL,
+        }),
       target: async (url) => modernTarget(url),
       mix: primary,
       windowCalls: full,
     },
     {
       label: `kervanc, ${SMALLEST} tool`,
-      start: () => startHttp(NODE, [join(w.packages.get(SMALLEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      start: () =>
+        startHttp(
+          NODE,
+          [join(w.packages.get(SMALLEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"],
+          { urlPattern: KERVANC_URL },
+        ),
       target: async (url) => modernTarget(url),
       mix: primary,
       windowCalls: full,
     },
     {
       label: `kervanc, ${LARGEST} tools`,
-      start: () => startHttp(NODE, [join(w.packages.get(LARGEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      start: () =>
+        startHttp(
+          NODE,
+          [join(w.packages.get(LARGEST)!, "server.mjs"), "--http", "--port", "0", "--allow-private-network"],
+          { urlPattern: KERVANC_URL },
+        ),
       target: async (url) => modernTarget(url),
       mix: largestMix,
       windowCalls: full,
     },
     {
       label: "hand-written, new upstream connection per call",
-      start: () => startHttp(NODE, [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin, "--fresh-connections"], { urlPattern: KERVANC_URL }),
+      start: () =>
+        startHttp(
+          NODE,
+          [w.baselines.handwritten, "--http", "--port", "0", "--upstream", w.origin, "--fresh-connections"],
+          { urlPattern: KERVANC_URL },
+        ),
       target: async (url) => modernTarget(url),
       mix: primary,
       windowCalls: minor,
     },
     {
       label: `interpreted, ${SMALLEST} tool`,
-      start: () => startHttp(NODE, [w.baselines.interpreted, w.specs.get(SMALLEST)!, "--http", "--port", "0", "--allow-private-network"], { urlPattern: KERVANC_URL }),
+      start: () =>
+        startHttp(
+          NODE,
+          [w.baselines.interpreted, w.specs.get(SMALLEST)!, "--http", "--port", "0", "--allow-private-network"],
+          { urlPattern: KERVANC_URL },
+        ),
       target: async (url) => modernTarget(url),
       mix: primary,
       windowCalls: minor,
@@ -617,7 +781,21 @@ async function sectionHttp(w: Work): Promise<void> {
   try {
     for (const subject of subjects) {
       const { child, url } = await subject.start();
-      running.push({ subject, child, target: await subject.target(url), rates: [], cpu: [], p50: [], p99: [], calls: 0, errors: 0, firstError: null, rssIdle: rssKiB(child.pid!), rssAfter: Number.NaN, rssWindows: [] });
+      running.push({
+        subject,
+        child,
+        target: await subject.target(url),
+        rates: [],
+        cpu: [],
+        p50: [],
+        p99: [],
+        calls: 0,
+        errors: 0,
+        firstError: null,
+        rssIdle: rssKiB(child.pid!),
+        rssAfter: Number.NaN,
+        rssWindows: [],
+      });
     }
     const load = async (r: Running, calls: number, record: boolean): Promise<void> => {
       const cpu0 = cpuMs(r.child.pid!);
@@ -669,17 +847,47 @@ async function sectionHttp(w: Work): Promise<void> {
   });
   if (!w.peer) rows.push(["peer", "n/a", "", "", "", "", "", "", "", w.peerProblem ?? ""]);
   samples["http"] = Object.fromEntries(
-    running.map((r) => [r.subject.label, { rates: r.rates, cpuMicrosPerCall: r.cpu, p50: r.p50, p99: r.p99, calls: r.calls, errors: r.errors, rssIdleKiB: r.rssIdle, rssAfterKiB: r.rssAfter, rssWindowsKiB: r.rssWindows }]),
+    running.map((r) => [
+      r.subject.label,
+      {
+        rates: r.rates,
+        cpuMicrosPerCall: r.cpu,
+        p50: r.p50,
+        p99: r.p99,
+        calls: r.calls,
+        errors: r.errors,
+        rssIdleKiB: r.rssIdle,
+        rssAfterKiB: r.rssAfter,
+        rssWindowsKiB: r.rssWindows,
+      },
+    ]),
   );
   table(
     `Streamable HTTP: ${PLAN.http.connections} connections, loopback upstream (calls/s per window of ${full.toLocaleString("en-US")} calls (${minor.toLocaleString("en-US")} for the lighter rows), ${PLAN.http.windows} windows, interleaved)`,
-    ["server", "calls/s median", "min", "max", "vs hand-written", "latency p50 / p99 ms", "server CPU µs/call", "CPU vs hand-written", "errors", "RSS idle → after the load"],
+    [
+      "server",
+      "calls/s median",
+      "min",
+      "max",
+      "vs hand-written",
+      "latency p50 / p99 ms",
+      "server CPU µs/call",
+      "CPU vs hand-written",
+      "errors",
+      "RSS idle → after the load",
+    ],
     rows,
     "The load generator binds each connection to its own loopback source address (see loadgen.ts), so kervanc's per-address limit of 300 requests a minute does not refuse the load. Server CPU: CPU time of the server process (all threads, /proc schedstat) over a window, divided by its calls.",
   );
   table(
     "RSS of each server over the Streamable HTTP load (MiB: idle, after the warm-up, after each of its windows)",
-    ["server", "idle", "after warm-up", ...Array.from({ length: PLAN.http.windows }, (_, i) => `window ${i + 1}`), "calls in all"],
+    [
+      "server",
+      "idle",
+      "after warm-up",
+      ...Array.from({ length: PLAN.http.windows }, (_, i) => `window ${i + 1}`),
+      "calls in all",
+    ],
     running.map((r) => [
       r.subject.label,
       formatNumber(r.rssIdle / 1024),
@@ -704,7 +912,8 @@ async function sectionBuild(w: Work): Promise<void> {
   const largestSpec = w.specs.get(LARGEST)!;
   const rows: string[][] = [];
   const runs = new Map<string, number[]>();
-  const record = (label: string, ms: number): void => void (runs.get(label) ?? runs.set(label, []).get(label)!).push(ms);
+  const record = (label: string, ms: number): void =>
+    void (runs.get(label) ?? runs.set(label, []).get(label)!).push(ms);
   const labels = {
     largest: `kervanc build, ${LARGEST}-tool spec`,
     multi: `kervanc build, ${PLAN.multi.specs} specs of ${PLAN.multi.tools} tools`,
@@ -738,16 +947,24 @@ async function sectionBuild(w: Work): Promise<void> {
     "An unchanged rebuild runs the same command again on the same output folder.",
   );
   const largest = summarize(runs.get(labels.largest)!).median / 1000;
-  targets.push({ name: `Build time, ${LARGEST}-tool spec`, measured: `${formatNumber(largest, 2)} s`, cpu: "", goal: "<= 3 s", met: largest <= 3 });
+  targets.push({
+    name: `Build time, ${LARGEST}-tool spec`,
+    measured: `${formatNumber(largest, 2)} s`,
+    cpu: "",
+    goal: "<= 3 s",
+    met: largest <= 3,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const cpuModel = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const cpuModel =
+    /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? cpus()[0]?.model ?? "unknown";
   const npmVersion = (await execFileAsync("npm", ["--version"]).catch(() => ({ stdout: "unknown" }))).stdout.trim();
-  const version = (pkg: string): string => (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  const version = (pkg: string): string =>
+    (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
   log(`mode: ${SMOKE ? "smoke" : "full"}; servers run on ${NODE}`);
   const upstream = await startUpstream();
   const w = await prepare(upstream.origin);
@@ -758,7 +975,13 @@ async function main(): Promise<void> {
       `- Machine: ${cpuModel}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
       `- Node (servers under test): ${await nodeVersion(NODE)} (${NODE}); bench process: ${process.version}; npm ${npmVersion}`,
       `- kervanc ${version("kervanc")}, @modelcontextprotocol/server ${version("@modelcontextprotocol/server")}, esbuild ${version("esbuild")}`,
-      `- Peer: ${w.peer ? Object.entries(w.peer.versions).map(([k, v]) => `${k} ${v}`).join(", ") : `${PEER_PACKAGE}@${PEER_VERSION}: ${w.peerProblem}`}`,
+      `- Peer: ${
+        w.peer
+          ? Object.entries(w.peer.versions)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ")
+          : `${PEER_PACKAGE}@${PEER_VERSION}: ${w.peerProblem}`
+      }`,
       "",
     );
     await sectionSizes(w);
@@ -774,7 +997,8 @@ async function main(): Promise<void> {
     );
     report.push(`Total bench time: ${formatNumber((performance.now() - started) / 1000, 0)} s.`);
     process.stdout.write(`${report.join("\n")}\n`);
-    if (flags.json) await writeFile(flags.json, `${JSON.stringify({ smoke: SMOKE, node: NODE, samples, targets }, null, 2)}\n`);
+    if (flags.json)
+      await writeFile(flags.json, `${JSON.stringify({ smoke: SMOKE, node: NODE, samples, targets }, null, 2)}\n`);
   } finally {
     killAll();
     if (!flags.keep) await rm(w.dir, { recursive: true, force: true });

@@ -14,7 +14,10 @@ export type Era = "modern" | "legacy";
 
 export const MODERN_VERSION = "2026-07-28";
 export const LEGACY_VERSION = "2025-11-25";
-export const MODERN_META = { "io.modelcontextprotocol/protocolVersion": MODERN_VERSION, "io.modelcontextprotocol/clientCapabilities": {} };
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
 export interface Command {
   readonly command: string;
@@ -43,7 +46,11 @@ export function baseEnv(extra: Readonly<Record<string, string>> = {}): Record<st
 }
 
 export function spawnSession(cmd: Command, era: Era): StdioSession {
-  const child = spawn(cmd.command, [...cmd.args], { env: baseEnv(cmd.env), stdio: ["pipe", "pipe", "pipe"], ...(cmd.cwd ? { cwd: cmd.cwd } : {}) });
+  const child = spawn(cmd.command, [...cmd.args], {
+    env: baseEnv(cmd.env),
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(cmd.cwd ? { cwd: cmd.cwd } : {}),
+  });
   let nextId = 1;
   let buffer = "";
   let err = "";
@@ -101,7 +108,11 @@ export function spawnSession(cmd: Command, era: Era): StdioSession {
 
 /** The legacy handshake: initialize, then the initialized notification. */
 export async function initializeLegacy(session: StdioSession): Promise<void> {
-  const answer = await session.request("initialize", { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: "kervanc-bench", version: "1.0.0" } });
+  const answer = await session.request("initialize", {
+    protocolVersion: LEGACY_VERSION,
+    capabilities: {},
+    clientInfo: { name: "kervanc-bench", version: "1.0.0" },
+  });
   if (answer.error) throw new Error(`initialize failed: ${answer.error.message}`);
   session.notify("notifications/initialized");
 }
@@ -145,7 +156,8 @@ export async function coldStart(cmd: Command, era: Era): Promise<{ ms: number; c
     const answer = await listed;
     const ms = performance.now() - t0;
     const cpu = cpuMs(session.child.pid!);
-    if (answer.error || !Array.isArray(answer.result?.["tools"])) throw new Error(`tools/list failed: ${JSON.stringify(answer).slice(0, 300)}\n${session.stderr()}`);
+    if (answer.error || !Array.isArray(answer.result?.["tools"]))
+      throw new Error(`tools/list failed: ${JSON.stringify(answer).slice(0, 300)}\n${session.stderr()}`);
     return { ms, cpuMs: cpu, tools: (answer.result["tools"] as unknown[]).length };
   } finally {
     await session.close();

@@ -59,12 +59,21 @@ for (const file of ["package.json", "LICENSE"]) await cp(join(RUNTIME, file), jo
 // 3. The vendored libraries: build a probe spec that uses every Ajv helper, record what the bundler reads.
 const reads = new Set<string>();
 collectBundlerReads(reads);
-const probe = compileSpec("probe.yaml", new TextEncoder().encode(await readFile(join(import.meta.dirname, "probe.yaml"), "utf8")));
+const probe = compileSpec(
+  "probe.yaml",
+  new TextEncoder().encode(await readFile(join(import.meta.dirname, "probe.yaml"), "utf8")),
+);
 if (probe.planned === null) throw new Error(`The probe spec does not build: ${JSON.stringify(probe.diagnostics)}`);
 const stage = await mkdtemp(join(tmpdir(), "kervanc-prepack-"));
 try {
-  const files = await emitServer(probe.planned, { folder: "probe", specFile: "probe.yaml", sha256: "0".repeat(64), stageDir: stage });
-  if (!files.get("src/validators/ajv-runtime.js")?.includes("ucs2length")) throw new Error("The probe spec no longer uses every Ajv helper.");
+  const files = await emitServer(probe.planned, {
+    folder: "probe",
+    specFile: "probe.yaml",
+    sha256: "0".repeat(64),
+    stageDir: stage,
+  });
+  if (!files.get("src/validators/ajv-runtime.js")?.includes("ucs2length"))
+    throw new Error("The probe spec no longer uses every Ajv helper.");
 } finally {
   collectBundlerReads(null);
   await rm(stage, { recursive: true, force: true });
@@ -79,7 +88,8 @@ for (const file of reads) {
     if (existsSync(join(dir, "package.json"))) vendored.add(join(dir, "package.json"));
     if (dir === root) break;
   }
-  for (const entry of await readdir(root)) if (/^(licen[cs]e|copying|notice)/i.test(entry)) vendored.add(join(root, entry));
+  for (const entry of await readdir(root))
+    if (/^(licen[cs]e|copying|notice)/i.test(entry)) vendored.add(join(root, entry));
 }
 for (const file of [...vendored].sort()) {
   const target = join(PKG, "vendor", "node_modules", relative(MODULES, file));
@@ -107,7 +117,9 @@ await mkdir(join(PKG, "schema"));
 await cp(join(REPO, "schema", "kervan-spec.schema.json"), join(PKG, "schema", "kervan-spec.schema.json"));
 await cp(join(REPO, "schema", "kervan-test.schema.json"), join(PKG, "schema", "kervan-test.schema.json"));
 
-process.stderr.write(`prepack: dist, runtime, ${vendored.size} vendored library files, toolchain ${content.slice(0, 12)}\n`);
+process.stderr.write(
+  `prepack: dist, runtime, ${vendored.size} vendored library files, toolchain ${content.slice(0, 12)}\n`,
+);
 
 /** `.../node_modules/<name>` or `.../node_modules/@scope/<name>` above `file`. */
 function packageRoot(file: string): string {

@@ -16,11 +16,15 @@ const run = promisify(execFile);
 
 describe("benchmark smoke run", () => {
   it("completes and prints every table and row", { timeout: 300_000 }, async () => {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", join(REPO, "scripts", "bench", "run.ts"), "--smoke"], {
-      cwd: REPO,
-      maxBuffer: 16 * 1024 * 1024,
-      timeout: 290_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", join(REPO, "scripts", "bench", "run.ts"), "--smoke"],
+      {
+        cwd: REPO,
+        maxBuffer: 16 * 1024 * 1024,
+        timeout: 290_000,
+      },
+    );
     for (const title of [
       "### Bundle size",
       "### Cold start",

@@ -32,7 +32,45 @@ const encoder = new TextEncoder();
 // Structure-level mutations: applied to the parsed YAML document of a seed, then written back as text.
 // ------------------------------------------------------------------------------------------------------------
 
-const KEYS = ["specVersion", "name", "version", "description", "secrets", "defaults", "tools", "http", "url", "method", "query", "headers", "body", "output", "select", "raw", "schema", "input", "type", "properties", "required", "hosts", "title", "annotations", "rateLimit", "timeoutMs", "$ref", "$id", "$schema", "pattern", "anyOf", "<<", "__proto__", "constructor", "format", "minimun", "x-extra"];
+const KEYS = [
+  "specVersion",
+  "name",
+  "version",
+  "description",
+  "secrets",
+  "defaults",
+  "tools",
+  "http",
+  "url",
+  "method",
+  "query",
+  "headers",
+  "body",
+  "output",
+  "select",
+  "raw",
+  "schema",
+  "input",
+  "type",
+  "properties",
+  "required",
+  "hosts",
+  "title",
+  "annotations",
+  "rateLimit",
+  "timeoutMs",
+  "$ref",
+  "$id",
+  "$schema",
+  "pattern",
+  "anyOf",
+  "<<",
+  "__proto__",
+  "constructor",
+  "format",
+  "minimun",
+  "x-extra",
+];
 
 /** Text pasted into the YAML as written (deep nesting, huge strings, anchors), not built as a YAML node. */
 class Raw {
@@ -46,7 +84,14 @@ const rawValue: fc.Arbitrary<Raw> = fc.oneof(
   fc.integer({ min: 20, max: 1200 }).map((n) => new Raw(`${"[".repeat(n)}${"]".repeat(n)}`)),
   fc.integer({ min: 20, max: 1200 }).map((n) => new Raw(`${"{a: ".repeat(n)}1${"}".repeat(n)}`)),
   fc.integer({ min: 1000, max: 300_000 }).map((n) => new Raw(`"${"x".repeat(n)}"`)),
-  fc.constantFrom(new Raw("&a [1, *a]"), new Raw("*nowhere"), new Raw("!!js/function 'x'"), new Raw("!!binary aGk="), new Raw('"\\u202e\\r\\x00"'), new Raw("|\n  block\n  text")),
+  fc.constantFrom(
+    new Raw("&a [1, *a]"),
+    new Raw("*nowhere"),
+    new Raw("!!js/function 'x'"),
+    new Raw("!!binary aGk="),
+    new Raw('"\\u202e\\r\\x00"'),
+    new Raw("|\n  block\n  text"),
+  ),
 );
 
 /** Values to put where a spec expects something else. */
@@ -132,10 +177,26 @@ const semanticString: fc.Arbitrary<string> = fc.oneof(
     "[?a == `1`].b",
     "a.constructor",
     "items[",
-    "`{\"a\": 1}`",
+    '`{"a": 1}`',
   ),
   fc
-    .tuple(fc.constantFrom("", "x", "https://api.example.com/", "Bearer ", "a b"), fc.constantFrom("{{input.id}}", "{{ input.q }}", "{{secrets.API_KEY}}", "\\{{", "{{", "}}", "{{input['a']}}", "\u200b", "\t", "\n", "%2e%2e"), fc.constantFrom("", "/x", "}}", "?a=1"))
+    .tuple(
+      fc.constantFrom("", "x", "https://api.example.com/", "Bearer ", "a b"),
+      fc.constantFrom(
+        "{{input.id}}",
+        "{{ input.q }}",
+        "{{secrets.API_KEY}}",
+        "\\{{",
+        "{{",
+        "}}",
+        "{{input['a']}}",
+        "\u200b",
+        "\t",
+        "\n",
+        "%2e%2e",
+      ),
+      fc.constantFrom("", "/x", "}}", "?a=1"),
+    )
     .map(([a, b, c]) => a + b + c),
 );
 
@@ -149,7 +210,11 @@ type StructureOp =
 
 const keyArb = fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 12 }));
 const at = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
-const stringOp: fc.Arbitrary<StructureOp> = fc.record({ op: fc.constant("string" as const), at, value: semanticString });
+const stringOp: fc.Arbitrary<StructureOp> = fc.record({
+  op: fc.constant("string" as const),
+  at,
+  value: semanticString,
+});
 const structureOp: fc.Arbitrary<StructureOp> = fc.oneof(
   stringOp,
   fc.record({ op: fc.constant("set" as const), at, value: hostileValue }),
@@ -198,7 +263,11 @@ function applyStructure(seed: number, ops: readonly StructureOp[]): string {
     try {
       if (op.op === "string") {
         // Only strings in the request and in select are replaced, so the spec keeps its shape.
-        const strings = nodes.filter((n) => typeof doc.getIn(n.path) === "string" && (n.path.includes("http") || n.path[n.path.length - 1] === "select"));
+        const strings = nodes.filter(
+          (n) =>
+            typeof doc.getIn(n.path) === "string" &&
+            (n.path.includes("http") || n.path[n.path.length - 1] === "select"),
+        );
         const pick = strings[Math.floor(op.at * strings.length)];
         if (pick) doc.setIn(pick.path, op.value);
       } else if (op.op === "set") doc.setIn(target.path, node(op.value));
@@ -207,7 +276,8 @@ function applyStructure(seed: number, ops: readonly StructureOp[]): string {
       else if (op.op === "rename" && isPair(target.pair) && isScalar(target.pair.key)) target.pair.key.value = op.key;
       else if (op.op === "duplicate" && isPair(target.pair)) {
         const parent = doc.getIn(target.path.slice(0, -1), true);
-        if (isMap(parent)) parent.items.push(doc.createPair((target.pair.key as { value: unknown }).value, doc.createNode(op.at)));
+        if (isMap(parent))
+          parent.items.push(doc.createPair((target.pair.key as { value: unknown }).value, doc.createNode(op.at)));
       }
     } catch {
       // A mutation yaml will not make (for example below a scalar) is skipped.
@@ -226,8 +296,66 @@ function applyStructure(seed: number, ops: readonly StructureOp[]): string {
 // Byte-level mutations: applied to the UTF-8 bytes.
 // ------------------------------------------------------------------------------------------------------------
 
-const TOKENS = [":", ": ", "- ", "-", "{", "}", "[", "]", ",", "?", "? ", "&a ", "*a", "*", "&", "!!js/function ", "!foo ", "!!str ", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! tag:x,2000:\n", "<<: ", "#", " #", "\t", "\n", "\r", "\r\n", "'", '"', "\\", "|", ">", "|-\n", "{{", "}}", "{{input.", "{{secrets.", "\u2028", "\u202e", "\ufeff", "\u200b", "😀", "👩‍💻", "\u0085", "\u00a0"];
-const INVALID_UTF8 = [[0xff], [0xfe], [0x80], [0xc0, 0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+const TOKENS = [
+  ":",
+  ": ",
+  "- ",
+  "-",
+  "{",
+  "}",
+  "[",
+  "]",
+  ",",
+  "?",
+  "? ",
+  "&a ",
+  "*a",
+  "*",
+  "&",
+  "!!js/function ",
+  "!foo ",
+  "!!str ",
+  "---\n",
+  "...\n",
+  "%YAML 1.1\n",
+  "%TAG ! tag:x,2000:\n",
+  "<<: ",
+  "#",
+  " #",
+  "\t",
+  "\n",
+  "\r",
+  "\r\n",
+  "'",
+  '"',
+  "\\",
+  "|",
+  ">",
+  "|-\n",
+  "{{",
+  "}}",
+  "{{input.",
+  "{{secrets.",
+  "\u2028",
+  "\u202e",
+  "\ufeff",
+  "\u200b",
+  "😀",
+  "👩‍💻",
+  "\u0085",
+  "\u00a0",
+];
+const INVALID_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc0, 0x80],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+];
 
 type ByteOp =
   | { readonly op: "insert"; readonly at: number; readonly bytes: Uint8Array }
@@ -236,17 +364,35 @@ type ByteOp =
   | { readonly op: "delete"; readonly at: number; readonly length: number }
   | { readonly op: "replace"; readonly at: number; readonly byte: number }
   | { readonly op: "truncate"; readonly at: number }
-  | { readonly op: "line"; readonly at: number; readonly action: "duplicate" | "delete" | "swap" | "indent" | "dedent" };
+  | {
+      readonly op: "line";
+      readonly at: number;
+      readonly action: "duplicate" | "delete" | "swap" | "indent" | "dedent";
+    };
 
 const byteOp: fc.Arbitrary<ByteOp> = fc.oneof(
   fc.record({ op: fc.constant("insert" as const), at, bytes: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
-  fc.record({ op: fc.constant("insert" as const), at, bytes: fc.uint8Array({ minLength: 1, maxLength: 3, max: 0x1f }) }),
+  fc.record({
+    op: fc.constant("insert" as const),
+    at,
+    bytes: fc.uint8Array({ minLength: 1, maxLength: 3, max: 0x1f }),
+  }),
   fc.record({ op: fc.constant("token" as const), at, token: fc.constantFrom(...TOKENS) }),
   fc.record({ op: fc.constant("invalid" as const), at, bytes: fc.constantFrom(...INVALID_UTF8) }),
   fc.record({ op: fc.constant("delete" as const), at, length: fc.integer({ min: 1, max: 40 }) }),
   fc.record({ op: fc.constant("replace" as const), at, byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ op: fc.constant("truncate" as const), at }),
-  fc.record({ op: fc.constant("line" as const), at, action: fc.constantFrom("duplicate" as const, "delete" as const, "swap" as const, "indent" as const, "dedent" as const) }),
+  fc.record({
+    op: fc.constant("line" as const),
+    at,
+    action: fc.constantFrom(
+      "duplicate" as const,
+      "delete" as const,
+      "swap" as const,
+      "indent" as const,
+      "dedent" as const,
+    ),
+  }),
 );
 
 function applyBytes(input: Uint8Array, ops: readonly ByteOp[]): Uint8Array {
@@ -288,10 +434,26 @@ const seedIndex = fc.integer({ min: 0, max: seeds.length - 1 });
  * strings in the request and in select keeps the structure and exercises the checks behind it.
  */
 const mutation = fc.oneof(
-  fc.record({ seed: seedIndex, structure: fc.constant([] as StructureOp[]), bytes: fc.array(byteOp, { minLength: 1, maxLength: 4 }) }),
-  fc.record({ seed: seedIndex, structure: fc.array(stringOp, { minLength: 1, maxLength: 3 }), bytes: fc.constant([] as ByteOp[]) }),
-  fc.record({ seed: seedIndex, structure: fc.array(structureOp, { minLength: 1, maxLength: 3 }), bytes: fc.constant([] as ByteOp[]) }),
-  fc.record({ seed: seedIndex, structure: fc.array(structureOp, { minLength: 1, maxLength: 2 }), bytes: fc.array(byteOp, { minLength: 1, maxLength: 2 }) }),
+  fc.record({
+    seed: seedIndex,
+    structure: fc.constant([] as StructureOp[]),
+    bytes: fc.array(byteOp, { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({
+    seed: seedIndex,
+    structure: fc.array(stringOp, { minLength: 1, maxLength: 3 }),
+    bytes: fc.constant([] as ByteOp[]),
+  }),
+  fc.record({
+    seed: seedIndex,
+    structure: fc.array(structureOp, { minLength: 1, maxLength: 3 }),
+    bytes: fc.constant([] as ByteOp[]),
+  }),
+  fc.record({
+    seed: seedIndex,
+    structure: fc.array(structureOp, { minLength: 1, maxLength: 2 }),
+    bytes: fc.array(byteOp, { minLength: 1, maxLength: 2 }),
+  }),
 );
 
 describe("fuzzing load and check", () => {
@@ -311,7 +473,8 @@ describe("fuzzing load and check", () => {
         const text = structure.length > 0 ? applyStructure(seed, structure) : base.text;
         mutating += performance.now() - m0;
         // At least one mutation every run.
-        const ops: ByteOp[] = structure.length === 0 && byteOps.length === 0 ? [{ op: "delete", at: 0.5, length: 1 }] : byteOps;
+        const ops: ByteOp[] =
+          structure.length === 0 && byteOps.length === 0 ? [{ op: "delete", at: 0.5, length: 1 }] : byteOps;
         const bytes = applyBytes(encoder.encode(text), ops);
 
         const t0 = performance.now();
@@ -342,7 +505,8 @@ describe("fuzzing load and check", () => {
           expect(d.line, `${d.code} ${d.message}`).toBeGreaterThanOrEqual(1);
           expect(d.line, `${d.code} ${d.message}`).toBeLessThanOrEqual(lines.length);
           expect(d.column, `${d.code} ${d.message}`).toBeGreaterThanOrEqual(1);
-          if (decoded !== null) expect(d.column, `${d.code} ${d.message}`).toBeLessThanOrEqual(lines[d.line - 1]!.length + 1);
+          if (decoded !== null)
+            expect(d.column, `${d.code} ${d.message}`).toBeLessThanOrEqual(lines[d.line - 1]!.length + 1);
         }
         // No error means a plan; an error means none (nothing half-checked reaches the emitter).
         expect(result.planned === null).toBe(result.diagnostics.some((d) => d.severity === "error"));
@@ -358,6 +522,8 @@ describe("fuzzing load and check", () => {
     expect(withErrors / runs).toBeGreaterThan(0.5);
     // ... and still reach the semantic checks (templates, URLs, secrets, schemas, select) often enough.
     expect(semantic / runs).toBeGreaterThan(0.12);
-    console.log(`fuzz: ${runs} runs in ${seconds.toFixed(1)} s (${(compiling / 1000).toFixed(1)} s compiling, ${(mutating / 1000).toFixed(1)} s mutating), slowest ${slowest.toFixed(0)} ms (${slowestCase}), ${withErrors} with errors, ${semantic} past the structure check`);
+    console.log(
+      `fuzz: ${runs} runs in ${seconds.toFixed(1)} s (${(compiling / 1000).toFixed(1)} s compiling, ${(mutating / 1000).toFixed(1)} s mutating), slowest ${slowest.toFixed(0)} ms (${slowestCase}), ${withErrors} with errors, ${semantic} past the structure check`,
+    );
   }, 180_000);
 });

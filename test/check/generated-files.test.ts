@@ -20,12 +20,17 @@ describe("generated files", () => {
 
   it("docs/diagnostics.md lists every code", () => {
     const doc = readFileSync(join(ROOT, "docs/diagnostics.md"), "utf8");
-    for (const code of Object.keys(CODES)) expect(doc).toContain(`| <a id="${code.toLowerCase()}"></a>${code} | ${CODES[code as keyof typeof CODES].severity} |`);
+    for (const code of Object.keys(CODES))
+      expect(doc).toContain(
+        `| <a id="${code.toLowerCase()}"></a>${code} | ${CODES[code as keyof typeof CODES].severity} |`,
+      );
   });
 
   it("the README shows the yaml-language-server line, and the example spec uses it", () => {
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toContain("# yaml-language-server: $schema=");
-    expect(readFileSync(join(ROOT, "fixtures/specs/open-meteo.yaml"), "utf8")).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schema\/kervan-spec\.schema\.json$/m);
+    expect(readFileSync(join(ROOT, "fixtures/specs/open-meteo.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/\.\.\/schema\/kervan-spec\.schema\.json$/m,
+    );
   });
 });
 
@@ -37,14 +42,31 @@ describe("the editor schema", () => {
     return loaded.spec.value;
   };
 
-  const valid = ["fixtures/specs/open-meteo.yaml", ...["visible-text", "templates", "secrets", "yaml-features", "shapes", "schemas"].map((n) => `fixtures/valid/${n}.yaml`)];
+  const valid = [
+    "fixtures/specs/open-meteo.yaml",
+    ...["visible-text", "templates", "secrets", "yaml-features", "shapes", "schemas"].map(
+      (n) => `fixtures/valid/${n}.yaml`,
+    ),
+  ];
   it.each(valid)("accepts %s", (file) => {
     expect(validate(valueOf(file)), JSON.stringify(validate.errors)).toBe(true);
   });
 
   // Structure errors a JSON Schema can state: everything in KV2xxx except the visible-text rule, which needs
   // Unicode property classes, and the "fix the structure first" note.
-  const structural = new Set(["KV2001", "KV2002", "KV2003", "KV2004", "KV2005", "KV2006", "KV2007", "KV2008", "KV2009", "KV2011", "KV2013"]);
+  const structural = new Set([
+    "KV2001",
+    "KV2002",
+    "KV2003",
+    "KV2004",
+    "KV2005",
+    "KV2006",
+    "KV2007",
+    "KV2008",
+    "KV2009",
+    "KV2011",
+    "KV2013",
+  ]);
   const refused = invalidFixtures().filter((name) => diagnosticsOf(name).some((d) => structural.has(d.code)));
 
   it("is checked against enough structure fixtures", () => {

@@ -19,7 +19,8 @@ import type { Diagnostic } from "../../packages/compiler/src/diagnostics/diagnos
 const HANG_GUARD_MS = 30_000;
 
 const HEAD = 'specVersion: 1\nname: hostile\nversion: "1"\n';
-const TOOL = "tools:\n  - name: t\n    description: d\n    http:\n      url: https://api.example.com/\n    output:\n      raw: true\n";
+const TOOL =
+  "tools:\n  - name: t\n    description: d\n    http:\n      url: https://api.example.com/\n    output:\n      raw: true\n";
 
 function compile(bytes: Uint8Array | string): { diagnostics: readonly Diagnostic[] } {
   const data = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
@@ -66,13 +67,33 @@ const cases: { name: string; bytes: () => Uint8Array | string; code: string; mes
   { name: "a billion laughs alias bomb", bytes: () => billionLaughs, code: "KV1008" },
   { name: "an alias inside its own anchor", bytes: () => "a: &a [1, *a]\n", code: "KV1012" },
   { name: "an alias to a mapping that holds it", bytes: () => "a: &a {b: {c: *a}}\n", code: "KV1012" },
-  { name: "10,000 nested flow sequences", bytes: () => `a: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`, code: "KV1009" },
-  { name: "10,000 nested flow mappings", bytes: () => `a: ${"{a: ".repeat(10_000)}1${"}".repeat(10_000)}\n`, code: "KV1009" },
+  {
+    name: "10,000 nested flow sequences",
+    bytes: () => `a: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`,
+    code: "KV1009",
+  },
+  {
+    name: "10,000 nested flow mappings",
+    bytes: () => `a: ${"{a: ".repeat(10_000)}1${"}".repeat(10_000)}\n`,
+    code: "KV1009",
+  },
   // Block nesting costs indentation: 2,000 levels already make a file over 1 MiB.
-  { name: "2,000 nested block sequences (too big first)", bytes: () => Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}-`).join("\n"), code: "KV1001" },
-  { name: "!!js/function", bytes: () => HEAD + 'description: !!js/function "function () { return 1 }"\n' + TOOL, code: "KV1006" },
+  {
+    name: "2,000 nested block sequences (too big first)",
+    bytes: () => Array.from({ length: 2000 }, (_, i) => `${" ".repeat(i)}-`).join("\n"),
+    code: "KV1001",
+  },
+  {
+    name: "!!js/function",
+    bytes: () => HEAD + 'description: !!js/function "function () { return 1 }"\n' + TOOL,
+    code: "KV1006",
+  },
   { name: "!!js/undefined", bytes: () => HEAD + "description: !!js/undefined ''\n" + TOOL, code: "KV1006" },
-  { name: "!!python/object", bytes: () => HEAD + "description: !!python/object:os.system [ls]\n" + TOOL, code: "KV1006" },
+  {
+    name: "!!python/object",
+    bytes: () => HEAD + "description: !!python/object:os.system [ls]\n" + TOOL,
+    code: "KV1006",
+  },
   { name: "!!set", bytes: () => HEAD + "description: !!set {a, b}\n" + TOOL, code: "KV1006" },
   { name: "a local tag", bytes: () => HEAD + "description: !include other.yaml\n" + TOOL, code: "KV1006" },
   { name: "several documents", bytes: () => HEAD + TOOL + "---\n" + HEAD + TOOL + "---\n" + HEAD, code: "KV1007" },
@@ -81,12 +102,37 @@ const cases: { name: string; bytes: () => Uint8Array | string; code: string; mes
   { name: "only comments", bytes: () => "# a\n# b\n", code: "KV1003" },
   { name: "only a BOM", bytes: () => new Uint8Array([0xef, 0xbb, 0xbf]), code: "KV1003" },
   { name: "a NUL byte", bytes: () => HEAD + "description: a\u0000b\n" + TOOL, code: "KV1004", message: /U\+0000/ },
-  { name: "an escape character (raw)", bytes: () => HEAD + "description: a\u001b[2Jb\n" + TOOL, code: "KV1004", message: /U\+001B/ },
-  { name: "invalid UTF-8: a lone continuation byte", bytes: () => new Uint8Array([...new TextEncoder().encode(HEAD + "description: caf"), 0x80, 0x0a]), code: "KV1002" },
-  { name: "invalid UTF-8: an overlong encoding", bytes: () => new Uint8Array([...new TextEncoder().encode("a: "), 0xc0, 0xaf, 0x0a]), code: "KV1002" },
-  { name: "invalid UTF-8: an encoded surrogate", bytes: () => new Uint8Array([...new TextEncoder().encode("a: "), 0xed, 0xa0, 0x80, 0x0a]), code: "KV1002" },
-  { name: "invalid UTF-8: truncated at the end", bytes: () => new Uint8Array([...new TextEncoder().encode("a: b\nc: "), 0xe2, 0x82]), code: "KV1002" },
-  { name: "invalid UTF-16 pretending to be YAML", bytes: () => new Uint8Array([0xff, 0xfe, 0x61, 0x00, 0x3a, 0x00]), code: "KV1002" },
+  {
+    name: "an escape character (raw)",
+    bytes: () => HEAD + "description: a\u001b[2Jb\n" + TOOL,
+    code: "KV1004",
+    message: /U\+001B/,
+  },
+  {
+    name: "invalid UTF-8: a lone continuation byte",
+    bytes: () => new Uint8Array([...new TextEncoder().encode(HEAD + "description: caf"), 0x80, 0x0a]),
+    code: "KV1002",
+  },
+  {
+    name: "invalid UTF-8: an overlong encoding",
+    bytes: () => new Uint8Array([...new TextEncoder().encode("a: "), 0xc0, 0xaf, 0x0a]),
+    code: "KV1002",
+  },
+  {
+    name: "invalid UTF-8: an encoded surrogate",
+    bytes: () => new Uint8Array([...new TextEncoder().encode("a: "), 0xed, 0xa0, 0x80, 0x0a]),
+    code: "KV1002",
+  },
+  {
+    name: "invalid UTF-8: truncated at the end",
+    bytes: () => new Uint8Array([...new TextEncoder().encode("a: b\nc: "), 0xe2, 0x82]),
+    code: "KV1002",
+  },
+  {
+    name: "invalid UTF-16 pretending to be YAML",
+    bytes: () => new Uint8Array([0xff, 0xfe, 0x61, 0x00, 0x3a, 0x00]),
+    code: "KV1002",
+  },
   { name: "a YAML 1.1 directive", bytes: () => "%YAML 1.1\n---\n" + HEAD + TOOL, code: "KV1013" },
   { name: "a list as a mapping key", bytes: () => "? [a, b]\n: c\n", code: "KV1014" },
 ];
@@ -111,7 +157,9 @@ describe("hostile files", { timeout: HANG_GUARD_MS }, () => {
     for (let seed = 1; seed <= 50; seed++) {
       const next = random(seed);
       // Half the files are random bytes; half are random ASCII (valid UTF-8, so the control-character check answers).
-      const bytes = Uint8Array.from({ length: 2000 + Math.floor(next() * 30_000) }, () => Math.floor(next() * (seed % 2 === 0 ? 256 : 128)));
+      const bytes = Uint8Array.from({ length: 2000 + Math.floor(next() * 30_000) }, () =>
+        Math.floor(next() * (seed % 2 === 0 ? 256 : 128)),
+      );
       const { diagnostics } = compile(bytes);
       expect(diagnostics, `seed ${seed}`).toHaveLength(1);
       expect(["KV1002", "KV1004"]).toContain(diagnostics[0]!.code);
@@ -143,20 +191,28 @@ describe("hostile but well-formed files stay short, and end", { timeout: HANG_GU
   });
 
   it("a file with more problems than the cap shows the first ones and counts the rest as an error", () => {
-    const tools = Array.from({ length: 200 }, (_, i) => `  - { name: "bad name ${i}", description: "", http: { url: "" }, output: { raw: true } }`);
+    const tools = Array.from(
+      { length: 200 },
+      (_, i) => `  - { name: "bad name ${i}", description: "", http: { url: "" }, output: { raw: true } }`,
+    );
     const { diagnostics } = compile(HEAD + "tools:\n" + tools.join("\n") + "\n");
     expect(diagnostics).toHaveLength(MAX_DIAGNOSTICS_PER_FILE + 1);
     const note = diagnostics[diagnostics.length - 1]!;
     expect(note.code).toBe("KV9005");
     expect(note.severity).toBe("error");
-    expect(note.message).toMatch(/^\d+ more problems in this file \(\d+ errors\) are not shown; fix the ones above first\.$/);
+    expect(note.message).toMatch(
+      /^\d+ more problems in this file \(\d+ errors\) are not shown; fix the ones above first\.$/,
+    );
   });
 
   // Not a hostile file but the largest honest one: 200 tools, 400 schemas compiled by Ajv. About 1 s on an idle
   // machine; the bound is generous because CI machines are shared, and what it guards against is a slowdown
   // that grows faster than the file (a quadratic walk), not a few hundred milliseconds.
   it("a 1 MiB spec of 200 valid tools with schemas checks and plans in seconds, not minutes", () => {
-    const props = Array.from({ length: 40 }, (_, i) => `            p${i}: { type: string, description: "${"d".repeat(40)}", maxLength: 100 }`).join("\n");
+    const props = Array.from(
+      { length: 40 },
+      (_, i) => `            p${i}: { type: string, description: "${"d".repeat(40)}", maxLength: 100 }`,
+    ).join("\n");
     const tool = (i: number) =>
       `  - name: t${i}\n    description: Tool ${i}.\n    input:\n      type: object\n      properties:\n        id: { type: integer }\n        obj:\n          type: object\n          properties:\n${props}\n    http:\n      url: https://api.example.com/t/{{input.id}}\n    output:\n      select: "{id: id}"\n      schema: { type: object, properties: { id: { type: integer } } }\n`;
     const text = HEAD + "tools:\n" + Array.from({ length: 200 }, (_, i) => tool(i)).join("");
@@ -185,7 +241,9 @@ describe("folders", () => {
     for (const folder of ["empty", "other-files"]) {
       const report = await build({ inputs: [join(dir, folder)], outDir: join(dir, "out") });
       expect(report.ok).toBe(false);
-      expect(report.diagnostics.map((d) => [d.code, d.message])).toEqual([["KV9001", `No spec files (*.yaml, *.yml) in ${join(dir, folder)}.`]]);
+      expect(report.diagnostics.map((d) => [d.code, d.message])).toEqual([
+        ["KV9001", `No spec files (*.yaml, *.yml) in ${join(dir, folder)}.`],
+      ]);
     }
   });
 });

@@ -7,7 +7,15 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CODES, type DiagnosticCode } from "../../packages/compiler/src/diagnostics/codes.ts";
-import { diagnosticsOf, goldenText, INVALID_DIR, invalidFixtures, readmeText, ROOT, ruleOf } from "../../scripts/update-goldens.ts";
+import {
+  diagnosticsOf,
+  goldenText,
+  INVALID_DIR,
+  invalidFixtures,
+  readmeText,
+  ROOT,
+  ruleOf,
+} from "../../scripts/update-goldens.ts";
 
 const names = invalidFixtures();
 const all = new Map(names.map((name) => [name, diagnosticsOf(name)]));
@@ -31,7 +39,10 @@ describe("fixtures/invalid", () => {
   it.each(names)("%s matches its golden", (name) => {
     const golden = join(ROOT, INVALID_DIR, `${name}.diagnostics.txt`);
     expect(existsSync(golden), `missing ${name}.diagnostics.txt: run npm run accept`).toBe(true);
-    expect(goldenText(all.get(name)!), "The diagnostics differ from the golden: if the change is intended, run npm run accept").toBe(readFileSync(golden, "utf8"));
+    expect(
+      goldenText(all.get(name)!),
+      "The diagnostics differ from the golden: if the change is intended, run npm run accept",
+    ).toBe(readFileSync(golden, "utf8"));
   });
 
   it.each(names)("%s reports something, each diagnostic placed inside the file", (name) => {
@@ -57,7 +68,10 @@ describe("fixtures/invalid", () => {
   });
 
   it("README.md maps every fixture to its rule and codes (regenerated with the goldens)", () => {
-    expect(readFileSync(join(ROOT, INVALID_DIR, "README.md"), "utf8"), "fixtures/invalid/README.md is stale: run npm run accept").toBe(readmeText());
+    expect(
+      readFileSync(join(ROOT, INVALID_DIR, "README.md"), "utf8"),
+      "fixtures/invalid/README.md is stale: run npm run accept",
+    ).toBe(readmeText());
   });
 
   it("covers every code of the load and check stages, or names the test that does", () => {
@@ -77,13 +91,16 @@ describe("fixtures/invalid", () => {
       if (!messages.has(d.code)) messages.set(d.code, new Set());
       messages.get(d.code)!.add(d.message);
     }
-    const wrong = [...messages].filter(([code, set]) => !set.has(CODES[code as DiagnosticCode].example)).map(([code]) => code);
+    const wrong = [...messages]
+      .filter(([code, set]) => !set.has(CODES[code as DiagnosticCode].example))
+      .map(([code]) => code);
     expect(wrong).toEqual([]);
   });
 
   it("severities in the output are the table's defaults (KV9005 excepted, and KV3018's warnings for {name} and ${NAME})", () => {
     for (const d of [...all.values()].flat()) {
-      if (d.code === "KV3018" && d.severity === "warning") expect(d.message).toMatch(/^(\{[A-Za-z_]\w*\}|\$\{[A-Za-z_]\w*\}) is sent as written/);
+      if (d.code === "KV3018" && d.severity === "warning")
+        expect(d.message).toMatch(/^(\{[A-Za-z_]\w*\}|\$\{[A-Za-z_]\w*\}) is sent as written/);
       else expect(d.severity, d.code).toBe(CODES[d.code].severity);
     }
   });

@@ -31,6 +31,10 @@ describe("message templates", () => {
 
   it("report() fills in the code's own template", () => {
     const f = report("KV2004", ["name"], (m) => m.tooLong({ length: 129, max: 128 }));
-    expect(f).toEqual({ code: "KV2004", path: ["name"], message: "The value has 129 characters; at most 128 are allowed." });
+    expect(f).toEqual({
+      code: "KV2004",
+      path: ["name"],
+      message: "The value has 129 characters; at most 128 are allowed.",
+    });
   });
 });

@@ -7,7 +7,12 @@ import type { SelectNode } from "@kervanc/runtime";
 import { describe, expect, it } from "vitest";
 import { checkSelectResult } from "../../packages/compiler/src/analyze/select-result.ts";
 import { checkSelectAst } from "../../packages/compiler/src/analyze/select-static.ts";
-import { ALL_TYPES, FUNCTION_SIGNATURES, inferType, RETURN_TYPES } from "../../packages/compiler/src/analyze/select-types.ts";
+import {
+  ALL_TYPES,
+  FUNCTION_SIGNATURES,
+  inferType,
+  RETURN_TYPES,
+} from "../../packages/compiler/src/analyze/select-types.ts";
 import type { Finding } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 
 const typeOf = (expression: string): string => {
@@ -80,12 +85,12 @@ const NODE_TABLE: readonly [string, string][] = [
   ["a | {x: b}", "object"],
   ["a | length(@)", "number"],
   ["`1`", "number"],
-  ["`\"s\"`", "string"],
+  ['`"s"`', "string"],
   ["'s'", "string"],
   ["`true`", "boolean"],
   ["`null`", "null"],
   ["`[1]`", "array"],
-  ["`{\"a\": 1}`", "object"],
+  ['`{"a": 1}`', "object"],
   ["a == b", "boolean"],
   ["a != b", "boolean"],
   ["a < b", "boolean|null"],
@@ -148,7 +153,10 @@ describe("function argument types known statically (KV6007)", () => {
     return out.map((f) => `${f.code}: ${f.message}`);
   };
   it.each([
-    ["length(`5`)", "KV6007: length() takes an object, an array or string as argument 1, but it is given number; every call would fail."],
+    [
+      "length(`5`)",
+      "KV6007: length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
+    ],
     ["upper({a: a})", "KV6007: upper() takes string as argument 1, but it is given an object; every call would fail."],
     ["keys(a[*])", "KV6007: keys() takes an object as argument 1, but it is given an array; every call would fail."],
     ["abs(length(a))", ""],

@@ -8,7 +8,11 @@ import { findLookAlikes, parseTemplate } from "../../packages/compiler/src/analy
 const refusal = (source: string): { message: string; replacement?: string; at: string } => {
   const parsed = parseTemplate(source);
   if (parsed.ok) throw new Error(`${source} was accepted`);
-  return { message: parsed.message, at: source.slice(parsed.offset, parsed.offset + parsed.length), ...(parsed.replacement ? { replacement: parsed.replacement } : {}) };
+  return {
+    message: parsed.message,
+    at: source.slice(parsed.offset, parsed.offset + parsed.length),
+    ...(parsed.replacement ? { replacement: parsed.replacement } : {}),
+  };
 };
 
 describe("refused templates say why, and what was meant", () => {
@@ -41,7 +45,8 @@ describe("refused templates say why, and what was meant", () => {
 });
 
 describe("look-alikes in literal text", () => {
-  const found = (source: string): string[] => findLookAlikes(source).map((l) => `${l.written}->${l.meant}${l.certain ? "" : "?"}`);
+  const found = (source: string): string[] =>
+    findLookAlikes(source).map((l) => `${l.written}->${l.meant}${l.certain ? "" : "?"}`);
   it.each([
     ["q={input.q}", ["{input.q}->{{input.q}}"]],
     ["Bearer ${API_TOKEN}", ["${API_TOKEN}->{{secrets.API_TOKEN}}"]],

@@ -41,7 +41,8 @@ describe("kervanc", () => {
     const r = await kervanc([]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^kervanc \d+\.\d+\.\d+: compiles Kervan specs/);
-    for (const command of ["init", "build", "check", "import", "help"]) expect(r.stderr).toMatch(new RegExp(`^  ${command} +\\w`, "m"));
+    for (const command of ["init", "build", "check", "import", "help"])
+      expect(r.stderr).toMatch(new RegExp(`^  ${command} +\\w`, "m"));
   });
 
   it("exits 2 without -o, in one line plus where the help is", async () => {
@@ -74,7 +75,13 @@ describe("kervanc", () => {
   it("prints diagnostics as a JSON array with --format json", async () => {
     const r = await kervanc(["build", join(dir, "bad"), "-o", join(dir, "out-json"), "--format", "json"]);
     expect(r.code).toBe(1);
-    const diagnostics = JSON.parse(r.stdout) as { code: string; severity: string; line: number; column: number; path: string }[];
+    const diagnostics = JSON.parse(r.stdout) as {
+      code: string;
+      severity: string;
+      line: number;
+      column: number;
+      path: string;
+    }[];
     expect(diagnostics.map((d) => [d.code, d.severity, d.line, d.column, d.path])).toEqual([
       ["KV2012", "warning", 1, 1, ""],
       ["KV2003", "error", 3, 10, "version"],
@@ -92,7 +99,9 @@ describe("kervanc", () => {
     await mkdir(join(dir, "empty"), { recursive: true });
     const r = await kervanc(["build", join(dir, "empty"), "-o", join(dir, "o")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${join(dir, "empty")}:1:1 - error KV9001: No spec files (*.yaml, *.yml) in ${join(dir, "empty")}.`);
+    expect(r.stderr).toContain(
+      `${join(dir, "empty")}:1:1 - error KV9001: No spec files (*.yaml, *.yml) in ${join(dir, "empty")}.`,
+    );
   });
 
   it("reports two specs that would be written to the same folder", async () => {
@@ -116,7 +125,11 @@ describe("kervanc", () => {
 
 describe("kervanc build on the fixture folders", () => {
   const goldens = readdirSync(join(REPO, "fixtures/invalid")).filter((f) => f.endsWith(".diagnostics.txt"));
-  const expected = goldens.flatMap((f) => readFileSync(join(REPO, "fixtures/invalid", f), "utf8").split("\n").filter((l) => l !== ""));
+  const expected = goldens.flatMap((f) =>
+    readFileSync(join(REPO, "fixtures/invalid", f), "utf8")
+      .split("\n")
+      .filter((l) => l !== ""),
+  );
 
   it("prints every problem of every broken spec in one run (fixtures/invalid)", async () => {
     const out = join(dir, "out-invalid");
@@ -134,10 +147,22 @@ describe("kervanc build on the fixture folders", () => {
   it("prints the same problems as JSON with --format json", async () => {
     const r = await kervanc(["build", "fixtures/invalid", "-o", join(dir, "out-invalid-json"), "--format", "json"]);
     expect(r.code).toBe(1);
-    const diagnostics = JSON.parse(r.stdout) as { code: string; severity: string; file: string; line: number; column: number; path: string; message: string }[];
+    const diagnostics = JSON.parse(r.stdout) as {
+      code: string;
+      severity: string;
+      file: string;
+      line: number;
+      column: number;
+      path: string;
+      message: string;
+    }[];
     expect(diagnostics).toHaveLength(expected.length);
     for (const d of diagnostics) {
-      expect(Object.keys(d).filter((k) => !["endLine", "endColumn", "fix", "doc"].includes(k)).sort()).toEqual(["code", "column", "file", "line", "message", "path", "severity"]);
+      expect(
+        Object.keys(d)
+          .filter((k) => !["endLine", "endColumn", "fix", "doc"].includes(k))
+          .sort(),
+      ).toEqual(["code", "column", "file", "line", "message", "path", "severity"]);
       expect(d.file).toMatch(/^fixtures\/invalid\/[a-z0-9-]+\.yaml$/);
     }
   });
@@ -147,7 +172,8 @@ describe("kervanc build on the fixture folders", () => {
     expect(r.stderr).not.toMatch(/ - (error|warning) KV/);
     expect(r.code).toBe(0);
     const specs = readdirSync(join(REPO, "fixtures/valid")).filter((f) => f.endsWith(".yaml"));
-    for (const spec of specs) expect(existsSync(join(dir, "out-valid", spec.replace(/\.yaml$/, ""), "server.mjs"))).toBe(true);
+    for (const spec of specs)
+      expect(existsSync(join(dir, "out-valid", spec.replace(/\.yaml$/, ""), "server.mjs"))).toBe(true);
   });
 });
 
@@ -157,7 +183,9 @@ describe("kervanc build when the output cannot be written", () => {
     await writeFile(blocker, "a file where the output folder should be\n");
     const r = await kervanc(["build", "fixtures/specs", "-o", blocker]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${blocker}:1:1 - error KV9004: Cannot write ${blocker} (EEXIST); nothing more was written.`);
+    expect(r.stderr).toContain(
+      `${blocker}:1:1 - error KV9004: Cannot write ${blocker} (EEXIST); nothing more was written.`,
+    );
     expect(r.stderr).toContain("Found 1 error; nothing was written.");
     expect(r.stderr).not.toContain("internal error");
   });

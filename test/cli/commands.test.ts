@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
-const VERSION = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
+const VERSION = (
+  JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }
+).version;
 const COMMANDS = ["init", "build", "check", "import", "help"];
 let dir: string;
 
@@ -32,15 +34,18 @@ describe("help and version", () => {
     for (const command of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${command} +\\w`, "m"));
   });
 
-  it.each(COMMANDS)("kervanc %s --help and kervanc help %s print the command's page with an example", async (command) => {
-    const a = await kervanc([command, "--help"]);
-    const b = await kervanc(["help", command]);
-    expect(a.code).toBe(0);
-    expect(a.stdout).toBe(b.stdout);
-    expect(a.stdout).toMatch(new RegExp(`^Usage: kervanc ${command}`));
-    expect(a.stdout).toMatch(/^Examples?:\n  kervanc /m);
-    expect(a.stdout).toContain("-h, --help");
-  });
+  it.each(COMMANDS)(
+    "kervanc %s --help and kervanc help %s print the command's page with an example",
+    async (command) => {
+      const a = await kervanc([command, "--help"]);
+      const b = await kervanc(["help", command]);
+      expect(a.code).toBe(0);
+      expect(a.stdout).toBe(b.stdout);
+      expect(a.stdout).toMatch(new RegExp(`^Usage: kervanc ${command}`));
+      expect(a.stdout).toMatch(/^Examples?:\n  kervanc /m);
+      expect(a.stdout).toContain("-h, --help");
+    },
+  );
 });
 
 describe("usage errors: one line saying what is wrong, then where the help is, exit 2", () => {
@@ -49,14 +54,26 @@ describe("usage errors: one line saying what is wrong, then where the help is, e
     [["--frob"], "kervanc: unknown option --frob; options go after the command.\nSee kervanc --help.\n"],
     [["build", "specs", "-o"], "kervanc build: --out needs a value (<out>).\nSee kervanc build --help.\n"],
     [["build", "specs", "-o", "--force"], "kervanc build: --out needs a value (<out>).\nSee kervanc build --help.\n"],
-    [["build", "specs", "--force=yes", "-o", "x"], "kervanc build: --force takes no value.\nSee kervanc build --help.\n"],
-    [["build", "specs", "-o", "a", "-o", "b"], "kervanc build: --out is given more than once.\nSee kervanc build --help.\n"],
+    [
+      ["build", "specs", "--force=yes", "-o", "x"],
+      "kervanc build: --force takes no value.\nSee kervanc build --help.\n",
+    ],
+    [
+      ["build", "specs", "-o", "a", "-o", "b"],
+      "kervanc build: --out is given more than once.\nSee kervanc build --help.\n",
+    ],
     [["build", "-o", "x"], "kervanc build: missing specs: name spec files or folders.\nSee kervanc build --help.\n"],
-    [["build", "specs", "-o", "x", "--format", "xml"], 'kervanc build: --format must be text, json, github or sarif, not "xml".\nSee kervanc build --help.\n'],
+    [
+      ["build", "specs", "-o", "x", "--format", "xml"],
+      'kervanc build: --format must be text, json, github or sarif, not "xml".\nSee kervanc build --help.\n',
+    ],
     [["init", "a", "b"], "kervanc init: init takes at most one folder.\nSee kervanc init --help.\n"],
     [["help", "nope"], 'kervanc help: unknown command "nope".\nSee kervanc help --help.\n'],
     // Control characters in arguments are shown escaped, never sent to the terminal raw.
-    [["build", "specs", "-o", "x", "--\u001b[2Jevil"], "kervanc build: unknown option --\\u001B[2Jevil.\nSee kervanc build --help.\n"],
+    [
+      ["build", "specs", "-o", "x", "--\u001b[2Jevil"],
+      "kervanc build: unknown option --\\u001B[2Jevil.\nSee kervanc build --help.\n",
+    ],
     [["b\nforged"], 'kervanc: unknown command "b\\u000Aforged".\nSee kervanc --help.\n'],
   ];
   it.each(cases)("%j", async (args, stderr) => {
@@ -76,7 +93,9 @@ describe("kervanc init", () => {
     const schema = /^# yaml-language-server: \$schema=(\S+)\n/.exec(spec)?.[1];
     expect(schema).toBeDefined();
     // From the repository, the modeline points at the repository's generated schema.
-    expect(JSON.parse(await readFile(join(project, "specs", schema!), "utf8"))).toMatchObject({ $id: `urn:kervanc:${VERSION}:kervan-spec.schema.json` });
+    expect(JSON.parse(await readFile(join(project, "specs", schema!), "utf8"))).toMatchObject({
+      $id: `urn:kervanc:${VERSION}:kervan-spec.schema.json`,
+    });
     const built = await kervanc(["build", "specs", "-o", "servers"], { cwd: project });
     expect(built.code, built.stderr).toBe(0);
     expect(existsSync(join(project, "servers", "example", "server.mjs"))).toBe(true);
@@ -108,7 +127,9 @@ describe("kervanc build into the specs folder", () => {
     expect((await kervanc(["init"], { cwd: project })).code).toBe(0);
     const r = await kervanc(args, { cwd: project });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^kervanc build: the output folder .* is where the specs are .*; write the packages to a folder of their own, such as -o servers\.\nSee kervanc build --help\.\n$/);
+    expect(r.stderr).toMatch(
+      /^kervanc build: the output folder .* is where the specs are .*; write the packages to a folder of their own, such as -o servers\.\nSee kervanc build --help\.\n$/,
+    );
     expect(existsSync(join(project, "specs", "example"))).toBe(false);
   });
 });

@@ -32,7 +32,15 @@ function expectInert(text: string): void {
 
 describe("control characters in what kervanc prints", () => {
   it("formatDiagnostic escapes the file, the path and the message, line breaks included", () => {
-    const line = formatDiagnostic({ code: "KV9002", severity: "error", file: EVIL, line: 1, column: 1, path: 'a["\u009b"]', message: `${EVIL} does not exist.` });
+    const line = formatDiagnostic({
+      code: "KV9002",
+      severity: "error",
+      file: EVIL,
+      line: 1,
+      column: 1,
+      path: 'a["\u009b"]',
+      message: `${EVIL} does not exist.`,
+    });
     expect(line.split("\n")).toHaveLength(1);
     expectInert(line);
     expect(line).toContain("x\\u001B[2J\\u001B]0;owned\\u0007\\u009B31m\\u202E\\u000ABuilt 9 servers");
@@ -42,7 +50,9 @@ describe("control characters in what kervanc prints", () => {
     const r = await kervanc(["build", join(root, `${EVIL}.yaml`), "-o", join(root, "out")]);
     expect(r.code).toBe(1);
     expectInert(r.stderr);
-    expect(r.stderr).toContain(`${oneLine(join(root, `${EVIL}.yaml`))}:1:1 - error KV9002: ${oneLine(join(root, `${EVIL}.yaml`))} does not exist.`);
+    expect(r.stderr).toContain(
+      `${oneLine(join(root, `${EVIL}.yaml`))}:1:1 - error KV9002: ${oneLine(join(root, `${EVIL}.yaml`))} does not exist.`,
+    );
   });
 
   it("escapes a usage error's argument", async () => {

@@ -16,7 +16,13 @@ import { useColor } from "../../packages/compiler/src/cli/print.ts";
 import { CODES } from "../../packages/compiler/src/diagnostics/codes.ts";
 import type { Diagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { cellWidth } from "../../packages/compiler/src/diagnostics/frame.ts";
-import { escapeData, escapeProperty, renderGithub, renderText, sarifLog } from "../../packages/compiler/src/diagnostics/formats.ts";
+import {
+  escapeData,
+  escapeProperty,
+  renderGithub,
+  renderText,
+  sarifLog,
+} from "../../packages/compiler/src/diagnostics/formats.ts";
 import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
 const FRAMES = "test/cli/frames";
@@ -30,7 +36,10 @@ afterAll(async () => {
 });
 
 /** Runs the CLI in-process with the given terminal flags and environment. */
-async function cli(argv: string[], options: { tty?: boolean; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  argv: string[],
+  options: { tty?: boolean; env?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const io: Io = {
@@ -59,7 +68,10 @@ function frameOf(name: string): string {
 describe("code frames", () => {
   // A file snapshot: after an intended change, `npm run accept` rewrites it (and review the diff).
   it.each(["multiline", "wide"])("%s.yaml matches its golden", async (name) => {
-    await expect(frameOf(name), "The code frame differs from its golden: if the change is intended, run npm run accept").toMatchFileSnapshot(join(REPO, FRAMES, `${name}.txt`));
+    await expect(
+      frameOf(name),
+      "The code frame differs from its golden: if the change is intended, run npm run accept",
+    ).toMatchFileSnapshot(join(REPO, FRAMES, `${name}.txt`));
   });
 
   it("puts the carets under the reported text after CJK and emoji (two cells each)", () => {
@@ -73,12 +85,22 @@ describe("code frames", () => {
   });
 
   it("marks every line of a range that spans lines", () => {
-    const marked = frameOf("multiline").split("\n").filter((l) => l.startsWith("> "));
+    const marked = frameOf("multiline")
+      .split("\n")
+      .filter((l) => l.startsWith("> "));
     expect(marked.map((l) => l.split("|")[0]!.replace(/\s+/g, " ").trim())).toEqual(["> 2", "> 8", "> 9", "> 10"]);
   });
 
   it("escapes control characters in the source line", () => {
-    const d: Diagnostic = { code: "KV2001", severity: "error", file: "x.yaml", line: 1, column: 1, path: "", message: "m" };
+    const d: Diagnostic = {
+      code: "KV2001",
+      severity: "error",
+      file: "x.yaml",
+      line: 1,
+      column: 1,
+      path: "",
+      message: "m",
+    };
     const text = renderText([d], { sources: new Map([["x.yaml", "a\u001b[31mb\u0007"]]) });
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     expect(text).toContain("a\\u001B[31mb\\u0007");
@@ -92,7 +114,12 @@ describe("code frames", () => {
 });
 
 describe("colour", () => {
-  const io = (tty: boolean, env: Record<string, string>): Io => ({ stdout: () => {}, stderr: () => {}, isTTY: { stdout: tty, stderr: tty }, env });
+  const io = (tty: boolean, env: Record<string, string>): Io => ({
+    stdout: () => {},
+    stderr: () => {},
+    isTTY: { stdout: tty, stderr: tty },
+    env,
+  });
   it.each([
     [true, {}, true],
     [false, {}, false],
@@ -117,7 +144,14 @@ describe("colour", () => {
 
 describe("--format json", () => {
   it("adds the end position, the fix and the documentation anchor", async () => {
-    const r = await cli(["build", "fixtures/invalid/template-single-brace.yaml", "-o", join(dir, "j"), "--format", "json"]);
+    const r = await cli([
+      "build",
+      "fixtures/invalid/template-single-brace.yaml",
+      "-o",
+      join(dir, "j"),
+      "--format",
+      "json",
+    ]);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toEqual([
       {
@@ -129,7 +163,8 @@ describe("--format json", () => {
         endLine: 16,
         endColumn: 22,
         path: "tools[0].http.query.q",
-        message: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
+        message:
+          "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
         fix: { description: "Write {{input.q}}", replacement: "{{input.q}}" },
         doc: "docs/diagnostics.md#kv3018",
       },
@@ -157,7 +192,14 @@ describe("ranges of template references", () => {
       "",
     ].join("\n");
     const [d] = compileSpec(file, new TextEncoder().encode(text)).diagnostics;
-    expect(d).toMatchObject({ code: "KV3004", line: 11, column: 13, endLine: 11, endColumn: 32, fix: { replacement: "{{input.q}}" } });
+    expect(d).toMatchObject({
+      code: "KV3004",
+      line: 11,
+      column: 13,
+      endLine: 11,
+      endColumn: 32,
+      fix: { replacement: "{{input.q}}" },
+    });
     expect(text.split("\n")[10]!.slice(d!.column - 1, d!.endColumn! - 1)).toBe("{{  input.query  }}");
   });
 });
@@ -166,24 +208,50 @@ describe("--format github", () => {
   it("escapes %, CR and LF in the message, and : and , too in properties", () => {
     expect(escapeData("a%b\r\nc:d,e")).toBe("a%25b%0D%0Ac:d,e");
     expect(escapeProperty("a%b\r\nc:d,e")).toBe("a%25b%0D%0Ac%3Ad%2Ce");
-    const d: Diagnostic = { code: "KV2001", severity: "warning", file: "dir,x/a:b%.yaml", line: 3, column: 4, endLine: 3, endColumn: 9, path: "tools[0]", message: "50% done: a, b" };
+    const d: Diagnostic = {
+      code: "KV2001",
+      severity: "warning",
+      file: "dir,x/a:b%.yaml",
+      line: 3,
+      column: 4,
+      endLine: 3,
+      endColumn: 9,
+      path: "tools[0]",
+      message: "50% done: a, b",
+    };
     expect(renderGithub([d])).toBe(
       "::warning file=dir%2Cx/a%3Ab%25.yaml,line=3,col=4,endLine=3,endColumn=9,title=KV2001 (docs/diagnostics.md#kv2001)::KV2001 tools[0]: 50%25 done: a, b\n",
     );
   });
 
   it("cannot start a second workflow command from a message with a line break", () => {
-    const d: Diagnostic = { code: "KV2001", severity: "error", file: "a.yaml", line: 1, column: 1, path: "", message: "x\n::set-env name=A::b\r" };
+    const d: Diagnostic = {
+      code: "KV2001",
+      severity: "error",
+      file: "a.yaml",
+      line: 1,
+      column: 1,
+      path: "",
+      message: "x\n::set-env name=A::b\r",
+    };
     const out = renderGithub([d]);
     expect(out.split("\n").filter((l) => l !== "")).toHaveLength(1);
     expect(out).not.toMatch(/\n::set-env/);
   });
 
   it("prints one command per diagnostic for build", async () => {
-    const r = await cli(["build", "fixtures/invalid/template-single-brace.yaml", "fixtures/invalid/select-some-answers-only.yaml", "-o", join(dir, "g"), "--format", "github"]);
+    const r = await cli([
+      "build",
+      "fixtures/invalid/template-single-brace.yaml",
+      "fixtures/invalid/select-some-answers-only.yaml",
+      "-o",
+      join(dir, "g"),
+      "--format",
+      "github",
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout.split("\n").filter((l) => l !== "")).toEqual([
-      "::warning file=fixtures/invalid/select-some-answers-only.yaml,line=11,col=15,endLine=11,endColumn=33,title=KV6009 (docs/diagnostics.md#kv6009)::KV6009 tools[0].output.select: select returns number or null, and the output schema has type \"number\": calls fail whenever it returns null.",
+      '::warning file=fixtures/invalid/select-some-answers-only.yaml,line=11,col=15,endLine=11,endColumn=33,title=KV6009 (docs/diagnostics.md#kv6009)::KV6009 tools[0].output.select: select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
       "::error file=fixtures/invalid/template-single-brace.yaml,line=16,col=13,endLine=16,endColumn=22,title=KV3018 (docs/diagnostics.md#kv3018)::KV3018 tools[0].http.query.q: {input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
     ]);
   });
@@ -192,7 +260,9 @@ describe("--format github", () => {
 describe("--format sarif", () => {
   const require = createRequire(import.meta.url);
   // The schema as published is draft-04; its only draft-04 keyword is the root "id", which draft-07 spells "$id".
-  const published = JSON.parse(readFileSync(require.resolve("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), "utf8")) as Record<string, unknown>;
+  const published = JSON.parse(
+    readFileSync(require.resolve("@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json"), "utf8"),
+  ) as Record<string, unknown>;
   const { id, $schema: _draft, ...rest } = published;
   // One pattern in the published schema (language tags) is not valid with the "u" flag, which Ajv sets by default.
   const ajv = new Ajv({ strict: false, allErrors: true, unicodeRegExp: false });
@@ -211,17 +281,37 @@ describe("--format sarif", () => {
     expect(validate(log), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
     const run0 = log.runs[0]!;
     expect(run0.results!.length).toBeGreaterThan(150);
-    for (const rule of run0.tool.driver.rules!) expect(rule.help?.text).toContain(`docs/diagnostics.md#${rule.id.toLowerCase()}`);
-    const brace = run0.results!.find((x) => x.ruleId === "KV3018" && x.locations![0]!.physicalLocation!.artifactLocation!.uri!.endsWith("template-single-brace.yaml"))!;
-    expect(brace.locations![0]!.physicalLocation!.region).toEqual({ startLine: 16, startColumn: 13, endLine: 16, endColumn: 22 });
+    for (const rule of run0.tool.driver.rules!)
+      expect(rule.help?.text).toContain(`docs/diagnostics.md#${rule.id.toLowerCase()}`);
+    const brace = run0.results!.find(
+      (x) =>
+        x.ruleId === "KV3018" &&
+        x.locations![0]!.physicalLocation!.artifactLocation!.uri!.endsWith("template-single-brace.yaml"),
+    )!;
+    expect(brace.locations![0]!.physicalLocation!.region).toEqual({
+      startLine: 16,
+      startColumn: 13,
+      endLine: 16,
+      endColumn: 22,
+    });
     expect(brace.fixes![0]!.artifactChanges[0]!.replacements[0]!.insertedContent!.text).toBe("{{input.q}}");
   });
 
   it("encodes file names as URIs and stays valid with odd names", () => {
-    const d: Diagnostic = { code: "KV2001", severity: "error", file: "my specs/a#b%.yaml", line: 1, column: 1, path: "", message: "m\u0007" };
+    const d: Diagnostic = {
+      code: "KV2001",
+      severity: "error",
+      file: "my specs/a#b%.yaml",
+      line: 1,
+      column: 1,
+      path: "",
+      message: "m\u0007",
+    };
     const log = sarifLog([d]);
     expect(validate(log)).toBe(true);
-    expect(log.runs[0]!.results![0]!.locations![0]!.physicalLocation!.artifactLocation!.uri).toBe("my%20specs/a%23b%25.yaml");
+    expect(log.runs[0]!.results![0]!.locations![0]!.physicalLocation!.artifactLocation!.uri).toBe(
+      "my%20specs/a%23b%25.yaml",
+    );
     expect(log.runs[0]!.results![0]!.message.text).toBe("m\\u0007");
   });
 
@@ -232,9 +322,25 @@ describe("--format sarif", () => {
     const log = JSON.parse(sarif.stdout) as ReturnType<typeof sarifLog>;
     expect(validate(log)).toBe(true);
     expect(log.runs[0]!.results!.map((x) => x.ruleId)).toContain("KV7013");
-    const github = await cli(["import", "fixtures/openapi/notes.yaml", "-o", join(dir, "imp2", "notes.yaml"), "--format", "github"]);
-    expect(github.stdout).toMatch(/^::warning file=fixtures\/openapi\/notes\.yaml,line=7,col=10,.*title=KV7013 \(docs\/diagnostics\.md#kv7013\)::KV7013 servers\[0\]\.url: /m);
-    const json = await cli(["import", "fixtures/openapi/notes.yaml", "-o", join(dir, "imp3", "notes.yaml"), "--format", "json"]);
+    const github = await cli([
+      "import",
+      "fixtures/openapi/notes.yaml",
+      "-o",
+      join(dir, "imp2", "notes.yaml"),
+      "--format",
+      "github",
+    ]);
+    expect(github.stdout).toMatch(
+      /^::warning file=fixtures\/openapi\/notes\.yaml,line=7,col=10,.*title=KV7013 \(docs\/diagnostics\.md#kv7013\)::KV7013 servers\[0\]\.url: /m,
+    );
+    const json = await cli([
+      "import",
+      "fixtures/openapi/notes.yaml",
+      "-o",
+      join(dir, "imp3", "notes.yaml"),
+      "--format",
+      "json",
+    ]);
     const value = JSON.parse(json.stdout) as { ok: boolean; diagnostics: { code: string; doc: string }[] };
     expect(value.ok).toBe(true);
     expect(value.diagnostics.find((d) => d.code === "KV7013")?.doc).toBe("docs/diagnostics.md#kv7013");

@@ -64,27 +64,33 @@ const REFUSED: readonly [file: string, folder: string, why: string][] = [
 ];
 
 describe("kervanc build refuses a spec whose file name is not a plain folder name (KV9007)", () => {
-  it.each(REFUSED.map((r, i) => [i, ...r] as const))("#%i %j: named on the command line", async (i, file, folder, why) => {
-    const { proj, specs, out } = await project(`cli-${i}`, file);
-    const before = await snapshot(proj);
-    const r = await kervanc(["build", join(specs, file), "-o", out]);
-    expect(r.code).toBe(1);
-    const expected = `${oneLine(join(specs, file))}:1:1 - error KV9007: This spec's package folder would be ${oneLine(JSON.stringify(folder))}, which ${why}`;
-    expect(withoutFrames(r.stderr).split("\n")[0]!.startsWith(expected), r.stderr).toBe(true);
-    expect(r.stderr).toContain("nothing was written.");
-    expect(await snapshot(proj)).toEqual(before);
-  });
+  it.each(REFUSED.map((r, i) => [i, ...r] as const))(
+    "#%i %j: named on the command line",
+    async (i, file, folder, why) => {
+      const { proj, specs, out } = await project(`cli-${i}`, file);
+      const before = await snapshot(proj);
+      const r = await kervanc(["build", join(specs, file), "-o", out]);
+      expect(r.code).toBe(1);
+      const expected = `${oneLine(join(specs, file))}:1:1 - error KV9007: This spec's package folder would be ${oneLine(JSON.stringify(folder))}, which ${why}`;
+      expect(withoutFrames(r.stderr).split("\n")[0]!.startsWith(expected), r.stderr).toBe(true);
+      expect(r.stderr).toContain("nothing was written.");
+      expect(await snapshot(proj)).toEqual(before);
+    },
+  );
 
-  it.each([["...yaml"], ["..yaml"], [".hidden.yaml"], ["CON.yaml"], ["esc\u001b[2J.yaml"]])("%j: found by a folder scan", async (file) => {
-    const { proj, specs, out } = await project(`scan-${REFUSED.findIndex((r) => r[0] === file)}`, file);
-    await writeFile(join(specs, "fine.yaml"), SPEC);
-    const before = await snapshot(proj);
-    const r = await kervanc(["build", specs, "-o", out]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${oneLine(join(specs, file))}:1:1 - error KV9007: `);
-    // Nothing is written for any spec, the good one included.
-    expect(await snapshot(proj)).toEqual(before);
-  });
+  it.each([["...yaml"], ["..yaml"], [".hidden.yaml"], ["CON.yaml"], ["esc\u001b[2J.yaml"]])(
+    "%j: found by a folder scan",
+    async (file) => {
+      const { proj, specs, out } = await project(`scan-${REFUSED.findIndex((r) => r[0] === file)}`, file);
+      await writeFile(join(specs, "fine.yaml"), SPEC);
+      const before = await snapshot(proj);
+      const r = await kervanc(["build", specs, "-o", out]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${oneLine(join(specs, file))}:1:1 - error KV9007: `);
+      // Nothing is written for any spec, the good one included.
+      expect(await snapshot(proj)).toEqual(before);
+    },
+  );
 
   it("refuses `...yaml` with -o pointing into the project: the project survives (the reported attack)", async () => {
     const { proj, specs } = await project("attack", "...yaml");
@@ -109,7 +115,9 @@ describe("kervanc build refuses a spec whose file name is not a plain folder nam
     const { specs, out } = await project("escape", file);
     const text = await kervanc(["build", specs, "-o", out]);
     expect(text.stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
-    const lines = withoutFrames(text.stderr).split("\n").filter((l) => l !== "");
+    const lines = withoutFrames(text.stderr)
+      .split("\n")
+      .filter((l) => l !== "");
     expect(lines).toEqual([
       `${oneLine(join(specs, file))}:1:1 - error KV9007: This spec's package folder would be "x\\u001b]0;pwned\\u0007\\nBuilt 9 servers", which contains a control or invisible character; rename the spec file.`,
       "Found 1 error; nothing was written.",

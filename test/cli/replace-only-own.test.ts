@@ -62,29 +62,48 @@ const PLACES: readonly [what: string, make: (src: string, elsewhere: string) => 
     "is a folder kervanc did not build (its manifest.json is not one kervanc writes)",
   ],
   ["a plain file", (src) => writeFile(src, "not a folder\n"), "is a file, not a package folder kervanc built"],
-  ["a symbolic link to a kervanc package", (src, elsewhere) => symlink(join(elsewhere, "pkg"), src), "is a symbolic link, not a package folder kervanc built"],
-  ["a symbolic link to a folder", (src, elsewhere) => symlink(elsewhere, src), "is a symbolic link, not a package folder kervanc built"],
-  ["a dangling symbolic link", (src, elsewhere) => symlink(join(elsewhere, "nothing"), src), "is a symbolic link, not a package folder kervanc built"],
-  ["a named pipe", async (src) => void execFileSync("mkfifo", [src]), "is a named pipe (fifo), not a package folder kervanc built"],
+  [
+    "a symbolic link to a kervanc package",
+    (src, elsewhere) => symlink(join(elsewhere, "pkg"), src),
+    "is a symbolic link, not a package folder kervanc built",
+  ],
+  [
+    "a symbolic link to a folder",
+    (src, elsewhere) => symlink(elsewhere, src),
+    "is a symbolic link, not a package folder kervanc built",
+  ],
+  [
+    "a dangling symbolic link",
+    (src, elsewhere) => symlink(join(elsewhere, "nothing"), src),
+    "is a symbolic link, not a package folder kervanc built",
+  ],
+  [
+    "a named pipe",
+    async (src) => void execFileSync("mkfifo", [src]),
+    "is a named pipe (fifo), not a package folder kervanc built",
+  ],
 ];
 
 describe("kervanc build replaces only packages it made (KV9008)", () => {
-  it.each(PLACES.map((p, i) => [i, ...p] as const))("#%i refuses %s, and writes no package at all", async (i, _what, make, reason) => {
-    const { proj, specs, elsewhere } = await project(`refuse-${i}`);
-    await make(join(proj, "src"), elsewhere);
-    const before = { proj: await snapshot(proj), elsewhere: await snapshot(elsewhere) };
-    const r = await kervanc(["build", specs, "-o", proj]);
-    expect(r.code).toBe(1);
-    expect(withoutFrames(r.stderr).split("\n")).toEqual([
-      `${join(specs, "src.yaml")}:1:1 - error KV9008: ${join(proj, "src")} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`,
-      "Found 1 error; nothing was written.",
-      "",
-    ]);
-    // Checked before writing: ok.yaml's package is not written either, and nothing anywhere changed.
-    expect(existsSync(join(proj, "ok"))).toBe(false);
-    expect(await snapshot(proj)).toEqual(before.proj);
-    expect(await snapshot(elsewhere)).toEqual(before.elsewhere);
-  });
+  it.each(PLACES.map((p, i) => [i, ...p] as const))(
+    "#%i refuses %s, and writes no package at all",
+    async (i, _what, make, reason) => {
+      const { proj, specs, elsewhere } = await project(`refuse-${i}`);
+      await make(join(proj, "src"), elsewhere);
+      const before = { proj: await snapshot(proj), elsewhere: await snapshot(elsewhere) };
+      const r = await kervanc(["build", specs, "-o", proj]);
+      expect(r.code).toBe(1);
+      expect(withoutFrames(r.stderr).split("\n")).toEqual([
+        `${join(specs, "src.yaml")}:1:1 - error KV9008: ${join(proj, "src")} ${reason}; build replaces only packages it made. Move it away, or choose another -o.`,
+        "Found 1 error; nothing was written.",
+        "",
+      ]);
+      // Checked before writing: ok.yaml's package is not written either, and nothing anywhere changed.
+      expect(existsSync(join(proj, "ok"))).toBe(false);
+      expect(await snapshot(proj)).toEqual(before.proj);
+      expect(await snapshot(elsewhere)).toEqual(before.elsewhere);
+    },
+  );
 
   it("refuses with --force too", async () => {
     const { proj, specs } = await project("force");

@@ -32,7 +32,8 @@ async function folder(name: string): Promise<string> {
   return dir;
 }
 
-const notAFile = (path: string, what: string): string => `${path}:1:1 - error KV9009: ${path} is ${what}, not a spec file; kervanc reads only regular files.`;
+const notAFile = (path: string, what: string): string =>
+  `${path}:1:1 - error KV9009: ${path} is ${what}, not a spec file; kervanc reads only regular files.`;
 
 describe("symbolic links and other non-regular files among the specs", () => {
   it("builds a link to a spec in a folder (and one named on the command line) like the spec itself", async () => {
@@ -51,9 +52,21 @@ describe("symbolic links and other non-regular files among the specs", () => {
     expect(JSON.parse(readFileSync(join(out, "linked", "manifest.json"), "utf8")).spec.file).toBe("linked.yaml");
   });
 
-  const REFUSED: readonly [what: string, make: (path: string, dir: string) => Promise<void>, message: (path: string) => string][] = [
-    ["a dangling link", (path, dir) => symlink(join(dir, "missing.yaml"), path), (p) => `${p}:1:1 - error KV9009: ${p} is a symbolic link to a file that does not exist.`],
-    ["a link loop", (path) => symlink(path, path), (p) => `${p}:1:1 - error KV9009: ${p} is a symbolic link that cannot be followed (ELOOP).`],
+  const REFUSED: readonly [
+    what: string,
+    make: (path: string, dir: string) => Promise<void>,
+    message: (path: string) => string,
+  ][] = [
+    [
+      "a dangling link",
+      (path, dir) => symlink(join(dir, "missing.yaml"), path),
+      (p) => `${p}:1:1 - error KV9009: ${p} is a symbolic link to a file that does not exist.`,
+    ],
+    [
+      "a link loop",
+      (path) => symlink(path, path),
+      (p) => `${p}:1:1 - error KV9009: ${p} is a symbolic link that cannot be followed (ELOOP).`,
+    ],
     ["a link to a folder", (path, dir) => symlink(dir, path), (p) => notAFile(p, "a symbolic link to a folder")],
     ["a named pipe", async (path) => void execFileSync("mkfifo", [path]), (p) => notAFile(p, "a named pipe (fifo)")],
     [
@@ -76,27 +89,41 @@ describe("symbolic links and other non-regular files among the specs", () => {
     ],
   ];
 
-  it.each(REFUSED.map((r, i) => [i, ...r] as const))("#%i refuses %s in a folder, next to a good spec, and writes nothing", async (i, _what, make, message) => {
-    const specs = await folder(`scan-${i}`);
-    await writeFile(join(specs, "good.yaml"), SPEC);
-    await make(join(specs, "odd.yaml"), join(root, `scan-${i}`));
-    const out = join(root, `scan-${i}`, "out");
-    const r = await kervanc(["build", specs, "-o", out]);
-    expect(r.code).toBe(1);
-    expect(withoutFrames(r.stderr).split("\n")).toEqual([message(join(specs, "odd.yaml")), "Found 1 error; nothing was written.", ""]);
-    expect(existsSync(out)).toBe(false);
-  });
+  it.each(REFUSED.map((r, i) => [i, ...r] as const))(
+    "#%i refuses %s in a folder, next to a good spec, and writes nothing",
+    async (i, _what, make, message) => {
+      const specs = await folder(`scan-${i}`);
+      await writeFile(join(specs, "good.yaml"), SPEC);
+      await make(join(specs, "odd.yaml"), join(root, `scan-${i}`));
+      const out = join(root, `scan-${i}`, "out");
+      const r = await kervanc(["build", specs, "-o", out]);
+      expect(r.code).toBe(1);
+      expect(withoutFrames(r.stderr).split("\n")).toEqual([
+        message(join(specs, "odd.yaml")),
+        "Found 1 error; nothing was written.",
+        "",
+      ]);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   // (A link to a folder named on the command line is a folder to search, like the folder itself.)
-  it.each(REFUSED.map((r, i) => [i, ...r] as const).filter(([, what]) => what !== "a link to a folder"))("#%i refuses %s named on the command line", async (i, _what, make, message) => {
-    const specs = await folder(`cli-${i}`);
-    await make(join(specs, "odd.yaml"), join(root, `cli-${i}`));
-    const out = join(root, `cli-${i}`, "out");
-    const r = await kervanc(["build", join(specs, "odd.yaml"), "-o", out]);
-    expect(r.code).toBe(1);
-    expect(withoutFrames(r.stderr).split("\n")).toEqual([message(join(specs, "odd.yaml")), "Found 1 error; nothing was written.", ""]);
-    expect(existsSync(out)).toBe(false);
-  });
+  it.each(REFUSED.map((r, i) => [i, ...r] as const).filter(([, what]) => what !== "a link to a folder"))(
+    "#%i refuses %s named on the command line",
+    async (i, _what, make, message) => {
+      const specs = await folder(`cli-${i}`);
+      await make(join(specs, "odd.yaml"), join(root, `cli-${i}`));
+      const out = join(root, `cli-${i}`, "out");
+      const r = await kervanc(["build", join(specs, "odd.yaml"), "-o", out]);
+      expect(r.code).toBe(1);
+      expect(withoutFrames(r.stderr).split("\n")).toEqual([
+        message(join(specs, "odd.yaml")),
+        "Found 1 error; nothing was written.",
+        "",
+      ]);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   it("check refuses a named pipe the same way, without hanging", async () => {
     const specs = await folder("check-fifo");
@@ -124,13 +151,23 @@ describe("kervanc import and non-regular files", () => {
     execFileSync("mkfifo", [join(dir, "api.yaml")]);
     const r = await kervanc(["import", join(dir, "api.yaml"), "-o", join(dir, "spec.yaml")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`error KV7001: ${join(dir, "api.yaml")} is a named pipe (fifo), not a file; name an OpenAPI document.`);
+    expect(r.stderr).toContain(
+      `error KV7001: ${join(dir, "api.yaml")} is a named pipe (fifo), not a file; name an OpenAPI document.`,
+    );
     expect(existsSync(join(dir, "spec.yaml"))).toBe(false);
   });
 
   it.each([
-    ["a folder", (p: string) => mkdir(join(p, "inner"), { recursive: true }), "is a folder, not a spec file; choose another -o."],
-    ["a named pipe", async (p: string) => void execFileSync("mkfifo", [p]), "is a named pipe (fifo), not a spec file; choose another -o."],
+    [
+      "a folder",
+      (p: string) => mkdir(join(p, "inner"), { recursive: true }),
+      "is a folder, not a spec file; choose another -o.",
+    ],
+    [
+      "a named pipe",
+      async (p: string) => void execFileSync("mkfifo", [p]),
+      "is a named pipe (fifo), not a spec file; choose another -o.",
+    ],
     ["a link", (p: string) => symlink("/etc/hostname", p), "is a symbolic link, not a spec file; choose another -o."],
   ])("never replaces %s at -o, even with --force", async (what, make, message) => {
     const dir = join(root, `import-out-${what.replace(/ /g, "-")}`);

@@ -63,7 +63,10 @@ function requiredScenarios(set: RequirementSet): string[] {
     server: string[];
     not_scored?: { scenario: string; leg: string }[];
   };
-  return [...requirements.server, ...(requirements.not_scored ?? []).filter((n) => n.leg === "server").map((n) => n.scenario)];
+  return [
+    ...requirements.server,
+    ...(requirements.not_scored ?? []).filter((n) => n.leg === "server").map((n) => n.scenario),
+  ];
 }
 
 const failing = (status: Status): boolean => status === "FAILURE" || status === "WARNING";
@@ -151,7 +154,18 @@ beforeAll(async () => {
       server = started.child;
       const out = join(root, `results-${set}`);
       const runner = await runNode22(
-        [RUNNER, "server", "--url", started.url, "--requirements", set, "--expected-failures", EXPECTED_FAILURES, "-o", out],
+        [
+          RUNNER,
+          "server",
+          "--url",
+          started.url,
+          "--requirements",
+          set,
+          "--expected-failures",
+          EXPECTED_FAILURES,
+          "-o",
+          out,
+        ],
         { env: { PATH: process.env["PATH"] ?? "", HOME: root }, timeoutMs: 150_000 },
       );
       runs.set(set, { runner, results: readResults(out) });
@@ -191,8 +205,11 @@ describe.each(REQUIREMENT_SETS)("conformance --requirements %s", (set) => {
 
   it("calls the tools through to the upstream", () => {
     const results = run().results;
-    const result = (scenario: string, id: string): unknown => results.get(scenario)?.find((c) => c.id === id)?.details?.["result"];
-    expect(result("tools-call-simple-text", "tools-call-simple-text")).toMatchObject({ content: [{ type: "text", text: SIMPLE_TEXT }] });
+    const result = (scenario: string, id: string): unknown =>
+      results.get(scenario)?.find((c) => c.id === id)?.details?.["result"];
+    expect(result("tools-call-simple-text", "tools-call-simple-text")).toMatchObject({
+      content: [{ type: "text", text: SIMPLE_TEXT }],
+    });
     expect(result("tools-call-error", "tools-call-error")).toMatchObject({
       content: [{ type: "text", text: "Upstream returned 500 Internal Server Error." }],
       isError: true,

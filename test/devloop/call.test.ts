@@ -87,7 +87,9 @@ describe("kervanc call", () => {
   });
 
   it("is refused when NODE_ENV=production: the relaxations never reach production", async () => {
-    const r = await kervanc(["call", spec, "get_forecast", '{"city": "Paris"}', "--secrets-file", secrets], { env: { ...process.env, NODE_ENV: "production" } });
+    const r = await kervanc(["call", spec, "get_forecast", '{"city": "Paris"}', "--secrets-file", secrets], {
+      env: { ...process.env, NODE_ENV: "production" },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("refused when NODE_ENV=production");
     expect(r.stdout).toBe("");

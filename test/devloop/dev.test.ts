@@ -83,7 +83,13 @@ describe("kervanc dev over stdio", () => {
   it("swaps tools in place on a good edit (list_changed), keeps them on a broken one (positioned diagnostics)", async () => {
     const spec = join(dir, "weather.yaml");
     await writeFile(spec, weatherSpec(upstream.origin));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [KERVANC, "dev", spec, "--secrets-file", secrets], env: { PATH: process.env["PATH"] ?? "" }, stderr: "pipe", cwd: REPO });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [KERVANC, "dev", spec, "--secrets-file", secrets],
+      env: { PATH: process.env["PATH"] ?? "" },
+      stderr: "pipe",
+      cwd: REPO,
+    });
     const stderr = watchText(transport.stderr as Readable);
     const client = new Client({ name: "dev-test", version: "1.0.0" });
     let notified!: () => void;
@@ -93,7 +99,10 @@ describe("kervanc dev over stdio", () => {
       await client.connect(transport);
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_forecast"]);
-      expect((await client.callTool({ name: "get_forecast", arguments: { city: "Oslo" } })).structuredContent).toEqual({ city: "Oslo", temp: 12 });
+      expect((await client.callTool({ name: "get_forecast", arguments: { city: "Oslo" } })).structuredContent).toEqual({
+        city: "Oslo",
+        temp: 12,
+      });
       expect(stderr.text()).toContain("kervanc development mode");
 
       // A good edit: a tool added.
@@ -107,13 +116,21 @@ describe("kervanc dev over stdio", () => {
       // A broken edit: a misspelt field; diagnostics with file, line and column, and the old tools stay.
       changed = new Promise<void>((resolve) => (notified = resolve));
       const mark = stderr.text().length;
-      const broken = weatherSpec(upstream.origin, SECOND_TOOL.replace("ORIGIN", upstream.origin)).replace("    description: Weather alerts", "    descripton: Weather alerts");
+      const broken = weatherSpec(upstream.origin, SECOND_TOOL.replace("ORIGIN", upstream.origin)).replace(
+        "    description: Weather alerts",
+        "    descripton: Weather alerts",
+      );
       await writeFile(spec, broken);
       await stderr.waitFor("still serving the last good build (2 tools)", mark);
       const line = broken.split("\n").findIndex((l) => l.includes("descripton")) + 1;
-      expect(stderr.text().slice(mark)).toContain(`${spec}:${line}:5 - error KV2001: tools[1].descripton: Unknown field "descripton". Did you mean "description" (a required field, missing here)?`);
+      expect(stderr.text().slice(mark)).toContain(
+        `${spec}:${line}:5 - error KV2001: tools[1].descripton: Unknown field "descripton". Did you mean "description" (a required field, missing here)?`,
+      );
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_forecast", "get_alerts"]);
-      expect((await client.callTool({ name: "get_forecast", arguments: { city: "Rome" } })).structuredContent).toEqual({ city: "Rome", temp: 12 });
+      expect((await client.callTool({ name: "get_forecast", arguments: { city: "Rome" } })).structuredContent).toEqual({
+        city: "Rome",
+        temp: 12,
+      });
 
       // Fixed again: back to one tool, and the client hears of it.
       await writeFile(spec, weatherSpec(upstream.origin));
@@ -131,7 +148,14 @@ describe("tools.listChanged", () => {
     const built = await kervanc(["build", join(REPO, "fixtures", "specs", "hn.yaml"), "-o", out]);
     expect(built.code).toBe(0);
     const client = new Client({ name: "caps-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(out, "hn", "server.mjs")], env: { PATH: process.env["PATH"] ?? "" }, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(out, "hn", "server.mjs")],
+        env: { PATH: process.env["PATH"] ?? "" },
+        stderr: "pipe",
+      }),
+    );
     try {
       expect(client.getServerCapabilities()?.tools).toBeDefined();
       expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
@@ -145,7 +169,11 @@ describe("kervanc dev --http", () => {
   it("serves Streamable HTTP on 127.0.0.1 and serves the new tools after a good edit", async () => {
     const spec = join(dir, "http.yaml");
     await writeFile(spec, weatherSpec(upstream.origin));
-    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--http", "--port", "0", "--repl", "--secrets-file", secrets], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [KERVANC, "dev", spec, "--http", "--port", "0", "--repl", "--secrets-file", secrets],
+      { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] },
+    );
     const err = watchText(child.stderr);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     const urlAfter = async (from: number): Promise<string> => {
@@ -181,7 +209,10 @@ describe("the kervanc dev REPL", () => {
   it("lists tools, calls one, reloads, answers help and exits, driven through stdin", async () => {
     const spec = join(dir, "repl.yaml");
     await writeFile(spec, weatherSpec(upstream.origin));
-    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--repl", "--secrets-file", secrets], { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--repl", "--secrets-file", secrets], {
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out = watchText(child.stdout);
     const err = watchText(child.stderr);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -203,7 +234,11 @@ describe("the kervanc dev REPL", () => {
   });
 
   it("is refused when NODE_ENV=production", async () => {
-    const child = spawn(process.execPath, [KERVANC, "dev", join(dir, "repl.yaml"), "--repl"], { cwd: REPO, env: { ...process.env, NODE_ENV: "production" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [KERVANC, "dev", join(dir, "repl.yaml"), "--repl"], {
+      cwd: REPO,
+      env: { ...process.env, NODE_ENV: "production" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const err = watchText(child.stderr);
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     expect(code).toBe(2);

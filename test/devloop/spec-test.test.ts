@@ -144,13 +144,25 @@ describe("kervanc test", () => {
     // The placeholder value is never shown: the header as sent reads as its placeholder.
     expect(out).toContain('- request header x-api-key: expected "not-the-key", got "{{secrets.API_KEY}}"');
     expect(out).toContain('- request header x-missing: expected "here", got none');
-    expect(out).toContain('- result text differs:\n           - {"city":"Oslo","temp":4}\n           + {"city":"Oslo","temp":3}');
+    expect(out).toContain(
+      '- result text differs:\n           - {"city":"Oslo","temp":4}\n           + {"city":"Oslo","temp":3}',
+    );
     expect(out).toContain("FAIL wrong structured content");
-    expect(out).toContain('- structured content differs:\n             {\n               "city": "Oslo",\n           -   "temp": 4\n           +   "temp": 3\n             }');
-    expect(out).toContain('FAIL expects an error, gets a success\n       - expected an error containing "Upstream returned 500", got a success:\n             {"city":"Oslo","temp":3}');
-    expect(out).toContain("FAIL expects a success, gets an error\n       - expected a success, got an error:\n             Upstream returned 500");
-    expect(out).toContain("FAIL expects an upstream call, none made\n       - the case expects an upstream request, but the tool made none");
-    expect(out).toContain("FAIL expects no upstream call, one made\n       - the tool called the upstream (GET /forecast?city=Oslo), but the case expects no upstream call");
+    expect(out).toContain(
+      '- structured content differs:\n             {\n               "city": "Oslo",\n           -   "temp": 4\n           +   "temp": 3\n             }',
+    );
+    expect(out).toContain(
+      'FAIL expects an error, gets a success\n       - expected an error containing "Upstream returned 500", got a success:\n             {"city":"Oslo","temp":3}',
+    );
+    expect(out).toContain(
+      "FAIL expects a success, gets an error\n       - expected a success, got an error:\n             Upstream returned 500",
+    );
+    expect(out).toContain(
+      "FAIL expects an upstream call, none made\n       - the case expects an upstream request, but the tool made none",
+    );
+    expect(out).toContain(
+      "FAIL expects no upstream call, one made\n       - the tool called the upstream (GET /forecast?city=Oslo), but the case expects no upstream call",
+    );
     expect(out).toContain("0 passed, 6 failed.");
     expect(out).not.toMatch(/kervanc-test-api_key-[0-9a-f]/);
   });
@@ -158,7 +170,12 @@ describe("kervanc test", () => {
   it("--format json gives each case's result and failures", async () => {
     const r = await kervanc(["test", join(dir, "fail", "weather.test.yaml"), "--format", "json"]);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { ok: boolean; passed: number; failed: number; files: { cases: { name: string; ok: boolean; failures: string[] }[] }[] };
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      passed: number;
+      failed: number;
+      files: { cases: { name: string; ok: boolean; failures: string[] }[] }[];
+    };
     expect(report).toMatchObject({ ok: false, passed: 0, failed: 6 });
     expect(report.files[0]!.cases[1]).toMatchObject({ name: "wrong structured content", ok: false });
     expect(report.files[0]!.cases[1]!.failures[0]).toMatch(/^structured content differs:/);
@@ -182,10 +199,15 @@ describe("kervanc test", () => {
     const file = join(dir, "bad");
     await mkdir(file);
     await writeFile(join(file, "weather.yaml"), weatherSpec(NOWHERE));
-    await writeFile(join(file, "weather.test.yaml"), "tests:\n  - name: typo\n    tool: get_forcast\n    expect: { text: x }\n");
+    await writeFile(
+      join(file, "weather.test.yaml"),
+      "tests:\n  - name: typo\n    tool: get_forcast\n    expect: { text: x }\n",
+    );
     const r = await kervanc(["test", file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${join(file, "weather.test.yaml")}:3:11 - error KV9010: tests[0].tool: This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?`);
+    expect(r.stderr).toContain(
+      `${join(file, "weather.test.yaml")}:3:11 - error KV9010: tests[0].tool: This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?`,
+    );
   });
 
   it("is refused when NODE_ENV=production", async () => {
@@ -230,7 +252,16 @@ describe("kervanc call --record", () => {
   it("writes a case with secrets as placeholders, which passes when replayed with the upstream gone", async () => {
     const spec = join(recordDir, "weather.yaml");
     const testFile = join(recordDir, "weather.test.yaml");
-    const r = await kervanc(["call", spec, "get_forecast", '{"city": "Lima"}', "--secrets-file", join(recordDir, "secrets.env"), "--record", testFile]);
+    const r = await kervanc([
+      "call",
+      spec,
+      "get_forecast",
+      '{"city": "Lima"}',
+      "--secrets-file",
+      join(recordDir, "secrets.env"),
+      "--record",
+      testFile,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`Recorded the case "get_forecast (recorded)" in ${testFile}.`);
     const text = await readFile(testFile, "utf8");
@@ -253,7 +284,16 @@ describe("kervanc call --record", () => {
     const slashDir = join(dir, "slashes");
     await mkdir(slashDir);
     await writeFile(join(slashDir, "weather.yaml"), weatherSpec(`${own.origin}//127.0.0.1:${other.port}`));
-    const r = await kervanc(["call", join(slashDir, "weather.yaml"), "get_forecast", '{"city": "X"}', "--secrets-file", join(recordDir, "secrets.env"), "--record", join(slashDir, "weather.test.yaml")]);
+    const r = await kervanc([
+      "call",
+      join(slashDir, "weather.yaml"),
+      "get_forecast",
+      '{"city": "X"}',
+      "--secrets-file",
+      join(recordDir, "secrets.env"),
+      "--record",
+      join(slashDir, "weather.test.yaml"),
+    ]);
     await other.close();
     await own.close();
     expect(other.requests).toEqual([]);
@@ -262,15 +302,28 @@ describe("kervanc call --record", () => {
   });
 
   it("refuses to write a case in which a secret remains in an encoded form", async () => {
-    const leakUpstream = await startUpstream((_req, res) => json(res, 200, { city: Buffer.from(SECRET).toString("base64"), temp: 0 }));
+    const leakUpstream = await startUpstream((_req, res) =>
+      json(res, 200, { city: Buffer.from(SECRET).toString("base64"), temp: 0 }),
+    );
     const leakDir = join(dir, "leak");
     await mkdir(leakDir);
     await writeFile(join(leakDir, "weather.yaml"), weatherSpec(leakUpstream.origin));
     const testFile = join(leakDir, "weather.test.yaml");
-    const r = await kervanc(["call", join(leakDir, "weather.yaml"), "get_forecast", '{"city": "Leak"}', "--secrets-file", join(recordDir, "secrets.env"), "--record", testFile]);
+    const r = await kervanc([
+      "call",
+      join(leakDir, "weather.yaml"),
+      "get_forecast",
+      '{"city": "Leak"}',
+      "--secrets-file",
+      join(recordDir, "secrets.env"),
+      "--record",
+      testFile,
+    ]);
     await leakUpstream.close();
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("kervanc call --record: the recorded exchange still holds API_KEY in an encoded form; nothing was written.");
+    expect(r.stderr).toContain(
+      "kervanc call --record: the recorded exchange still holds API_KEY in an encoded form; nothing was written.",
+    );
     await expect(readFile(testFile, "utf8")).rejects.toThrow(/ENOENT/);
   });
 });

@@ -40,9 +40,17 @@ ${extraTools}`;
 }
 
 /** kervanc with its stdin fed (and closed), for arguments from stdin; never blocks this process's event loop. */
-export function kervancIn(args: readonly string[], input: string, env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+export function kervancIn(
+  args: readonly string[],
+  input: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "packages", "compiler", "bin", "kervanc.js"), ...args], { cwd: REPO, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(REPO, "packages", "compiler", "bin", "kervanc.js"), ...args], {
+      cwd: REPO,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));

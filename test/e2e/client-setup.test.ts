@@ -100,7 +100,9 @@ describe("the README's client set-up lines", () => {
   });
 
   it("Claude Desktop and Cursor: the JSON configuration", async () => {
-    const config = jsonBlockAfter("### Claude Desktop, Cursor and other clients: JSON") as { mcpServers: Record<string, ServerCommand> };
+    const config = jsonBlockAfter("### Claude Desktop, Cursor and other clients: JSON") as {
+      mcpServers: Record<string, ServerCommand>;
+    };
     expect(Object.keys(config.mcpServers)).toEqual(["items_api"]);
     await callWith(config.mcpServers["items_api"]!);
   });
@@ -138,7 +140,18 @@ describe("the README's client set-up lines", () => {
     // The server runs on the tests' Node (the Inspector itself needs Node 22); loopback needs the test allowance.
     const server = [process.execPath, ...rest.slice(node + 1, rest.indexOf("--method")), "--allow-private-network"];
     const run = await runNode22(
-      [packageBin("@modelcontextprotocol/inspector", "mcp-inspector"), "--cli", "--quiet", "--format", "json", ...rest.slice(0, node), "-e", `NODE_EXTRA_CA_CERTS=${TEST_CA}`, ...server, ...rest.slice(rest.indexOf("--method"))],
+      [
+        packageBin("@modelcontextprotocol/inspector", "mcp-inspector"),
+        "--cli",
+        "--quiet",
+        "--format",
+        "json",
+        ...rest.slice(0, node),
+        "-e",
+        `NODE_EXTRA_CA_CERTS=${TEST_CA}`,
+        ...server,
+        ...rest.slice(rest.indexOf("--method")),
+      ],
       { env: { PATH: process.env["PATH"] ?? "", HOME: join(root, "home") }, timeoutMs: 45_000 },
     );
     expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);

@@ -23,7 +23,10 @@ afterAll(async () => {
 
 /** Starts the server on Node 22 over stdio with no input: it loads, sees the end of stdin and exits. */
 const start = (cache: string) =>
-  runNode22(["--disallow-code-generation-from-strings", SERVER], { env: { PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: cache }, timeoutMs: 60_000 });
+  runNode22(["--disallow-code-generation-from-strings", SERVER], {
+    env: { PATH: process.env["PATH"] ?? "", NODE_COMPILE_CACHE: cache },
+    timeoutMs: 60_000,
+  });
 
 async function filesIn(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

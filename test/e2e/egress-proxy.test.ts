@@ -64,7 +64,8 @@ tools:
 `;
 }
 
-const text = (result: { content?: { text?: string }[] }): string => (result.content ?? []).map((c) => c.text ?? "").join("\n");
+const text = (result: { content?: { text?: string }[] }): string =>
+  (result.content ?? []).map((c) => c.text ?? "").join("\n");
 
 async function serve(env: Record<string, string>): Promise<TestClient> {
   const client = await connect("modern", serverPath, {
@@ -84,13 +85,29 @@ async function proxy(options: Parameters<typeof startProxy>[0] = {}): Promise<Te
 beforeAll(async () => {
   upstream = await startUpstream(
     (req, res) => {
-      if (req.path === "/reflect") json(res, 200, { leak: PROXY_PASSWORD, encoded: encodeURIComponent(PROXY_PASSWORD), b64: Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64") });
+      if (req.path === "/reflect")
+        json(res, 200, {
+          leak: PROXY_PASSWORD,
+          encoded: encodeURIComponent(PROXY_PASSWORD),
+          b64: Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64"),
+        });
       else if (req.path === "/away") res.writeHead(302, { location: "https://elsewhere.proxied.test/steal" }).end();
-      else json(res, 200, { id: 1, authorization: req.headers.authorization ?? null, proxyAuthorization: req.headers["proxy-authorization"] ?? null });
+      else
+        json(res, 200, {
+          id: 1,
+          authorization: req.headers.authorization ?? null,
+          proxyAuthorization: req.headers["proxy-authorization"] ?? null,
+        });
     },
     { tls: true, hostname: "api.proxied.test", tlsFiles: { key: "proxied-key.pem", cert: "proxied.pem" } },
   );
-  plain = await startUpstream((req, res) => json(res, 200, { plain: true, host: req.headers.host ?? null, proxyAuthorization: req.headers["proxy-authorization"] ?? null }));
+  plain = await startUpstream((req, res) =>
+    json(res, 200, {
+      plain: true,
+      host: req.headers.host ?? null,
+      proxyAuthorization: req.headers["proxy-authorization"] ?? null,
+    }),
+  );
   root = await tempDir("proxied");
   await mkdir(join(root, "specs"));
   await writeFile(join(root, "specs", "proxied.yaml"), spec(upstream.port, plain.port));
@@ -126,7 +143,7 @@ describe("through an open CONNECT proxy", () => {
 
   it("tunnels to the upstream by name, with TLS end to end", async () => {
     const result = await client.callTool("item", {});
-    expect(text(result) + client.stderr()).toContain("\"id\":1");
+    expect(text(result) + client.stderr()).toContain('"id":1');
     expect(open.connects).toContain(`api.proxied.test:${upstream.port}`);
     // The secret went to the upstream, inside TLS: the proxy relayed no plaintext of it.
     expect(text(result)).not.toContain(TOKEN);
@@ -175,17 +192,26 @@ describe("a proxy that needs credentials", () => {
   });
 
   it("gets them from the proxy URL's userinfo, and the upstream never sees them", async () => {
-    const client = await serve({ https_proxy: `http://${PROXY_USER}:${encodeURIComponent(PROXY_PASSWORD)}@127.0.0.1:${guarded.port}` });
+    const client = await serve({
+      https_proxy: `http://${PROXY_USER}:${encodeURIComponent(PROXY_PASSWORD)}@127.0.0.1:${guarded.port}`,
+    });
     const result = await client.callTool("item", {});
     expect(result.isError).not.toBe(true);
     expect(JSON.parse(text(result))).toMatchObject({ id: 1, proxyAuthorization: null });
-    expect(guarded.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`);
+    expect(guarded.authorizations.at(-1)).toBe(
+      `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`,
+    );
     expect(client.stderr()).toContain(`127.0.0.1:${guarded.port} (with credentials)`);
     expect(client.stderr()).not.toContain(PROXY_PASSWORD);
     // The proxy credential is in the redaction vault: an upstream that echoes it cannot get it to the client.
     const reflected = text(await client.callTool("reflect_proxy", {}));
     expect(reflected).toContain("[redacted]");
-    for (const form of [PROXY_PASSWORD, encodeURIComponent(PROXY_PASSWORD), Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")]) expect(reflected).not.toContain(form);
+    for (const form of [
+      PROXY_PASSWORD,
+      encodeURIComponent(PROXY_PASSWORD),
+      Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64"),
+    ])
+      expect(reflected).not.toContain(form);
   });
 
   it("a 407 is a tool error naming the status and the upstream, without the credentials, and the server keeps serving", async () => {
@@ -205,10 +231,18 @@ describe("a proxy that needs credentials", () => {
 describe("HTTP_PROXY for a plain-http upstream", () => {
   it("sends the request to the proxy in absolute form, with credentials for the proxy only", async () => {
     const guarded = await proxy({ credentials: `${PROXY_USER}:${PROXY_PASSWORD}` });
-    const client = await serve({ HTTP_PROXY: `http://${PROXY_USER}:${encodeURIComponent(PROXY_PASSWORD)}@127.0.0.1:${guarded.port}` });
+    const client = await serve({
+      HTTP_PROXY: `http://${PROXY_USER}:${encodeURIComponent(PROXY_PASSWORD)}@127.0.0.1:${guarded.port}`,
+    });
     const result = await client.callTool("plain", {});
-    expect(JSON.parse(text(result))).toEqual({ plain: true, host: `api.proxied.test:${plain.port}`, proxyAuthorization: null });
-    expect(guarded.authorizations.at(-1)).toBe(`Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`);
+    expect(JSON.parse(text(result))).toEqual({
+      plain: true,
+      host: `api.proxied.test:${plain.port}`,
+      proxyAuthorization: null,
+    });
+    expect(guarded.authorizations.at(-1)).toBe(
+      `Basic ${Buffer.from(`${PROXY_USER}:${PROXY_PASSWORD}`).toString("base64")}`,
+    );
     // HTTPS_PROXY is not set: an https upstream goes direct (and its name does not resolve here).
     expect(text(await client.callTool("item", {}))).toContain("could not be resolved");
   });

@@ -19,7 +19,9 @@ let root: string;
 function repoint(text: string, origin: string): string {
   const doc = parseDocument(text);
   const url = new URL(origin);
-  for (const tool of (doc.get("tools") as { items: { getIn(p: string[]): unknown; setIn(p: string[], v: unknown): void }[] }).items) {
+  for (const tool of (
+    doc.get("tools") as { items: { getIn(p: string[]): unknown; setIn(p: string[], v: unknown): void }[] }
+  ).items) {
     const old = String(tool.getIn(["http", "url"]));
     tool.setIn(["http", "url"], old.replace(/^https:\/\/[^/]+/, origin));
     if (url.protocol === "http:") tool.setIn(["http", "allowInsecureHttp"], true);
@@ -31,24 +33,47 @@ function repoint(text: string, origin: string): string {
 
 beforeAll(async () => {
   hn = await startUpstream((req, res) => {
-    if (req.path === "/v0/topstories.json") json(res, 200, Array.from({ length: 500 }, (_, i) => 40_000_000 + i));
+    if (req.path === "/v0/topstories.json")
+      json(
+        res,
+        200,
+        Array.from({ length: 500 }, (_, i) => 40_000_000 + i),
+      );
     else {
       const id = Number(/^\/v0\/item\/(\d+)\.json$/.exec(req.path)?.[1]);
-      json(res, 200, { id, type: "story", by: "pg", title: `Story ${id}`, url: "https://example.com/", score: 42, time: 1_700_000_000, kids: Array.from({ length: 30 }, (_, i) => i) });
+      json(res, 200, {
+        id,
+        type: "story",
+        by: "pg",
+        title: `Story ${id}`,
+        url: "https://example.com/",
+        score: 42,
+        time: 1_700_000_000,
+        kids: Array.from({ length: 30 }, (_, i) => i),
+      });
     }
   });
   posts = await startUpstream(
     (req, res) => {
-      if (req.method === "GET") json(res, 200, { items: [{ id: 1, title: "Hello", author: "ada", body: "long text", views: 9 }] });
-      else if (req.method === "POST") json(res, 201, { id: 7, url: "https://posts.example.com/7", echo: req.headers["authorization"] });
+      if (req.method === "GET")
+        json(res, 200, { items: [{ id: 1, title: "Hello", author: "ada", body: "long text", views: 9 }] });
+      else if (req.method === "POST")
+        json(res, 201, { id: 7, url: "https://posts.example.com/7", echo: req.headers["authorization"] });
       else res.writeHead(200, { "content-type": "text/plain" }).end(`deleted ${req.path}`);
     },
     { tls: true, hostname: "localhost" },
   );
   root = await tempDir("examples");
   await mkdir(join(root, "specs"));
-  for (const [file, upstream] of [["hn.yaml", hn], ["posts.yaml", posts], ["open-meteo.yaml", hn]] as const) {
-    await writeFile(join(root, "specs", file), repoint(await readFile(join(FIXTURES, "specs", file), "utf8"), upstream.origin));
+  for (const [file, upstream] of [
+    ["hn.yaml", hn],
+    ["posts.yaml", posts],
+    ["open-meteo.yaml", hn],
+  ] as const) {
+    await writeFile(
+      join(root, "specs", file),
+      repoint(await readFile(join(FIXTURES, "specs", file), "utf8"), upstream.origin),
+    );
   }
   const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
   expect(built.code, built.stderr).toBe(0);
@@ -64,7 +89,10 @@ afterAll(async () => {
 describe("hn.yaml", () => {
   let client: TestClient;
   beforeAll(async () => {
-    client = await connect("modern", join(root, "out", "hn", "server.mjs"), { nodeArgs: ["--disallow-code-generation-from-strings"], serverArgs: ["--allow-private-network"] });
+    client = await connect("modern", join(root, "out", "hn", "server.mjs"), {
+      nodeArgs: ["--disallow-code-generation-from-strings"],
+      serverArgs: ["--allow-private-network"],
+    });
   });
   afterAll(async () => client?.close());
 
@@ -114,7 +142,9 @@ describe("posts.yaml", () => {
     const before = posts.requests.length;
     const r = await client.callTool("create_post", { title: "T", body: "B", extra: 1 });
     expect(r.isError).toBe(true);
-    expect(r.content?.[0]?.text).toBe("Input validation error: Invalid arguments for tool create_post: data must NOT have additional properties");
+    expect(r.content?.[0]?.text).toBe(
+      "Input validation error: Invalid arguments for tool create_post: data must NOT have additional properties",
+    );
     expect(posts.requests.length).toBe(before);
   });
 

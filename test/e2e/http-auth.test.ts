@@ -37,7 +37,17 @@ let key1: webcrypto.CryptoKey;
 let key2: webcrypto.CryptoKey;
 let oauthEndpoint: string;
 
-async function token(claims: Record<string, unknown>, options: { key?: webcrypto.CryptoKey; kid?: string; iss?: string; aud?: string; exp?: number | string; sub?: string } = {}): Promise<string> {
+async function token(
+  claims: Record<string, unknown>,
+  options: {
+    key?: webcrypto.CryptoKey;
+    kid?: string;
+    iss?: string;
+    aud?: string;
+    exp?: number | string;
+    sub?: string;
+  } = {},
+): Promise<string> {
   const jwt = new SignJWT({ ...claims })
     .setProtectedHeader({ alg: "ES256", kid: options.kid ?? "k1" })
     .setIssuer(options.iss ?? ISSUER)
@@ -63,7 +73,11 @@ const initialize = JSON.stringify({
 async function post(endpoint: string, bearer: string | null): Promise<Response> {
   return fetch(endpoint, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(bearer !== null ? { authorization: `Bearer ${bearer}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(bearer !== null ? { authorization: `Bearer ${bearer}` } : {}),
+    },
     body: initialize,
   });
 }
@@ -75,7 +89,9 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }));
+  upstream = await startUpstream((_req, res) =>
+    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
+  );
   const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
   expect(built.result.code).toBe(0);
   outDir = built.outDir;
@@ -92,7 +108,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
-  oauthEndpoint = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE])).url;
+  oauthEndpoint = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE]))
+    .url;
 }, 120_000);
 
 afterAll(async () => {
@@ -107,14 +124,20 @@ describe("OAuth resource server", () => {
   it("answers 401 with WWW-Authenticate naming the protected-resource metadata", async () => {
     const response = await post(oauthEndpoint, null);
     expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"`);
+    expect(response.headers.get("www-authenticate")).toBe(
+      `Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   it("serves the RFC 9728 metadata without a token", async () => {
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
       const response = await fetch(new URL(path, oauthEndpoint));
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ resource: AUDIENCE, authorization_servers: [ISSUER], bearer_methods_supported: ["header"] });
+      expect(await response.json()).toEqual({
+        resource: AUDIENCE,
+        authorization_servers: [ISSUER],
+        bearer_methods_supported: ["header"],
+      });
     }
   });
 
@@ -130,7 +153,16 @@ describe("OAuth resource server", () => {
     ["a token signed by a key not in the key set", () => token({}, { key: key2, kid: "k2" })],
     ["a token signed by another key under a known kid", () => token({}, { key: key2, kid: "k1" })],
     ["an unsecured token (alg none)", async () => unsecured()],
-    ["a token without a subject", async () => new SignJWT({}).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime("5m").sign(key1)],
+    [
+      "a token without a subject",
+      async () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "ES256", kid: "k1" })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setExpirationTime("5m")
+          .sign(key1),
+    ],
     ["garbage", async () => "not.a.jwt"],
   ];
   for (const [what, make] of refusals) {
@@ -144,7 +176,8 @@ describe("OAuth resource server", () => {
 
   it("fetches the key set again for an unknown kid, so a rotated key is accepted", async () => {
     // Its own server, so its key-set cache starts empty here.
-    const rotated = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE])).url;
+    const rotated = (await start(["--oauth-issuer", ISSUER, "--oauth-jwks-url", jwksUrl, "--oauth-audience", AUDIENCE]))
+      .url;
     const before = jwksFetches;
     expect((await post(rotated, await token({}))).status).toBe(200);
     expect(jwksFetches).toBe(before + 1);
@@ -163,8 +196,13 @@ describe("OAuth resource server", () => {
 
   it("serves both SDK clients that send a token", async () => {
     const bearer = await token({});
-    const modern = new ModernClient({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-    await modern.connect(new ModernHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    const modern = new ModernClient(
+      { name: "t", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    await modern.connect(
+      new ModernHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }),
+    );
     try {
       const result = await modern.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
       expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
@@ -172,7 +210,9 @@ describe("OAuth resource server", () => {
       await modern.close();
     }
     const legacy = new LegacyClient({ name: "t", version: "1" });
-    await legacy.connect(new LegacyHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    await legacy.connect(
+      new LegacyHttp(new URL(oauthEndpoint), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }),
+    );
     try {
       const result = await legacy.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
       expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
@@ -188,7 +228,9 @@ describe("static bearer tokens", () => {
   beforeAll(async () => {
     const file = join(outDir, "tokens.txt");
     await writeFile(file, `# the team's token\n${STATIC_TOKEN}\n`);
-    ({ url: endpoint, stderr } = await start(["--auth-tokens-file", file, "--client-rate-limit", "3"], { KERVANC_AUTH_TOKENS: "second-token-abcdefghijklmnop" }));
+    ({ url: endpoint, stderr } = await start(["--auth-tokens-file", file, "--client-rate-limit", "3"], {
+      KERVANC_AUTH_TOKENS: "second-token-abcdefghijklmnop",
+    }));
   });
 
   it("accepts each configured token, from the file and from KERVANC_AUTH_TOKENS", async () => {
@@ -234,7 +276,10 @@ describe("static bearer tokens", () => {
 describe("off loopback", () => {
   function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [serverPath, "--http", "--port", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, [serverPath, "--http", "--port", "0", ...args], {
+        env: { PATH: process.env["PATH"] ?? "", ...env },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
       let stderr = "";
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
       child.on("exit", (code) => resolve({ code, stderr }));

@@ -26,7 +26,12 @@ const discover = JSON.stringify({
   jsonrpc: "2.0",
   id: 1,
   method: "server/discover",
-  params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+  params: {
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    },
+  },
 });
 
 function head(target: string, headers: Record<string, string | number>): string {
@@ -35,7 +40,12 @@ function head(target: string, headers: Record<string, string | number>): string 
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
+const mcpHeaders = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+  "mcp-method": "server/discover",
+};
 
 /** A raw connection that records what the server sends and when it closes. */
 class Raw {
@@ -54,7 +64,8 @@ class Raw {
   }
   /** Resolves with the status line once one arrives (or "" if the socket closes without one). */
   async status(): Promise<string> {
-    const line = (): string | null => (this.received.includes("\r\n") ? this.received.slice(0, this.received.indexOf("\r\n")) : null);
+    const line = (): string | null =>
+      this.received.includes("\r\n") ? this.received.slice(0, this.received.indexOf("\r\n")) : null;
     if (line() !== null) return line()!;
     return new Promise((resolve) => {
       const check = (): void => {
@@ -74,7 +85,8 @@ async function partialBody(length: number, sent: number): Promise<Raw> {
   const raw = new Raw();
   await raw.write(head("/mcp", { ...mcpHeaders, "content-length": length }));
   const chunk = Buffer.alloc(64 * 1024, 0x20);
-  for (let done = 0; done < sent; done += chunk.length) if (!(await raw.write(chunk.subarray(0, Math.min(chunk.length, sent - done))))) break;
+  for (let done = 0; done < sent; done += chunk.length)
+    if (!(await raw.write(chunk.subarray(0, Math.min(chunk.length, sent - done))))) break;
   return raw;
 }
 
@@ -91,7 +103,12 @@ async function chunkedBody(sent: number): Promise<Raw> {
 /** One complete, ordinary request: the status line of its answer. */
 async function normalRequest(target = "/mcp", host = `127.0.0.1:${port}`): Promise<string> {
   const raw = new Raw();
-  const lines = [`POST ${target} HTTP/1.1`, `host: ${host}`, "connection: close", `content-length: ${Buffer.byteLength(discover)}`];
+  const lines = [
+    `POST ${target} HTTP/1.1`,
+    `host: ${host}`,
+    "connection: close",
+    `content-length: ${Buffer.byteLength(discover)}`,
+  ];
   for (const [name, value] of Object.entries(mcpHeaders)) lines.push(`${name}: ${value}`);
   await raw.write(`${lines.join("\r\n")}\r\n\r\n${discover}`);
   const status = await raw.status();
@@ -143,29 +160,33 @@ afterAll(async () => {
 });
 
 describe("request bodies in flight", () => {
-  it("refuses bodies past the budget with 503 before reading, keeps memory bounded, and serves again after", { timeout: 120_000 }, async () => {
-    expect(await normalRequest()).toBe("HTTP/1.1 200 OK");
-    const before = procStatus(server.pid!, "VmRSS");
-    // Two bodies that reserve 7 of the 8 MiB and never finish.
-    const holders = [await partialBody(3.5 * MiB, 3.4 * MiB), await partialBody(3.5 * MiB, 3.4 * MiB)];
-    // A declared length past what is left is refused on its headers, before a byte of body is sent.
-    const refusedUpFront = await Promise.all(Array.from({ length: 20 }, () => partialBody(3.5 * MiB, 0)));
-    for (const raw of refusedUpFront) expect(await raw.status()).toBe("HTTP/1.1 503 Service Unavailable");
-    expect(refusedUpFront[0]!.received.toLowerCase()).toContain("retry-after:");
-    // Chunked bodies have no length: each is charged as it arrives and answered 503 when it would pass the
-    // budget (the rest of it is read and thrown away, never held).
-    const chunked = await Promise.all(Array.from({ length: 60 }, () => chunkedBody(3.5 * MiB)));
-    const statuses = await Promise.all(chunked.map((raw) => raw.status()));
-    const grown = procStatus(server.pid!, "VmHWM") - before;
-    console.log(`server peak RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
-    // 62 clients offered over 200 MiB of body; the server held at most the 8 MiB budget, plus the garbage of
-    // reading and discarding the rest (about 55-70 MiB here; about 470 MiB without the budget).
-    expect(grown).toBeLessThan(128 * MiB);
-    for (const status of statuses) expect(status).toBe("HTTP/1.1 503 Service Unavailable");
-    for (const raw of [...holders, ...refusedUpFront, ...chunked]) raw.socket.destroy();
-    expect(await normalRequestOnceFree()).toBe("HTTP/1.1 200 OK");
-    expect(stderr()).toContain("HTTP request refused with 503");
-  });
+  it(
+    "refuses bodies past the budget with 503 before reading, keeps memory bounded, and serves again after",
+    { timeout: 120_000 },
+    async () => {
+      expect(await normalRequest()).toBe("HTTP/1.1 200 OK");
+      const before = procStatus(server.pid!, "VmRSS");
+      // Two bodies that reserve 7 of the 8 MiB and never finish.
+      const holders = [await partialBody(3.5 * MiB, 3.4 * MiB), await partialBody(3.5 * MiB, 3.4 * MiB)];
+      // A declared length past what is left is refused on its headers, before a byte of body is sent.
+      const refusedUpFront = await Promise.all(Array.from({ length: 20 }, () => partialBody(3.5 * MiB, 0)));
+      for (const raw of refusedUpFront) expect(await raw.status()).toBe("HTTP/1.1 503 Service Unavailable");
+      expect(refusedUpFront[0]!.received.toLowerCase()).toContain("retry-after:");
+      // Chunked bodies have no length: each is charged as it arrives and answered 503 when it would pass the
+      // budget (the rest of it is read and thrown away, never held).
+      const chunked = await Promise.all(Array.from({ length: 60 }, () => chunkedBody(3.5 * MiB)));
+      const statuses = await Promise.all(chunked.map((raw) => raw.status()));
+      const grown = procStatus(server.pid!, "VmHWM") - before;
+      console.log(`server peak RSS grew by ${(grown / MiB).toFixed(1)} MiB`);
+      // 62 clients offered over 200 MiB of body; the server held at most the 8 MiB budget, plus the garbage of
+      // reading and discarding the rest (about 55-70 MiB here; about 470 MiB without the budget).
+      expect(grown).toBeLessThan(128 * MiB);
+      for (const status of statuses) expect(status).toBe("HTTP/1.1 503 Service Unavailable");
+      for (const raw of [...holders, ...refusedUpFront, ...chunked]) raw.socket.destroy();
+      expect(await normalRequestOnceFree()).toBe("HTTP/1.1 200 OK");
+      expect(stderr()).toContain("HTTP request refused with 503");
+    },
+  );
 
   it("refuses a Content-Length over 4 MiB with 413 before reading", async () => {
     const raw = await partialBody(5 * MiB, 0);
@@ -173,16 +194,20 @@ describe("request bodies in flight", () => {
     raw.socket.destroy();
   });
 
-  it("times out a body that never finishes (and gives its budget back) and headers that never finish", { timeout: 60_000 }, async () => {
-    const holders = [await partialBody(4 * MiB, 1 * MiB), await partialBody(4 * MiB, 1 * MiB)];
-    expect(await normalRequest()).toBe("HTTP/1.1 503 Service Unavailable");
-    const slowHeaders = new Raw();
-    await slowHeaders.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: appl`);
-    // The server ends all three itself (--request-timeout 4000, --headers-timeout 2000).
-    await Promise.all([...holders, slowHeaders].map((raw) => raw.closed));
-    expect(slowHeaders.received).toMatch(/^HTTP\/1\.1 408 /);
-    expect(await normalRequestOnceFree()).toBe("HTTP/1.1 200 OK");
-  });
+  it(
+    "times out a body that never finishes (and gives its budget back) and headers that never finish",
+    { timeout: 60_000 },
+    async () => {
+      const holders = [await partialBody(4 * MiB, 1 * MiB), await partialBody(4 * MiB, 1 * MiB)];
+      expect(await normalRequest()).toBe("HTTP/1.1 503 Service Unavailable");
+      const slowHeaders = new Raw();
+      await slowHeaders.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: appl`);
+      // The server ends all three itself (--request-timeout 4000, --headers-timeout 2000).
+      await Promise.all([...holders, slowHeaders].map((raw) => raw.closed));
+      expect(slowHeaders.received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(await normalRequestOnceFree()).toBe("HTTP/1.1 200 OK");
+    },
+  );
 });
 
 describe("request targets", () => {

@@ -20,7 +20,9 @@ let endpoint: string;
 let stderr = "";
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }));
+  upstream = await startUpstream((_req, res) =>
+    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
+  );
   const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
   expect(built.result.code).toBe(0);
   outDir = built.outDir;
@@ -38,7 +40,10 @@ afterAll(async () => {
 
 describe("Streamable HTTP", () => {
   it("serves a 2026-07-28 client", async () => {
-    const client = new ModernClient({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const client = new ModernClient(
+      { name: "t", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
     await client.connect(new ModernHttp(new URL(endpoint)));
     try {
       expect(client.getProtocolEra()).toBe("modern");
@@ -68,9 +73,19 @@ describe("Streamable HTTP", () => {
     jsonrpc: "2.0",
     id: 1,
     method: "server/discover",
-    params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   };
-  const modernHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" };
+  const modernHeaders = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "server/discover",
+  };
 
   it("answers server/discover with the MCP headers", async () => {
     const response = await fetch(endpoint, { method: "POST", headers: modernHeaders, body: JSON.stringify(discover) });
@@ -87,7 +102,11 @@ describe("Streamable HTTP", () => {
   });
 
   it("refuses a request whose MCP headers do not match its body", async () => {
-    const response = await fetch(endpoint, { method: "POST", headers: { ...modernHeaders, "mcp-method": "tools/list" }, body: JSON.stringify(discover) });
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { ...modernHeaders, "mcp-method": "tools/list" },
+      body: JSON.stringify(discover),
+    });
     expect(response.status).toBe(400);
   });
 
@@ -101,10 +120,19 @@ describe("Streamable HTTP", () => {
     const status = (headers: Record<string, string>): Promise<number> =>
       new Promise((resolve, reject) => {
         const url = new URL(endpoint);
-        const req = request({ host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...modernHeaders, ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: "/mcp",
+            method: "POST",
+            headers: { ...modernHeaders, ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on("error", reject);
         req.end(JSON.stringify(discover));
       });
@@ -120,7 +148,11 @@ describe("Streamable HTTP", () => {
   });
 
   it("serves only /mcp", async () => {
-    const response = await fetch(endpoint.replace(/\/mcp$/, "/other"), { method: "POST", headers: modernHeaders, body: "{}" });
+    const response = await fetch(endpoint.replace(/\/mcp$/, "/other"), {
+      method: "POST",
+      headers: modernHeaders,
+      body: "{}",
+    });
     expect(response.status).toBe(404);
   });
 

@@ -50,13 +50,21 @@ tools:
 }
 
 async function start(args: string[], env: Record<string, string> = {}): Promise<{ url: string; stderr: () => string }> {
-  const started = await startHttpServer(serverPath, ["--allow-private-network", ...args], { API_TOKEN: CANARY, NODE_EXTRA_CA_CERTS: TEST_CA, KERVANC_AUTH_TOKENS: TOKEN, ...env });
+  const started = await startHttpServer(serverPath, ["--allow-private-network", ...args], {
+    API_TOKEN: CANARY,
+    NODE_EXTRA_CA_CERTS: TEST_CA,
+    KERVANC_AUTH_TOKENS: TOKEN,
+    ...env,
+  });
   children.push(started.child);
   return started;
 }
 
 async function client(url: string): Promise<ModernClient> {
-  const c = new ModernClient({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const c = new ModernClient(
+    { name: "t", version: "1" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  );
   await c.connect(new ModernHttp(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
   return c;
 }
@@ -121,14 +129,26 @@ describe("--log-format json", () => {
     const calls = lines.filter((r) => r["event"] === "call");
     expect(calls.length).toBe(Object.keys(FORMS).length + 2);
     for (const call of calls) {
-      expect(Object.keys(call).sort()).toEqual(["durationMs", "event", "level", "outcome", "requestId", "responseBytes", "time", "tool", "upstreamStatus"]);
+      expect(Object.keys(call).sort()).toEqual([
+        "durationMs",
+        "event",
+        "level",
+        "outcome",
+        "requestId",
+        "responseBytes",
+        "time",
+        "tool",
+        "upstreamStatus",
+      ]);
       expect(typeof call["durationMs"]).toBe("number");
       expect(new Date(call["time"] as string).toISOString()).toBe(call["time"]);
     }
     const ok = calls.find((r) => r["tool"] === "ok")!;
     expect(ok).toMatchObject({ level: "info", outcome: "ok", upstreamStatus: 200 });
     expect(ok["responseBytes"]).toBeGreaterThan(0);
-    expect(calls.filter((r) => r["tool"] === "echo_path" && r["outcome"] === "error" && r["upstreamStatus"] === 500).length).toBe(Object.keys(FORMS).length);
+    expect(
+      calls.filter((r) => r["tool"] === "echo_path" && r["outcome"] === "error" && r["upstreamStatus"] === 500).length,
+    ).toBe(Object.keys(FORMS).length);
     expect(calls.find((r) => r["outcome"] === "invalid")).toMatchObject({ tool: "echo_path", upstreamStatus: null });
     expect(new Set(calls.map((r) => r["requestId"])).size).toBe(calls.length);
   });
@@ -161,7 +181,9 @@ describe("--log-level", () => {
     }
     // Only the readiness line, which supervisors wait for, is written at every level.
     const lines = records(server.stderr());
-    expect(lines.filter((r) => r["level"] !== "error" && !String(r["message"]).startsWith("Serving logs on "))).toEqual([]);
+    expect(lines.filter((r) => r["level"] !== "error" && !String(r["message"]).startsWith("Serving logs on "))).toEqual(
+      [],
+    );
     expect(lines.length).toBe(1);
   });
 });
@@ -170,10 +192,19 @@ describe("--trust-proxy", () => {
   function post(url: string, forwardedFor: string): Promise<number> {
     const target = new URL(url);
     return new Promise((resolve, reject) => {
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.end("{}");
     });

@@ -52,8 +52,13 @@ describe("tools/list from pre-serialised listings", () => {
   it("sends exactly the compact JSON of the planned listings", async () => {
     const planned = compileInProcess(SPEC, "listing-bytes.yaml").tools.map((tool) => tool.plan.listing);
     // The tool module holds the texts with the spec's strings in them, escaped for a template literal.
-    expect(await readFile(join(root, "out", "listing-bytes", "src", "tools", "tricky.ts"), "utf8")).toContain("\\${substitutions}");
-    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    expect(await readFile(join(root, "out", "listing-bytes", "src", "tools", "tricky.ts"), "utf8")).toContain(
+      "\\${substitutions}",
+    );
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
     const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", server], {
       input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } })}\n`,
       env: { PATH: process.env["PATH"] ?? "" },

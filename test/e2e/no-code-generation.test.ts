@@ -21,11 +21,19 @@ globalThis.Function = new Proxy(F, {
   apply(target, self, args) { report(); return Reflect.apply(target, self, args); },
 });
 `;
-const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const LINES = [
   { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
   // An invalid call: the SDK's schemas parse it, and the runner refuses it before any upstream request.
-  { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_current_weather", arguments: { latitude: "x" }, _meta: META } },
+  {
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "get_current_weather", arguments: { latitude: "x" }, _meta: META },
+  },
 ];
 
 let root: string;
@@ -48,7 +56,10 @@ describe("code generation from strings", () => {
       timeout: 60_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const answers = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { id: number; result?: { tools?: unknown[]; isError?: boolean } });
+    const answers = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number; result?: { tools?: unknown[]; isError?: boolean } });
     expect(answers.find((a) => a.id === 1)?.result?.tools).toHaveLength(1);
     expect(answers.find((a) => a.id === 2)?.result?.isError).toBe(true);
     expect(run.stderr).toContain("Loaded open-meteo");

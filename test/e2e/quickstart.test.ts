@@ -49,7 +49,17 @@ describe("kervanc build", () => {
     expect(buildStderr.trim().split("\n")).toHaveLength(1);
     expect(buildStderr).toMatch(/^Built 1 server \(1 tool\) into .* in \d+\.\d\d s\.\n$/);
     const files = await readdir(join(outDir, "open-meteo"), { recursive: true });
-    for (const f of ["server.mjs", "package.json", "tsconfig.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/get_current_weather.ts", "src/validators/get_current_weather.input.js", "src/validators/get_current_weather.output.js"]) {
+    for (const f of [
+      "server.mjs",
+      "package.json",
+      "tsconfig.json",
+      "README.md",
+      "src/server.ts",
+      "src/main.ts",
+      "src/tools/get_current_weather.ts",
+      "src/validators/get_current_weather.input.js",
+      "src/validators/get_current_weather.output.js",
+    ]) {
       expect(files).toContain(f);
     }
     expect((await stat(join(lonelyDir, "server.mjs"))).size).toBeGreaterThan(10_000);
@@ -110,7 +120,9 @@ describe.each(modes)("the generated server ($era client, node $nodeArgs)", ({ er
     expect(sent[0]!.method).toBe("GET");
     expect(sent[0]!.path).toBe("/v1/forecast");
     // The omitted optional argument drops its parameter; the literal one is form-encoded.
-    expect(sent[0]!.query).toBe("latitude=39.92&longitude=32.85&current=temperature_2m%2Cwind_speed_10m%2Cweather_code");
+    expect(sent[0]!.query).toBe(
+      "latitude=39.92&longitude=32.85&current=temperature_2m%2Cwind_speed_10m%2Cweather_code",
+    );
     expect(sent[0]!.headers["accept"]).toBe("application/json");
     expect(sent[0]!.headers["accept-encoding"]).toBe("gzip, deflate, br");
   });
@@ -153,10 +165,14 @@ describe.each(modes)("the generated server ($era client, node $nodeArgs)", ({ er
 
 describe("stdio hygiene", () => {
   it("writes nothing but protocol messages to stdout", async () => {
-    const child = spawn(process.execPath, ["--disallow-code-generation-from-strings", join(lonelyDir, "server.mjs"), "--allow-private-network"], {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { PATH: process.env["PATH"] ?? "" },
-    });
+    const child = spawn(
+      process.execPath,
+      ["--disallow-code-generation-from-strings", join(lonelyDir, "server.mjs"), "--allow-private-network"],
+      {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: { PATH: process.env["PATH"] ?? "" },
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
@@ -164,9 +180,19 @@ describe("stdio hygiene", () => {
     const send = (message: unknown): void => {
       child.stdin.write(`${JSON.stringify(message)}\n`);
     };
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } } });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } },
+    });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer; stderr: ${stderr}`)), 20_000);
       child.stdout.on("data", () => {
@@ -181,7 +207,11 @@ describe("stdio hygiene", () => {
     const lines = stdout.split("\n").filter((l) => l.trim() !== "");
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
-    expect(JSON.parse(lines[1]!).result.structuredContent).toEqual({ temperatureC: 21.1, windKmh: 5.9, weatherCode: 2 });
+    expect(JSON.parse(lines[1]!).result.structuredContent).toEqual({
+      temperatureC: 21.1,
+      windKmh: 5.9,
+      weatherCode: 2,
+    });
     expect(stderr).toContain("Loaded open-meteo 0.1.0: 1 tool(s)");
   });
 });

@@ -33,17 +33,28 @@ const bodies: Record<string, { type: string; body: () => string }> = {
   // Invalid JSON (a trailing comma) with the escapes written straight into the strings.
   "raw-invalid": {
     type: "application/json; charset=utf-8",
-    body: () => `{"a":"${unicodeEscape(CANARY, (i) => i % 2 === 0)}","b":"${JSON.stringify(PLAIN).slice(1, -1).replace(/_/g, "\\u005F")}","c":"${JSON.stringify(CANARY).slice(1, -1).replace(/\//g, "\\/")}",}`,
+    body: () =>
+      `{"a":"${unicodeEscape(CANARY, (i) => i % 2 === 0)}","b":"${JSON.stringify(PLAIN).slice(1, -1).replace(/_/g, "\\u005F")}","c":"${JSON.stringify(CANARY).slice(1, -1).replace(/\//g, "\\/")}",}`,
   },
   // Nested far deeper than JSON.stringify's stack allows.
   "raw-deep": {
     type: "application/json",
-    body: () => `{"k":"${unicodeEscape(CANARY, () => true)}","p":"\\u0073k_live_51HxYzAbCdEf0123","d":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+    body: () =>
+      `{"k":"${unicodeEscape(CANARY, () => true)}","p":"\\u0073k_live_51HxYzAbCdEf0123","d":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
   },
   "raw-plain": { type: "text/plain", body: () => lines().join("\n") },
-  "raw-html": { type: "text/html; charset=utf-8", body: () => `<html><body>${lines().map((l) => `<p>${l}</p>`).join("\n")}</body></html>` },
+  "raw-html": {
+    type: "text/html; charset=utf-8",
+    body: () =>
+      `<html><body>${lines()
+        .map((l) => `<p>${l}</p>`)
+        .join("\n")}</body></html>`,
+  },
   "raw-unknown-text": { type: "text/x-whatever", body: () => lines().join(" | ") },
-  "select-values": { type: "application/json", body: () => JSON.stringify({ values: lines(), keyed: Object.fromEntries(lines().map((l, i) => [l, i])) }) },
+  "select-values": {
+    type: "application/json",
+    body: () => JSON.stringify({ values: lines(), keyed: Object.fromEntries(lines().map((l, i) => [l, i])) }),
+  },
   // The content type carries a secret, mangled beyond any form the vault knows.
   "ctype-select": { type: `application/x-${[...PLAIN].reverse().join("-")}`, body: () => "{}" },
   "ctype-raw": { type: `image/x-${[...PLAIN].join(".")}`, body: () => "x" },
@@ -65,7 +76,12 @@ secrets:
   - name: PLAIN_TOKEN
     hosts: ["localhost:${port}"]
 tools:${Object.keys(bodies)
-    .map((name) => tool(name, name.startsWith("raw") || name === "ctype-raw" ? "{ raw: true, maxOutputChars: 1000000 }" : '{ select: "@" }'))
+    .map((name) =>
+      tool(
+        name,
+        name.startsWith("raw") || name === "ctype-raw" ? "{ raw: true, maxOutputChars: 1000000 }" : '{ select: "@" }',
+      ),
+    )
     .join("")}
 `;
 }
@@ -103,7 +119,15 @@ function expectNoReading(value: unknown): void {
 }
 
 describe("an upstream that echoes secrets in every encoding", () => {
-  for (const name of ["raw-json", "raw-invalid", "raw-deep", "raw-plain", "raw-html", "raw-unknown-text", "select-values"]) {
+  for (const name of [
+    "raw-json",
+    "raw-invalid",
+    "raw-deep",
+    "raw-plain",
+    "raw-html",
+    "raw-unknown-text",
+    "select-values",
+  ]) {
     it(`redacts every reading in ${name} (${bodies[name]!.type})`, async () => {
       const result = await client.callTool(name.replace(/-/g, "_"), {});
       expect(result.isError ?? false).toBe(false);
@@ -122,9 +146,17 @@ describe("an upstream that echoes secrets in every encoding", () => {
 
   it("names only a recognised content type in an error, never one the upstream made up", async () => {
     const select = await client.callTool("ctype_select", {});
-    expect(select).toMatchObject({ isError: true, content: [{ type: "text", text: "Upstream returned an unrecognised content type; expected JSON." }] });
+    expect(select).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "Upstream returned an unrecognised content type; expected JSON." }],
+    });
     const raw = await client.callTool("ctype_raw", {});
-    expect(raw).toMatchObject({ isError: true, content: [{ type: "text", text: "Upstream returned an unrecognised content type; raw output needs text or JSON." }] });
+    expect(raw).toMatchObject({
+      isError: true,
+      content: [
+        { type: "text", text: "Upstream returned an unrecognised content type; raw output needs text or JSON." },
+      ],
+    });
   });
 
   it("never writes a reading of a secret to stderr", () => {

@@ -95,7 +95,10 @@ tools:
 }
 
 beforeAll(async () => {
-  elsewhere = await startUpstream((req, res) => json(res, 200, { got: req.headers }), { tls: true, hostname: "127.0.0.1" });
+  elsewhere = await startUpstream((req, res) => json(res, 200, { got: req.headers }), {
+    tls: true,
+    hostname: "127.0.0.1",
+  });
   upstream = await startUpstream(
     (req, res) => {
       const reflected = { headers: req.headers, target: req.target };
@@ -107,12 +110,16 @@ beforeAll(async () => {
           escaped: `${JSON.stringify(CANARY)}`,
         });
       } else if (req.path === "/reshape") json(res, 200, { raw: CANARY, obj: { [CANARY]: true } });
-      else if (req.path === "/forms") res.writeHead(200, { "content-type": "text/plain" }).end(forms(CANARY).join("\n"));
-      else if (req.path === "/structured") json(res, 200, { key: CANARY, nested: [{ deep: `prefix ${CANARY} suffix` }] });
+      else if (req.path === "/forms")
+        res.writeHead(200, { "content-type": "text/plain" }).end(forms(CANARY).join("\n"));
+      else if (req.path === "/structured")
+        json(res, 200, { key: CANARY, nested: [{ deep: `prefix ${CANARY} suffix` }] });
       else if (req.path === "/raw") {
         res.writeHead(200, { "content-type": "application/json" });
         // \\u escapes and \\/ hide the secret from plain text matching; value-by-value redaction catches them.
-        res.end(`{"a":"${"x".repeat(30)}${JSON.stringify(CANARY).slice(1, -1).replace("/", "\\/").replace("C", "\\u0043")}"}`);
+        res.end(
+          `{"a":"${"x".repeat(30)}${JSON.stringify(CANARY).slice(1, -1).replace("/", "\\/").replace("C", "\\u0043")}"}`,
+        );
       } else if (req.path.startsWith("/fail/")) {
         res.statusMessage = `bad ${CANARY}`;
         json(res, 500, { echo: CANARY });
@@ -197,7 +204,10 @@ describe("a hostile upstream that reflects secrets", () => {
 
   it("redacts error paths and log lines", async () => {
     const result = await client.callTool("fails", {});
-    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "Upstream returned 500 Internal Server Error." }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "Upstream returned 500 Internal Server Error." }],
+    });
     expect(client.stderr()).toContain("Warning: GET localhost:");
     expect(client.stderr()).toContain("/fail/[redacted] returned 500");
   });
@@ -215,9 +225,14 @@ describe("a hostile upstream that reflects secrets", () => {
   });
 
   it("fails only the calls that need a missing secret", async () => {
-    expect(client.stderr()).toContain(`Warning: Secret MISSING_ONE is not configured for localhost:${upstream.port}; tools that use it there fail until it is.`);
+    expect(client.stderr()).toContain(
+      `Warning: Secret MISSING_ONE is not configured for localhost:${upstream.port}; tools that use it there fail until it is.`,
+    );
     const result = await client.callTool("missing", {});
-    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: `Secret MISSING_ONE is not configured for localhost:${upstream.port}.` }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Secret MISSING_ONE is not configured for localhost:${upstream.port}.` }],
+    });
   });
 
   it("never follows a redirect that would carry the secret to another host", async () => {
@@ -225,7 +240,12 @@ describe("a hostile upstream that reflects secrets", () => {
     const result = await client.callTool("redirect_away", {});
     expect(result).toMatchObject({
       isError: true,
-      content: [{ type: "text", text: `Request to localhost:${upstream.port} was redirected to a host that may not receive this tool's secrets; not followed.` }],
+      content: [
+        {
+          type: "text",
+          text: `Request to localhost:${upstream.port} was redirected to a host that may not receive this tool's secrets; not followed.`,
+        },
+      ],
     });
     expect(elsewhere.requests.length).toBe(before);
   });
@@ -239,7 +259,9 @@ describe("secret configuration", () => {
   const run = promisify(execFile);
   const start = async (env: Record<string, string>, args: string[] = []): Promise<{ code: number; stderr: string }> => {
     try {
-      const r = await run(process.execPath, [serverPath, "--version", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env } });
+      const r = await run(process.execPath, [serverPath, "--version", ...args], {
+        env: { PATH: process.env["PATH"] ?? "", ...env },
+      });
       return { code: 0, stderr: r.stderr };
     } catch (error) {
       const e = error as { code: number; stderr: string };
@@ -251,7 +273,10 @@ describe("secret configuration", () => {
     let stderr = "";
     let code = 0;
     try {
-      await run(process.execPath, [serverPath, "--allow-private-network"], { env: { PATH: process.env["PATH"] ?? "", API_TOKEN: "short" }, timeout: 10_000 });
+      await run(process.execPath, [serverPath, "--allow-private-network"], {
+        env: { PATH: process.env["PATH"] ?? "", API_TOKEN: "short" },
+        timeout: 10_000,
+      });
     } catch (error) {
       const e = error as { code: number; stderr: string };
       code = e.code;
@@ -259,14 +284,19 @@ describe("secret configuration", () => {
     }
     expect(code).toBe(1);
     // Kervan's load-error form, `file:line:col path: message`, with the spec's base name as manifest.json has it.
-    expect(stderr).toContain("Error: secrets.yaml:6:5 secrets[0]: Secret API_TOKEN is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.");
+    expect(stderr).toContain(
+      "Error: secrets.yaml:6:5 secrets[0]: Secret API_TOKEN is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.",
+    );
     expect(stderr).not.toContain("short\n");
   });
 
   it("reads --secrets-file, and the environment wins", async () => {
     const file = join(root, "secrets.env");
     await writeFile(file, `API_TOKEN=${JSON.stringify("from-the-file-value")}\nNUM_SECRET=123456789012\n`);
-    const viaFile = await connect("legacy", serverPath, { serverArgs: ["--allow-private-network", "--secrets-file", file], env: { NODE_EXTRA_CA_CERTS: TEST_CA } });
+    const viaFile = await connect("legacy", serverPath, {
+      serverArgs: ["--allow-private-network", "--secrets-file", file],
+      env: { NODE_EXTRA_CA_CERTS: TEST_CA },
+    });
     try {
       const before = upstream.requests.length;
       await viaFile.callTool("reflect", {});

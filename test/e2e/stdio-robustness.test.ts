@@ -29,10 +29,14 @@ interface Raw {
 }
 
 function startRaw(): Raw {
-  const child = spawn(process.execPath, ["--disallow-code-generation-from-strings", join(outDir, "open-meteo", "server.mjs"), "--allow-private-network"], {
-    env: { PATH: process.env["PATH"] ?? "" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--disallow-code-generation-from-strings", join(outDir, "open-meteo", "server.mjs"), "--allow-private-network"],
+    {
+      env: { PATH: process.env["PATH"] ?? "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
   let buffered = "";
@@ -65,7 +69,8 @@ function startRaw(): Raw {
         check();
       }),
     async exchange(line) {
-      const next = lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiting.push(resolve));
+      const next =
+        lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise<string>((resolve) => waiting.push(resolve));
       child.stdin!.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, Buffer.from("\n")]));
       return JSON.parse(await next) as Record<string, unknown>;
     },
@@ -101,7 +106,9 @@ function pipeTransport(raw: Raw) {
 }
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }));
+  upstream = await startUpstream((_req, res) =>
+    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
+  );
   const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
   expect(built.result.code).toBe(0);
   outDir = built.outDir;
@@ -144,10 +151,14 @@ describe("stdio input the SDK would choke on", () => {
       expect(raw.stderr()).not.toMatch(/invalid_type|ZodError|"path"/);
       // Arguments nested about 4,900 levels (finding 6) get the limit's tool error through the whole bundle.
       const opening = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
-      expect(await raw.exchange(JSON.stringify({ jsonrpc: "2.0", id: 100, method: "initialize", params: opening }))).toMatchObject({ id: 100, result: {} });
+      expect(
+        await raw.exchange(JSON.stringify({ jsonrpc: "2.0", id: 100, method: "initialize", params: opening })),
+      ).toMatchObject({ id: 100, result: {} });
       raw.child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
       const deep = `${"[".repeat(4_900)}1${"]".repeat(4_900)}`;
-      const call = await raw.exchange(`{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"get_current_weather","arguments":{"latitude":${deep},"longitude":2}}}`);
+      const call = await raw.exchange(
+        `{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"get_current_weather","arguments":{"latitude":${deep},"longitude":2}}}`,
+      );
       expect(call).toMatchObject({ id: 101, result: { isError: true } });
       expect(JSON.stringify(call)).toContain("nested more than 256 levels deep, the limit");
       // The same process still serves a real client.
@@ -159,34 +170,52 @@ describe("stdio input the SDK would choke on", () => {
     }
   });
 
-  it("answers a line over 10 MiB with -32600 (with its id) and keeps serving a real SDK client", { timeout: 120_000 }, async () => {
-    for (const era of ["legacy", "modern"] as const) {
-      const raw = startRaw();
-      try {
-        // The id comes last, as the SDK clients write it: the reader finds it at the top level as the line streams past.
-        const pad = "x".repeat(11 * 1024 * 1024);
-        const big = Buffer.from(`{"method":"tools/call","params":{"name":"get_current_weather","arguments":{"id":"decoy","pad":"${pad}"}},"jsonrpc":"2.0","id":77}`);
-        const reply = await raw.exchange(big);
-        expect(reply).toMatchObject({ jsonrpc: "2.0", id: 77, error: { code: -32600 } });
-        expect(String((reply["error"] as { message: string }).message)).toContain("10485760");
-        await raw.stderrLines((l) => l.includes("a message over 10485760 bytes was dropped"), 1);
-        expect(raw.stderr()).not.toContain("ReadBuffer exceeded");
-        const transport = pipeTransport(raw);
-        if (era === "legacy") {
-          const client = new LegacyClient({ name: "t", version: "1" });
-          await client.connect(transport);
-          const result = await client.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
-          expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
-        } else {
-          const client = new ModernClient({ name: "t", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-          await client.connect(transport as never);
-          const result = await client.callTool({ name: "get_current_weather", arguments: { latitude: 1, longitude: 2 } });
-          expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
+  it(
+    "answers a line over 10 MiB with -32600 (with its id) and keeps serving a real SDK client",
+    { timeout: 120_000 },
+    async () => {
+      for (const era of ["legacy", "modern"] as const) {
+        const raw = startRaw();
+        try {
+          // The id comes last, as the SDK clients write it: the reader finds it at the top level as the line streams past.
+          const pad = "x".repeat(11 * 1024 * 1024);
+          const big = Buffer.from(
+            `{"method":"tools/call","params":{"name":"get_current_weather","arguments":{"id":"decoy","pad":"${pad}"}},"jsonrpc":"2.0","id":77}`,
+          );
+          const reply = await raw.exchange(big);
+          expect(reply).toMatchObject({ jsonrpc: "2.0", id: 77, error: { code: -32600 } });
+          expect(String((reply["error"] as { message: string }).message)).toContain("10485760");
+          await raw.stderrLines((l) => l.includes("a message over 10485760 bytes was dropped"), 1);
+          expect(raw.stderr()).not.toContain("ReadBuffer exceeded");
+          const transport = pipeTransport(raw);
+          if (era === "legacy") {
+            const client = new LegacyClient({ name: "t", version: "1" });
+            await client.connect(transport);
+            const result = await client.callTool({
+              name: "get_current_weather",
+              arguments: { latitude: 1, longitude: 2 },
+            });
+            expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
+          } else {
+            const client = new ModernClient(
+              { name: "t", version: "1" },
+              {
+                versionNegotiation: { mode: { pin: "2026-07-28" } },
+                jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+              },
+            );
+            await client.connect(transport as never);
+            const result = await client.callTool({
+              name: "get_current_weather",
+              arguments: { latitude: 1, longitude: 2 },
+            });
+            expect(result.structuredContent).toEqual({ temperatureC: 3.5, windKmh: 10, weatherCode: 61 });
+          }
+          expect(raw.child.exitCode).toBeNull();
+        } finally {
+          raw.child.kill("SIGKILL");
         }
-        expect(raw.child.exitCode).toBeNull();
-      } finally {
-        raw.child.kill("SIGKILL");
       }
-    }
-  });
+    },
+  );
 });

@@ -16,7 +16,8 @@ let root: string;
 let serverPath: string;
 
 const DATA = { name: "Ada", count: 42, items: [1, 2, 3], nested: { ok: true } };
-const HOSTILE = '{"__proto__":{"polluted":"yes"},"a":{"__proto__":{"polluted":"yes"},"b":1},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}';
+const HOSTILE =
+  '{"__proto__":{"polluted":"yes"},"a":{"__proto__":{"polluted":"yes"},"b":1},"constructor":{"prototype":{"polluted":"yes"}},"toString":"x"}';
 
 function spec(origin: string): string {
   const tool = (name: string, select: string, schema?: string, path = "data") => `
@@ -53,7 +54,10 @@ afterAll(async () => {
 describe.each(["modern", "legacy"] as Era[])("structured results for a %s client", (era) => {
   let client: TestClient;
   beforeAll(async () => {
-    client = await connect(era, serverPath, { nodeArgs: ["--disallow-code-generation-from-strings"], serverArgs: ["--allow-private-network"] });
+    client = await connect(era, serverPath, {
+      nodeArgs: ["--disallow-code-generation-from-strings"],
+      serverArgs: ["--allow-private-network"],
+    });
   });
   afterAll(async () => {
     await client?.close();
@@ -83,7 +87,11 @@ describe.each(["modern", "legacy"] as Era[])("structured results for a %s client
     const schema = (name: string): unknown => tools.find((t) => t.name === name)?.outputSchema;
     expect(schema("object")).toEqual({ type: "object", properties: { name: { type: "string" } }, required: ["name"] });
     if (era === "modern") expect(schema("array")).toEqual({ type: "array", items: { type: "integer" } });
-    else expect(schema("array")).toMatchObject({ type: "object", properties: { result: { type: "array", items: { type: "integer" } } } });
+    else
+      expect(schema("array")).toMatchObject({
+        type: "object",
+        properties: { result: { type: "array", items: { type: "integer" } } },
+      });
     expect(schema("text_only")).toBeUndefined();
   });
 
@@ -97,7 +105,12 @@ describe.each(["modern", "legacy"] as Era[])("structured results for a %s client
     const r = await client.callTool("mismatch", {});
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(r.content).toEqual([{ type: "text", text: "Output validation error: Invalid structured content for tool mismatch: data must be integer" }]);
+    expect(r.content).toEqual([
+      {
+        type: "text",
+        text: "Output validation error: Invalid structured content for tool mismatch: data must be integer",
+      },
+    ]);
   });
 
   it("keeps hostile keys as plain data and pollutes nothing across calls", async () => {

@@ -75,7 +75,9 @@ describe("kervanc check", () => {
   });
 
   it("finds an extra file", async () => {
-    const r = await checkAfter("extra", (out) => writeFile(join(out, "open-meteo", "src", "tools", "notes.md"), "mine\n"));
+    const r = await checkAfter("extra", (out) =>
+      writeFile(join(out, "open-meteo", "src", "tools", "notes.md"), "mine\n"),
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("    removed src/tools/notes.md\n");
   });
@@ -84,10 +86,14 @@ describe("kervanc check", () => {
     const changed = join(root, "changed-specs");
     await mkdir(changed);
     const spec = await readFile(join(specDir, "open-meteo.yaml"), "utf8");
-    await writeFile(join(changed, "open-meteo.yaml"), spec.replace("wind speed and weather code", "wind speed and weather"));
+    await writeFile(
+      join(changed, "open-meteo.yaml"),
+      spec.replace("wind speed and weather code", "wind speed and weather"),
+    );
     const r = await checkAfter("changed-spec", async () => {}, changed);
     expect(r.code).toBe(1);
-    for (const file of ["manifest.json", "README.md", "server.mjs", "src/tools/get_current_weather.ts"]) expect(r.stdout).toMatch(new RegExp(`  changed ${file.replace(".", "\\.")}`));
+    for (const file of ["manifest.json", "README.md", "server.mjs", "src/tools/get_current_weather.ts"])
+      expect(r.stdout).toMatch(new RegExp(`  changed ${file.replace(".", "\\.")}`));
     expect(r.stdout).toContain("  tool get_current_weather: description changed\n");
   });
 
@@ -97,7 +103,9 @@ describe("kervanc check", () => {
       await rm(join(out, "open-meteo"), { recursive: true });
     });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/open-meteo \(new package\): 2 surface changes \(1 security-relevant\), \d+ files differ\n/);
+    expect(r.stdout).toMatch(
+      /open-meteo \(new package\): 2 surface changes \(1 security-relevant\), \d+ files differ\n/,
+    );
     expect(r.stdout).toContain("  [security] egress added: https://api.open-meteo.com:443 (GET)\n");
     expect(r.stdout).toMatch(/old-api holds a kervanc package that no given spec builds/);
   });
@@ -108,9 +116,14 @@ describe("kervanc check", () => {
     await rm(join(out, "open-meteo", "README.md"));
     const r = await kervanc(["check", specDir, "-o", out, "--format", "json"]);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { ok: boolean; packages: { folder: string; drift: { path: string; status: string }[] }[] };
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      packages: { folder: string; drift: { path: string; status: string }[] }[];
+    };
     expect(report.ok).toBe(false);
-    expect(report.packages.map((p) => [p.folder, p.drift.map((d) => [d.path, d.status])])).toEqual([["open-meteo", [["README.md", "missing"]]]]);
+    expect(report.packages.map((p) => [p.folder, p.drift.map((d) => [d.path, d.status])])).toEqual([
+      ["open-meteo", [["README.md", "missing"]]],
+    ]);
   });
 
   it("exits 2 on usage errors", async () => {

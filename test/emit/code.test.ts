@@ -18,7 +18,9 @@ Object.defineProperty(hostile, "__proto__", { value: { x: 1 }, enumerable: true,
 
 /** Evaluates generated text in a fresh context; also says whether the result's prototype is that context's Object.prototype. */
 function evaluate(code: Code): { value: unknown; plainPrototype: boolean } {
-  const [value, plainPrototype] = vm.runInNewContext(`const v = (${code.text}); [v, Object.getPrototypeOf(v) === Object.prototype]`) as [unknown, boolean];
+  const [value, plainPrototype] = vm.runInNewContext(
+    `const v = (${code.text}); [v, Object.getPrototypeOf(v) === Object.prototype]`,
+  ) as [unknown, boolean];
   return { value, plainPrototype };
 }
 
@@ -43,7 +45,9 @@ describe("literal and readableLiteral", () => {
   it("lays readableLiteral out as a person would: bare identifier keys, small nodes on one line, trailing commas", () => {
     expect(literal({ a: [1, 2] }).text).toBe('{"a":[1,2]}');
     expect(readableLiteral({ a: [1, 2], "b-c": { d: "x" } }).text).toBe('{ a: [1, 2], "b-c": { d: "x" } }');
-    expect(readableLiteral({ a: [1, 2], b: "x".repeat(30) }, 30).text).toBe(`{\n  a: [1, 2],\n  b: "${"x".repeat(30)}",\n}`);
+    expect(readableLiteral({ a: [1, 2], b: "x".repeat(30) }, 30).text).toBe(
+      `{\n  a: [1, 2],\n  b: "${"x".repeat(30)}",\n}`,
+    );
   });
 
   it("readableLiteral evaluates to the same JSON value for any JSON value and width", () => {

@@ -15,7 +15,8 @@ import { parseAllDocuments } from "yaml";
 const GOLDEN = resolve(import.meta.dirname, "..", "..", "fixtures", "golden");
 const packages = readdirSync(GOLDEN).filter((name) => existsSync(join(GOLDEN, name, "manifest.json")));
 const read = (pkg: string, file: string): string => readFileSync(join(GOLDEN, pkg, file), "utf8");
-const secretsOf = (pkg: string): string[] => (JSON.parse(read(pkg, "manifest.json")) as { secrets: { name: string }[] }).secrets.map((s) => s.name);
+const secretsOf = (pkg: string): string[] =>
+  (JSON.parse(read(pkg, "manifest.json")) as { secrets: { name: string }[] }).secrets.map((s) => s.name);
 
 /** Dockerfile instructions: comments dropped, continuations joined. */
 function instructions(text: string): { op: string; args: string }[] {
@@ -46,7 +47,9 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
     expect(entry).toContain("--http");
     expect(steps.find((s) => s.op === "HEALTHCHECK")!.args).toContain("/healthz");
     // Nothing but the bundle and its manifest goes in; the only ENV is NODE_ENV: secrets come at run time.
-    expect(steps.filter((s) => s.op === "COPY").map((s) => s.args.split(" ").filter((a) => !a.startsWith("--")))).toEqual([["server.mjs", "manifest.json", "./"]]);
+    expect(
+      steps.filter((s) => s.op === "COPY").map((s) => s.args.split(" ").filter((a) => !a.startsWith("--"))),
+    ).toEqual([["server.mjs", "manifest.json", "./"]]);
     expect(steps.filter((s) => s.op === "ENV").map((s) => s.args)).toEqual(["NODE_ENV=production"]);
     expect(steps.some((s) => s.op === "RUN")).toBe(false);
   });
@@ -58,15 +61,27 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
     });
     expect(docs.map((d) => d["kind"])).toEqual(["Deployment", "Service"]);
     for (const doc of docs) validateK8s(doc);
-    const deployment = docs[0] as { spec: { template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } } };
+    const deployment = docs[0] as {
+      spec: { template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } };
+    };
     const pod = deployment.spec.template.spec;
     expect(pod.securityContext["runAsNonRoot"]).toBe(true);
     const [container] = pod.containers;
-    expect(container!["securityContext"]).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(container!["securityContext"]).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+    });
     expect(Object.keys(container!["resources"]["requests"]).sort()).toEqual(["cpu", "memory"]);
     expect(Object.keys(container!["resources"]["limits"]).sort()).toEqual(["cpu", "memory"]);
-    for (const probe of ["readinessProbe", "livenessProbe"]) expect(container![probe]["httpGet"]["path"]).toBe("/healthz");
-    const env = container!["env"] as { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[];
+    for (const probe of ["readinessProbe", "livenessProbe"])
+      expect(container![probe]["httpGet"]["path"]).toBe("/healthz");
+    const env = container!["env"] as {
+      name: string;
+      value?: string;
+      valueFrom?: { secretKeyRef: { name: string; key: string } };
+    }[];
     // Every secret, and the bearer tokens, come from a Secret; no value is written here.
     expect(env.map((e) => e.name).sort()).toEqual([...secretsOf(pkg), "KERVANC_AUTH_TOKENS"].sort());
     for (const e of env) expect(e.value === undefined && e.valueFrom?.secretKeyRef.key === e.name).toBe(true);
@@ -86,7 +101,9 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
 
 describe("the Kubernetes schema check", () => {
   it("refuses a manifest the schemas do not allow (so a pass means something)", () => {
-    const docs = parseAllDocuments(read(packages[0]!, "deploy/kubernetes.yaml")).map((d) => d.toJSON() as Record<string, any>);
+    const docs = parseAllDocuments(read(packages[0]!, "deploy/kubernetes.yaml")).map(
+      (d) => d.toJSON() as Record<string, any>,
+    );
     const broken = structuredClone(docs[0]!);
     broken["spec"]["replicas"] = "two";
     expect(() => validateK8s(broken)).toThrow();

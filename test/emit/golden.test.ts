@@ -13,7 +13,9 @@ import { FIXTURES, kervanc, REPO } from "../helpers/kervanc.ts";
 
 const run = promisify(execFile);
 const GOLDEN = join(FIXTURES, "golden");
-const specs = (await readdir(join(FIXTURES, "specs"))).filter((f) => /\.ya?ml$/i.test(f)).map((f) => f.replace(/\.ya?ml$/i, ""));
+const specs = (await readdir(join(FIXTURES, "specs")))
+  .filter((f) => /\.ya?ml$/i.test(f))
+  .map((f) => f.replace(/\.ya?ml$/i, ""));
 
 describe("golden packages", () => {
   it("exist for every fixture spec", async () => {
@@ -31,7 +33,10 @@ describe("golden packages", () => {
     const project = join(GOLDEN, spec, "tsconfig.json");
     const result = await run(process.execPath, [tsc, "--noEmit", "-p", project], { cwd: REPO }).then(
       () => ({ code: 0, out: "" }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, out: `${e.stdout ?? ""}${e.stderr ?? ""}` }),
+      (e: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: e.code ?? -1,
+        out: `${e.stdout ?? ""}${e.stderr ?? ""}`,
+      }),
     );
     expect(result.out).toBe("");
     expect(result.code).toBe(0);

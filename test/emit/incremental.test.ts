@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
 const SPECS = [join(REPO, "fixtures", "specs", "open-meteo.yaml"), join(REPO, "test", "emit", "specs", "catalog.yaml")];
-const KERVANC_VERSION = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
+const KERVANC_VERSION = (
+  JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }
+).version;
 
 const sha256 = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex");
 
@@ -48,7 +50,10 @@ describe("incremental builds", () => {
 
   it("rebuilds a changed spec only", async () => {
     const file = join(specDir, "catalog.yaml");
-    await writeFile(file, (await readFile(file, "utf8")).replace("A product catalog, for tests.", "A product catalog."));
+    await writeFile(
+      file,
+      (await readFile(file, "utf8")).replace("A product catalog, for tests.", "A product catalog."),
+    );
     expect(await build()).toMatch(/^Built 1 server \(4 tools\), skipped 1 unchanged, into /);
     expect(await readFile(join(out, "catalog", "manifest.json"), "utf8")).toContain(sha256(await readFile(file)));
     expect((await stat(join(out, "open-meteo", "marker"))).isFile()).toBe(true);
@@ -61,7 +66,10 @@ describe("incremental builds", () => {
 
   it("rebuilds a package whose manifest names another kervanc version", async () => {
     const path = join(out, "open-meteo", "manifest.json");
-    await writeFile(path, (await readFile(path, "utf8")).replace(`"kervancVersion": "${KERVANC_VERSION}"`, '"kervancVersion": "0.0.1-old"'));
+    await writeFile(
+      path,
+      (await readFile(path, "utf8")).replace(`"kervancVersion": "${KERVANC_VERSION}"`, '"kervancVersion": "0.0.1-old"'),
+    );
     expect(await build()).toMatch(/^Built 1 server \(1 tool\), skipped 1 unchanged, into /);
   });
 
@@ -88,6 +96,8 @@ describe("incremental builds", () => {
     await writeFile(join(dir, "runtime", "a.ts"), "export const a = 2;\n");
     const edited = contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], pins);
     expect(edited).not.toBe(first);
-    expect(contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], { "@modelcontextprotocol/server": "2.4.1" })).not.toBe(edited);
+    expect(
+      contentIdentity([{ label: "runtime", dir: join(dir, "runtime") }], { "@modelcontextprotocol/server": "2.4.1" }),
+    ).not.toBe(edited);
   });
 });

@@ -11,12 +11,14 @@ import { egressCheck } from "../../packages/runtime/src/net/upstream.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth by code unit, keeps array order, drops undefined members", () => {
-    const value = { b: 1, a: [{ z: true, y: null }, "x"], "é": 2, B: { d: undefined, c: 1.5e-7 } };
+    const value = { b: 1, a: [{ z: true, y: null }, "x"], é: 2, B: { d: undefined, c: 1.5e-7 } };
     expect(canonicalJson(value)).toBe('{"B":{"c":1.5e-7},"a":[{"y":null,"z":true},"x"],"b":1,"é":2}');
   });
 
   it("gives equal output for values that differ only in key order", () => {
-    expect(canonicalJson({ type: "object", properties: { a: { type: "string" } } })).toBe(canonicalJson({ properties: { a: { type: "string" } }, type: "object" }));
+    expect(canonicalJson({ type: "object", properties: { a: { type: "string" } } })).toBe(
+      canonicalJson({ properties: { a: { type: "string" } }, type: "object" }),
+    );
   });
 });
 
@@ -50,7 +52,16 @@ function plan(yaml: string) {
 }
 
 const tool = (name: string, method: string, url: string, extra = ""): string =>
-  [`  - name: ${name}`, "    description: d", "    http:", `      method: ${method}`, `      url: "${url}"`, ...(extra ? [extra] : []), "    output:", "      raw: true"].join("\n");
+  [
+    `  - name: ${name}`,
+    "    description: d",
+    "    http:",
+    `      method: ${method}`,
+    `      url: "${url}"`,
+    ...(extra ? [extra] : []),
+    "    output:",
+    "      raw: true",
+  ].join("\n");
 
 describe("egressOf", () => {
   it("lists each scheme, host and port once, sorted, with the methods used", () => {
@@ -78,7 +89,14 @@ describe("egressOf", () => {
     // The runtime enforces a list it derives from the same plans: each entry here is allowed there, and a
     // destination missing here is refused there.
     const allowed = egressCheck(server.tools.map((t) => t.plan.request));
-    for (const rule of egressOf(server)) expect(allowed(new URL(`${rule.scheme}://${rule.host}:${rule.port}/anything`)), JSON.stringify(rule)).toBe(true);
-    for (const url of ["https://api.example.com:8080/", "http://api.example.com/", "https://[::1]:8080/", "https://b.example.org/"]) expect(allowed(new URL(url)), url).toBe(false);
+    for (const rule of egressOf(server))
+      expect(allowed(new URL(`${rule.scheme}://${rule.host}:${rule.port}/anything`)), JSON.stringify(rule)).toBe(true);
+    for (const url of [
+      "https://api.example.com:8080/",
+      "http://api.example.com/",
+      "https://[::1]:8080/",
+      "https://b.example.org/",
+    ])
+      expect(allowed(new URL(url)), url).toBe(false);
   });
 });

@@ -31,9 +31,12 @@ describe("inside and childOf", () => {
     expect(childOf("/out", ".pkg.new-")).toBe(resolve("/out/.pkg.new-"));
   });
 
-  it.each(["", ".", "..", "../x", "a/../..", "a/../../x", "/etc/passwd", "/out", "/out/x"])("inside refuses %j", (path) => {
-    expect(() => inside("/out", path)).toThrow(OutsideOutputError);
-  });
+  it.each(["", ".", "..", "../x", "a/../..", "a/../../x", "/etc/passwd", "/out", "/out/x"])(
+    "inside refuses %j",
+    (path) => {
+      expect(() => inside("/out", path)).toThrow(OutsideOutputError);
+    },
+  );
 
   it.each(["", ".", "..", "a/b", "a/", "../out/x", "/out/x"])("childOf refuses %j", (name) => {
     expect(() => childOf("/out", name)).toThrow(OutsideOutputError);
@@ -41,19 +44,22 @@ describe("inside and childOf", () => {
 });
 
 describe("writeFiles", () => {
-  it.each([["../escaped.txt"], ["a/../../escaped.txt"], ["/tmp/escaped-by-kervanc.txt"]])("refuses %j before writing any file", async (bad) => {
-    const dir = join(root, `files-${Math.abs(bad.length)}-${bad.charCodeAt(0)}`);
-    await mkdir(dir, { recursive: true });
-    const parentBefore = await readdir(root);
-    const files = new Map([
-      ["a.txt", "inside\n"],
-      [bad, "outside\n"],
-    ]);
-    await expect(writeFiles(join(dir, "pkg"), files)).rejects.toThrow(OutsideOutputError);
-    expect(existsSync(join(dir, "pkg"))).toBe(false);
-    expect(await readdir(root)).toEqual(parentBefore);
-    expect(existsSync("/tmp/escaped-by-kervanc.txt")).toBe(false);
-  });
+  it.each([["../escaped.txt"], ["a/../../escaped.txt"], ["/tmp/escaped-by-kervanc.txt"]])(
+    "refuses %j before writing any file",
+    async (bad) => {
+      const dir = join(root, `files-${Math.abs(bad.length)}-${bad.charCodeAt(0)}`);
+      await mkdir(dir, { recursive: true });
+      const parentBefore = await readdir(root);
+      const files = new Map([
+        ["a.txt", "inside\n"],
+        [bad, "outside\n"],
+      ]);
+      await expect(writeFiles(join(dir, "pkg"), files)).rejects.toThrow(OutsideOutputError);
+      expect(existsSync(join(dir, "pkg"))).toBe(false);
+      expect(await readdir(root)).toEqual(parentBefore);
+      expect(existsSync("/tmp/escaped-by-kervanc.txt")).toBe(false);
+    },
+  );
 });
 
 const OLD = new Map([
@@ -87,7 +93,8 @@ describe("writeTree", () => {
     const before = await snapshot(out);
     const failing = {
       rename: async (from: string, to: string): Promise<void> => {
-        if (from.includes(".pkg.new-")) throw Object.assign(new Error("injected"), { code: "EIO", syscall: "rename", path: from });
+        if (from.includes(".pkg.new-"))
+          throw Object.assign(new Error("injected"), { code: "EIO", syscall: "rename", path: from });
         await rename(from, to);
       },
     };
@@ -112,7 +119,8 @@ describe("writeTree", () => {
     let aside = "";
     const failing = {
       rename: async (from: string, to: string): Promise<void> => {
-        if (from.includes(".pkg.new-") || from.includes(".pkg.old-")) throw Object.assign(new Error("injected"), { code: "EIO", syscall: "rename", path: from });
+        if (from.includes(".pkg.new-") || from.includes(".pkg.old-"))
+          throw Object.assign(new Error("injected"), { code: "EIO", syscall: "rename", path: from });
         aside = to;
         await rename(from, to);
       },
@@ -139,7 +147,8 @@ describe("writeTree", () => {
   it("refuses a package name that leaves the output folder", async () => {
     const out = join(root, "bad-name", "out");
     await mkdir(out, { recursive: true });
-    for (const name of ["..", ".", "a/b", "../out2"]) await expect(writeTree(out, name, NEW)).rejects.toThrow(OutsideOutputError);
+    for (const name of ["..", ".", "a/b", "../out2"])
+      await expect(writeTree(out, name, NEW)).rejects.toThrow(OutsideOutputError);
     expect(await readdir(join(root, "bad-name"))).toEqual(["out"]);
     expect(await readdir(out)).toEqual([]);
   });

@@ -34,12 +34,15 @@ tools:
     output: { select: "{id: id, email: email}" }
 `;
 
-const codes = (text: string): string[] => compileSpec("forms.yaml", new TextEncoder().encode(text)).diagnostics.map((d) => `${d.severity} ${d.code}`);
+const codes = (text: string): string[] =>
+  compileSpec("forms.yaml", new TextEncoder().encode(text)).diagnostics.map((d) => `${d.severity} ${d.code}`);
 
 describe("declaring and using the extension", () => {
   it("builds a spec that declares and uses it, with one informational note that it is no longer portable to Kervan", () => {
     const compiled = compileSpec("forms.yaml", new TextEncoder().encode(spec("http://127.0.0.1:9", true)));
-    expect(compiled.diagnostics.map((d) => [d.severity, d.code, d.path, d.line])).toEqual([["info", "KV8001", "kervancExtensions", 2]]);
+    expect(compiled.diagnostics.map((d) => [d.severity, d.code, d.path, d.line])).toEqual([
+      ["info", "KV8001", "kervancExtensions", 2],
+    ]);
     expect(compiled.planned!.tools[0]!.plan.request.bodyEncoding).toBe("form");
   });
 
@@ -74,7 +77,9 @@ describe("a generated server with a form body, against a local upstream", () => 
       kervanc(["build", join(dir, "forms.yaml"), "-o", join(dir, "out")]),
       kervanc(["build", join(dir, "forms.yaml"), "-o", join(dir, "strict-out"), "--strict-kervan"]),
     ]);
-    client = await connect("modern", join(dir, "out", "forms", "server.mjs"), { serverArgs: ["--allow-private-network"] });
+    client = await connect("modern", join(dir, "out", "forms", "server.mjs"), {
+      serverArgs: ["--allow-private-network"],
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -93,7 +98,11 @@ describe("a generated server with a form body, against a local upstream", () => 
 
   it("sends the body form-encoded, with nested keys and repeated lists, and leaves out what was omitted", async () => {
     const before = upstream.requests.length;
-    const result = await client.callTool("create_customer", { email: "ada@example.com", metadata: { plan: "pro&x=1" }, expand: ["sources", "tax"] });
+    const result = await client.callTool("create_customer", {
+      email: "ada@example.com",
+      metadata: { plan: "pro&x=1" },
+      expand: ["sources", "tax"],
+    });
     expect(result.content).toEqual([{ type: "text", text: '{"id":"cus_1","email":"ada@example.com"}' }]);
     const request = upstream.requests[before]!;
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");

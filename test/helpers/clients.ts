@@ -19,7 +19,9 @@ export interface ToolResult {
 
 export interface TestClient {
   readonly era: Era;
-  listTools(): Promise<{ tools: { name: string; inputSchema: unknown; outputSchema?: unknown; [k: string]: unknown }[] }>;
+  listTools(): Promise<{
+    tools: { name: string; inputSchema: unknown; outputSchema?: unknown; [k: string]: unknown }[];
+  }>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
   /** What the server wrote to stderr so far. */
@@ -49,7 +51,13 @@ export async function connect(era: Era, serverPath: string, options: SpawnOption
       // The client validates structuredContent; this validator generates no code.
       { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
     );
-    const transport = new ModernStdio({ command: process.execPath, args, env: baseEnv(options.env), stderr: "pipe", ...(options.cwd ? { cwd: options.cwd } : {}) });
+    const transport = new ModernStdio({
+      command: process.execPath,
+      args,
+      env: baseEnv(options.env),
+      stderr: "pipe",
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
     transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     await client.connect(transport);
     return {
@@ -62,7 +70,13 @@ export async function connect(era: Era, serverPath: string, options: SpawnOption
     };
   }
   const client = new LegacyClient({ name: "kervanc-tests", version: "1.0.0" });
-  const transport = new LegacyStdio({ command: process.execPath, args, env: baseEnv(options.env), stderr: "pipe", ...(options.cwd ? { cwd: options.cwd } : {}) });
+  const transport = new LegacyStdio({
+    command: process.execPath,
+    args,
+    env: baseEnv(options.env),
+    stderr: "pipe",
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   await client.connect(transport);
   return {

@@ -2,11 +2,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
 /** Starts `server.mjs --http --port 0` and resolves with the endpoint it reports on stderr. */
-export async function startHttpServer(serverPath: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disallow-code-generation-from-strings", serverPath, "--http", "--port", "0", ...args], {
-    env: { PATH: process.env["PATH"] ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export async function startHttpServer(
+  serverPath: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(
+    process.execPath,
+    ["--disallow-code-generation-from-strings", serverPath, "--http", "--port", "0", ...args],
+    {
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let err = "";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start: ${err}`)), 20_000);
@@ -23,4 +31,3 @@ export async function startHttpServer(serverPath: string, args: string[], env: R
   });
   return { child, url, stderr: () => err };
 }
-

@@ -5,7 +5,11 @@
  */
 import { compileSpec } from "../../packages/compiler/src/build.ts";
 import type { CompiledServer, CompiledValidator } from "../../packages/runtime/src/plan.ts";
-import { allowPrivateNetwork, createNetworkPolicy, type NetworkPolicyOptions } from "../../packages/runtime/src/net/address.ts";
+import {
+  allowPrivateNetwork,
+  createNetworkPolicy,
+  type NetworkPolicyOptions,
+} from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
 import { createNodeTransport } from "../../packages/runtime/src/net/node-transport.ts";
 import { ToolRunner } from "../../packages/runtime/src/runner.ts";
@@ -15,7 +19,9 @@ import { defineServer } from "../../packages/runtime/src/define.ts";
 export function compileInProcess(yamlText: string, file = "spec.yaml"): CompiledServer {
   const compiled = compileSpec(file, new TextEncoder().encode(yamlText));
   if (!compiled.planned) {
-    throw new Error(`The spec does not compile:\n${compiled.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`).join("\n")}`);
+    throw new Error(
+      `The spec does not compile:\n${compiled.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`).join("\n")}`,
+    );
   }
   return defineServer(
     compiled.planned.plan,
@@ -31,7 +37,10 @@ export interface InProcess {
   readonly runner: ToolRunner;
   readonly vault: SecretVault;
   readonly logs: string[];
-  call(name: string, args: unknown): Promise<{ content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean }>;
+  call(
+    name: string,
+    args: unknown,
+  ): Promise<{ content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean }>;
 }
 
 export function inProcess(
@@ -42,7 +51,10 @@ export function inProcess(
   const vault = new SecretVault();
   const logs: string[] = [];
   const runner = new ToolRunner(server, {
-    transport: createNodeTransport({ policy: createNetworkPolicy(options.policy ?? allowPrivateNetwork()), gate: new LookupGate(2) }),
+    transport: createNodeTransport({
+      policy: createNetworkPolicy(options.policy ?? allowPrivateNetwork()),
+      gate: new LookupGate(2),
+    }),
     secretSource: envSecrets(options.env ?? {}),
     vault,
     allowSecretsOverHttp: options.allowSecretsOverHttp ?? false,

@@ -20,13 +20,20 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function kervanc(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export async function kervanc(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(REPO, "packages", "compiler", "bin", "kervanc.js"), ...args], {
-      cwd: options.cwd ?? REPO,
-      env: options.env ?? process.env,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [join(REPO, "packages", "compiler", "bin", "kervanc.js"), ...args],
+      {
+        cwd: options.cwd ?? REPO,
+        env: options.env ?? process.env,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -46,8 +53,14 @@ export function pointSpecAt(yamlText: string, origin: string): string {
   const doc = parseDocument(yamlText);
   const tools = doc.get("tools") as { items: { getIn(p: string[]): unknown; setIn(p: string[], v: unknown): void }[] };
   for (const tool of tools.items) {
-    const url = new URL(String(tool.getIn(["http", "url"])).replace(/\{\{/g, "%7B%7B").replace(/\}\}/g, "%7D%7D"));
-    const path = decodeURI(url.pathname).replace(/%7B%7B/gi, "{{").replace(/%7D%7D/gi, "}}");
+    const url = new URL(
+      String(tool.getIn(["http", "url"]))
+        .replace(/\{\{/g, "%7B%7B")
+        .replace(/\}\}/g, "%7D%7D"),
+    );
+    const path = decodeURI(url.pathname)
+      .replace(/%7B%7B/gi, "{{")
+      .replace(/%7D%7D/gi, "}}");
     tool.setIn(["http", "url"], `${origin}${path}${url.search}`);
     tool.setIn(["http", "allowInsecureHttp"], true);
   }
@@ -55,7 +68,10 @@ export function pointSpecAt(yamlText: string, origin: string): string {
 }
 
 /** Copies fixture specs into a temp folder, pointed at `origin`, and builds them. */
-export async function buildFixtures(specs: readonly string[], origin: string): Promise<{ specDir: string; outDir: string; result: CliResult }> {
+export async function buildFixtures(
+  specs: readonly string[],
+  origin: string,
+): Promise<{ specDir: string; outDir: string; result: CliResult }> {
   const root = await tempDir("build");
   const specDir = join(root, "specs");
   const outDir = join(root, "out");

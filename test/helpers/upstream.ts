@@ -35,7 +35,12 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
-export function json(res: http.ServerResponse, status: number, value: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  value: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
   res.end(body);
@@ -76,7 +81,10 @@ export async function startUpstream(initial?: Handler, options: UpstreamOptions 
   };
   const files = options.tlsFiles ?? { key: "server-key.pem", cert: "server.pem" };
   const server = options.tls
-    ? https.createServer({ key: readFileSync(join(TLS_DIR, files.key)), cert: readFileSync(join(TLS_DIR, files.cert)) }, listener)
+    ? https.createServer(
+        { key: readFileSync(join(TLS_DIR, files.key)), cert: readFileSync(join(TLS_DIR, files.cert)) },
+        listener,
+      )
     : http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
@@ -97,5 +105,12 @@ export async function startUpstream(initial?: Handler, options: UpstreamOptions 
 
 /** Answers with the request itself, so a test sees exactly what the server sent. */
 export const echo: Handler = (req, res) => {
-  json(res, 200, { method: req.method, target: req.target, path: req.path, query: req.query, headers: req.headers, body: req.body });
+  json(res, 200, {
+    method: req.method,
+    target: req.target,
+    path: req.path,
+    query: req.query,
+    headers: req.headers,
+    body: req.body,
+  });
 };

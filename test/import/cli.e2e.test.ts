@@ -46,10 +46,20 @@ describe("kervanc import", () => {
       all[11],
     ]);
     const lines = all.slice(9);
-    expect(lines[2]).toMatch(new RegExp(`^Imported 8 of 8 operations from fixtures/openapi/notes\\.yaml into ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} in \\d+\\.\\d\\d s\\.$`));
-    expect(lines[3]).toMatch(/^notes\.yaml: tools\/list has 8 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/);
-    expect(lines[4]).toBe(`Review the outputs marked "proposal" in ${out}, then build it: kervanc build ${out} -o <out>.`);
-    expect(await readFile(out, "utf8")).toBe(await readFile(join(REPO, "fixtures/openapi/expected/notes.yaml"), "utf8"));
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^Imported 8 of 8 operations from fixtures/openapi/notes\\.yaml into ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} in \\d+\\.\\d\\d s\\.$`,
+      ),
+    );
+    expect(lines[3]).toMatch(
+      /^notes\.yaml: tools\/list has 8 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/,
+    );
+    expect(lines[4]).toBe(
+      `Review the outputs marked "proposal" in ${out}, then build it: kervanc build ${out} -o <out>.`,
+    );
+    expect(await readFile(out, "utf8")).toBe(
+      await readFile(join(REPO, "fixtures/openapi/expected/notes.yaml"), "utf8"),
+    );
   });
 
   it("keeps an existing spec without --force, and replaces it with --force", async () => {
@@ -57,7 +67,9 @@ describe("kervanc import", () => {
     await writeFile(out, "# my reviewed spec\n");
     const kept = await kervanc(["import", NOTES, "-o", out]);
     expect(kept.code).toBe(1);
-    expect(kept.stderr).toContain(`kervanc: ${out} exists; it may hold your edits. Pass --force to replace it, or choose another -o.`);
+    expect(kept.stderr).toContain(
+      `kervanc: ${out} exists; it may hold your edits. Pass --force to replace it, or choose another -o.`,
+    );
     expect(await readFile(out, "utf8")).toBe("# my reviewed spec\n");
     const replaced = await kervanc(["import", NOTES, "-o", out, "--force"]);
     expect(replaced.code).toBe(0);
@@ -99,15 +111,25 @@ describe("kervanc import", () => {
     const lines = tight.stderr.split("\n");
     const at = lines.findIndex((l) => l.startsWith(`${out}:7:1 - warning KV9006: tools: `));
     const written = (await readFile(out, "utf8")).split("\n");
-    expect(lines.slice(at + 1, at + 6)).toEqual([`  6 | ${written[5]}`, `> 7 | ${written[6]}`, "    | ^", `  8 | ${written[7]}`, "  see kervanc docs/diagnostics.md#kv9006"]);
+    expect(lines.slice(at + 1, at + 6)).toEqual([
+      `  6 | ${written[5]}`,
+      `> 7 | ${written[6]}`,
+      "    | ^",
+      `  8 | ${written[7]}`,
+      "  see kervanc docs/diagnostics.md#kv9006",
+    ]);
     expect(written[6]).toBe("tools:");
     expect(tight.stderr).not.toContain("\u001b[");
 
     // The same colour rules as build: FORCE_COLOR colours a pipe, NO_COLOR alone does not.
-    const forced = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], { env: { ...PIPED, FORCE_COLOR: "1" } });
+    const forced = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], {
+      env: { ...PIPED, FORCE_COLOR: "1" },
+    });
     expect(forced.stderr).toContain("\u001b[33mwarning KV9006\u001b[0m");
     expect(forced.stderr).toContain(`\u001b[33m>\u001b[0m \u001b[2m7 |\u001b[0m tools:`);
-    const noColor = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], { env: { ...PIPED, NO_COLOR: "1" } });
+    const noColor = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], {
+      env: { ...PIPED, NO_COLOR: "1" },
+    });
     expect(noColor.stderr).not.toContain("\u001b[");
   });
 
@@ -124,27 +146,72 @@ describe("kervanc import", () => {
 
   it("takes the selection options and the server URL", async () => {
     const out = join(dir, "cycle-get.yaml");
-    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--exclude", "createNode", "--read-only", "--server-url", "https://trees.test:8443/v1"]);
+    const r = await kervanc([
+      "import",
+      "fixtures/openapi/hostile/cycle.yaml",
+      "-o",
+      out,
+      "--exclude",
+      "createNode",
+      "--read-only",
+      "--server-url",
+      "https://trees.test:8443/v1",
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/KV7016: The document declares no security scheme[^\n]*\n(?:[^\n]*\n)+?  see kervanc docs\/diagnostics\.md#kv7016\nImported 1 of 2 operations /);
-    expect(await readFile(out, "utf8")).toContain('http: { method: GET, url: "https://trees.test:8443/v1/nodes/{{input.id}}" }');
+    expect(r.stderr).toMatch(
+      /KV7016: The document declares no security scheme[^\n]*\n(?:[^\n]*\n)+?  see kervanc docs\/diagnostics\.md#kv7016\nImported 1 of 2 operations /,
+    );
+    expect(await readFile(out, "utf8")).toContain(
+      'http: { method: GET, url: "https://trees.test:8443/v1/nodes/{{input.id}}" }',
+    );
   });
 
   it("imports the rest of a document with --skip-invalid, with a warning naming each operation left out", async () => {
     const out = join(dir, "cycle-skip.yaml");
-    const r = await kervanc(["import", "fixtures/openapi/hostile/cycle.yaml", "-o", out, "--skip-invalid", "--server-url", "https://trees.test"]);
+    const r = await kervanc([
+      "import",
+      "fixtures/openapi/hostile/cycle.yaml",
+      "-o",
+      out,
+      "--skip-invalid",
+      "--server-url",
+      "https://trees.test",
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning KV7006: [^\n]*Skipped POST \/nodes \(createNode\) \(--skip-invalid\): The schema is recursive/);
+    expect(r.stderr).toMatch(
+      /warning KV7006: [^\n]*Skipped POST \/nodes \(createNode\) \(--skip-invalid\): The schema is recursive/,
+    );
     expect(r.stderr).toMatch(/\nImported 1 of 2 operations /);
   });
 
   it("prints JSON with --format json", async () => {
-    const r = await kervanc(["import", NOTES, "-o", join(dir, "json", "notes.yaml"), "--format", "json", "--include", "listNotes", "--include", "GET /workspaces/{workspaceId}/notes/{noteId}", "--tools-budget", "10"]);
+    const r = await kervanc([
+      "import",
+      NOTES,
+      "-o",
+      join(dir, "json", "notes.yaml"),
+      "--format",
+      "json",
+      "--include",
+      "listNotes",
+      "--include",
+      "GET /workspaces/{workspaceId}/notes/{noteId}",
+      "--tools-budget",
+      "10",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe("");
-    const report = JSON.parse(r.stdout) as { ok: boolean; tools: { name: string; method: string; route: string }[]; toolsList: { tokens: number; budget: number }; diagnostics: { code: string }[] };
+    const report = JSON.parse(r.stdout) as {
+      ok: boolean;
+      tools: { name: string; method: string; route: string }[];
+      toolsList: { tokens: number; budget: number };
+      diagnostics: { code: string }[];
+    };
     expect(report.ok).toBe(true);
-    expect(report.tools.map((t) => `${t.method} ${t.route} ${t.name}`)).toEqual(["GET /workspaces/{workspaceId}/notes listNotes", "GET /workspaces/{workspaceId}/notes/{noteId} getNote"]);
+    expect(report.tools.map((t) => `${t.method} ${t.route} ${t.name}`)).toEqual([
+      "GET /workspaces/{workspaceId}/notes listNotes",
+      "GET /workspaces/{workspaceId}/notes/{noteId} getNote",
+    ]);
     expect(report.toolsList.budget).toBe(10);
     expect(report.diagnostics.map((d) => d.code)).toEqual(["KV7016", "KV7013", "KV9006"]);
   });
@@ -152,7 +219,9 @@ describe("kervanc import", () => {
   it("reports a missing document as an error, and usage mistakes with exit 2", async () => {
     const missing = await kervanc(["import", join(dir, "nope.yaml"), "-o", join(dir, "x.yaml")]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain(`${join(dir, "nope.yaml")}:1:1 - error KV7001: ${join(dir, "nope.yaml")} does not exist.`);
+    expect(missing.stderr).toContain(
+      `${join(dir, "nope.yaml")}:1:1 - error KV7001: ${join(dir, "nope.yaml")} does not exist.`,
+    );
     // One line saying what is wrong, then where the command's help is; never the whole help page.
     const usage = async (args: string[], message: string): Promise<void> => {
       const r = await kervanc(args);
@@ -162,9 +231,15 @@ describe("kervanc import", () => {
     await usage(["import", NOTES], "missing -o <spec.yaml>.");
     await usage(["import", "-o", "x.yaml"], "missing the OpenAPI document to import.");
     await usage(["import", NOTES, NOTES, "-o", "x.yaml"], "import reads one OpenAPI document.");
-    await usage(["import", NOTES, "-o", "x.yaml", "--tools-budget", "0"], '--tools-budget must be a whole number of tokens from 1, not "0".');
+    await usage(
+      ["import", NOTES, "-o", "x.yaml", "--tools-budget", "0"],
+      '--tools-budget must be a whole number of tokens from 1, not "0".',
+    );
     await usage(["build", "fixtures/specs", "-o", "x", "--include", "pets"], "--include applies to import only.");
-    await usage(["check", "fixtures/specs", "-o", "x", "--tools-budget", "100"], "--tools-budget applies to build and import only.");
+    await usage(
+      ["check", "fixtures/specs", "-o", "x", "--tools-budget", "100"],
+      "--tools-budget applies to build and import only.",
+    );
   });
 });
 
@@ -176,7 +251,9 @@ describe("the tools/list budget in kervanc build", () => {
     const out = join(dir, "dist");
     const first = await kervanc(["build", specs, "-o", out]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/^open-meteo: tools\/list has 1 tool in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.\n$/);
+    expect(first.stdout).toMatch(
+      /^open-meteo: tools\/list has 1 tool in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.\n$/,
+    );
     expect(first.stderr).toMatch(/^Built 1 server \(1 tool\) into /);
 
     // Skipped (unchanged) servers are measured too: the size belongs to the spec, not to this build.
@@ -184,7 +261,9 @@ describe("the tools/list budget in kervanc build", () => {
     expect(tight.code).toBe(0);
     const characters = Number(/has 1 tool in ([\d,]+) characters/.exec(tight.stdout)![1]!.replace(/,/g, ""));
     const tokens = Math.ceil(characters / 4);
-    expect(tight.stdout).toBe(`open-meteo: tools/list has 1 tool in ${characters.toLocaleString("en-US")} characters, about ${tokens} tokens, over the budget of 50 tokens.\n`);
+    expect(tight.stdout).toBe(
+      `open-meteo: tools/list has 1 tool in ${characters.toLocaleString("en-US")} characters, about ${tokens} tokens, over the budget of 50 tokens.\n`,
+    );
     expect(tight.stderr.split("\n")[0]).toBe(
       `${join(specs, "open-meteo.yaml")}:8:1 - warning KV9006: tools: The tools/list of this server has ${characters} characters (about ${tokens} tokens), more than the budget of 50 tokens. Leave out tools, or shorten descriptions and schemas.`,
     );

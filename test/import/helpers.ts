@@ -26,7 +26,11 @@ export function imp(doc: unknown, options: ImportOptions = {}): ImportResult {
 }
 
 /** The plain value of the spec an import wrote (throws when there is none, showing the diagnostics). */
-export function specOf(result: ImportResult): { tools: Record<string, any>[]; secrets?: { name: string; hosts: string[] }[]; [k: string]: unknown } {
+export function specOf(result: ImportResult): {
+  tools: Record<string, any>[];
+  secrets?: { name: string; hosts: string[] }[];
+  [k: string]: unknown;
+} {
   if (!result.ok || result.text === null) throw new Error(`the import failed:\n${text(result.diagnostics)}`);
   const compiled = compileSpec("spec.yaml", new TextEncoder().encode(result.text));
   if (compiled.loaded === null) throw new Error("the written spec does not load");
@@ -40,10 +44,21 @@ export function codes(result: ImportResult): string[] {
 
 /** A minimal OpenAPI 3.1 document with the given paths (and more top-level keys). */
 export function api(paths: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { openapi: "3.1.0", info: { title: "Test API", version: "1.0" }, servers: [{ url: "https://api.example.com/v1" }], paths, ...extra };
+  return {
+    openapi: "3.1.0",
+    info: { title: "Test API", version: "1.0" },
+    servers: [{ url: "https://api.example.com/v1" }],
+    paths,
+    ...extra,
+  };
 }
 
-export const ok200 = { "200": { description: "OK", content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } } } };
+export const ok200 = {
+  "200": {
+    description: "OK",
+    content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" } } } } },
+  },
+};
 
 /**
  * The diagnostics other than the KV7016 note, which every document here without a security scheme gets (it is

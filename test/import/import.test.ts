@@ -22,9 +22,14 @@ describe("fixture documents", () => {
   it.each(GOOD)("%s imports to its golden spec, which kervanc builds without a problem", async (name) => {
     const result = importFixture(`fixtures/openapi/${name}`);
     expect(result.ok, text(result.diagnostics)).toBe(true);
-    const stale = "The imported spec or its diagnostics differ from the golden: if the change is intended, run npm run accept";
-    await expect(result.text, stale).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", name.replace(/\.(json|yaml)$/, ".yaml")));
-    await expect(text(result.diagnostics), stale).toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
+    const stale =
+      "The imported spec or its diagnostics differ from the golden: if the change is intended, run npm run accept";
+    await expect(result.text, stale).toMatchFileSnapshot(
+      join(REPO, "fixtures/openapi/expected", name.replace(/\.(json|yaml)$/, ".yaml")),
+    );
+    await expect(text(result.diagnostics), stale).toMatchFileSnapshot(
+      join(REPO, "fixtures/openapi/expected", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`),
+    );
     const compiled = compileSpec("spec.yaml", new TextEncoder().encode(result.text!));
     expect(compiled.diagnostics).toEqual([]);
     expect(compiled.planned?.tools.length).toBe(result.tools.length);
@@ -48,7 +53,12 @@ describe("fixture documents", () => {
       expect(d.column).toBeGreaterThanOrEqual(1);
       expect(d.column).toBeLessThanOrEqual(lines[d.line - 1]!.length + 1);
     }
-    await expect(text(result.diagnostics), "The diagnostics differ from the golden: if the change is intended, run npm run accept").toMatchFileSnapshot(join(REPO, "fixtures/openapi/expected/hostile", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`));
+    await expect(
+      text(result.diagnostics),
+      "The diagnostics differ from the golden: if the change is intended, run npm run accept",
+    ).toMatchFileSnapshot(
+      join(REPO, "fixtures/openapi/expected/hostile", `${name.replace(/\.(json|yaml)$/, "")}.diagnostics.txt`),
+    );
   });
 
   it("imports the recursive document's other operation on its own: a cycle in a response only ends the proposal", () => {
@@ -59,9 +69,15 @@ describe("fixture documents", () => {
   });
 
   it("imports the plain-http document with secrets once --server-url gives https", () => {
-    const spec = specOf(importFixture("fixtures/openapi/hostile/http-secrets.yaml", { serverUrl: "https://legacy.example.com/api" }));
+    const spec = specOf(
+      importFixture("fixtures/openapi/hostile/http-secrets.yaml", { serverUrl: "https://legacy.example.com/api" }),
+    );
     expect(spec.secrets).toEqual([{ name: "KEY", hosts: ["legacy.example.com:443"] }]);
-    expect(spec.tools[0]!["http"]).toEqual({ method: "GET", url: "https://legacy.example.com/api/report", query: { apikey: "{{secrets.KEY}}" } });
+    expect(spec.tools[0]!["http"]).toEqual({
+      method: "GET",
+      url: "https://legacy.example.com/api/report",
+      query: { apikey: "{{secrets.KEY}}" },
+    });
   });
 });
 
@@ -71,7 +87,9 @@ describe("reading hostile bytes", () => {
   it("refuses a document over 32 MiB before parsing it", () => {
     const result = bytes(new Uint8Array(32 * 1024 * 1024 + 1).fill(0x20));
     expect(codes(result)).toEqual(["error KV7001"]);
-    expect(result.diagnostics[0]!.message).toBe("The OpenAPI document is larger than 33554432 bytes (it has 33554433).");
+    expect(result.diagnostics[0]!.message).toBe(
+      "The OpenAPI document is larger than 33554432 bytes (it has 33554433).",
+    );
   });
 
   it("refuses text that is not UTF-8, control characters and empty files, with positions", () => {
@@ -90,11 +108,20 @@ describe("reading hostile bytes", () => {
 
   it("reads JSON fast, and still refuses repeated keys and places syntax errors", () => {
     const json = (text: string): ImportResult => importOpenApi("api.json", new TextEncoder().encode(text), "spec.yaml");
-    expect(json('{\n  "openapi": "3.1.0",\n  "info": {},\n  "openapi": "3.0.0"\n}').diagnostics.map((d) => [d.code, d.line, d.column, d.message])).toEqual([
-      ["KV7002", 4, 3, 'The key "openapi" appears twice in the same mapping.'],
-    ]);
-    expect(json('{\n  "openapi": "3.1.0",\n  "info": { "title": "x" ]\n}').diagnostics.map((d) => [d.code, d.line])).toEqual([["KV7002", 3]]);
-    const placed = json('{"openapi":"3.1.0","info":{"title":"J","version":"1"},"servers":[{"url":"/rel"}],\n "paths":{"/a":{"get":{"operationId":"a","responses":{}}}}}');
+    expect(
+      json('{\n  "openapi": "3.1.0",\n  "info": {},\n  "openapi": "3.0.0"\n}').diagnostics.map((d) => [
+        d.code,
+        d.line,
+        d.column,
+        d.message,
+      ]),
+    ).toEqual([["KV7002", 4, 3, 'The key "openapi" appears twice in the same mapping.']]);
+    expect(
+      json('{\n  "openapi": "3.1.0",\n  "info": { "title": "x" ]\n}').diagnostics.map((d) => [d.code, d.line]),
+    ).toEqual([["KV7002", 3]]);
+    const placed = json(
+      '{"openapi":"3.1.0","info":{"title":"J","version":"1"},"servers":[{"url":"/rel"}],\n "paths":{"/a":{"get":{"operationId":"a","responses":{}}}}}',
+    );
     expect(placed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["KV7008", 1, 73]]);
   });
 
@@ -106,15 +133,34 @@ describe("reading hostile bytes", () => {
   });
 
   it("says what is wrong with documents that are not OpenAPI 3.0 or 3.1", () => {
-    expect(imp("- a\n- b\n").diagnostics[0]!.message).toBe("The document is not an OpenAPI document: its top level is not a mapping.");
-    expect(imp({ info: { title: "x" } }).diagnostics[0]!.message).toBe('The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?');
-    expect(imp({ openapi: "3.2.0", info: {}, paths: {} }).diagnostics[0]!.message).toBe("OpenAPI 3.2.0 is not supported; kervanc import reads OpenAPI 3.0 and 3.1.");
-    expect(imp({ openapi: "3.1.0", info: {}, paths: {} }).diagnostics.map((d) => d.message)).toEqual(["The document has no operations to import."]);
-    expect(imp({ openapi: "3.1.0", info: {}, paths: [] }).diagnostics.map((d) => d.message)).toEqual(["paths must be a mapping from paths to path items."]);
+    expect(imp("- a\n- b\n").diagnostics[0]!.message).toBe(
+      "The document is not an OpenAPI document: its top level is not a mapping.",
+    );
+    expect(imp({ info: { title: "x" } }).diagnostics[0]!.message).toBe(
+      'The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?',
+    );
+    expect(imp({ openapi: "3.2.0", info: {}, paths: {} }).diagnostics[0]!.message).toBe(
+      "OpenAPI 3.2.0 is not supported; kervanc import reads OpenAPI 3.0 and 3.1.",
+    );
+    expect(imp({ openapi: "3.1.0", info: {}, paths: {} }).diagnostics.map((d) => d.message)).toEqual([
+      "The document has no operations to import.",
+    ]);
+    expect(imp({ openapi: "3.1.0", info: {}, paths: [] }).diagnostics.map((d) => d.message)).toEqual([
+      "paths must be a mapping from paths to path items.",
+    ]);
   });
 
   it("reads names under properties as names: $id, $ref and $schema properties are left out of inputs and outputs, not refused", () => {
-    const props = { type: "object", properties: { $id: { type: "string" }, $ref: { type: "string" }, $schema: { type: "string" }, name: { type: "string" } }, required: ["$ref", "name"] };
+    const props = {
+      type: "object",
+      properties: {
+        $id: { type: "string" },
+        $ref: { type: "string" },
+        $schema: { type: "string" },
+        name: { type: "string" },
+      },
+      required: ["$ref", "name"],
+    };
     const result = imp(
       api({
         "/p": {
@@ -127,7 +173,11 @@ describe("reading hostile bytes", () => {
       }),
     );
     const tool = specOf(result).tools[0]!;
-    expect(tool["input"]["properties"]["body"]).toEqual({ type: "object", properties: { name: { type: "string" } }, required: ["name"] });
+    expect(tool["input"]["properties"]["body"]).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+    });
     expect(tool["output"]["select"]).toBe("{name: name}");
     expect(problems(result).map((d) => [d.code, d.path.replace(/^.*\.properties\./, "")])).toEqual([
       ["KV7010", "$id"],
@@ -158,7 +208,9 @@ paths:
 
 describe("names", () => {
   it("makes operationIds valid, at most 64 characters and unique; falls back to method and path", () => {
-    const op = (operationId?: string) => ({ get: { ...(operationId !== undefined ? { operationId } : {}), responses: ok200 } });
+    const op = (operationId?: string) => ({
+      get: { ...(operationId !== undefined ? { operationId } : {}), responses: ok200 },
+    });
     const spec = specOf(
       imp(
         api({
@@ -166,11 +218,22 @@ describe("names", () => {
           "/b": op("list_pets_all"),
           "/c": op("x".repeat(80)),
           "/d": op("X".repeat(80)),
-          "/users/{userId}/repos": { get: { parameters: [{ name: "userId", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
+          "/users/{userId}/repos": {
+            get: {
+              parameters: [{ name: "userId", in: "path", required: true, schema: { type: "string" } }],
+              responses: ok200,
+            },
+          },
         }),
       ),
     );
-    expect(spec.tools.map((t) => t["name"])).toEqual(["list_pets_all", "list_pets_all_2", "x".repeat(64), `${"X".repeat(62)}_2`, "get_users_userId_repos"]);
+    expect(spec.tools.map((t) => t["name"])).toEqual([
+      "list_pets_all",
+      "list_pets_all_2",
+      "x".repeat(64),
+      `${"X".repeat(62)}_2`,
+      "get_users_userId_repos",
+    ]);
   });
 
   it("renames parameters that templates cannot reference, and keeps the API's names on the wire", () => {
@@ -238,10 +301,15 @@ describe("names", () => {
     const spec = specOf(
       imp(
         api(
-          { "/a": { get: { operationId: "a", security: [{ "bearerAuth": [], "x-api-key": [] }], responses: ok200 } } },
+          { "/a": { get: { operationId: "a", security: [{ bearerAuth: [], "x-api-key": [] }], responses: ok200 } } },
           {
             info: { title: "Ünïcode   API: v2!", version: "2" },
-            components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" }, "x-api-key": { type: "apiKey", in: "header", name: "X-Api-Key" } } },
+            components: {
+              securitySchemes: {
+                bearerAuth: { type: "http", scheme: "bearer" },
+                "x-api-key": { type: "apiKey", in: "header", name: "X-Api-Key" },
+              },
+            },
           },
         ),
       ),
@@ -253,7 +321,19 @@ describe("names", () => {
 
 describe("schemas", () => {
   const bodySchema = (schema: unknown, version = "3.0.3", components: unknown = {}): Record<string, unknown> => {
-    const result = imp({ ...api({ "/a": { post: { operationId: "a", requestBody: { required: true, content: { "application/json": { schema } } }, responses: ok200 } } }), openapi: version, components });
+    const result = imp({
+      ...api({
+        "/a": {
+          post: {
+            operationId: "a",
+            requestBody: { required: true, content: { "application/json": { schema } } },
+            responses: ok200,
+          },
+        },
+      }),
+      openapi: version,
+      components,
+    });
     return specOf(result).tools[0]!["input"]["properties"]["body"];
   };
 
@@ -291,33 +371,77 @@ describe("schemas", () => {
     const op = (id: string) => ({
       post: {
         operationId: id,
-        parameters: [{ name: "q", in: "query", schema: { type: "array", items: { type: "string" }, uniqueItems: true, maxLength: 3 } }],
-        requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { a: scalar, b: scalar, n: { type: "integer", minItems: 1, maximum: 9 } } } } } },
+        parameters: [
+          {
+            name: "q",
+            in: "query",
+            schema: { type: "array", items: { type: "string" }, uniqueItems: true, maxLength: 3 },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                properties: { a: scalar, b: scalar, n: { type: "integer", minItems: 1, maximum: 9 } },
+              },
+            },
+          },
+        },
         responses: ok200,
       },
     });
     const result = imp(api({ "/a": op("a"), "/b": op("b") }));
     const body = specOf(result).tools[0]!["input"]["properties"]["body"];
-    expect(body.properties).toEqual({ a: { type: "string", maxLength: 5 }, b: { type: "string", maxLength: 5 }, n: { type: "integer", maximum: 9 } });
-    expect(specOf(result).tools[0]!["input"]["properties"]["q"]).toEqual({ type: "array", items: { type: "string" }, uniqueItems: true });
+    expect(body.properties).toEqual({
+      a: { type: "string", maxLength: 5 },
+      b: { type: "string", maxLength: 5 },
+      n: { type: "integer", maximum: 9 },
+    });
+    expect(specOf(result).tools[0]!["input"]["properties"]["q"]).toEqual({
+      type: "array",
+      items: { type: "string" },
+      uniqueItems: true,
+    });
     expect(problems(result).map((d) => [d.code, d.line, d.message])).toEqual([
-      ["KV7010", 1, "12 schema keywords that do not apply to their schema's type (minimum 4, uniqueItems 4, maxLength 2, minItems 2) were left out of the input schemas: they check nothing."],
+      [
+        "KV7010",
+        1,
+        "12 schema keywords that do not apply to their schema's type (minimum 4, uniqueItems 4, maxLength 2, minItems 2) were left out of the input schemas: they check nothing.",
+      ],
     ]);
   });
 
   it("warns when it drops a pattern that Unicode regular expressions refuse", () => {
     const result = imp({
-      ...api({ "/a": { get: { operationId: "a", parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^[\\w-.]+$" } }], responses: ok200 } } }),
+      ...api({
+        "/a": {
+          get: {
+            operationId: "a",
+            parameters: [{ name: "q", in: "query", schema: { type: "string", pattern: "^[\\w-.]+$" } }],
+            responses: ok200,
+          },
+        },
+      }),
       openapi: "3.0.3",
     });
-    expect(problems(result).map((d) => [d.code, d.path])).toEqual([["KV7010", 'paths["/a"].get.parameters[0].schema.pattern']]);
-    expect(problems(result)[0]!.message).toMatch(/^The pattern is left out: it is not a valid regular expression in Unicode mode \(/);
+    expect(problems(result).map((d) => [d.code, d.path])).toEqual([
+      ["KV7010", 'paths["/a"].get.parameters[0].schema.pattern'],
+    ]);
+    expect(problems(result)[0]!.message).toMatch(
+      /^The pattern is left out: it is not a valid regular expression in Unicode mode \(/,
+    );
   });
 
   it("inlines local references and leaves out readOnly properties (and their required entries) from requests", () => {
     const components = {
       schemas: {
-        Base: { type: "object", required: ["id", "name"], properties: { id: { type: "integer", readOnly: true }, name: { $ref: "#/components/schemas/Name" } } },
+        Base: {
+          type: "object",
+          required: ["id", "name"],
+          properties: { id: { type: "integer", readOnly: true }, name: { $ref: "#/components/schemas/Name" } },
+        },
         Name: { type: "string", minLength: 1, description: "A name." },
       },
     };
@@ -331,9 +455,16 @@ describe("schemas", () => {
   it("applies a 3.1 $ref's siblings, and ignores them in 3.0 as 3.0 says", () => {
     const components = { schemas: { Name: { type: "string", description: "A name." } } };
     const sibling = { $ref: "#/components/schemas/Name", description: "The pet's name.", maxLength: 20 };
-    expect(bodySchema(sibling, "3.1.0", components)).toEqual({ description: "The pet's name.", type: "string", maxLength: 20, allOf: [{ type: "string", description: "A name." }] });
+    expect(bodySchema(sibling, "3.1.0", components)).toEqual({
+      description: "The pet's name.",
+      type: "string",
+      maxLength: 20,
+      allOf: [{ type: "string", description: "A name." }],
+    });
     expect(bodySchema(sibling, "3.0.3", components)).toEqual({ type: "string", description: "A name." });
-    expect(bodySchema({ $ref: "#/components/schemas/Name", description: "Only a description." }, "3.1.0", components)).toEqual({ type: "string", description: "Only a description." });
+    expect(
+      bodySchema({ $ref: "#/components/schemas/Name", description: "Only a description." }, "3.1.0", components),
+    ).toEqual({ type: "string", description: "Only a description." });
   });
 
   it("names the cycle when a reference loops through other schemas", () => {
@@ -343,7 +474,21 @@ describe("schemas", () => {
         B: { type: "object", properties: { a: { $ref: "#/components/schemas/A" } } },
       },
     };
-    const result = imp({ ...api({ "/a": { post: { operationId: "a", requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } } }, responses: ok200 } } }), components });
+    const result = imp({
+      ...api({
+        "/a": {
+          post: {
+            operationId: "a",
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/A" } } },
+            },
+            responses: ok200,
+          },
+        },
+      }),
+      components,
+    });
     expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
       [
         "KV7006",
@@ -354,9 +499,18 @@ describe("schemas", () => {
   });
 
   it("refuses reference chains that never reach a value, and pointers with bad escapes", () => {
-    const loop = imp({ ...api({ "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/parameters/P" }], responses: ok200 } } }), components: { parameters: { P: { $ref: "#/components/parameters/P" } } } });
-    expect(loop.diagnostics.map((d) => d.message)).toEqual(["This $ref is part of a chain of references that never reaches a value."]);
-    const bad = imp(api({ "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/%ZZ" }], responses: ok200 } } }));
+    const loop = imp({
+      ...api({
+        "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/parameters/P" }], responses: ok200 } },
+      }),
+      components: { parameters: { P: { $ref: "#/components/parameters/P" } } },
+    });
+    expect(loop.diagnostics.map((d) => d.message)).toEqual([
+      "This $ref is part of a chain of references that never reaches a value.",
+    ]);
+    const bad = imp(
+      api({ "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/%ZZ" }], responses: ok200 } } }),
+    );
     expect(bad.diagnostics.map((d) => d.code)).toEqual(["KV7005"]);
   });
 
@@ -375,20 +529,47 @@ describe("visible text", () => {
             operationId: "a",
             summary: "Get\u202e it",
             description: "Line one\r\nLine two\u200b with a hidden\u{E0041} tag",
-            parameters: [{ name: "q", in: "query", description: "Query\u0007", schema: { type: "string", description: "ignored\u2066" } }],
+            parameters: [
+              {
+                name: "q",
+                in: "query",
+                description: "Query\u0007",
+                schema: { type: "string", description: "ignored\u2066" },
+              },
+            ],
             responses: ok200,
           },
         },
       }),
     );
     expect(problems(result).map((d) => [d.code, d.path, d.message])).toEqual([
-      ["KV7014", 'paths["/a"].get.summary', "The summary has 1 invisible or control character (U+202E), which the spec format refuses; it was removed."],
-      ["KV7014", 'paths["/a"].get.description', "The description has 2 invisible or control characters (U+200B first), which the spec format refuses; they were removed."],
-      ["KV7014", 'paths["/a"].get.parameters[0].description', "The description has 1 invisible or control character (U+0007), which the spec format refuses; it was removed."],
-      ["KV7014", 'paths["/a"].get.parameters[0].schema.description', "The description has 1 invisible or control character (U+2066), which the spec format refuses; it was removed."],
+      [
+        "KV7014",
+        'paths["/a"].get.summary',
+        "The summary has 1 invisible or control character (U+202E), which the spec format refuses; it was removed.",
+      ],
+      [
+        "KV7014",
+        'paths["/a"].get.description',
+        "The description has 2 invisible or control characters (U+200B first), which the spec format refuses; they were removed.",
+      ],
+      [
+        "KV7014",
+        'paths["/a"].get.parameters[0].description',
+        "The description has 1 invisible or control character (U+0007), which the spec format refuses; it was removed.",
+      ],
+      [
+        "KV7014",
+        'paths["/a"].get.parameters[0].schema.description',
+        "The description has 1 invisible or control character (U+2066), which the spec format refuses; it was removed.",
+      ],
     ]);
     const tool = specOf(result).tools[0]!;
-    expect([tool["title"], tool["description"], tool["input"]["properties"]["q"]["description"]]).toEqual(["Get it", "Line one\nLine two with a hidden tag", "Query"]);
+    expect([tool["title"], tool["description"], tool["input"]["properties"]["q"]["description"]]).toEqual([
+      "Get it",
+      "Line one\nLine two with a hidden tag",
+      "Query",
+    ]);
   });
 
   it("shortens long descriptions and notes it in the spec", () => {
@@ -409,7 +590,9 @@ describe("the tools/list budget", () => {
     expect(result.size).toEqual({ tools: 9, characters: listing.length, tokens: Math.ceil(listing.length / 4) });
     const warning = result.diagnostics.find((d) => d.code === "KV9006");
     expect(warning).toMatchObject({ severity: "warning", file: "spec.yaml", path: "tools" });
-    expect(warning!.message).toBe(`The tools/list of this server has ${listing.length} characters (about ${Math.ceil(listing.length / 4)} tokens), more than the budget of 100 tokens. Leave out tools, or shorten descriptions and schemas.`);
+    expect(warning!.message).toBe(
+      `The tools/list of this server has ${listing.length} characters (about ${Math.ceil(listing.length / 4)} tokens), more than the budget of 100 tokens. Leave out tools, or shorten descriptions and schemas.`,
+    );
     expect(importFixture("fixtures/openapi/petstore.yaml").diagnostics.some((d) => d.code === "KV9006")).toBe(false);
   });
 });

@@ -6,8 +6,14 @@ import { imp, specOf, codes, api, ok200, type ImportOptions, problems } from "./
 
 describe("selection", () => {
   const doc = api({
-    "/pets": { get: { operationId: "listPets", tags: ["pets"], responses: ok200 }, post: { operationId: "addPet", tags: ["pets"], responses: ok200 } },
-    "/orders": { get: { tags: ["store"], responses: ok200 }, delete: { operationId: "clearOrders", tags: ["store", "admin"], responses: ok200 } },
+    "/pets": {
+      get: { operationId: "listPets", tags: ["pets"], responses: ok200 },
+      post: { operationId: "addPet", tags: ["pets"], responses: ok200 },
+    },
+    "/orders": {
+      get: { tags: ["store"], responses: ok200 },
+      delete: { operationId: "clearOrders", tags: ["store", "admin"], responses: ok200 },
+    },
   });
   const names = (options: ImportOptions): string[] => specOf(imp(doc, options)).tools.map((t) => t["name"]);
 
@@ -25,12 +31,19 @@ describe("selection", () => {
       '--exclude "nope" matches no tag, operationId or route ("GET /path") of an operation.',
       '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
     ]);
-    expect(imp(doc, { include: ["addPet"], readOnly: true }).diagnostics.map((d) => d.message)).toEqual(["No operation is left to import after --include, --exclude and --read-only."]);
+    expect(imp(doc, { include: ["addPet"], readOnly: true }).diagnostics.map((d) => d.message)).toEqual([
+      "No operation is left to import after --include, --exclude and --read-only.",
+    ]);
   });
 
   it("refuses more operations than a spec holds, listing the tags with their counts and the selectors to use", () => {
     const tag = (i: number): string[] => (i < 120 ? ["repos"] : i < 200 ? ["issues"] : i < 205 ? ["git data"] : []);
-    const paths = Object.fromEntries(Array.from({ length: 206 }, (_, i) => [`/r${i}`, { [i % 2 === 0 ? "get" : "post"]: { operationId: `r${i}`, tags: tag(i), responses: ok200 } }]));
+    const paths = Object.fromEntries(
+      Array.from({ length: 206 }, (_, i) => [
+        `/r${i}`,
+        { [i % 2 === 0 ? "get" : "post"]: { operationId: `r${i}`, tags: tag(i), responses: ok200 } },
+      ]),
+    );
     const result = imp(api(paths));
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => d.message)).toEqual([
@@ -41,9 +54,18 @@ describe("selection", () => {
   });
 
   it("counts operations by path prefix when most have no tag (Stripe), and selects by path prefix", () => {
-    const route = (i: number): string => (i < 150 ? `/v1/customers/{id}/items${i}` : i < 190 ? `/v1/charges/x${i}` : `/v1/invoices${i % 2 === 0 ? `/x${i}` : `/{id}/lines${i}`}`);
+    const route = (i: number): string =>
+      i < 150
+        ? `/v1/customers/{id}/items${i}`
+        : i < 190
+          ? `/v1/charges/x${i}`
+          : `/v1/invoices${i % 2 === 0 ? `/x${i}` : `/{id}/lines${i}`}`;
     const paths: Record<string, Record<string, unknown>> = {};
-    for (let i = 0; i < 210; i++) paths[route(i)] = { ...(paths[route(i)] ?? {}), [i % 2 === 0 ? "get" : "post"]: { operationId: `op${i}`, responses: ok200 } };
+    for (let i = 0; i < 210; i++)
+      paths[route(i)] = {
+        ...(paths[route(i)] ?? {}),
+        [i % 2 === 0 ? "get" : "post"]: { operationId: `op${i}`, responses: ok200 },
+      };
     const result = imp(api(paths));
     expect(result.diagnostics.map((d) => d.message)).toEqual([
       '210 operations are selected, but a spec holds at most 200 tools. Operations by path: /v1/customers 150, /v1/charges 40, /v1/invoices 20. Choose with --include <tag|/path prefix|operationId|"METHOD /path"> (for example --include /v1/customers), --exclude, or --read-only (105 GET operations); import one document several times to cover more.',
@@ -61,14 +83,26 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
       "/tree": {
         post: {
           operationId: "tree",
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Node" } } },
+          },
           responses: ok200,
         },
       },
       "/files/{name}/../raw": { get: { operationId: "raw", responses: ok200 } },
       "/secured": { get: { operationId: "secured", security: [{ undeclared: [] }], responses: ok200 } },
     },
-    { components: { schemas: { Node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } } } } } },
+    {
+      components: {
+        schemas: {
+          Node: {
+            type: "object",
+            properties: { children: { type: "array", items: { $ref: "#/components/schemas/Node" } } },
+          },
+        },
+      },
+    },
   );
 
   it("fails on the first operation that cannot be imported, without the option", () => {
@@ -82,7 +116,11 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
     expect(result.ok).toBe(true);
     expect(specOf(result).tools.map((t) => t["name"])).toEqual(["good"]);
     const skipped = problems(result).filter((d) => d.message.startsWith("Skipped "));
-    expect(skipped.map((d) => [d.severity, d.code, d.message.split(" (--skip-invalid)")[0]]).sort((a, b) => (String(a) < String(b) ? -1 : 1))).toEqual([
+    expect(
+      skipped
+        .map((d) => [d.severity, d.code, d.message.split(" (--skip-invalid)")[0]])
+        .sort((a, b) => (String(a) < String(b) ? -1 : 1)),
+    ).toEqual([
       ["warning", "KV7003", "Skipped GET /secured (secured)"],
       ["warning", "KV7006", "Skipped POST /tree (tree)"],
       ["warning", "KV7012", "Skipped GET /files/{name}/../raw (raw)"],
@@ -93,15 +131,33 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
 
 describe("a spec over the size a spec may have", () => {
   // 120 operations whose inputs have 30 described properties each: about 1.2 MB of spec.
-  const properties = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, { type: "string", description: `${"Words about this field. ".repeat(12)}${i}` }]));
+  const properties = Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [
+      `p${i}`,
+      { type: "string", description: `${"Words about this field. ".repeat(12)}${i}` },
+    ]),
+  );
   const paths = Object.fromEntries(
-    Array.from({ length: 120 }, (_, i) => [`/r${i}`, { post: { operationId: `r${i}`, requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties } } } }, responses: ok200 } }]),
+    Array.from({ length: 120 }, (_, i) => [
+      `/r${i}`,
+      {
+        post: {
+          operationId: `r${i}`,
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties } } } },
+          responses: ok200,
+        },
+      },
+    ]),
   );
 
   it("refuses with the size and how to choose, without --skip-invalid", () => {
     const result = imp(api(paths));
     expect(result.ok).toBe(false);
-    expect(problems(result).map((d) => d.message)).toEqual([expect.stringMatching(/^The spec for these 120 operations would be \d+ bytes, more than the 1048576 a spec may have; choose fewer with --include, --exclude or --read-only \(or --skip-invalid keeps the first ones that fit\)\.$/)]);
+    expect(problems(result).map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^The spec for these 120 operations would be \d+ bytes, more than the 1048576 a spec may have; choose fewer with --include, --exclude or --read-only \(or --skip-invalid keeps the first ones that fit\)\.$/,
+      ),
+    ]);
   });
 
   it("keeps the first operations that fit under --skip-invalid, and says how many it left out", () => {
@@ -112,8 +168,15 @@ describe("a spec over the size a spec may have", () => {
     expect(kept).toBeLessThan(120);
     expect(new TextEncoder().encode(result.text!).byteLength).toBeLessThanOrEqual(1_048_576);
     // (and the tools/list budget warning, KV9006, which such a server deserves)
-    expect(problems(result).filter((d) => d.code !== "KV9006").map((d) => [d.severity, d.message.replace(/\d+ bytes/, "N bytes")])).toEqual([
-      ["warning", `Skipped ${120 - kept} operations (--skip-invalid): the spec for all 120 would be N bytes, more than the 1048576 a spec may have; the first ${kept} are kept. The first skipped is r${kept}.`],
+    expect(
+      problems(result)
+        .filter((d) => d.code !== "KV9006")
+        .map((d) => [d.severity, d.message.replace(/\d+ bytes/, "N bytes")]),
+    ).toEqual([
+      [
+        "warning",
+        `Skipped ${120 - kept} operations (--skip-invalid): the spec for all 120 would be N bytes, more than the 1048576 a spec may have; the first ${kept} are kept. The first skipped is r${kept}.`,
+      ],
     ]);
   });
 });
@@ -123,9 +186,25 @@ describe("paths with a #fragment", () => {
     const spec = specOf(
       imp(
         api({
-          "/files/{file_id}#get_shared_link": { get: { parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
-          "/files/{file_id}": { get: { parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
-          "/files/{file_id}#add_shared_link": { put: { operationId: "add_shared_link", parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }], responses: ok200 } },
+          "/files/{file_id}#get_shared_link": {
+            get: {
+              parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }],
+              responses: ok200,
+            },
+          },
+          "/files/{file_id}": {
+            get: {
+              parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }],
+              responses: ok200,
+            },
+          },
+          "/files/{file_id}#add_shared_link": {
+            put: {
+              operationId: "add_shared_link",
+              parameters: [{ name: "file_id", in: "path", required: true, schema: { type: "string" } }],
+              responses: ok200,
+            },
+          },
         }),
       ),
     );
@@ -139,7 +218,9 @@ describe("paths with a #fragment", () => {
 
 describe("methods", () => {
   it("leaves out HEAD, OPTIONS and TRACE operations with a warning", () => {
-    const result = imp(api({ "/a": { head: { operationId: "h", responses: ok200 }, get: { operationId: "g", responses: ok200 } } }));
+    const result = imp(
+      api({ "/a": { head: { operationId: "h", responses: ok200 }, get: { operationId: "g", responses: ok200 } } }),
+    );
     expect(codes(result)).toEqual(["warning KV7010"]);
     expect(specOf(result).tools.map((t) => t["name"])).toEqual(["g"]);
   });

@@ -13,7 +13,12 @@ describe("parameters", () => {
             operationId: "a",
             parameters: [
               { name: "session", in: "cookie", schema: { type: "string" } },
-              { name: "filter", in: "query", style: "deepObject", schema: { type: "object", additionalProperties: { type: "string" } } },
+              {
+                name: "filter",
+                in: "query",
+                style: "deepObject",
+                schema: { type: "object", additionalProperties: { type: "string" } },
+              },
               { name: "X-Trace", in: "header", schema: { type: "string" } },
               { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
               { name: "Host", in: "header", required: true, schema: { type: "string" } },
@@ -32,7 +37,9 @@ describe("parameters", () => {
       ["KV7010", 'paths["/a"].get.parameters[4]'],
       ["KV7010", 'paths["/a"].get.parameters[5]'],
     ]);
-    expect(problems(result)[1]!.message).toBe('The query parameter "filter" (style: deepObject) is not an object of plain named values, which a spec can only send as filter[name]=value; it is left out.');
+    expect(problems(result)[1]!.message).toBe(
+      'The query parameter "filter" (style: deepObject) is not an object of plain named values, which a spec can only send as filter[name]=value; it is left out.',
+    );
     const tool = specOf(result).tools[0]!;
     expect(tool["input"]["properties"]).toEqual({});
     expect(tool["http"]["headers"]).toBeUndefined();
@@ -44,7 +51,15 @@ describe("parameters", () => {
         "/t": {
           get: {
             operationId: "t",
-            parameters: [{ name: "filter", in: "query", style: "deepObject", explode: true, schema: { type: "object", properties: { status: { type: "string" }, priority: { type: "integer" } } } }],
+            parameters: [
+              {
+                name: "filter",
+                in: "query",
+                style: "deepObject",
+                explode: true,
+                schema: { type: "object", properties: { status: { type: "string" }, priority: { type: "integer" } } },
+              },
+            ],
             responses: ok200,
           },
         },
@@ -52,8 +67,14 @@ describe("parameters", () => {
     );
     expect(problems(result)).toEqual([]);
     const tool = specOf(result).tools[0]!;
-    expect(tool["http"]["query"]).toEqual({ "filter[status]": "{{input.filter.status}}", "filter[priority]": "{{input.filter.priority}}" });
-    expect(tool["input"]["properties"]["filter"]).toEqual({ type: "object", properties: { status: { type: "string" }, priority: { type: "integer" } } });
+    expect(tool["http"]["query"]).toEqual({
+      "filter[status]": "{{input.filter.status}}",
+      "filter[priority]": "{{input.filter.priority}}",
+    });
+    expect(tool["input"]["properties"]["filter"]).toEqual({
+      type: "object",
+      properties: { status: { type: "string" }, priority: { type: "integer" } },
+    });
   });
 
   it("offers a delimited array (explode: false) as the text the document asks for, never as repeated values", () => {
@@ -63,8 +84,20 @@ describe("parameters", () => {
           get: {
             operationId: "t",
             parameters: [
-              { name: "ids", in: "query", explode: false, description: "Ticket ids.", schema: { type: "array", items: { type: "integer" } } },
-              { name: "tags", in: "query", style: "pipeDelimited", explode: false, schema: { type: "array", items: { type: "string" } } },
+              {
+                name: "ids",
+                in: "query",
+                explode: false,
+                description: "Ticket ids.",
+                schema: { type: "array", items: { type: "integer" } },
+              },
+              {
+                name: "tags",
+                in: "query",
+                style: "pipeDelimited",
+                explode: false,
+                schema: { type: "array", items: { type: "string" } },
+              },
               { name: "repeat", in: "query", schema: { type: "array", items: { type: "string" } } },
             ],
             responses: ok200,
@@ -84,7 +117,9 @@ describe("parameters", () => {
 
   it("turns path templates into input references and percent-encodes literal braces", () => {
     const spec = specOf(imp(api({ "/a/{x}/b{y}c/{{z}}": { get: { operationId: "t", responses: ok200 } } })));
-    expect(spec.tools[0]!["http"]["url"]).toBe("https://api.example.com/v1/a/{{input.x}}/b{{input.y}}c/%7B{{input.z}}%7D");
+    expect(spec.tools[0]!["http"]["url"]).toBe(
+      "https://api.example.com/v1/a/{{input.x}}/b{{input.y}}c/%7B{{input.z}}%7D",
+    );
     expect(spec.tools[0]!["input"]["required"]).toEqual(["x", "y", "z"]);
   });
 

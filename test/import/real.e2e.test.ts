@@ -50,26 +50,41 @@ const twilioMessage = {
 
 function twilioHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
   // Twilio answers 401 without the account's basic credentials.
-  if (req.headers["authorization"] !== `Basic ${TWILIO_PAIR}`) return json(res, 401, { code: 20003, message: "Authenticate", status: 401 });
+  if (req.headers["authorization"] !== `Basic ${TWILIO_PAIR}`)
+    return json(res, 401, { code: 20003, message: "Authenticate", status: 401 });
   const base = `/2010-04-01/Accounts/${ACCOUNT}/Messages`;
   if (req.path === `${base}/${MESSAGE}.json` && req.method === "GET") return json(res, 200, twilioMessage);
   if (req.path === `${base}/${MESSAGE}.json` && req.method === "DELETE") return void res.writeHead(204).end();
   if (req.path === `${base}.json` && req.method === "POST") {
     // Twilio reads a form-encoded body and answers 201 with the new message.
-    if (req.headers["content-type"] !== "application/x-www-form-urlencoded") return json(res, 415, { code: 21606, message: "Unsupported media type" });
+    if (req.headers["content-type"] !== "application/x-www-form-urlencoded")
+      return json(res, 415, { code: 21606, message: "Unsupported media type" });
     const form = new URLSearchParams(req.body);
-    return json(res, 201, { ...twilioMessage, to: form.get("To"), from: form.get("From"), body: form.get("Body"), status: "queued" });
+    return json(res, 201, {
+      ...twilioMessage,
+      to: form.get("To"),
+      from: form.get("From"),
+      body: form.get("Body"),
+      status: "queued",
+    });
   }
   json(res, 404, { code: 20404, message: "The requested resource was not found", status: 404 });
 }
 
 function slackHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
   // Slack reads the token from Authorization: Bearer (or a token field); a missing one is { ok: false }.
-  if (req.headers["authorization"] !== `Bearer ${SLACK_TOKEN}`) return json(res, 200, { ok: false, error: "not_authed" });
+  if (req.headers["authorization"] !== `Bearer ${SLACK_TOKEN}`)
+    return json(res, 200, { ok: false, error: "not_authed" });
   if (req.path === "/api/chat.postMessage") {
-    if (req.headers["content-type"] !== "application/x-www-form-urlencoded") return json(res, 200, { ok: false, error: "invalid_form_data" });
+    if (req.headers["content-type"] !== "application/x-www-form-urlencoded")
+      return json(res, 200, { ok: false, error: "invalid_form_data" });
     const form = new URLSearchParams(req.body);
-    return json(res, 200, { ok: true, channel: form.get("channel"), ts: "1503435956.000247", message: { type: "message", text: form.get("text"), user: "U061F7AUR", ts: "1503435956.000247" } });
+    return json(res, 200, {
+      ok: true,
+      channel: form.get("channel"),
+      ts: "1503435956.000247",
+      message: { type: "message", text: form.get("text"), user: "U061F7AUR", ts: "1503435956.000247" },
+    });
   }
   if (req.path === "/api/conversations.history") {
     return json(res, 200, {
@@ -86,7 +101,17 @@ function slackHandler(req: RecordedRequest, res: import("node:http").ServerRespo
 /** An issue as GitHub's REST API answers it: content, identity and many hypermedia fields. */
 function githubIssue(n: number): Record<string, unknown> {
   const api = `https://api.github.com/repos/octo/hello/issues/${n}`;
-  const user = { login: "octocat", id: 1, node_id: "MDQ6VXNlcjE=", avatar_url: "https://github.com/images/error/octocat_happy.gif", gravatar_id: "", url: "https://api.github.com/users/octocat", html_url: "https://github.com/octocat", type: "User", site_admin: false };
+  const user = {
+    login: "octocat",
+    id: 1,
+    node_id: "MDQ6VXNlcjE=",
+    avatar_url: "https://github.com/images/error/octocat_happy.gif",
+    gravatar_id: "",
+    url: "https://api.github.com/users/octocat",
+    html_url: "https://github.com/octocat",
+    type: "User",
+    site_admin: false,
+  };
   return {
     id: 1000 + n,
     node_id: `MDU6SXNzdWUx${n}`,
@@ -101,7 +126,17 @@ function githubIssue(n: number): Record<string, unknown> {
     title: `Found a bug number ${n}`,
     body: "I'm having a problem with this. ".repeat(6),
     user,
-    labels: [{ id: 208045946, node_id: "MDU6TGFiZWwyMDgwNDU5NDY=", url: "https://api.github.com/repos/octo/hello/labels/bug", name: "bug", description: "Something isn't working", color: "f29513", default: true }],
+    labels: [
+      {
+        id: 208045946,
+        node_id: "MDU6TGFiZWwyMDgwNDU5NDY=",
+        url: "https://api.github.com/repos/octo/hello/labels/bug",
+        name: "bug",
+        description: "Something isn't working",
+        color: "f29513",
+        default: true,
+      },
+    ],
     assignee: null,
     assignees: [],
     milestone: null,
@@ -117,7 +152,11 @@ function githubIssue(n: number): Record<string, unknown> {
 function githubHandler(req: RecordedRequest, res: import("node:http").ServerResponse): void {
   if (req.path === "/repos/octo/hello/issues") {
     const perPage = Number(new URLSearchParams(req.query).get("per_page") ?? "30");
-    return json(res, 200, Array.from({ length: perPage }, (_, i) => githubIssue(i + 1)));
+    return json(
+      res,
+      200,
+      Array.from({ length: perPage }, (_, i) => githubIssue(i + 1)),
+    );
   }
   const m = /^\/repos\/octo\/hello\/issues\/(\d+)$/.exec(req.path);
   if (m !== null) return json(res, 200, githubIssue(Number(m[1])));
@@ -133,9 +172,20 @@ beforeAll(async () => {
   root = await tempDir("import-real");
   await mkdir(join(root, "specs"));
   const run = async (name: string, serverUrl: string): Promise<void> => {
-    imports[name] = await kervanc(["import", join(REPO, "fixtures/openapi/real", `${name}.json`), "-o", join(root, "specs", `${name}.yaml`), "--server-url", serverUrl]);
+    imports[name] = await kervanc([
+      "import",
+      join(REPO, "fixtures/openapi/real", `${name}.json`),
+      "-o",
+      join(root, "specs", `${name}.yaml`),
+      "--server-url",
+      serverUrl,
+    ]);
   };
-  await Promise.all([run("twilio-messages", twilio.origin), run("slack-chat", `${slack.origin}/api`), run("github-issues", github.origin)]);
+  await Promise.all([
+    run("twilio-messages", twilio.origin),
+    run("slack-chat", `${slack.origin}/api`),
+    run("github-issues", github.origin),
+  ]);
   built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
 }, 180_000);
 
@@ -146,12 +196,20 @@ afterAll(async () => {
 });
 
 async function client(name: string, env: Record<string, string>): Promise<TestClient> {
-  const c = await connect("modern", join(root, "out", name, "server.mjs"), { serverArgs: ["--allow-private-network"], env: { NODE_EXTRA_CA_CERTS: TEST_CA, ...env } });
+  const c = await connect("modern", join(root, "out", name, "server.mjs"), {
+    serverArgs: ["--allow-private-network"],
+    env: { NODE_EXTRA_CA_CERTS: TEST_CA, ...env },
+  });
   clients.push(c);
   return c;
 }
 
-async function call(c: TestClient, upstream: Upstream, tool: string, args: Record<string, unknown>): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
+async function call(
+  c: TestClient,
+  upstream: Upstream,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
   const before = upstream.requests.length;
   const result = await c.callTool(tool, args);
   expect(upstream.requests.length, JSON.stringify(result)).toBe(before + 1);
@@ -189,9 +247,16 @@ describe("Twilio messages (http basic, a 204 DELETE)", () => {
 
   it("creates a message with a form-encoded body (the kervanc form-body extension), decoded by the upstream", async () => {
     expect(imports["twilio-messages"]!.stderr).toContain("info KV8001");
-    const { result, request } = await call(c, twilio, "CreateMessage", { AccountSid: ACCOUNT, body: { To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" } });
+    const { result, request } = await call(c, twilio, "CreateMessage", {
+      AccountSid: ACCOUNT,
+      body: { To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" },
+    });
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" });
+    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+      To: "+15558675310",
+      From: "+15005550006",
+      Body: "Hello & welcome",
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ body: "Hello & welcome", status: "queued" });
   });
@@ -200,7 +265,9 @@ describe("Twilio messages (http basic, a 204 DELETE)", () => {
     const { result, request } = await call(c, twilio, "DeleteMessage", { AccountSid: ACCOUNT, Sid: MESSAGE });
     expect(request.method).toBe("DELETE");
     expect(result.isError).toBeFalsy();
-    expect(result.content).toEqual([{ type: "text", text: "The call succeeded (upstream answered 204 No Content, with no content)." }]);
+    expect(result.content).toEqual([
+      { type: "text", text: "The call succeeded (upstream answered 204 No Content, with no content)." },
+    ]);
   });
 });
 
@@ -212,7 +279,8 @@ describe("Slack (oauth2, a token parameter)", () => {
 
   it("never offers the token parameter to the model, and sends the OAuth token as Authorization: Bearer", async () => {
     const { tools } = await c.listTools();
-    for (const tool of tools) expect(Object.keys((tool.inputSchema as { properties?: object }).properties ?? {})).not.toContain("token");
+    for (const tool of tools)
+      expect(Object.keys((tool.inputSchema as { properties?: object }).properties ?? {})).not.toContain("token");
     const { result, request } = await call(c, slack, "conversations_history", { channel: "C1234567890" });
     expect([request.method, request.path]).toEqual(["GET", "/api/conversations.history"]);
     expect(new URLSearchParams(request.query).get("channel")).toBe("C1234567890");
@@ -230,14 +298,22 @@ describe("GitHub issues (no security scheme, a page of 30 by default)", () => {
   });
 
   it("says the document declares no security scheme", () => {
-    expect(imports["github-issues"]!.stderr).toContain("KV7016: The document declares no security scheme, so the tools send no credentials.");
+    expect(imports["github-issues"]!.stderr).toContain(
+      "KV7016: The document declares no security scheme, so the tools send no credentials.",
+    );
   });
 
   it("gets an issue with its content, identity and people first, and no node ids", async () => {
     const { result } = await call(c, github, "issues_get", { owner: "octo", repo: "hello", issue_number: 7 });
     expect(result.isError).toBeFalsy();
     const issue = result.structuredContent as Record<string, unknown>;
-    expect(issue).toMatchObject({ title: "Found a bug number 7", state: "open", number: 7, id: 1007, user: { login: "octocat" } });
+    expect(issue).toMatchObject({
+      title: "Found a bug number 7",
+      state: "open",
+      number: 7,
+      id: 1007,
+      user: { login: "octocat" },
+    });
     expect(issue["body"]).toContain("I'm having a problem");
     expect(JSON.stringify(issue)).not.toContain("node_id");
   });
@@ -260,10 +336,19 @@ describe("Slack chat.postMessage (a form body with oauth2)", () => {
   });
 
   it("posts a message as a form, the token as Authorization: Bearer, and the model sees the text it posted", async () => {
-    const { result, request } = await call(c, slack, "chat_postMessage", { body: { channel: "C1234567890", text: "Deploy finished" } });
+    const { result, request } = await call(c, slack, "chat_postMessage", {
+      body: { channel: "C1234567890", text: "Deploy finished" },
+    });
     expect(request.headers["authorization"]).toBe(`Bearer ${SLACK_TOKEN}`);
-    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ channel: "C1234567890", text: "Deploy finished" });
+    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+      channel: "C1234567890",
+      text: "Deploy finished",
+    });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ ok: true, channel: "C1234567890", message: { text: "Deploy finished" } });
+    expect(result.structuredContent).toMatchObject({
+      ok: true,
+      channel: "C1234567890",
+      message: { text: "Deploy finished" },
+    });
   });
 });

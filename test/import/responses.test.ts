@@ -9,7 +9,9 @@ describe("output proposals", () => {
     const result = imp(api({ "/a": { get: { operationId: "a", responses } } }));
     return { output: specOf(result).tools[0]!["output"], result };
   };
-  const json = (schema: unknown, code = "200") => ({ [code]: { description: "x", content: { "application/json": { schema } } } });
+  const json = (schema: unknown, code = "200") => ({
+    [code]: { description: "x", content: { "application/json": { schema } } },
+  });
 
   it("keeps scalars, arrays of scalars and one level of nested scalars, and writes a schema that allows what a select can give", () => {
     const { output } = proposal(
@@ -21,7 +23,13 @@ describe("output proposals", () => {
           "display-name": { type: "string" },
           tags: { type: "array", items: { type: "string" } },
           owner: { type: "object", properties: { login: { type: "string" }, address: { type: "object" } } },
-          items: { type: "array", items: { type: "object", properties: { sku: { type: "string" }, qty: { type: "integer" }, meta: { type: "object" } } } },
+          items: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { sku: { type: "string" }, qty: { type: "integer" }, meta: { type: "object" } },
+            },
+          },
           secret: { type: "string", writeOnly: true },
           meta: { type: "object", additionalProperties: true },
           __proto__: { type: "string" },
@@ -30,11 +38,18 @@ describe("output proposals", () => {
     );
     // A list of objects (the content of a page answer), identity (id), context (tags, owner), then the rest.
     expect(output).toEqual({
-      select: '{items: items[*].{sku: sku, qty: qty}, id: id, tags: tags, owner: owner.{login: login}, "display-name": "display-name"}',
+      select:
+        '{items: items[*].{sku: sku, qty: qty}, id: id, tags: tags, owner: owner.{login: login}, "display-name": "display-name"}',
       schema: {
         type: "object",
         properties: {
-          items: { type: ["array", "null"], items: { type: "object", properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } } } },
+          items: {
+            type: ["array", "null"],
+            items: {
+              type: "object",
+              properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } },
+            },
+          },
           id: { type: "integer" },
           tags: { type: ["array", "null"], items: { type: "string" } },
           owner: { type: ["object", "null"], properties: { login: { type: ["string", "null"] } } },
@@ -46,37 +61,127 @@ describe("output proposals", () => {
   });
 
   it("ranks fields for a model: content and identity first, hypermedia, node ids and etags last", () => {
-    const names = ["url", "repository_url", "node_id", "etag", "_links", "labels_url", "id", "number", "title", "user", "labels", "state", "comments", "created_at", "body", "author_association"];
-    const properties = Object.fromEntries(names.map((n) => [n, n === "user" ? { type: "object", properties: { login: { type: "string" } } } : { type: n === "id" || n === "number" || n === "comments" ? "integer" : "string" }]));
+    const names = [
+      "url",
+      "repository_url",
+      "node_id",
+      "etag",
+      "_links",
+      "labels_url",
+      "id",
+      "number",
+      "title",
+      "user",
+      "labels",
+      "state",
+      "comments",
+      "created_at",
+      "body",
+      "author_association",
+    ];
+    const properties = Object.fromEntries(
+      names.map((n) => [
+        n,
+        n === "user"
+          ? { type: "object", properties: { login: { type: "string" } } }
+          : { type: n === "id" || n === "number" || n === "comments" ? "integer" : "string" },
+      ]),
+    );
     const { output, result } = proposal(json({ type: "object", properties }));
-    const keys = (output as { select: string }).select.match(/(?<=(?:\{|, ))[a-z_]+(?=:)/g)!.filter((k) => names.includes(k));
-    expect(keys).toEqual(["title", "labels", "state", "body", "id", "number", "created_at", "user", "comments", "author_association", "url", "repository_url"]);
+    const keys = (output as { select: string }).select
+      .match(/(?<=(?:\{|, ))[a-z_]+(?=:)/g)!
+      .filter((k) => names.includes(k));
+    expect(keys).toEqual([
+      "title",
+      "labels",
+      "state",
+      "body",
+      "id",
+      "number",
+      "created_at",
+      "user",
+      "comments",
+      "author_association",
+      "url",
+      "repository_url",
+    ]);
     expect(result.text).toContain("they keep 12 of the 16 fields");
   });
 
   it("makes output schemas tolerant: only identity fields are required and non-null", () => {
-    const { output } = proposal(json({ type: "object", required: ["id", "title", "count"], properties: { id: { type: "integer" }, title: { type: "string" }, count: { type: "integer" } } }));
+    const { output } = proposal(
+      json({
+        type: "object",
+        required: ["id", "title", "count"],
+        properties: { id: { type: "integer" }, title: { type: "string" }, count: { type: "integer" } },
+      }),
+    );
     expect((output as { schema: unknown }).schema).toEqual({
       type: "object",
-      properties: { id: { type: "integer" }, title: { type: ["string", "null"] }, count: { type: ["integer", "null"] } },
+      properties: {
+        id: { type: "integer" },
+        title: { type: ["string", "null"] },
+        count: { type: ["integer", "null"] },
+      },
       required: ["id"],
     });
   });
 
   it("fits a list answer within maxOutputChars at the document's default page size, and says how it estimated", () => {
-    const item = { type: "object", properties: Object.fromEntries(["id", "title", "body", "state", "created_at", "html_url", "comments_url", "events_url", "labels_url", "node_id"].map((n) => [n, { type: n === "id" ? "integer" : "string", ...(n.endsWith("_at") ? { format: "date-time" } : {}) }])) };
+    const item = {
+      type: "object",
+      properties: Object.fromEntries(
+        [
+          "id",
+          "title",
+          "body",
+          "state",
+          "created_at",
+          "html_url",
+          "comments_url",
+          "events_url",
+          "labels_url",
+          "node_id",
+        ].map((n) => [
+          n,
+          { type: n === "id" ? "integer" : "string", ...(n.endsWith("_at") ? { format: "date-time" } : {}) },
+        ]),
+      ),
+    };
     const list = (size: number | undefined) =>
-      imp(api({ "/issues": { get: { operationId: "list", parameters: [{ name: "per_page", in: "query", schema: { type: "integer", ...(size !== undefined ? { default: size } : {}) } }], responses: json({ type: "array", items: item }) } } }));
+      imp(
+        api({
+          "/issues": {
+            get: {
+              operationId: "list",
+              parameters: [
+                {
+                  name: "per_page",
+                  in: "query",
+                  schema: { type: "integer", ...(size !== undefined ? { default: size } : {}) },
+                },
+              ],
+              responses: json({ type: "array", items: item }),
+            },
+          },
+        }),
+      );
     const small = specOf(list(30)).tools[0]!["output"]["select"] as string;
     // Hypermedia and node ids never make it into list items.
-    expect(small).toBe("{items: [*].{title: title, body: body, state: state, html_url: html_url, id: id, created_at: created_at}}");
+    expect(small).toBe(
+      "{items: [*].{title: title, body: body, state: state, html_url: html_url, id: id, created_at: created_at}}",
+    );
     // At 100 items a page the same fields would not fit in 20,000 characters: the lowest-ranked go first.
     const big = list(100);
     const select = specOf(big).tools[0]!["output"]["select"] as string;
     expect(select).toBe("{items: [*].{title: title, body: body, state: state}}");
-    expect(big.text).toMatch(/# proposal: .*; about \d+ characters an item, \d+ for 100 items \(the default of per_page\), estimated from the schema \(strings by maxLength or format, 300 for body\/text\/description, 24 otherwise; numbers 10\), more than maxOutputChars 20000 even with 3 fields: lower per_page or narrow the select/);
+    expect(big.text).toMatch(
+      /# proposal: .*; about \d+ characters an item, \d+ for 100 items \(the default of per_page\), estimated from the schema \(strings by maxLength or format, 300 for body\/text\/description, 24 otherwise; numbers 10\), more than maxOutputChars 20000 even with 3 fields: lower per_page or narrow the select/,
+    );
     const middle = list(40);
-    expect(middle.text).toMatch(/fitted to maxOutputChars 20000: about \d+ characters an item, \d+ for 40 items \(the default of per_page\)/);
+    expect(middle.text).toMatch(
+      /fitted to maxOutputChars 20000: about \d+ characters an item, \d+ for 40 items \(the default of per_page\)/,
+    );
     // No documented default: nothing to fit to, nothing trimmed.
     expect(specOf(list(undefined)).tools[0]!["output"]["select"]).toBe(small);
   });
@@ -84,25 +189,47 @@ describe("output proposals", () => {
   it("wraps a list answer in {items: ...} (structured content is an object), and keeps at most 12 fields", () => {
     const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}`, { type: "string" }]));
     const { output, result } = proposal(json({ type: "array", items: { type: "object", properties } }));
-    expect((output as { select: string }).select).toBe(`{items: [*].{${Array.from({ length: 12 }, (_, i) => `f${i}: f${i}`).join(", ")}}}`);
-    expect(result.text).toContain("# proposal: review this select and schema; they keep 12 of the 20 fields of each item of the 200 response");
+    expect((output as { select: string }).select).toBe(
+      `{items: [*].{${Array.from({ length: 12 }, (_, i) => `f${i}: f${i}`).join(", ")}}}`,
+    );
+    expect(result.text).toContain(
+      "# proposal: review this select and schema; they keep 12 of the 20 fields of each item of the 200 response",
+    );
   });
 
   it("falls back to the whole answer, or raw text, and leaves out binary answers", () => {
-    expect(proposal({ "200": { description: "x", content: { "application/json": {} } } }).output).toEqual({ select: "@" });
-    expect(proposal({ "200": { description: "x", content: { "text/csv": { schema: { type: "string" } } } } }).output).toEqual({ raw: true });
+    expect(proposal({ "200": { description: "x", content: { "application/json": {} } } }).output).toEqual({
+      select: "@",
+    });
+    expect(
+      proposal({ "200": { description: "x", content: { "text/csv": { schema: { type: "string" } } } } }).output,
+    ).toEqual({ raw: true });
     expect(proposal({ "404": { description: "x" } }).output).toEqual({ select: "@" });
     const noBody = proposal({ "204": { description: "Deleted." } });
     expect(codes(noBody.result)).toEqual([]);
     expect(noBody.output).toEqual({ select: "@" });
-    expect(noBody.result.text).toContain("# proposal: the 204 response has no body; a call that succeeds says so in a short text");
-    const binary = imp(api({ "/img": { get: { operationId: "img", responses: { "200": { description: "x", content: { "image/png": {} } } } } }, "/b": { get: { operationId: "b", responses: ok200 } } }));
-    expect(problems(binary).map((d) => d.message)).toEqual(["The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out."]);
+    expect(noBody.result.text).toContain(
+      "# proposal: the 204 response has no body; a call that succeeds says so in a short text",
+    );
+    const binary = imp(
+      api({
+        "/img": {
+          get: { operationId: "img", responses: { "200": { description: "x", content: { "image/png": {} } } } },
+        },
+        "/b": { get: { operationId: "b", responses: ok200 } },
+      }),
+    );
+    expect(problems(binary).map((d) => d.message)).toEqual([
+      "The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out.",
+    ]);
     expect(specOf(binary).tools.map((t) => t["name"])).toEqual(["b"]);
   });
 
   it("gives no output schema to a tool whose success may be empty: an empty answer has no structured content", () => {
-    const both = proposal({ ...json({ type: "object", properties: { id: { type: "string" } } }), "204": { description: "Nothing changed." } });
+    const both = proposal({
+      ...json({ type: "object", properties: { id: { type: "string" } } }),
+      "204": { description: "Nothing changed." },
+    });
     expect(both.output).toEqual({ select: "{id: id}" });
     expect(both.result.text).toContain("no output schema, since the 204 response has no body");
     expect(proposal(json({ type: "object", properties: { id: { type: "string" } } })).output).toHaveProperty("schema");
@@ -110,7 +237,19 @@ describe("output proposals", () => {
 
   it("merges allOf parts and follows references in responses", () => {
     const result = imp({
-      ...api({ "/a": { get: { operationId: "a", responses: json({ allOf: [{ $ref: "#/components/schemas/Base" }, { type: "object", required: ["extra"], properties: { extra: { type: "boolean" } } }] }) } } }),
+      ...api({
+        "/a": {
+          get: {
+            operationId: "a",
+            responses: json({
+              allOf: [
+                { $ref: "#/components/schemas/Base" },
+                { type: "object", required: ["extra"], properties: { extra: { type: "boolean" } } },
+              ],
+            }),
+          },
+        },
+      }),
       components: { schemas: { Base: { type: "object", properties: { id: { type: "string" } } } } },
     });
     expect(specOf(result).tools[0]!["output"]["select"]).toBe("{id: id, extra: extra}");

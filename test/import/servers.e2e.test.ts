@@ -41,9 +41,11 @@ function notesHandler(req: RecordedRequest, res: import("node:http").ServerRespo
   const m = /^\/api\/workspaces\/([^/]+)\/(notes|search)(?:\/(\d+))?(\/copy)?$/.exec(req.path);
   if (m === null) return json(res, 404, { error: "no route" });
   const body = req.body === "" ? {} : (JSON.parse(req.body) as Record<string, unknown>);
-  if (m[2] === "search") return json(res, 200, { hits: [{ noteId: 7, title: "Standup", score: 0.9, snippet: "…" }], took: 3 });
+  if (m[2] === "search")
+    return json(res, 200, { hits: [{ noteId: 7, title: "Standup", score: 0.9, snippet: "…" }], took: 3 });
   if (m[4] !== undefined) return json(res, 201, note(8, { title: "Copy" }));
-  if (m[3] === undefined) return req.method === "GET" ? json(res, 200, [note(1), note(2, { pinned: true })]) : json(res, 201, note(9, body));
+  if (m[3] === undefined)
+    return req.method === "GET" ? json(res, 200, [note(1), note(2, { pinned: true })]) : json(res, 201, note(9, body));
   if (req.method === "DELETE") return void res.writeHead(204).end();
   return json(res, 200, note(Number(m[3]), body));
 }
@@ -52,24 +54,57 @@ beforeAll(async () => {
   notesApi = await startUpstream(notesHandler);
   ticketsApi = await startUpstream(
     (req, res) => {
-      if (req.path === "/v2/status") return void res.writeHead(200, { "content-type": "text/plain" }).end("all systems normal");
+      if (req.path === "/v2/status")
+        return void res.writeHead(200, { "content-type": "text/plain" }).end("all systems normal");
       if (req.path === "/v2/tickets") {
-        const ticket = { id: "T-1", subject: "Printer on fire", status: "open", priority: 1, tags: ["hw"], created_at: "2026-11-30T10:00:00Z", _links: { self: "/t/1" }, assignee: null };
-        return json(res, 200, { data: [ticket, { ...ticket, id: "T-2", status: "pending", priority: null }], next_cursor: "c2", total: 7 });
+        const ticket = {
+          id: "T-1",
+          subject: "Printer on fire",
+          status: "open",
+          priority: 1,
+          tags: ["hw"],
+          created_at: "2026-11-30T10:00:00Z",
+          _links: { self: "/t/1" },
+          assignee: null,
+        };
+        return json(res, 200, {
+          data: [ticket, { ...ticket, id: "T-2", status: "pending", priority: null }],
+          next_cursor: "c2",
+          total: 7,
+        });
       }
-      if (req.path === "/v2/tickets/T-1042") return json(res, 200, { id: "T-1042", subject: "VPN", status: "closed", tags: [], body: "long text" });
-      if (req.path === "/v2/agents/me") return json(res, 200, { id: 7, email: "ada@example.com", name: null, permissions: ["all"] });
+      if (req.path === "/v2/tickets/T-1042")
+        return json(res, 200, { id: "T-1042", subject: "VPN", status: "closed", tags: [], body: "long text" });
+      if (req.path === "/v2/agents/me")
+        return json(res, 200, { id: 7, email: "ada@example.com", name: null, permissions: ["all"] });
       json(res, 404, {});
     },
     { tls: true, hostname: "localhost" },
   );
   petsApi = await startUpstream(
     (req, res) => {
-      const pet = { id: 5, name: "Rex", category: { id: 1, name: "Dogs" }, photoUrls: ["https://img/1"], tags: [{ id: 2, name: "good" }], status: "available" };
-      if (req.path === "/api/v3/pet/findByTags") return json(res, 200, [pet, { ...pet, id: 6, name: "Tom", status: null }]);
+      const pet = {
+        id: 5,
+        name: "Rex",
+        category: { id: 1, name: "Dogs" },
+        photoUrls: ["https://img/1"],
+        tags: [{ id: 2, name: "good" }],
+        status: "available",
+      };
+      if (req.path === "/api/v3/pet/findByTags")
+        return json(res, 200, [pet, { ...pet, id: 6, name: "Tom", status: null }]);
       if (req.path === "/api/v3/pet/5") return json(res, 200, pet);
-      if (req.path === "/api/v3/pet" && req.method === "POST") return json(res, 200, { ...(JSON.parse(req.body) as object), id: 11 });
-      if (req.path === "/api/v3/store/order/3") return json(res, 200, { id: 3, petId: 5, quantity: 1, shipDate: "2026-12-02T00:00:00Z", status: "placed", complete: false });
+      if (req.path === "/api/v3/pet" && req.method === "POST")
+        return json(res, 200, { ...(JSON.parse(req.body) as object), id: 11 });
+      if (req.path === "/api/v3/store/order/3")
+        return json(res, 200, {
+          id: 3,
+          petId: 5,
+          quantity: 1,
+          shipDate: "2026-12-02T00:00:00Z",
+          status: "placed",
+          complete: false,
+        });
       json(res, 404, {});
     },
     { tls: true, hostname: "localhost" },
@@ -78,7 +113,14 @@ beforeAll(async () => {
   root = await tempDir("import-e2e");
   await mkdir(join(root, "specs"));
   const run = async (name: string, document: string, serverUrl: string): Promise<void> => {
-    const r = await kervanc(["import", join(REPO, "fixtures/openapi", document), "-o", join(root, "specs", `${name}.yaml`), "--server-url", serverUrl]);
+    const r = await kervanc([
+      "import",
+      join(REPO, "fixtures/openapi", document),
+      "-o",
+      join(root, "specs", `${name}.yaml`),
+      "--server-url",
+      serverUrl,
+    ]);
     imports[name] = r;
   };
   await Promise.all([
@@ -106,7 +148,12 @@ async function client(name: string, era: "modern" | "legacy", env: Record<string
 }
 
 /** Calls a tool and returns the one request the upstream saw for it. */
-async function call(c: TestClient, upstream: Upstream, tool: string, args: Record<string, unknown>): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
+async function call(
+  c: TestClient,
+  upstream: Upstream,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
   const before = upstream.requests.length;
   const result = await c.callTool(tool, args);
   expect(upstream.requests.length, JSON.stringify(result)).toBe(before + 1);
@@ -117,11 +164,20 @@ describe("import, then build", () => {
   it("imports each document and builds every spec unchanged", () => {
     for (const name of ["notes", "tickets", "petstore"]) expect(imports[name]!.code, imports[name]!.stderr).toBe(0);
     expect(imports["notes"]!.stderr).toContain(`--server-url "${notesApi.origin}/api" uses plain http`);
-    expect(imports["tickets"]!.stderr).toContain("The server reads these secrets from environment variables of the same name: BEARER_AUTH.");
+    expect(imports["tickets"]!.stderr).toContain(
+      "The server reads these secrets from environment variables of the same name: BEARER_AUTH.",
+    );
     expect(buildResult.code, buildResult.stderr).toBe(0);
     expect(buildResult.stderr).toMatch(/^Built 3 servers \(21 tools\) into .* in \d+\.\d\d s\.\n$/);
-    expect(buildResult.stdout.split("\n").filter(Boolean).map((l) => l.split(":")[0])).toEqual(["notes", "petstore", "tickets"]);
-    expect(buildResult.stdout).toMatch(/^tickets: tools\/list has 4 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/m);
+    expect(
+      buildResult.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split(":")[0]),
+    ).toEqual(["notes", "petstore", "tickets"]);
+    expect(buildResult.stdout).toMatch(
+      /^tickets: tools\/list has 4 tools in [\d,]+ characters, about [\d,]+ tokens \(budget 8,000\)\.$/m,
+    );
   });
 
   it("binds the bearer secret to the upstream's host and port", async () => {
@@ -137,44 +193,85 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
   });
 
   it("creates a note: path parameter, renamed header, body as JSON", async () => {
-    const { result, request } = await call(c, notesApi, "createNote", { workspaceId: "team-a", idempotency_key: "retry-0001", body: { title: "Standup", labels: ["x"], pinned: true } });
+    const { result, request } = await call(c, notesApi, "createNote", {
+      workspaceId: "team-a",
+      idempotency_key: "retry-0001",
+      body: { title: "Standup", labels: ["x"], pinned: true },
+    });
     expect(request.method).toBe("POST");
     expect(request.path).toBe("/api/workspaces/team-a/notes");
     expect(request.headers["idempotency-key"]).toBe("retry-0001");
     expect(request.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(request.body)).toEqual({ title: "Standup", labels: ["x"], pinned: true });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ title: "Standup", text: "Notes from today.", pinned: true, labels: ["x"], id: 9, version: "v9", updatedAt: "2026-12-01T09:00:00Z" });
+    expect(result.structuredContent).toEqual({
+      title: "Standup",
+      text: "Notes from today.",
+      pinned: true,
+      labels: ["x"],
+      id: 9,
+      version: "v9",
+      updatedAt: "2026-12-01T09:00:00Z",
+    });
   });
 
   it("refuses a body that misses a required field before sending anything", async () => {
     const before = notesApi.requests.length;
-    const result = await c.callTool("createNote", { workspaceId: "team-a", idempotency_key: "retry-0002", body: { labels: [] } });
+    const result = await c.callTool("createNote", {
+      workspaceId: "team-a",
+      idempotency_key: "retry-0002",
+      body: { labels: [] },
+    });
     expect(result.isError).toBe(true);
     expect(notesApi.requests.length).toBe(before);
   });
 
   it("replaces a note: PUT with a boolean query parameter", async () => {
-    const { result, request } = await call(c, notesApi, "replaceNote", { workspaceId: "team-a", noteId: 7, notify: true, body: { title: "New" } });
-    expect([request.method, request.path, request.query]).toEqual(["PUT", "/api/workspaces/team-a/notes/7", "notify=true"]);
+    const { result, request } = await call(c, notesApi, "replaceNote", {
+      workspaceId: "team-a",
+      noteId: 7,
+      notify: true,
+      body: { title: "New" },
+    });
+    expect([request.method, request.path, request.query]).toEqual([
+      "PUT",
+      "/api/workspaces/team-a/notes/7",
+      "notify=true",
+    ]);
     expect(JSON.parse(request.body)).toEqual({ title: "New" });
     expect(result.structuredContent).toMatchObject({ id: 7, title: "New" });
   });
 
   it("patches a note with the document's merge-patch media type", async () => {
-    const { request } = await call(c, notesApi, "updateNote", { workspaceId: "team-a", noteId: 7, body: { pinned: true, labels: null } });
+    const { request } = await call(c, notesApi, "updateNote", {
+      workspaceId: "team-a",
+      noteId: 7,
+      body: { pinned: true, labels: null },
+    });
     expect(request.method).toBe("PATCH");
     expect(request.headers["content-type"]).toBe("application/merge-patch+json");
     expect(JSON.parse(request.body)).toEqual({ pinned: true, labels: null });
   });
 
   it("sends the colliding names to their own places (path workspaceId, query workspaceId_query)", async () => {
-    const { request } = await call(c, notesApi, "copyNote", { workspaceId: "team-a", noteId: 7, workspaceId_query: "team b" });
-    expect([request.method, request.path, request.query]).toEqual(["POST", "/api/workspaces/team-a/notes/7/copy", "workspaceId=team+b"]);
+    const { request } = await call(c, notesApi, "copyNote", {
+      workspaceId: "team-a",
+      noteId: 7,
+      workspaceId_query: "team b",
+    });
+    expect([request.method, request.path, request.query]).toEqual([
+      "POST",
+      "/api/workspaces/team-a/notes/7/copy",
+      "workspaceId=team+b",
+    ]);
   });
 
   it("keeps the query parameter named body apart from the request body", async () => {
-    const { result, request } = await call(c, notesApi, "searchNotes", { workspaceId: "team-a", body: true, request_body: { query: "standup" } });
+    const { result, request } = await call(c, notesApi, "searchNotes", {
+      workspaceId: "team-a",
+      body: true,
+      request_body: { query: "standup" },
+    });
     expect(request.query).toBe("body=true");
     expect(JSON.parse(request.body)).toEqual({ query: "standup" });
     expect(result.structuredContent).toEqual({ hits: [{ noteId: 7, title: "Standup", score: 0.9 }] });
@@ -182,7 +279,11 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
 
   it("lists notes with an optional query value left out, and wraps the list for structured content", async () => {
     const { result, request } = await call(c, notesApi, "listNotes", { workspaceId: "team-a", q: "stand up" });
-    expect([request.method, request.path, request.query]).toEqual(["GET", "/api/workspaces/team-a/notes", "q=stand+up"]);
+    expect([request.method, request.path, request.query]).toEqual([
+      "GET",
+      "/api/workspaces/team-a/notes",
+      "q=stand+up",
+    ]);
     const items = (result.structuredContent as { items: Record<string, unknown>[] }).items;
     expect(items.map((n) => [n["id"], n["pinned"]])).toEqual([
       [1, false],
@@ -192,10 +293,20 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
   });
 
   it("deletes a note, and reports the bodiless 204 as a success (not an error that invites a retry)", async () => {
-    const { result, request } = await call(c, notesApi, "deleteNote", { workspaceId: "team-a", noteId: 7, if_match: "v7" });
-    expect([request.method, request.path, request.headers["if-match"]]).toEqual(["DELETE", "/api/workspaces/team-a/notes/7", "v7"]);
+    const { result, request } = await call(c, notesApi, "deleteNote", {
+      workspaceId: "team-a",
+      noteId: 7,
+      if_match: "v7",
+    });
+    expect([request.method, request.path, request.headers["if-match"]]).toEqual([
+      "DELETE",
+      "/api/workspaces/team-a/notes/7",
+      "v7",
+    ]);
     expect(result.isError).toBeFalsy();
-    expect(result.content).toEqual([{ type: "text", text: "The call succeeded (upstream answered 204 No Content, with no content)." }]);
+    expect(result.content).toEqual([
+      { type: "text", text: "The call succeeded (upstream answered 204 No Content, with no content)." },
+    ]);
   });
 });
 
@@ -206,7 +317,11 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   });
 
   it("lists tickets: bracketed names on the wire, repeated array values, the token in Authorization", async () => {
-    const { result, request } = await call(c, ticketsApi, "tickets.list", { page_size: 2, page_cursor: "c1", status: ["open", "pending"] });
+    const { result, request } = await call(c, ticketsApi, "tickets.list", {
+      page_size: 2,
+      page_cursor: "c1",
+      status: ["open", "pending"],
+    });
     expect(request.path).toBe("/v2/tickets");
     expect(new URLSearchParams(request.query).getAll("page[size]")).toEqual(["2"]);
     expect(new URLSearchParams(request.query).getAll("page[cursor]")).toEqual(["c1"]);
@@ -215,7 +330,13 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
     expect(result.structuredContent).toEqual({
       data: [
         { id: "T-1", subject: "Printer on fire", status: "open", priority: 1, created_at: "2026-11-30T10:00:00Z" },
-        { id: "T-2", subject: "Printer on fire", status: "pending", priority: null, created_at: "2026-11-30T10:00:00Z" },
+        {
+          id: "T-2",
+          subject: "Printer on fire",
+          status: "pending",
+          priority: null,
+          created_at: "2026-11-30T10:00:00Z",
+        },
       ],
       next_cursor: "c2",
       total: 7,
@@ -230,15 +351,28 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   });
 
   it("gets a ticket by a path parameter with a dash in its name, with the required header", async () => {
-    const { result, request } = await call(c, ticketsApi, "tickets.get", { ticket_id: "T-1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" });
+    const { result, request } = await call(c, ticketsApi, "tickets.get", {
+      ticket_id: "T-1042",
+      x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b",
+    });
     expect(request.path).toBe("/v2/tickets/T-1042");
     expect(request.headers["x-request-id"]).toBe("6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b");
-    expect(result.structuredContent).toEqual({ id: "T-1042", subject: "VPN", status: "closed", priority: null, tags: [], created_at: null });
+    expect(result.structuredContent).toEqual({
+      id: "T-1042",
+      subject: "VPN",
+      status: "closed",
+      priority: null,
+      tags: [],
+      created_at: null,
+    });
   });
 
   it("refuses arguments the converted schema rules out (pattern, format)", async () => {
     const before = ticketsApi.requests.length;
-    expect((await c.callTool("tickets.get", { ticket_id: "1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" })).isError).toBe(true);
+    expect(
+      (await c.callTool("tickets.get", { ticket_id: "1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" }))
+        .isError,
+    ).toBe(true);
     expect((await c.callTool("tickets.get", { ticket_id: "T-1", x_request_id: "not-a-uuid" })).isError).toBe(true);
     expect(ticketsApi.requests.length).toBe(before);
   });
@@ -257,7 +391,11 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
       ["agents.me", true],
       ["status", true],
     ]);
-    expect(tools[0]!.inputSchema).toMatchObject({ type: "object", additionalProperties: false, properties: { page_size: { type: "integer", maximum: 100 } } });
+    expect(tools[0]!.inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      properties: { page_size: { type: "integer", maximum: 100 } },
+    });
   });
 });
 
@@ -269,7 +407,11 @@ describe("a petstore (petstore.yaml, https, legacy client)", () => {
 
   it("finds pets by tags: an array query parameter and the API key header", async () => {
     const { result, request } = await call(c, petsApi, "findPetsByTags", { tags: ["good", "old"] });
-    expect([request.method, request.path, request.query]).toEqual(["GET", "/api/v3/pet/findByTags", "tags=good&tags=old"]);
+    expect([request.method, request.path, request.query]).toEqual([
+      "GET",
+      "/api/v3/pet/findByTags",
+      "tags=good&tags=old",
+    ]);
     expect(request.headers["api_key"]).toBe(API_KEY);
     expect(result.structuredContent).toEqual({
       items: [
@@ -283,7 +425,11 @@ describe("a petstore (petstore.yaml, https, legacy client)", () => {
   it("gets a pet by the path-item parameter, with nested objects picked", async () => {
     const { result, request } = await call(c, petsApi, "getPetById", { petId: 5 });
     expect(request.path).toBe("/api/v3/pet/5");
-    expect(result.structuredContent).toMatchObject({ id: 5, category: { id: 1, name: "Dogs" }, tags: [{ id: 2, name: "good" }] });
+    expect(result.structuredContent).toMatchObject({
+      id: 5,
+      category: { id: 1, name: "Dogs" },
+      tags: [{ id: 2, name: "good" }],
+    });
   });
 
   it("adds a pet with its oauth2 scheme's access token as Authorization: Bearer, sending the body as given", async () => {

@@ -15,19 +15,40 @@ describe("servers", () => {
     );
 
   it("substitutes server variables with their defaults and joins base paths", () => {
-    const spec = specOf(single([{ url: "https://{env}.example.com:{port}/base/", variables: { env: { default: "prod" }, port: { default: "8443" } } }]));
+    const spec = specOf(
+      single([
+        {
+          url: "https://{env}.example.com:{port}/base/",
+          variables: { env: { default: "prod" }, port: { default: "8443" } },
+        },
+      ]),
+    );
     expect(spec.tools[0]!["http"]["url"]).toBe("https://prod.example.com:8443/base/a");
   });
 
   it("refuses relative, missing and odd server URLs, and takes --server-url instead", () => {
     const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
-    expect(message(single([{ url: "/api/v3" }]))).toEqual(['The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.']);
-    expect(message(single(undefined))).toEqual(['The document names no server (no "servers" list); give the API\'s URL with --server-url.']);
-    expect(message(single([{ url: "ftp://x.example.com" }]))).toEqual(['The server URL "ftp://x.example.com" is not an http or https URL.']);
-    expect(message(single([{ url: "https://u:p@x.example.com" }]))).toEqual(['The server URL "https://u:p@x.example.com" contains credentials; declare a security scheme instead.']);
-    expect(message(single([{ url: "https://{region}.example.com" }]))).toEqual(['The server URL "https://{region}.example.com" uses the variable {region}, which has no default value.']);
-    expect(message(single([{ url: "/api" }], { serverUrl: "https://x.example.com/api?v=1" }))).toEqual(['--server-url "https://x.example.com/api?v=1" has a query or a #fragment; give the base URL only.']);
-    expect(specOf(single([{ url: "/api/v3" }], { serverUrl: "https://localhost:8443/api/v3" })).tools[0]!["http"]["url"]).toBe("https://localhost:8443/api/v3/a");
+    expect(message(single([{ url: "/api/v3" }]))).toEqual([
+      'The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.',
+    ]);
+    expect(message(single(undefined))).toEqual([
+      'The document names no server (no "servers" list); give the API\'s URL with --server-url.',
+    ]);
+    expect(message(single([{ url: "ftp://x.example.com" }]))).toEqual([
+      'The server URL "ftp://x.example.com" is not an http or https URL.',
+    ]);
+    expect(message(single([{ url: "https://u:p@x.example.com" }]))).toEqual([
+      'The server URL "https://u:p@x.example.com" contains credentials; declare a security scheme instead.',
+    ]);
+    expect(message(single([{ url: "https://{region}.example.com" }]))).toEqual([
+      'The server URL "https://{region}.example.com" uses the variable {region}, which has no default value.',
+    ]);
+    expect(message(single([{ url: "/api" }], { serverUrl: "https://x.example.com/api?v=1" }))).toEqual([
+      '--server-url "https://x.example.com/api?v=1" has a query or a #fragment; give the base URL only.',
+    ]);
+    expect(
+      specOf(single([{ url: "/api/v3" }], { serverUrl: "https://localhost:8443/api/v3" })).tools[0]!["http"]["url"],
+    ).toBe("https://localhost:8443/api/v3/a");
   });
 
   it("allows plain http without secrets (with a warning), and refuses it with secrets", () => {
@@ -40,16 +61,28 @@ describe("servers", () => {
   });
 
   it("prefers the first https server to a plain-http one listed before it, and says which it chose", () => {
-    const result = single([{ url: "http://api.example.com" }, { url: "https://api.example.com/v2" }, { url: "https://other.example.com" }], {}, true);
+    const result = single(
+      [{ url: "http://api.example.com" }, { url: "https://api.example.com/v2" }, { url: "https://other.example.com" }],
+      {},
+      true,
+    );
     expect(specOf(result).tools[0]!["http"]["url"]).toBe("https://api.example.com/v2/a");
     expect(result.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
-      ["KV7017", "servers[1].url", 'The server "https://api.example.com/v2" is used: it is the first https one listed ("http://api.example.com" comes first but uses plain http). Give --server-url to choose another.'],
+      [
+        "KV7017",
+        "servers[1].url",
+        'The server "https://api.example.com/v2" is used: it is the first https one listed ("http://api.example.com" comes first but uses plain http). Give --server-url to choose another.',
+      ],
     ]);
     // Only http servers: the first, with allowInsecureHttp, as before.
-    expect(specOf(single([{ url: "http://a.example.com" }, { url: "http://b.example.com" }])).tools[0]!["http"]).toMatchObject({ url: "http://a.example.com/a", allowInsecureHttp: true });
+    expect(
+      specOf(single([{ url: "http://a.example.com" }, { url: "http://b.example.com" }])).tools[0]!["http"],
+    ).toMatchObject({ url: "http://a.example.com/a", allowInsecureHttp: true });
   });
 
   it("binds secrets to the host and port of the server they are sent to", () => {
-    expect(specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
+    expect(
+      specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets,
+    ).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
   });
 });

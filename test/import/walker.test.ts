@@ -16,7 +16,16 @@ function walk(text: string, policy: AliasPolicy): { value: unknown; problems: Wa
 const EXPANSION: AliasPolicy = { kind: "expansion", maxCount: 50 };
 const USES: AliasPolicy = { kind: "uses", maxUses: 1000 };
 /** Nine levels of ten aliases each: 10^9 copies if expanded. */
-const LAUGHS = ["a: &a [x]", ...Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(", ")}]`)].join("\n");
+const LAUGHS = [
+  "a: &a [x]",
+  ...Array.from(
+    { length: 9 },
+    (_, i) =>
+      `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+        .fill(`*${String.fromCharCode(97 + i)}`)
+        .join(", ")}]`,
+  ),
+].join("\n");
 
 describe("the shared YAML walk", () => {
   it("refuses an expanding alias bomb under the spec policy, and reads it as shared values under the document policy", () => {

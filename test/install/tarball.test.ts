@@ -34,7 +34,11 @@ interface Run {
 
 async function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   try {
-    const { stdout, stderr } = await exec(command, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await exec(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -49,7 +53,8 @@ let upstream: Upstream;
 beforeAll(async () => {
   root = await tempDir("install");
   // The projects must not find the repository's (or any) node_modules above them.
-  for (let dir = root; dir !== join(dir, ".."); dir = join(dir, "..")) expect(existsSync(join(dir, "..", "node_modules")), `node_modules above ${dir}`).toBe(false);
+  for (let dir = root; dir !== join(dir, ".."); dir = join(dir, ".."))
+    expect(existsSync(join(dir, "..", "node_modules")), `node_modules above ${dir}`).toBe(false);
   const packed = await run("npm", ["pack", "-w", "kervanc", "--pack-destination", root, "--json"], REPO);
   expect(packed.code, packed.stderr).toBe(0);
   const [info] = JSON.parse(packed.stdout) as { filename: string }[];
@@ -67,14 +72,33 @@ afterAll(async () => {
 
 describe("the tarball", () => {
   it("is named kervanc-<version>.tgz and holds the compiler, the runtime, its libraries, README, LICENSE, the diagnostics reference and the two editor schemas, and nothing else", async () => {
-    const version = (JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }).version;
+    const version = (
+      JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string }
+    ).version;
     expect(tarball.endsWith(`kervanc-${version}.tgz`)).toBe(true);
-    const listing = (await run("tar", ["tzf", tarball], root)).stdout.split("\n").filter((l) => l !== "" && !l.endsWith("/"));
+    const listing = (await run("tar", ["tzf", tarball], root)).stdout
+      .split("\n")
+      .filter((l) => l !== "" && !l.endsWith("/"));
     const files = listing.map((l) => l.replace(/^package\//, ""));
-    for (const required of ["package.json", "README.md", "LICENSE", "bin/kervanc.js", "dist/cli.js", "dist/index.js", "dist/toolchain.json", "docs/diagnostics.md", "schema/kervan-spec.schema.json", "schema/kervan-test.schema.json", "runtime/package.json", "runtime/LICENSE"]) {
+    for (const required of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "bin/kervanc.js",
+      "dist/cli.js",
+      "dist/index.js",
+      "dist/toolchain.json",
+      "docs/diagnostics.md",
+      "schema/kervan-spec.schema.json",
+      "schema/kervan-test.schema.json",
+      "runtime/package.json",
+      "runtime/LICENSE",
+    ]) {
       expect(files, required).toContain(required);
     }
-    const runtimeSources = (await readdir(join(REPO, "packages", "runtime", "src"), { recursive: true })).filter((f) => f.endsWith(".ts")).map((f) => `runtime/src/${f.split(sep).join("/")}`);
+    const runtimeSources = (await readdir(join(REPO, "packages", "runtime", "src"), { recursive: true }))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => `runtime/src/${f.split(sep).join("/")}`);
     expect(files.filter((f) => f.startsWith("runtime/src/")).sort()).toEqual(runtimeSources.sort());
     const allowed = [
       /^(package\.json|README\.md|LICENSE|bin\/kervanc\.js|docs\/diagnostics\.md|schema\/kervan-(spec|test)\.schema\.json|runtime\/package\.json|runtime\/LICENSE)$/,
@@ -86,12 +110,21 @@ describe("the tarball", () => {
     ];
     const unexpected = files.filter((f) => !allowed.some((pattern) => pattern.test(f)));
     expect(unexpected).toEqual([]);
-    expect(files.some((f) => /(^|\/)(test|fixtures|src\/cli\.ts)(\/|$)/.test(f) && !f.startsWith("vendor/") && !f.startsWith("runtime/"))).toBe(false);
+    expect(
+      files.some(
+        (f) =>
+          /(^|\/)(test|fixtures|src\/cli\.ts)(\/|$)/.test(f) && !f.startsWith("vendor/") && !f.startsWith("runtime/"),
+      ),
+    ).toBe(false);
   });
 
   it("names the kervanc version in the editor schema's $id", async () => {
-    const pkg = JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as { version: string };
-    const schema = JSON.parse(await readFile(join(REPO, "schema", "kervan-spec.schema.json"), "utf8")) as { $id: string };
+    const pkg = JSON.parse(await readFile(join(REPO, "packages", "compiler", "package.json"), "utf8")) as {
+      version: string;
+    };
+    const schema = JSON.parse(await readFile(join(REPO, "schema", "kervan-spec.schema.json"), "utf8")) as {
+      $id: string;
+    };
     expect(schema.$id).toBe(`urn:kervanc:${pkg.version}:kervan-spec.schema.json`);
   });
 });
@@ -100,7 +133,10 @@ describe("the tarball", () => {
 async function project(manager: "npm" | "pnpm"): Promise<string> {
   const dir = join(root, `project-${manager}`);
   await mkdir(dir);
-  await writeFile(join(dir, "package.json"), `${JSON.stringify({ name: `user-project-${manager}`, version: "1.0.0", private: true, type: "module" }, null, 2)}\n`);
+  await writeFile(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: `user-project-${manager}`, version: "1.0.0", private: true, type: "module" }, null, 2)}\n`,
+  );
   const installed =
     manager === "npm"
       ? await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", tarball], dir)
@@ -109,7 +145,8 @@ async function project(manager: "npm" | "pnpm"): Promise<string> {
   return dir;
 }
 
-const kervancIn = (dir: string, node: string, args: readonly string[]): Promise<Run> => run(node, [join(dir, "node_modules", "kervanc", "bin", "kervanc.js"), ...args], dir);
+const kervancIn = (dir: string, node: string, args: readonly string[]): Promise<Run> =>
+  run(node, [join(dir, "node_modules", "kervanc", "bin", "kervanc.js"), ...args], dir);
 
 describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project", (manager) => {
   let dir: string;
@@ -119,8 +156,18 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
   }, 300_000);
 
   it("has only the declared dependencies: no TypeScript, tsx or @types/node is needed at run time", async () => {
-    const pkg = JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(["@jmespath-community/jmespath", "ajv", "ajv-formats", "esbuild", "fflate", "prettier", "yaml"]);
+    const pkg = JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual([
+      "@jmespath-community/jmespath",
+      "ajv",
+      "ajv-formats",
+      "esbuild",
+      "fflate",
+      "prettier",
+      "yaml",
+    ]);
     for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
     expect(existsSync(join(dir, "node_modules", "typescript"))).toBe(false);
     expect(existsSync(join(dir, "node_modules", "@types", "node"))).toBe(false);
@@ -176,22 +223,37 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
   });
 
   it("pins the versions it was packed with, and writes the same bytes whatever else the project has installed", async () => {
-    const packedPins = (JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "dist", "toolchain.json"), "utf8")) as { pins: Record<string, string> }).pins;
+    const packedPins = (
+      JSON.parse(await readFile(join(dir, "node_modules", "kervanc", "dist", "toolchain.json"), "utf8")) as {
+        pins: Record<string, string>;
+      }
+    ).pins;
     const before = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers-a", "--force"]);
     expect(before.code, before.stderr).toBe(0);
-    const pkg = JSON.parse(await readFile(join(dir, "servers-a", "example", "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(dir, "servers-a", "example", "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect({ ...pkg.dependencies, ...pkg.devDependencies }).toEqual(packedPins);
     if (manager !== "npm") return;
     // Other versions of what a generated package pins or bundles, installed by the user.
-    const extra = await run("npm", ["install", "--no-audit", "--no-fund", "@types/node@22.19.1", "typescript@5.9.3", "zod@4.1.12"], dir);
+    const extra = await run(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "@types/node@22.19.1", "typescript@5.9.3", "zod@4.1.12"],
+      dir,
+    );
     expect(extra.code, extra.stderr).toBe(0);
     const after = await kervancIn(dir, process.execPath, ["build", "specs", "-o", "servers-b", "--force"]);
     expect(after.code, after.stderr).toBe(0);
-    const files = (await readdir(join(dir, "servers-a", "example"), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    const files = (await readdir(join(dir, "servers-a", "example"), { recursive: true, withFileTypes: true })).filter(
+      (e) => e.isFile(),
+    );
     expect(files.length).toBeGreaterThan(10);
     for (const e of files) {
       const rel = join(e.parentPath, e.name).slice(join(dir, "servers-a", "example").length + 1);
-      expect(await readFile(join(dir, "servers-b", "example", rel), "utf8"), rel).toBe(await readFile(join(dir, "servers-a", "example", rel), "utf8"));
+      expect(await readFile(join(dir, "servers-b", "example", rel), "utf8"), rel).toBe(
+        await readFile(join(dir, "servers-a", "example", rel), "utf8"),
+      );
     }
   });
 });

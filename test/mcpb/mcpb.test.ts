@@ -81,7 +81,9 @@ beforeAll(async () => {
   bundle = join(root, "notes.mcpb");
   const r = await kervanc(["mcpb", pkg, "-o", bundle, "--author", "Ada Lovelace <ada@example.com>"]);
   expect(r.code, r.stderr).toBe(0);
-  expect(r.stdout).toMatch(/^Wrote .*notes\.mcpb \([\d,]+ bytes\): 2 tools; the client asks for NOTES_TOKEN and keeps it in the keychain\.\n$/);
+  expect(r.stdout).toMatch(
+    /^Wrote .*notes\.mcpb \([\d,]+ bytes\): 2 tools; the client asks for NOTES_TOKEN and keeps it in the keychain\.\n$/,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -97,9 +99,16 @@ describe("kervanc mcpb", () => {
     display_name: string;
     version: string;
     author: unknown;
-    server: { type: string; entry_point: string; mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+    server: {
+      type: string;
+      entry_point: string;
+      mcp_config: { command: string; args: string[]; env: Record<string, string> };
+    };
     tools: { name: string; description: string }[];
-    user_config: Record<string, { type: string; sensitive: boolean; required: boolean; title: string; description: string }>;
+    user_config: Record<
+      string,
+      { type: string; sensitive: boolean; required: boolean; title: string; description: string }
+    >;
     compatibility: { runtimes: { node: string } };
   };
 
@@ -120,12 +129,19 @@ describe("kervanc mcpb", () => {
   });
 
   it("uses the newest manifest version the pinned mcpb tool validates", async () => {
-    const constants = (await import(join(REPO, "node_modules", "@anthropic-ai", "mcpb", "dist", "shared", "constants.js"))) as { LATEST_MANIFEST_VERSION: string };
+    const constants = (await import(
+      join(REPO, "node_modules", "@anthropic-ai", "mcpb", "dist", "shared", "constants.js")
+    )) as { LATEST_MANIFEST_VERSION: string };
     expect(manifest.manifest_version).toBe(constants.LATEST_MANIFEST_VERSION);
   });
 
   it("holds only what the server needs", async () => {
-    expect((await readdir(unpacked)).sort()).toEqual(["README.md", "THIRD_PARTY_NOTICES.md", "manifest.json", "server.mjs"]);
+    expect((await readdir(unpacked)).sort()).toEqual([
+      "README.md",
+      "THIRD_PARTY_NOTICES.md",
+      "manifest.json",
+      "server.mjs",
+    ]);
     expect(await readFile(join(unpacked, "server.mjs"))).toEqual(await readFile(join(pkg, "server.mjs")));
   });
 
@@ -162,7 +178,10 @@ describe("kervanc mcpb", () => {
   });
 
   it("runs from an empty folder with the mcp_config it declares, as a client substitutes it", async () => {
-    const substitute = (text: string): string => text.replaceAll("${__dirname}", unpacked).replace(/\$\{user_config\.(\w+)\}/g, (_, name: string) => (name === "NOTES_TOKEN" ? TOKEN : ""));
+    const substitute = (text: string): string =>
+      text
+        .replaceAll("${__dirname}", unpacked)
+        .replace(/\$\{user_config\.(\w+)\}/g, (_, name: string) => (name === "NOTES_TOKEN" ? TOKEN : ""));
     const { command, args, env } = manifest.server.mcp_config;
     expect(command).toBe("node");
     const resolved = args.map(substitute);
@@ -171,7 +190,10 @@ describe("kervanc mcpb", () => {
       // The upstream of this test is on loopback, which generated servers refuse unless told; the test CA
       // stands in for a public one.
       serverArgs: ["--allow-private-network"],
-      env: { ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(v)])), NODE_EXTRA_CA_CERTS: TEST_CA },
+      env: {
+        ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(v)])),
+        NODE_EXTRA_CA_CERTS: TEST_CA,
+      },
     });
     try {
       const result = await client.callTool("get_note", { id: 7 });
@@ -186,14 +208,18 @@ describe("kervanc mcpb", () => {
   it("writes the same bytes for the same package", async () => {
     const again = join(root, "again.mcpb");
     expect((await kervanc(["mcpb", pkg, "-o", again, "--author", "Ada Lovelace <ada@example.com>"])).code).toBe(0);
-    const hash = async (f: string): Promise<string> => createHash("sha256").update(await readFile(f)).digest("hex");
+    const hash = async (f: string): Promise<string> =>
+      createHash("sha256")
+        .update(await readFile(f))
+        .digest("hex");
     expect(await hash(again)).toBe(await hash(bundle));
   });
 
   it("refuses a package whose server.mjs is not the one kervanc built, a folder that is no package, and a bad author", async () => {
     const edited = join(root, "edited");
     await mkdir(edited);
-    for (const f of ["manifest.json", "package.json", "README.md", "THIRD_PARTY_NOTICES.md"]) await writeFile(join(edited, f), await readFile(join(pkg, f)));
+    for (const f of ["manifest.json", "package.json", "README.md", "THIRD_PARTY_NOTICES.md"])
+      await writeFile(join(edited, f), await readFile(join(pkg, f)));
     await writeFile(join(edited, "server.mjs"), `${await readFile(join(pkg, "server.mjs"), "utf8")}\n// edited\n`);
     const r = await kervanc(["mcpb", edited, "-o", join(root, "edited.mcpb")]);
     expect(r.code).toBe(1);
@@ -204,6 +230,8 @@ describe("kervanc mcpb", () => {
     const author = await kervanc(["mcpb", pkg, "-o", join(root, "a.mcpb"), "--author", "<>"]);
     expect(author.code).toBe(2);
     const suffix = await kervanc(["mcpb", pkg, "-o", join(root, "a.zip")]);
-    expect(suffix.stderr).toBe('kervanc mcpb: the bundle\'s file name must end in .mcpb, not "a.zip".\nSee kervanc mcpb --help.\n');
+    expect(suffix.stderr).toBe(
+      'kervanc mcpb: the bundle\'s file name must end in .mcpb, not "a.zip".\nSee kervanc mcpb --help.\n',
+    );
   });
 });

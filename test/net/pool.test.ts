@@ -11,7 +11,11 @@ import https from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { allowPrivateNetwork, createNetworkPolicy, type NetworkPolicyOptions } from "../../packages/runtime/src/net/address.ts";
+import {
+  allowPrivateNetwork,
+  createNetworkPolicy,
+  type NetworkPolicyOptions,
+} from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
 import { createNodeTransport } from "../../packages/runtime/src/net/node-transport.ts";
 import { ConnectionPool, type PoolLimits } from "../../packages/runtime/src/net/pool.ts";
@@ -42,7 +46,12 @@ interface Server {
 const open: Server[] = [];
 const pools: ConnectionPool[] = [];
 
-async function startServer(options: { label: string; address?: string; port?: number; tls?: { key: string; cert: string } }): Promise<Server> {
+async function startServer(options: {
+  label: string;
+  address?: string;
+  port?: number;
+  tls?: { key: string; cert: string };
+}): Promise<Server> {
   const accepted: Socket[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const perConnection = new Map<Socket, number>();
@@ -56,7 +65,8 @@ async function startServer(options: { label: string; address?: string; port?: nu
       const body = JSON.stringify({ from: options.label });
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
     },
-    closedCount: (count) => new Promise<void>((done) => (server.closed >= count ? done() : waiters.push({ count, resolve: done }))),
+    closedCount: (count) =>
+      new Promise<void>((done) => (server.closed >= count ? done() : waiters.push({ count, resolve: done }))),
     close: async () => {},
   };
   const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -64,11 +74,18 @@ async function startServer(options: { label: string; address?: string; port?: nu
     const nth = (perConnection.get(socket) ?? 0) + 1;
     perConnection.set(socket, nth);
     const tlsName = (socket as Socket & { servername?: string | false }).servername ?? false;
-    server.requests.push({ method: req.method ?? "", host: req.headers.host ?? "", connection: accepted.indexOf(socket), servername: tlsName });
+    server.requests.push({
+      method: req.method ?? "",
+      host: req.headers.host ?? "",
+      connection: accepted.indexOf(socket),
+      servername: tlsName,
+    });
     req.resume();
     req.on("end", () => server.handler(req, res, nth));
   };
-  const raw = options.tls ? https.createServer({ key: tlsFile(options.tls.key), cert: tlsFile(options.tls.cert) }, listener) : http.createServer(listener);
+  const raw = options.tls
+    ? https.createServer({ key: tlsFile(options.tls.key), cert: tlsFile(options.tls.cert) }, listener)
+    : http.createServer(listener);
   raw.keepAliveTimeout = 60_000;
   const onSocket = (socket: Socket): void => {
     accepted.push(socket);
@@ -143,7 +160,8 @@ describe("keep-alive reuse", () => {
   it("reuses one connection for sequential requests to the same destination", async () => {
     const server = await startServer({ label: "a" });
     const { pool, transport } = transportWith({});
-    for (let i = 0; i < 5; i++) expect(await call(transport, `http://127.0.0.1:${server.port}/x`)).toBe('200 {"from":"a"}');
+    for (let i = 0; i < 5; i++)
+      expect(await call(transport, `http://127.0.0.1:${server.port}/x`)).toBe('200 {"from":"a"}');
     expect(server.accepted.length).toBe(1);
     expect(server.requests.map((r) => r.connection)).toEqual([0, 0, 0, 0, 0]);
     expect(pool.idle).toBe(1);
@@ -151,8 +169,13 @@ describe("keep-alive reuse", () => {
 
   it("opens a fresh connection per request when pooling is off", async () => {
     const server = await startServer({ label: "a" });
-    const transport = createNodeTransport({ policy: createNetworkPolicy(allowPrivateNetwork()), gate: new LookupGate(2), pool: false });
-    for (let i = 0; i < 3; i++) expect(await call(transport, `http://127.0.0.1:${server.port}/x`)).toBe('200 {"from":"a"}');
+    const transport = createNodeTransport({
+      policy: createNetworkPolicy(allowPrivateNetwork()),
+      gate: new LookupGate(2),
+      pool: false,
+    });
+    for (let i = 0; i < 3; i++)
+      expect(await call(transport, `http://127.0.0.1:${server.port}/x`)).toBe('200 {"from":"a"}');
     expect(server.accepted.length).toBe(3);
   });
 });
@@ -167,8 +190,12 @@ describe("pooled connections never cross destinations", () => {
     expect(server.accepted.length).toBe(2);
     // Each connection carried one host name only.
     const hostsPerConnection = new Map<number, Set<string>>();
-    for (const r of server.requests) hostsPerConnection.set(r.connection, (hostsPerConnection.get(r.connection) ?? new Set()).add(r.host));
-    expect([...hostsPerConnection.values()].map((hosts) => [...hosts])).toEqual([[`a.example.test:${server.port}`], [`b.example.test:${server.port}`]]);
+    for (const r of server.requests)
+      hostsPerConnection.set(r.connection, (hostsPerConnection.get(r.connection) ?? new Set()).add(r.host));
+    expect([...hostsPerConnection.values()].map((hosts) => [...hosts])).toEqual([
+      [`a.example.test:${server.port}`],
+      [`b.example.test:${server.port}`],
+    ]);
   });
 
   it("a changed DNS answer gets a new, checked connection, not the pooled one", async () => {
@@ -204,10 +231,15 @@ describe("pooled connections never cross destinations", () => {
   it("a TLS connection opened for one name is never used for another name on the same address and port", async () => {
     // The certificate covers localhost (and 127.0.0.1, ::1), not evil.example.test.
     const server = await startServer({ label: "tls", tls: { key: "server-key.pem", cert: "server.pem" } });
-    const { pool, transport } = transportWith({ resolve: () => [{ address: "127.0.0.1", family: 4 }], ca: tlsFile("ca.pem") });
+    const { pool, transport } = transportWith({
+      resolve: () => [{ address: "127.0.0.1", family: 4 }],
+      ca: tlsFile("ca.pem"),
+    });
     expect(await call(transport, `https://localhost:${server.port}/x`)).toBe('200 {"from":"tls"}');
     expect(pool.idle).toBe(1);
-    await expect(call(transport, `https://evil.example.test:${server.port}/x`)).rejects.toMatchObject({ code: "ERR_TLS_CERT_ALTNAME_INVALID" });
+    await expect(call(transport, `https://evil.example.test:${server.port}/x`)).rejects.toMatchObject({
+      code: "ERR_TLS_CERT_ALTNAME_INVALID",
+    });
     expect(server.requests.map((r) => [r.host, r.servername])).toEqual([[`localhost:${server.port}`, "localhost"]]);
     // The name the certificate covers still reuses its connection.
     expect(await call(transport, `https://localhost:${server.port}/x`)).toBe('200 {"from":"tls"}');
@@ -220,7 +252,12 @@ describe("pooled connections never cross destinations", () => {
     const proxy = await startProxy();
     try {
       const settings: ProxySettings = {
-        forUrl: () => ({ hostPort: `127.0.0.1:${proxy.port}`, hostname: "127.0.0.1", port: proxy.port, authorization: null }),
+        forUrl: () => ({
+          hostPort: `127.0.0.1:${proxy.port}`,
+          hostname: "127.0.0.1",
+          port: proxy.port,
+          authorization: null,
+        }),
         credentials: [],
         summary: [],
       };
@@ -232,7 +269,13 @@ describe("pooled connections never cross destinations", () => {
         ca: tlsFile("proxied-ca.pem"),
         proxy: settings,
       });
-      for (const [server, label] of [[a, "a"], [b, "b"], [a, "a"], [b, "b"], [a, "a"]] as const) {
+      for (const [server, label] of [
+        [a, "a"],
+        [b, "b"],
+        [a, "a"],
+        [b, "b"],
+        [a, "a"],
+      ] as const) {
         expect(await call(transport, `https://api.proxied.test:${server.port}/x`)).toBe(`200 {"from":"${label}"}`);
       }
       expect(proxy.connects).toEqual([`api.proxied.test:${a.port}`, `api.proxied.test:${b.port}`]);
@@ -328,7 +371,9 @@ describe("pool bounds", () => {
         held.push(() => answer(req, res, nth));
         if (held.length === 5) for (const release of held) release();
       };
-      const results = await Promise.all(Array.from({ length: 5 }, () => call(transport, `http://127.0.0.1:${server.port}/x`)));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, () => call(transport, `http://127.0.0.1:${server.port}/x`)),
+      );
       expect(new Set(results).size).toBe(1);
       expect(server.accepted.length).toBe(5);
     };

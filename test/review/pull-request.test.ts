@@ -53,11 +53,14 @@ async function replaceIn(file: string, from: string, to: string): Promise<void> 
   await writeFile(file, text.replace(from, to));
 }
 
-const files = (review: Review[]): string[] => review.flatMap((r) => r.files.map((f) => `${r.where}/${f.path} ${f.status}`));
+const files = (review: Review[]): string[] =>
+  review.flatMap((r) => r.files.map((f) => `${r.where}/${f.path} ${f.status}`));
 
 describe("a spec edit changes only what it changes", () => {
   it("a description change touches 5 files: the tool's module, README.md, manifest.json and the two bundles", async () => {
-    const { review } = await afterEdit((dir) => replaceIn(join(dir, "hn.yaml"), "One story, comment, job or poll by id", "One story, comment or job by id"));
+    const { review } = await afterEdit((dir) =>
+      replaceIn(join(dir, "hn.yaml"), "One story, comment, job or poll by id", "One story, comment or job by id"),
+    );
     expect(files(review)).toEqual([
       "hn/README.md changed",
       "hn/manifest.json changed",
@@ -69,7 +72,12 @@ describe("a spec edit changes only what it changes", () => {
 
   it("a select change touches 4 files: the tool's module, manifest.json (the spec's sha256) and the two bundles", async () => {
     const { review } = await afterEdit((dir) => replaceIn(join(dir, "hn.yaml"), "kids: kids[:20]", "kids: kids[:10]"));
-    expect(files(review)).toEqual(["hn/manifest.json changed", "hn/server.mjs changed", "hn/src/tools/get_item.ts changed", "hn/worker.mjs changed"]);
+    expect(files(review)).toEqual([
+      "hn/manifest.json changed",
+      "hn/server.mjs changed",
+      "hn/src/tools/get_item.ts changed",
+      "hn/worker.mjs changed",
+    ]);
     expect(review[0]!.surface).toEqual([]);
   });
 
@@ -84,7 +92,9 @@ describe("a spec edit changes only what it changes", () => {
       '      select: "[:10]"',
       "",
     ].join("\n");
-    const { review } = await afterEdit(async (dir) => writeFile(join(dir, "hn.yaml"), `${await readFile(join(dir, "hn.yaml"), "utf8")}\n${tool}`));
+    const { review } = await afterEdit(async (dir) =>
+      writeFile(join(dir, "hn.yaml"), `${await readFile(join(dir, "hn.yaml"), "utf8")}\n${tool}`),
+    );
     expect(files(review)).toEqual([
       "hn/README.md changed",
       "hn/manifest.json changed",
@@ -95,7 +105,9 @@ describe("a spec edit changes only what it changes", () => {
       "hn/src/validators/best_stories.input.js added",
       "hn/worker.mjs changed",
     ]);
-    expect(review[0]!.surface!.map((c) => c.summary)).toEqual(["tool best_stories added: GET https://hacker-news.firebaseio.com/v0/beststories.json"]);
+    expect(review[0]!.surface!.map((c) => c.summary)).toEqual([
+      "tool best_stories added: GET https://hacker-news.firebaseio.com/v0/beststories.json",
+    ]);
   });
 
   it("the runtime copy, the SBOM, the notices and unchanged validators stay byte-identical across all of the above", async () => {
@@ -103,26 +115,74 @@ describe("a spec edit changes only what it changes", () => {
       await replaceIn(join(d, "posts.yaml"), "The newest posts", "The latest posts");
       await replaceIn(join(d, "posts.yaml"), "maxLength: 200", "maxLength: 300");
     });
-    const { review } = { review: (JSON.parse((await kervanc(["diff", base, join(dir, "out"), "--format", "json"])).stdout) as { review: Review[] }).review };
+    const { review } = {
+      review: (
+        JSON.parse((await kervanc(["diff", base, join(dir, "out"), "--format", "json"])).stdout) as { review: Review[] }
+      ).review,
+    };
     const changed = files(review);
     expect(changed).toContain("posts/src/validators/create_post.input.js changed");
-    for (const path of changed) expect(path).not.toMatch(/src\/runtime\/|sbom\.cdx\.json|THIRD_PARTY_NOTICES|list_posts\.input|delete_post/);
+    for (const path of changed)
+      expect(path).not.toMatch(/src\/runtime\/|sbom\.cdx\.json|THIRD_PARTY_NOTICES|list_posts\.input|delete_post/);
   });
 });
 
 /** The table of edits whose summaries are kept as goldens. */
 const EDITS: { name: string; edit: (dir: string) => Promise<void> }[] = [
   { name: "title", edit: (d) => replaceIn(join(d, "hn.yaml"), "title: Top stories", "title: Front page") },
-  { name: "description", edit: (d) => replaceIn(join(d, "posts.yaml"), "Publish a post. Returns its id and URL.", "Publish a post now. Returns its id and URL.") },
+  {
+    name: "description",
+    edit: (d) =>
+      replaceIn(
+        join(d, "posts.yaml"),
+        "Publish a post. Returns its id and URL.",
+        "Publish a post now. Returns its id and URL.",
+      ),
+  },
   { name: "input-schema", edit: (d) => replaceIn(join(d, "posts.yaml"), "maxLength: 200", "maxLength: 300") },
-  { name: "output-schema", edit: (d) => replaceIn(join(d, "posts.yaml"), "url: { type: string, format: uri }", "url: { type: string }") },
-  { name: "destructive-flipped", edit: (d) => replaceIn(join(d, "posts.yaml"), "annotations: { destructiveHint: false, idempotentHint: false }", "annotations: { destructiveHint: true, idempotentHint: false }") },
+  {
+    name: "output-schema",
+    edit: (d) => replaceIn(join(d, "posts.yaml"), "url: { type: string, format: uri }", "url: { type: string }"),
+  },
+  {
+    name: "destructive-flipped",
+    edit: (d) =>
+      replaceIn(
+        join(d, "posts.yaml"),
+        "annotations: { destructiveHint: false, idempotentHint: false }",
+        "annotations: { destructiveHint: true, idempotentHint: false }",
+      ),
+  },
   { name: "method", edit: (d) => replaceIn(join(d, "posts.yaml"), "method: POST", "method: PUT") },
-  { name: "url-new-host", edit: (d) => replaceIn(join(d, "hn.yaml"), "https://hacker-news.firebaseio.com/v0/topstories.json", "https://hn.example.net/v0/topstories.json") },
+  {
+    name: "url-new-host",
+    edit: (d) =>
+      replaceIn(
+        join(d, "hn.yaml"),
+        "https://hacker-news.firebaseio.com/v0/topstories.json",
+        "https://hn.example.net/v0/topstories.json",
+      ),
+  },
   { name: "egress-removed", edit: (d) => rm(join(d, "open-meteo.yaml")) },
-  { name: "secret-new-host", edit: (d) => replaceIn(join(d, "posts.yaml"), "hosts: [api.posts.example.com]", "hosts: [api.posts.example.com, mirror.posts.example.com]") },
-  { name: "select-to-raw", edit: (d) => replaceIn(join(d, "posts.yaml"), 'select: "items[].{id: id, title: title, author: author}"', "raw: true") },
-  { name: "redirects-enabled", edit: (d) => replaceIn(join(d, "hn.yaml"), "maxResponseBytes: 262144", "maxResponseBytes: 262144\n    followRedirects: 2") },
+  {
+    name: "secret-new-host",
+    edit: (d) =>
+      replaceIn(
+        join(d, "posts.yaml"),
+        "hosts: [api.posts.example.com]",
+        "hosts: [api.posts.example.com, mirror.posts.example.com]",
+      ),
+  },
+  {
+    name: "select-to-raw",
+    edit: (d) =>
+      replaceIn(join(d, "posts.yaml"), 'select: "items[].{id: id, title: title, author: author}"', "raw: true"),
+  },
+  {
+    name: "redirects-enabled",
+    edit: (d) =>
+      replaceIn(join(d, "hn.yaml"), "maxResponseBytes: 262144", "maxResponseBytes: 262144\n    followRedirects: 2"),
+  },
   { name: "limits", edit: (d) => replaceIn(join(d, "hn.yaml"), "timeoutMs: 8000", "timeoutMs: 5000") },
 ];
 
@@ -144,7 +204,9 @@ function textSummary(stdout: string): string {
 }
 
 function markdownSummary(stdout: string): string {
-  return stdout.replace(/<details>[\s\S]*?<\/details>/g, "<details>…</details>").replace(/\d+ files? differs?/g, "N files differ");
+  return stdout
+    .replace(/<details>[\s\S]*?<\/details>/g, "<details>…</details>")
+    .replace(/\d+ files? differs?/g, "N files differ");
 }
 
 describe("the surface summary, in three formats", () => {
@@ -157,7 +219,8 @@ describe("the surface summary, in three formats", () => {
     const built = await kervanc(["build", join(dir, "specs"), "-o", join(dir, "new")]);
     expect(built.code, built.stderr).toBe(0);
     expect(folders.length).toBe(3);
-    const run = async (format: string): Promise<string> => (await kervanc(["diff", "base", "new", "--format", format], { cwd: await linkBase(dir) })).stdout;
+    const run = async (format: string): Promise<string> =>
+      (await kervanc(["diff", "base", "new", "--format", format], { cwd: await linkBase(dir) })).stdout;
     const json = JSON.parse(await run("json")) as { review: Review[] };
     const surfaces = json.review.map((r) => ({ where: r.where, status: r.status, surface: r.surface }));
     const stale = "The review differs from its golden: if the change is intended, run npm run accept";
@@ -190,9 +253,13 @@ describe("kervanc check explains", () => {
     const r = await kervanc(["check", specs, "-o", out, "--format", "markdown"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("### `" + join(out, "posts") + "` (new package)");
-    expect(r.stdout).toContain("| ⚠️ **security** | egress added: https://api.posts.example.com:443 \\(DELETE, GET, POST\\) |");
+    expect(r.stdout).toContain(
+      "| ⚠️ **security** | egress added: https://api.posts.example.com:443 \\(DELETE, GET, POST\\) |",
+    );
     expect(r.stdout).toContain("| ⚠️ **security** | secret POSTS\\_TOKEN added, sent to api.posts.example.com:443 |");
-    expect(r.stdout).toContain("| ⚠️ **security** | tool delete\\_post added: DELETE https://api.posts.example.com/v1/posts/\\{\\{input.id\\}\\}, sends POSTS\\_TOKEN |");
+    expect(r.stdout).toContain(
+      "| ⚠️ **security** | tool delete\\_post added: DELETE https://api.posts.example.com/v1/posts/\\{\\{input.id\\}\\}, sends POSTS\\_TOKEN |",
+    );
   });
 
   it("a generated file of 160,000 lines: reports the drift instead of overflowing the stack", async () => {

@@ -22,7 +22,14 @@ describe("deadline", () => {
       await new Promise((r) => setTimeout(r, 300));
       console.log(JSON.stringify({ aborted: signal.aborted, reason: signal.reason }));
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", "--input-type=module", "-e", script]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      script,
+    ]);
     expect(JSON.parse(stdout)).toEqual({ aborted: true, reason: "late" });
   });
 
@@ -45,7 +52,9 @@ describe("CallDeadline: the tool's and each hop's timeout in one controller and 
     try {
       const d = new CallDeadline(new AbortController().signal, 5_100, () => "tool timeout");
       const settled: unknown[] = [];
-      const work = d.race(new Promise(() => {}), (why) => `ended: ${String(why)}`).catch((e: unknown) => settled.push(e));
+      const work = d
+        .race(new Promise(() => {}), (why) => `ended: ${String(why)}`)
+        .catch((e: unknown) => settled.push(e));
       d.startHop(100, hopReason);
       await vi.advanceTimersByTimeAsync(99);
       expect(d.signal.aborted).toBe(false);
@@ -118,7 +127,14 @@ describe("CallDeadline: the tool's and each hop's timeout in one controller and 
       console.log(JSON.stringify({ aborted: signal.aborted, reason: signal.reason }));
       process.exit(0);
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", "--import", "tsx", "--input-type=module", "-e", script]);
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      "--expose-gc",
+      "--import",
+      "tsx",
+      "--input-type=module",
+      "-e",
+      script,
+    ]);
     expect(JSON.parse(stdout)).toEqual({ aborted: true, reason: "hop" });
   });
 });

@@ -9,7 +9,15 @@ const decode = (text: string): [string, string][] => [...new URLSearchParams(tex
 
 describe("formEncode", () => {
   it("sends flat fields, nested objects as a[b], scalar lists repeated and object lists indexed", () => {
-    const text = formEncode({ To: "+15558675310", Body: "Hi", count: 2, ok: true, metadata: { order: "A1", nested: { x: 1 } }, expand: ["customer", "invoice"], items: [{ price: "p_1", quantity: 2 }] });
+    const text = formEncode({
+      To: "+15558675310",
+      Body: "Hi",
+      count: 2,
+      ok: true,
+      metadata: { order: "A1", nested: { x: 1 } },
+      expand: ["customer", "invoice"],
+      items: [{ price: "p_1", quantity: 2 }],
+    });
     expect(decode(text)).toEqual([
       ["To", "+15558675310"],
       ["Body", "Hi"],

@@ -35,7 +35,12 @@ function generated(plan: ToolPlan, planText: string): CompiledTool {
   const { listing, ...rest } = plan;
   const ok = (() => true) as unknown as CompiledValidator;
   return defineTool({
-    head: { name: listing.name, protocol: rest.request.protocol, hostPort: rest.request.hostPort, secrets: rest.secrets },
+    head: {
+      name: listing.name,
+      protocol: rest.request.protocol,
+      hostPort: rest.request.hostPort,
+      secrets: rest.secrets,
+    },
     listing: JSON.stringify(listing, null, 2),
     plan: planText,
     validateInput: ok,

@@ -24,7 +24,14 @@ describe("the logger", () => {
       for (const [name, form] of Object.entries(encodings(CANARY))) logger.line(`Warning: ${name} ${form}`);
       logger.ready(`Serving on ${CANARY}`);
       logger.refused(401, `reason ${CANARY}`);
-      logger.call({ tool: `t${CANARY}`, outcome: "ok", durationMs: 1, upstreamStatus: 200, responseBytes: 2, requestId: "r" });
+      logger.call({
+        tool: `t${CANARY}`,
+        outcome: "ok",
+        durationMs: 1,
+        upstreamStatus: 200,
+        responseBytes: 2,
+        requestId: "r",
+      });
       expect(lines.length).toBe(Object.keys(encodings(CANARY)).length + 3);
       for (const line of lines) {
         if (format === "json") expect(() => JSON.parse(line) as unknown).not.toThrow();

@@ -54,7 +54,9 @@ tools:
       allowSecretsOverHttp: false,
       log: () => {},
     });
-    const results = await Promise.all(Array.from({ length: 200 }, () => runner.call("ping", {}, new AbortController().signal)));
+    const results = await Promise.all(
+      Array.from({ length: 200 }, () => runner.call("ping", {}, new AbortController().signal)),
+    );
     const failures = results.filter((r) => r.isError).map((r) => (r.content[0] as { text: string }).text);
     console.log(`200 parallel calls: ${failures.length} failed, ${lookups} DNS lookups`);
     expect(failures).toEqual([]);

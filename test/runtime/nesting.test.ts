@@ -61,7 +61,9 @@ describe("arguments", () => {
     for (const levels of [300, 4_900, 9_000]) {
       const result = await server.call("send", { payload: nested(levels) });
       expect(result.isError).toBe(true);
-      expect(result.content?.[0]?.text).toBe("Invalid arguments for tool send: arguments are nested more than 256 levels deep, the limit");
+      expect(result.content?.[0]?.text).toBe(
+        "Invalid arguments for tool send: arguments are nested more than 256 levels deep, the limit",
+      );
     }
     expect(server.logs.join("\n")).not.toMatch(/internal error/i);
   });

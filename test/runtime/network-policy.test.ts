@@ -32,7 +32,10 @@ tools:
 `;
 }
 
-async function callAt(url: string, policy = allowPrivateNetwork() as Parameters<typeof createNetworkPolicy>[0]): Promise<string> {
+async function callAt(
+  url: string,
+  policy = allowPrivateNetwork() as Parameters<typeof createNetworkPolicy>[0],
+): Promise<string> {
   const server = inProcess(toolAt(url), { policy: policy ?? {} });
   const before = upstream.requests.length;
   const result = await server.call("t", {});
@@ -45,13 +48,17 @@ describe("the transport's address policy", () => {
   it("reaches loopback only when private networks are allowed", async () => {
     expect(await callAt(`${upstream.origin}/ok`)).toContain('"path":"/ok"');
     const blocked = await callAt(`${upstream.origin}/ok`, { localAddresses: [] });
-    expect(blocked).toBe(`error: Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).`);
+    expect(blocked).toBe(
+      `error: Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).`,
+    );
   });
 
   it("resolves host names and checks every answer", async () => {
     expect(await callAt(`http://localhost:${upstream.port}/name`)).toContain('"path":"/name"');
     expect(await callAt(`http://localhost:${upstream.port}/name`, { localAddresses: [] })).toMatch(
-      new RegExp(`^error: Request to localhost:${upstream.port} was blocked: it resolves to a disallowed address \\(loopback address\\)\\.$`),
+      new RegExp(
+        `^error: Request to localhost:${upstream.port} was blocked: it resolves to a disallowed address \\(loopback address\\)\\.$`,
+      ),
     );
   });
 
@@ -70,7 +77,9 @@ describe("the transport's address policy", () => {
     "http://168.63.129.16/",
     "http://192.0.0.192/",
   ])("refuses cloud metadata at %s even with private networks allowed", async (url) => {
-    expect(await callAt(url)).toMatch(/^error: Request to .+ was blocked: it resolves to a disallowed address \(cloud metadata address\)\.$/);
+    expect(await callAt(url)).toMatch(
+      /^error: Request to .+ was blocked: it resolves to a disallowed address \(cloud metadata address\)\.$/,
+    );
   });
 
   it("applies the deny list to every spelling", async () => {
@@ -78,11 +87,15 @@ describe("the transport's address policy", () => {
     expect(await callAt(`${upstream.origin}/x`, policy)).toBe(
       `error: Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (address on the deny list).`,
     );
-    expect(await callAt(`http://[::ffff:127.0.0.1]:${upstream.port}/x`, policy)).toMatch(/\(address on the deny list\)\.$/);
+    expect(await callAt(`http://[::ffff:127.0.0.1]:${upstream.port}/x`, policy)).toMatch(
+      /\(address on the deny list\)\.$/,
+    );
   });
 
   it("refuses a name that resolves to nothing usable", async () => {
-    expect(await callAt("http://no-such-host.invalid/x")).toBe("error: Request to no-such-host.invalid was blocked: the host name could not be resolved.");
+    expect(await callAt("http://no-such-host.invalid/x")).toBe(
+      "error: Request to no-such-host.invalid was blocked: the host name could not be resolved.",
+    );
   });
 });
 
@@ -99,7 +112,10 @@ describe("DNS pinning", () => {
         return [{ address: "127.0.0.1", family: 4 }];
       },
     });
-    const response = await transport.send(hop(`http://api.example.test:${upstream.port}/pinned`), { signal: AbortSignal.timeout(5000), sendsSecrets: false });
+    const response = await transport.send(hop(`http://api.example.test:${upstream.port}/pinned`), {
+      signal: AbortSignal.timeout(5000),
+      sendsSecrets: false,
+    });
     expect(response.status).toBe(200);
     response.discard();
     expect(lookups).toEqual(["api.example.test"]);
@@ -115,22 +131,32 @@ describe("DNS pinning", () => {
         { address: "10.0.0.1", family: 4 },
       ],
     });
-    await expect(transport.send(hop("http://mixed.example.test/"), { signal: AbortSignal.timeout(5000), sendsSecrets: false })).rejects.toThrow(
+    await expect(
+      transport.send(hop("http://mixed.example.test/"), { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+    ).rejects.toThrow(
       "Request to mixed.example.test was blocked: it resolves to a disallowed address (private address).",
     );
   });
 
   it("refuses empty answers", async () => {
-    const transport = createNodeTransport({ policy: createNetworkPolicy({}), gate: new LookupGate(1), resolve: async () => [] });
-    await expect(transport.send(hop("http://empty.example.test/"), { signal: AbortSignal.timeout(5000), sendsSecrets: false })).rejects.toThrow(
-      "Request to empty.example.test was blocked: the host name resolved to no addresses.",
-    );
+    const transport = createNodeTransport({
+      policy: createNetworkPolicy({}),
+      gate: new LookupGate(1),
+      resolve: async () => [],
+    });
+    await expect(
+      transport.send(hop("http://empty.example.test/"), { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+    ).rejects.toThrow("Request to empty.example.test was blocked: the host name resolved to no addresses.");
   });
 
   it("bounds the lookup by the hop's timeout", async () => {
-    const transport = createNodeTransport({ policy: createNetworkPolicy({}), gate: new LookupGate(1), resolve: () => new Promise(() => {}) });
-    await expect(transport.send(hop("http://slow-dns.example.test/"), { signal: AbortSignal.timeout(200), sendsSecrets: false })).rejects.toThrow(
-      "Request to slow-dns.example.test timed out while resolving the host name.",
-    );
+    const transport = createNodeTransport({
+      policy: createNetworkPolicy({}),
+      gate: new LookupGate(1),
+      resolve: () => new Promise(() => {}),
+    });
+    await expect(
+      transport.send(hop("http://slow-dns.example.test/"), { signal: AbortSignal.timeout(200), sendsSecrets: false }),
+    ).rejects.toThrow("Request to slow-dns.example.test timed out while resolving the host name.");
   });
 });

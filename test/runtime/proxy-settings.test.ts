@@ -6,7 +6,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ProxyConfigError, proxySettingsFromEnv } from "../../packages/runtime/src/net/proxy.ts";
 
-const NAMES = ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"];
+const NAMES = [
+  "https_proxy",
+  "HTTPS_PROXY",
+  "http_proxy",
+  "HTTP_PROXY",
+  "all_proxy",
+  "ALL_PROXY",
+  "no_proxy",
+  "NO_PROXY",
+];
 const saved = Object.fromEntries(NAMES.map((name) => [name, process.env[name]]));
 
 function withEnv(vars: Record<string, string>): ReturnType<typeof proxySettingsFromEnv> {
@@ -22,7 +31,8 @@ afterEach(() => {
   }
 });
 
-const via = (settings: ReturnType<typeof proxySettingsFromEnv>, url: string): string | null => settings?.forUrl(new URL(url))?.hostPort ?? null;
+const via = (settings: ReturnType<typeof proxySettingsFromEnv>, url: string): string | null =>
+  settings?.forUrl(new URL(url))?.hostPort ?? null;
 
 describe("proxy variables", () => {
   it("are off when none is set", () => {
@@ -36,7 +46,10 @@ describe("proxy variables", () => {
   });
 
   it("honour NO_PROXY names, suffixes, ports and *", () => {
-    const s = withEnv({ HTTPS_PROXY: "http://p:1", NO_PROXY: "exact.example.com, .internal.test,*.corp.test,api.example.com:8443" });
+    const s = withEnv({
+      HTTPS_PROXY: "http://p:1",
+      NO_PROXY: "exact.example.com, .internal.test,*.corp.test,api.example.com:8443",
+    });
     expect(via(s, "https://exact.example.com/")).toBeNull();
     expect(via(s, "https://a.b.internal.test/")).toBeNull();
     expect(via(s, "https://x.corp.test/")).toBeNull();

@@ -64,7 +64,9 @@ const hostileString = fc.oneof(
     "\ud800",
     "ü€😀",
   ),
-  fc.array(fc.constantFrom(".", "/", "%", "2", "e", "?", "#", "&", "=", "\\", ":", "@"), { maxLength: 12 }).map((chars) => chars.join("")),
+  fc
+    .array(fc.constantFrom(".", "/", "%", "2", "e", "?", "#", "&", "=", "\\", ":", "@"), { maxLength: 12 })
+    .map((chars) => chars.join("")),
 );
 const hostileValue: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
   { weight: 6, arbitrary: hostileString },
@@ -75,13 +77,33 @@ const hostileValue: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
   { weight: 1, arbitrary: fc.array(hostileString, { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.dictionary(hostileString, hostileString, { maxKeys: 3 }) },
 );
-const args = fc.record({ a: hostileValue, b: hostileValue, c: hostileValue, d: hostileValue, e: hostileValue }, { requiredKeys: [] });
+const args = fc.record(
+  { a: hostileValue, b: hostileValue, c: hostileValue, d: hostileValue, e: hostileValue },
+  { requiredKeys: [] },
+);
 /** Scalars only, so that most calls are valid and the wire sees them (path values must not be empty). */
 const wireString = fc.oneof(
   fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 30 }),
-  fc.constantFrom("..", ".", "%2e%2e", "a/../../b", "@evil.example.com", "evil.example.com:443", "//evil", "&admin=true", "ü", "{{secrets.X}}", "?#", "\\x"),
+  fc.constantFrom(
+    "..",
+    ".",
+    "%2e%2e",
+    "a/../../b",
+    "@evil.example.com",
+    "evil.example.com:443",
+    "//evil",
+    "&admin=true",
+    "ü",
+    "{{secrets.X}}",
+    "?#",
+    "\\x",
+  ),
 );
-const scalar = fc.oneof({ weight: 8, arbitrary: wireString }, { weight: 1, arbitrary: fc.integer() }, { weight: 1, arbitrary: fc.boolean() });
+const scalar = fc.oneof(
+  { weight: 8, arbitrary: wireString },
+  { weight: 1, arbitrary: fc.integer() },
+  { weight: 1, arbitrary: fc.boolean() },
+);
 const wireArgs = fc.record({ a: scalar, b: scalar, c: scalar, d: scalar, e: scalar });
 
 let server: CompiledServer;
@@ -102,7 +124,11 @@ describe("rendering never changes the request's shape", () => {
       fc.property(args, (a) => {
         let rendered;
         try {
-          rendered = renderRequest(plan, { args: JSON.parse(JSON.stringify(a)) as JsonValue, secrets: new Map(), hostPort: plan.hostPort });
+          rendered = renderRequest(plan, {
+            args: JSON.parse(JSON.stringify(a)) as JsonValue,
+            secrets: new Map(),
+            hostPort: plan.hostPort,
+          });
         } catch (error) {
           // Refusing is always allowed; anything but a ToolError is a bug.
           expect(error).toBeInstanceOf(ToolError);
@@ -159,8 +185,20 @@ describe("on the wire", () => {
         expect(request.path.split("/")[3]).toBe("items");
         expect(request.path).not.toMatch(/\/\.\.?(\/|$)/);
         for (const name of new URLSearchParams(request.query).keys()) expect(["q", "fixed", "mixed"]).toContain(name);
-        const names = request.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()).sort();
-        expect(names).toEqual(["accept", "accept-encoding", "connection", "content-length", "content-type", "host", "x-one", "x-two"]);
+        const names = request.rawHeaders
+          .filter((_, i) => i % 2 === 0)
+          .map((n) => n.toLowerCase())
+          .sort();
+        expect(names).toEqual([
+          "accept",
+          "accept-encoding",
+          "connection",
+          "content-length",
+          "content-type",
+          "host",
+          "x-one",
+          "x-two",
+        ]);
       }),
       { numRuns: 300, seed: 42 },
     );

@@ -121,7 +121,10 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function sent(name: string, args: unknown): Promise<{ result: Awaited<ReturnType<InProcess["call"]>>; request: Upstream["requests"][number] | undefined }> {
+async function sent(
+  name: string,
+  args: unknown,
+): Promise<{ result: Awaited<ReturnType<InProcess["call"]>>; request: Upstream["requests"][number] | undefined }> {
   const before = upstream.requests.length;
   const result = await server.call(name, args);
   const requests = upstream.requests.slice(before);
@@ -177,7 +180,9 @@ describe("path values", () => {
 describe("query values", () => {
   it("form-encodes values, repeats arrays, drops omitted and null, and re-serializes the literal query", async () => {
     const { request } = await sent("query", { q: "a b&c=d+é", tags: ["x y", 2, false], n: 7 });
-    expect(request?.query).toBe("fixed=a+b&z=1&q=a+b%26c%3Dd%2B%C3%A9&tag=x+y&tag=2&tag=false&mixed=n%3D7&literal=5&flag=true&list=one&list=7");
+    expect(request?.query).toBe(
+      "fixed=a+b&z=1&q=a+b%26c%3Dd%2B%C3%A9&tag=x+y&tag=2&tag=false&mixed=n%3D7&literal=5&flag=true&list=one&list=7",
+    );
   });
 
   it("drops a parameter whose single reference is null or omitted, and appends nothing for an empty array", async () => {
@@ -187,8 +192,12 @@ describe("query values", () => {
 
   it("refuses a missing value inside mixed text, an object, and a non-scalar array item", async () => {
     expect(errorText((await sent("query", {})).result)).toBe("Missing value for input.n.");
-    expect(errorText((await sent("query", { n: 1, o: { a: 1 } })).result)).toBe("input.o must be a string, number or boolean here.");
-    expect(errorText((await sent("query", { n: 1, tags: [[1]] })).result)).toBe('Every value of query parameter "tag" must be a string, number or boolean.');
+    expect(errorText((await sent("query", { n: 1, o: { a: 1 } })).result)).toBe(
+      "input.o must be a string, number or boolean here.",
+    );
+    expect(errorText((await sent("query", { n: 1, tags: [[1]] })).result)).toBe(
+      'Every value of query parameter "tag" must be a string, number or boolean.',
+    );
   });
 
   it("keeps argument text as data: a value that looks like a template is sent literally", async () => {
@@ -209,15 +218,20 @@ describe("header values", () => {
     expect(request?.headers["user-agent"]).toBeUndefined();
   });
 
-  it.each(["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\u0000b", "a\u007fb", "a\u001bb"])("refuses %j and sends nothing", async (note) => {
-    const { result, request } = await sent("headers", { note, n: 1 });
-    expect(errorText(result)).toBe('The value for header "X-Note" contains a line break or control character.');
-    expect(request).toBeUndefined();
-  });
+  it.each(["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\u0000b", "a\u007fb", "a\u001bb"])(
+    "refuses %j and sends nothing",
+    async (note) => {
+      const { result, request } = await sent("headers", { note, n: 1 });
+      expect(errorText(result)).toBe('The value for header "X-Note" contains a line break or control character.');
+      expect(request).toBeUndefined();
+    },
+  );
 
   it("refuses characters HTTP/1.1 cannot carry in a header, and sends Latin-1 ones", async () => {
     const { result, request } = await sent("headers", { note: "price in €", n: 1 });
-    expect(errorText(result)).toBe('The value for header "X-Note" contains a character that cannot be sent in an HTTP header.');
+    expect(errorText(result)).toBe(
+      'The value for header "X-Note" contains a character that cannot be sent in an HTTP header.',
+    );
     expect(request).toBeUndefined();
     const latin1 = await sent("headers", { note: "café", n: 1 });
     expect(Buffer.from(latin1.request!.headers["x-note"] as string, "latin1").toString("latin1")).toBe("café");
@@ -248,7 +262,9 @@ describe("header values", () => {
 
   it("sends paired surrogates (an emoji) in every place", async () => {
     expect((await sent("query", { q: "😀", n: 1 })).request?.query).toContain("q=%F0%9F%98%80");
-    expect(JSON.parse((await sent("body", { name: "😀", count: 1, obj: { "😀": "😀" } })).request!.body).nested.obj).toEqual({ "😀": "😀" });
+    expect(
+      JSON.parse((await sent("body", { name: "😀", count: 1, obj: { "😀": "😀" } })).request!.body).nested.obj,
+    ).toEqual({ "😀": "😀" });
   });
 
   it("refuses a missing optional argument in a header (it is not left out)", async () => {
@@ -260,7 +276,13 @@ describe("header values", () => {
 
 describe("JSON bodies", () => {
   it("builds the body as a value: lone references keep their type, omitted becomes null", async () => {
-    const args = { name: "Ada \"quote\" </script>", count: 3.5, flag: false, tags: ["a", 1, null], obj: { deep: { x: [1] } } };
+    const args = {
+      name: 'Ada "quote" </script>',
+      count: 3.5,
+      flag: false,
+      tags: ["a", 1, null],
+      obj: { deep: { x: [1] } },
+    };
     const { request, result } = await sent("body", args);
     expect(result.isError ?? false).toBe(false);
     expect(request?.method).toBe("POST");

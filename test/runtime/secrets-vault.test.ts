@@ -18,14 +18,21 @@ function vault(...values: string[]): SecretVault {
 
 describe("SecretVault", () => {
   it("refuses values too short to redact and text with an unpaired surrogate", () => {
-    expect(() => vault("short")).toThrow("Secret S0 is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.");
+    expect(() => vault("short")).toThrow(
+      "Secret S0 is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.",
+    );
     expect(() => vault("abcdefg\ud800")).toThrow("Secret S0 is not valid Unicode text (it has an unpaired surrogate).");
   });
 
   it("redacts every form in text, longest first", () => {
     const v = vault(SECRET);
     const text = secretForms(SECRET).join(" | ");
-    expect(v.redactText(text).split(" | ").every((part) => part.startsWith(REDACTED))).toBe(true);
+    expect(
+      v
+        .redactText(text)
+        .split(" | ")
+        .every((part) => part.startsWith(REDACTED)),
+    ).toBe(true);
     for (const form of secretForms(SECRET)) expect(v.redactText(text)).not.toContain(form);
   });
 
@@ -38,7 +45,9 @@ describe("SecretVault", () => {
 
   it("redacts copy on write: the input stays as it was, untouched branches are shared, __proto__ stays data", () => {
     const v = vault(SECRET);
-    const input = JSON.parse(`{"__proto__":{"x":1},"keep":{"a":[1,2]},"hit":["ok",${JSON.stringify(SECRET)}],"z":2}`) as { [key: string]: JsonValue };
+    const input = JSON.parse(
+      `{"__proto__":{"x":1},"keep":{"a":[1,2]},"hit":["ok",${JSON.stringify(SECRET)}],"z":2}`,
+    ) as { [key: string]: JsonValue };
     const out = v.redactValue(input) as Record<string, unknown>;
     expect((input["hit"] as JsonValue[])[1]).toBe(SECRET);
     expect(out["hit"]).toEqual(["ok", REDACTED]);
@@ -102,7 +111,9 @@ describe("SecretVault", () => {
 
   it("finds a secret behind HTML and percent escapes in JSON values, on the path that skips copying too", () => {
     const v = vault("sk_live_51HxYzAbCdEf0123");
-    expect(v.parseJson('{"a":"&#115;k_live_51HxYzAbCdEf0123","b":"x%73K_LIVE_51HXYZABCDEF0123","c":"https://h/?q=1&r=%20"}')).toEqual({
+    expect(
+      v.parseJson('{"a":"&#115;k_live_51HxYzAbCdEf0123","b":"x%73K_LIVE_51HXYZABCDEF0123","c":"https://h/?q=1&r=%20"}'),
+    ).toEqual({
       a: REDACTED,
       b: `x${REDACTED}`,
       c: "https://h/?q=1&r=%20",
@@ -115,7 +126,9 @@ describe("SecretVault", () => {
   it("parsed JSON never holds a secret hidden by HTML or percent escapes in a value or key (property)", () => {
     const chars = "abcXYZ019-_./+=&%#;: ü€😀".split(/(?:)/u);
     const secretArb = fc.array(fc.constantFrom(...chars), { minLength: 8, maxLength: 20 }).map((c) => c.join(""));
-    const textArb = fc.array(fc.constantFrom(..."ab01 &%#;:/{}[],x".split("")), { maxLength: 20 }).map((c) => c.join(""));
+    const textArb = fc
+      .array(fc.constantFrom(..."ab01 &%#;:/{}[],x".split("")), { maxLength: 20 })
+      .map((c) => c.join(""));
     const escape = (ch: string, how: number): string => {
       const cp = ch.codePointAt(0)!;
       if (how === 1) return `&#${cp};`;
@@ -125,12 +138,18 @@ describe("SecretVault", () => {
       return ch === "&" ? "&amp;" : ch === "%" ? "%25" : ch;
     };
     fc.assert(
-      fc.property(secretArb, fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 20, maxLength: 20 }), textArb, textArb, (secret, hows, before, after) => {
-        const hidden = `${before} ${[...secret].map((ch, i) => escape(ch, hows[i]!)).join("")} ${after}`;
-        const text = JSON.stringify({ v: hidden, [hidden]: [hidden] });
-        const parsed = vault(secret).parseJson(text);
-        for (const s of stringsOf(parsed)) expect(leaks(s, secret), s).toEqual([]);
-      }),
+      fc.property(
+        secretArb,
+        fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 20, maxLength: 20 }),
+        textArb,
+        textArb,
+        (secret, hows, before, after) => {
+          const hidden = `${before} ${[...secret].map((ch, i) => escape(ch, hows[i]!)).join("")} ${after}`;
+          const text = JSON.stringify({ v: hidden, [hidden]: [hidden] });
+          const parsed = vault(secret).parseJson(text);
+          for (const s of stringsOf(parsed)) expect(leaks(s, secret), s).toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

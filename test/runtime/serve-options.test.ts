@@ -8,14 +8,45 @@ import { IdScanner } from "../../packages/runtime/src/stdio-guard.ts";
 
 describe("HTTP limit flags", () => {
   it("parse into ServeLimits fields, leaving the rest to the defaults", () => {
-    const options = parseNodeOptions(["--http", "--max-bodies", "8", "--max-body-memory", "1048576", "--request-timeout", "5000", "--headers-timeout", "2000"], {});
-    expect(options.limits).toEqual({ maxBodies: 8, maxBodyBytesTotal: 1048576, requestTimeoutMs: 5000, headersTimeoutMs: 2000 });
+    const options = parseNodeOptions(
+      [
+        "--http",
+        "--max-bodies",
+        "8",
+        "--max-body-memory",
+        "1048576",
+        "--request-timeout",
+        "5000",
+        "--headers-timeout",
+        "2000",
+      ],
+      {},
+    );
+    expect(options.limits).toEqual({
+      maxBodies: 8,
+      maxBodyBytesTotal: 1048576,
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 2000,
+    });
     expect(parseNodeOptions(["--http"], {}).limits).toEqual({});
-    expect(DEFAULT_SERVE_LIMITS).toMatchObject({ maxBodyBytes: 4 * 1024 * 1024, maxBodies: 64, maxBodyBytesTotal: 32 * 1024 * 1024, requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
+    expect(DEFAULT_SERVE_LIMITS).toMatchObject({
+      maxBodyBytes: 4 * 1024 * 1024,
+      maxBodies: 64,
+      maxBodyBytesTotal: 32 * 1024 * 1024,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+    });
   });
 
-  it.each([["--max-bodies", "0"], ["--max-body-memory", "-1"], ["--request-timeout", "1.5"], ["--headers-timeout", "ten"]])("refuses %s %s", (flag, value) => {
-    expect(() => parseNodeOptions(["--http", `${flag}=${value}`], {})).toThrow(new UsageError(`${flag} must be a whole number above 0.`));
+  it.each([
+    ["--max-bodies", "0"],
+    ["--max-body-memory", "-1"],
+    ["--request-timeout", "1.5"],
+    ["--headers-timeout", "ten"],
+  ])("refuses %s %s", (flag, value) => {
+    expect(() => parseNodeOptions(["--http", `${flag}=${value}`], {})).toThrow(
+      new UsageError(`${flag} must be a whole number above 0.`),
+    );
   });
 
   it("need --http", () => {
@@ -28,7 +59,14 @@ describe("request targets", () => {
     expect(requestTarget("/mcp?x=1", "127.0.0.1:3000")).toBe("/mcp?x=1");
     expect(requestTarget("http://127.0.0.1:3000/mcp?x=1", "127.0.0.1:3000")).toBe("/mcp?x=1");
     expect(requestTarget("HTTP://LOCALHOST:3000/mcp", "localhost:3000")).toBe("/mcp");
-    for (const target of ["http://evil.example/mcp", "http://127.0.0.1/mcp", "http://127.0.0.1:3000@evil.example/mcp", "*", "mcp", "ftp://127.0.0.1:3000/mcp"]) {
+    for (const target of [
+      "http://evil.example/mcp",
+      "http://127.0.0.1/mcp",
+      "http://127.0.0.1:3000@evil.example/mcp",
+      "*",
+      "mcp",
+      "ftp://127.0.0.1:3000/mcp",
+    ]) {
       expect(requestTarget(target, "127.0.0.1:3000"), target).toBeNull();
     }
     expect(requestTarget("http://127.0.0.1:3000/mcp", undefined)).toBeNull();
@@ -62,18 +100,63 @@ describe("authentication and operations flags", () => {
     expect(parseNodeOptions([...offLoopback, "--insecure-no-auth"], {}).insecureNoAuth).toBe(true);
     expect(parseNodeOptions([...offLoopback, "--auth-tokens-file", "t"], {}).authTokensFile).toBe("t");
     expect(() => parseNodeOptions(offLoopback, { KERVANC_AUTH_TOKENS: "x" })).not.toThrow();
-    expect(parseNodeOptions([...offLoopback, "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/jwks"], {}).oauth).toEqual({ issuer: "https://as.example", jwksUrl: "https://as.example/jwks", audience: null });
+    expect(
+      parseNodeOptions(
+        [...offLoopback, "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/jwks"],
+        {},
+      ).oauth,
+    ).toEqual({ issuer: "https://as.example", jwksUrl: "https://as.example/jwks", audience: null });
   });
 
   it("refuse half an OAuth configuration, or both kinds at once", () => {
-    expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example"], {})).toThrow(/both --oauth-issuer and --oauth-jwks-url/);
-    expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/j", "--auth-tokens-file", "t"], {})).toThrow(/Choose one/);
-    expect(() => parseNodeOptions(["--http", "--port", "0", "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/j"], {})).toThrow(/--oauth-audience/);
+    expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example"], {})).toThrow(
+      /both --oauth-issuer and --oauth-jwks-url/,
+    );
+    expect(() =>
+      parseNodeOptions(
+        [
+          "--http",
+          "--oauth-issuer",
+          "https://as.example",
+          "--oauth-jwks-url",
+          "https://as.example/j",
+          "--auth-tokens-file",
+          "t",
+        ],
+        {},
+      ),
+    ).toThrow(/Choose one/);
+    expect(() =>
+      parseNodeOptions(
+        ["--http", "--port", "0", "--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/j"],
+        {},
+      ),
+    ).toThrow(/--oauth-audience/);
   });
 
   it("parse the limit, proxy trust and log flags", () => {
-    const options = parseNodeOptions(["--http", "--client-rate-limit", "0", "--trust-proxy", "10.0.0.0/8", "--trust-proxy", "::1", "--log-format", "json", "--log-level", "warn"], {});
-    expect(options).toMatchObject({ clientRateLimit: 0, trustProxy: ["10.0.0.0/8", "::1"], logFormat: "json", logLevel: "warn" });
+    const options = parseNodeOptions(
+      [
+        "--http",
+        "--client-rate-limit",
+        "0",
+        "--trust-proxy",
+        "10.0.0.0/8",
+        "--trust-proxy",
+        "::1",
+        "--log-format",
+        "json",
+        "--log-level",
+        "warn",
+      ],
+      {},
+    );
+    expect(options).toMatchObject({
+      clientRateLimit: 0,
+      trustProxy: ["10.0.0.0/8", "::1"],
+      logFormat: "json",
+      logLevel: "warn",
+    });
     expect(parseNodeOptions(["--http"], {}).clientRateLimit).toBe(300);
     expect(() => parseNodeOptions(["--http", "--client-rate-limit", "-1"], {})).toThrow(UsageError);
     expect(() => parseNodeOptions(["--log-format", "xml"], {})).toThrow(/text or json/);
@@ -88,7 +171,9 @@ describe("authentication and operations flags", () => {
   });
 
   it("refuse the old --env-file spelling with the reason and the new name", () => {
-    expect(() => parseNodeOptions(["--env-file", "x"], {})).toThrow(/Node reads --env-file itself.*Use --secrets-file FILE/);
+    expect(() => parseNodeOptions(["--env-file", "x"], {})).toThrow(
+      /Node reads --env-file itself.*Use --secrets-file FILE/,
+    );
     expect(parseNodeOptions(["--secrets-file", "a", "--secrets-file", "b"], {}).secretsFiles).toEqual(["a", "b"]);
   });
 });

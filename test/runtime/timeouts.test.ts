@@ -23,7 +23,13 @@ tools:
 const wedged: HopTransport = { decoders: new Map(), send: () => new Promise(() => {}) };
 
 function runner(): ToolRunner {
-  return new ToolRunner(compileInProcess(SPEC), { transport: wedged, secretSource: envSecrets({}), vault: new SecretVault(), allowSecretsOverHttp: false, log: () => {} });
+  return new ToolRunner(compileInProcess(SPEC), {
+    transport: wedged,
+    secretSource: envSecrets({}),
+    vault: new SecretVault(),
+    allowSecretsOverHttp: false,
+    log: () => {},
+  });
 }
 
 describe("tool-level limits", () => {
@@ -31,7 +37,10 @@ describe("tool-level limits", () => {
     const started = Date.now();
     const result = await runner().call("stuck", {}, new AbortController().signal);
     const elapsed = Date.now() - started;
-    expect(result).toEqual({ content: [{ type: "text", text: 'Tool "stuck" timed out after 5100 ms.' }], isError: true });
+    expect(result).toEqual({
+      content: [{ type: "text", text: 'Tool "stuck" timed out after 5100 ms.' }],
+      isError: true,
+    });
     expect(elapsed).toBeGreaterThanOrEqual(5000);
   }, 15_000);
 

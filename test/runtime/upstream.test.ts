@@ -76,9 +76,16 @@ afterAll(async () => {
   await elsewhere.close();
 });
 
-async function call(name: string, args: unknown = {}): Promise<{ text: string; isError: boolean; structured: unknown }> {
+async function call(
+  name: string,
+  args: unknown = {},
+): Promise<{ text: string; isError: boolean; structured: unknown }> {
   const result = await server.call(name, args);
-  return { text: result.content?.[0]?.text ?? "", isError: result.isError ?? false, structured: result.structuredContent };
+  return {
+    text: result.content?.[0]?.text ?? "",
+    isError: result.isError ?? false,
+    structured: result.structuredContent,
+  };
 }
 
 describe("status and content", () => {
@@ -98,8 +105,13 @@ describe("status and content", () => {
   });
 
   it("refuses a non-JSON content type for select", async () => {
-    routes.set("html", (_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<p>hi</p>"));
-    expect(await call("html")).toMatchObject({ isError: true, text: 'Upstream returned content type "text/html"; expected JSON.' });
+    routes.set("html", (_req, res) =>
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<p>hi</p>"),
+    );
+    expect(await call("html")).toMatchObject({
+      isError: true,
+      text: 'Upstream returned content type "text/html"; expected JSON.',
+    });
   });
 
   // A deliberate difference from Kervan (docs/runtime.md): the upstream did the work, so an error would invite a
@@ -108,7 +120,11 @@ describe("status and content", () => {
     [204, {}, "The call succeeded (upstream answered 204 No Content, with no content)."],
     [205, {}, "The call succeeded (upstream answered 205 Reset Content, with no content)."],
     [200, { "content-length": "0" }, "The call succeeded (upstream answered 200 OK, with no content)."],
-    [202, { "content-type": "application/json", "content-length": "0" }, "The call succeeded (upstream answered 202 Accepted, with no content)."],
+    [
+      202,
+      { "content-type": "application/json", "content-length": "0" },
+      "The call succeeded (upstream answered 202 Accepted, with no content).",
+    ],
   ])("reports a %i answer with no body as a success, not a content-type error", async (status, headers, text) => {
     routes.set("empty", (_req, res) => res.writeHead(status, headers).end());
     expect(await call("empty")).toEqual({ isError: false, text, structured: undefined });
@@ -118,7 +134,10 @@ describe("status and content", () => {
     routes.set("empty", (_req, res) => res.writeHead(404, { "content-length": "0" }).end());
     expect(await call("empty")).toMatchObject({ isError: true, text: "Upstream returned 404 Not Found." });
     routes.set("empty", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(" "));
-    expect(await call("empty")).toMatchObject({ isError: true, text: 'Upstream returned content type "text/plain"; expected JSON.' });
+    expect(await call("empty")).toMatchObject({
+      isError: true,
+      text: 'Upstream returned content type "text/plain"; expected JSON.',
+    });
   });
 
   it("refuses invalid JSON", async () => {
@@ -127,7 +146,9 @@ describe("status and content", () => {
   });
 
   it("accepts +json content types", async () => {
-    routes.set("badjson", (_req, res) => res.writeHead(200, { "content-type": "application/problem+json" }).end('{"ok":1}'));
+    routes.set("badjson", (_req, res) =>
+      res.writeHead(200, { "content-type": "application/problem+json" }).end('{"ok":1}'),
+    );
     expect(await call("badjson")).toMatchObject({ isError: false, text: '{"ok":1}' });
   });
 });
@@ -135,7 +156,10 @@ describe("status and content", () => {
 describe("sizes and encodings", () => {
   it("refuses a declared content-length over maxResponseBytes before reading", async () => {
     routes.set("big", (_req, res) => json(res, 200, { x: "y".repeat(2000) }));
-    expect(await call("big")).toMatchObject({ isError: true, text: `The response from ${host} is larger than 1000 bytes; it was not read.` });
+    expect(await call("big")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} is larger than 1000 bytes; it was not read.`,
+    });
   });
 
   it("counts a chunked body on the wire", async () => {
@@ -144,14 +168,22 @@ describe("sizes and encodings", () => {
       for (let i = 0; i < 20; i++) res.write(`${i === 0 ? "[" : ","}"${"z".repeat(100)}"`);
       res.end("]");
     });
-    expect(await call("chunked")).toMatchObject({ isError: true, text: `The response from ${host} is larger than 1000 bytes; it was not read.` });
+    expect(await call("chunked")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} is larger than 1000 bytes; it was not read.`,
+    });
   });
 
   it("counts decompressed bytes too: a gzip bomb is refused", async () => {
     const bomb = gzipSync(Buffer.from(JSON.stringify({ x: "0".repeat(10_000_000) })));
     expect(bomb.byteLength).toBeLessThan(100_000);
-    routes.set("bomb", (_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb));
-    expect(await call("bomb")).toMatchObject({ isError: true, text: `The response from ${host} is larger than 100000 bytes; it was not read.` });
+    routes.set("bomb", (_req, res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end(bomb),
+    );
+    expect(await call("bomb")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} is larger than 100000 bytes; it was not read.`,
+    });
   });
 
   it.each([
@@ -159,17 +191,38 @@ describe("sizes and encodings", () => {
     ["deflate", deflateSync],
     ["br", brotliCompressSync],
   ] as const)("decodes %s", async (name, encode) => {
-    routes.set(name, (_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": name === "gzip" ? "x-gzip" : name }).end(encode(Buffer.from('{"n":1}'))));
+    routes.set(name, (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "application/json", "content-encoding": name === "gzip" ? "x-gzip" : name })
+        .end(encode(Buffer.from('{"n":1}'))),
+    );
     expect(await call(name)).toMatchObject({ isError: false, text: '{"n":1}' });
   });
 
   it("refuses stacked and unknown encodings, and says when decoding fails", async () => {
-    routes.set("stacked", (_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip, gzip" }).end(gzipSync(gzipSync("{}"))));
-    expect(await call("stacked")).toMatchObject({ isError: true, text: `The response from ${host} uses an unsupported encoding.` });
-    routes.set("weird", (_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "compress" }).end("{}"));
-    expect(await call("weird")).toMatchObject({ isError: true, text: `The response from ${host} uses an unsupported encoding.` });
-    routes.set("corrupt", (_req, res) => res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end("not gzip at all"));
-    expect(await call("corrupt")).toMatchObject({ isError: true, text: `The response from ${host} could not be decoded.` });
+    routes.set("stacked", (_req, res) =>
+      res
+        .writeHead(200, { "content-type": "application/json", "content-encoding": "gzip, gzip" })
+        .end(gzipSync(gzipSync("{}"))),
+    );
+    expect(await call("stacked")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} uses an unsupported encoding.`,
+    });
+    routes.set("weird", (_req, res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "compress" }).end("{}"),
+    );
+    expect(await call("weird")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} uses an unsupported encoding.`,
+    });
+    routes.set("corrupt", (_req, res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" }).end("not gzip at all"),
+    );
+    expect(await call("corrupt")).toMatchObject({
+      isError: true,
+      text: `The response from ${host} could not be decoded.`,
+    });
   });
 });
 
@@ -197,15 +250,23 @@ describe("time", () => {
 });
 
 describe("redirects", () => {
-  const redirect = (status: number, location: string | null): Route => (_req, res) => {
-    res.writeHead(status, location === null ? {} : { location }).end("redirect body is never read");
-  };
+  const redirect =
+    (status: number, location: string | null): Route =>
+    (_req, res) => {
+      res.writeHead(status, location === null ? {} : { location }).end("redirect body is never read");
+    };
 
   it("does not follow redirects by default", async () => {
     routes.set("redirect", redirect(302, "/target"));
-    expect(await call("redirect")).toMatchObject({ isError: true, text: `Request to ${host} was redirected (302); redirects are not followed.` });
+    expect(await call("redirect")).toMatchObject({
+      isError: true,
+      text: `Request to ${host} was redirected (302); redirects are not followed.`,
+    });
     routes.set("redirect", redirect(304, null));
-    expect(await call("redirect")).toMatchObject({ isError: true, text: `Request to ${host} was redirected (304); redirects are not followed.` });
+    expect(await call("redirect")).toMatchObject({
+      isError: true,
+      text: `Request to ${host} was redirected (304); redirects are not followed.`,
+    });
   });
 
   it("follows up to followRedirects hops, re-checking each", async () => {
@@ -214,7 +275,10 @@ describe("redirects", () => {
     expect(r.isError).toBe(false);
     expect(JSON.parse(r.text)).toMatchObject({ path: "/target", method: "GET" });
     routes.set("loop", redirect(302, "/loop"));
-    expect(await call("loop")).toMatchObject({ isError: true, text: `Request to ${host} was redirected more than 2 times.` });
+    expect(await call("loop")).toMatchObject({
+      isError: true,
+      text: `Request to ${host} was redirected more than 2 times.`,
+    });
   });
 
   it.each([
@@ -222,7 +286,11 @@ describe("redirects", () => {
     ["nolocation", redirect(302, ""), "was redirected without a location."],
     ["badlocation", redirect(302, "http://[::1"), "was redirected to an invalid location."],
     ["ftp", redirect(302, "ftp://example.com/x"), "was redirected to a disallowed scheme."],
-    ["creds", redirect(302, "/x".replace("/x", "http://user:pw@127.0.0.1:1/x")), "was redirected to a URL with credentials."],
+    [
+      "creds",
+      redirect(302, "/x".replace("/x", "http://user:pw@127.0.0.1:1/x")),
+      "was redirected to a URL with credentials.",
+    ],
   ])("refuses %s", async (name, route, message) => {
     routes.set(name, route);
     expect(await call(name)).toMatchObject({ isError: true, text: `Request to ${host} ${message}` });
@@ -269,15 +337,26 @@ describe("output", () => {
   it("returns raw text, refuses raw output of other content types, and redacts and cuts raw JSON", async () => {
     routes.set("raw", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("hello\nworld"));
     expect(await call("raw")).toMatchObject({ isError: false, text: "hello\nworld" });
-    routes.set("rawimage", (_req, res) => res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50])));
-    expect(await call("rawimage")).toMatchObject({ isError: true, text: 'Upstream returned content type "image/png"; raw output needs text or JSON.' });
+    routes.set("rawimage", (_req, res) =>
+      res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50])),
+    );
+    expect(await call("rawimage")).toMatchObject({
+      isError: true,
+      text: 'Upstream returned content type "image/png"; raw output needs text or JSON.',
+    });
     routes.set("rawjson", (_req, res) => json(res, 200, { text: "a".repeat(100) }));
-    expect(await call("rawjson")).toMatchObject({ isError: false, text: `{"text":"${"a".repeat(21)}\n[truncated: 81 more characters]` });
+    expect(await call("rawjson")).toMatchObject({
+      isError: false,
+      text: `{"text":"${"a".repeat(21)}\n[truncated: 81 more characters]`,
+    });
   });
 
   it("cuts long select output with the marker, and refuses long structured output", async () => {
     routes.set("long", (_req, res) => json(res, 200, "x".repeat(100)));
-    expect(await call("long")).toMatchObject({ isError: false, text: `"${"x".repeat(49)}\n[truncated: 52 more characters]` });
+    expect(await call("long")).toMatchObject({
+      isError: false,
+      text: `"${"x".repeat(49)}\n[truncated: 52 more characters]`,
+    });
     routes.set("structured", (_req, res) => json(res, 200, { x: "y".repeat(100) }));
     expect(await call("structured")).toMatchObject({
       isError: true,
@@ -292,13 +371,20 @@ describe("output", () => {
     const cut = await call("long");
     expect(cut).toMatchObject({ isError: false, text: `"${"x".repeat(48)}\n[truncated: 61 more characters]` });
     expect(cut.text).not.toMatch(/\p{Cs}/u); // no lone surrogate
-    routes.set("rawjson", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(29)}${emoji}`));
+    routes.set("rawjson", (_req, res) =>
+      res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(29)}${emoji}`),
+    );
     const raw = await call("rawjson");
     expect(raw).toMatchObject({ isError: false, text: `${"a".repeat(29)}\n[truncated: 60 more characters]` });
     expect(raw.text).not.toMatch(/\p{Cs}/u);
     // A cut that falls between two pairs keeps the whole pair before it.
-    routes.set("rawjson", (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(28)}${emoji}`));
-    expect(await call("rawjson")).toMatchObject({ isError: false, text: `${"a".repeat(28)}\u{1F600}\n[truncated: 58 more characters]` });
+    routes.set("rawjson", (_req, res) =>
+      res.writeHead(200, { "content-type": "text/plain" }).end(`${"a".repeat(28)}${emoji}`),
+    );
+    expect(await call("rawjson")).toMatchObject({
+      isError: false,
+      text: `${"a".repeat(28)}\u{1F600}\n[truncated: 58 more characters]`,
+    });
   });
 
   it("checks structured output against the output schema", async () => {
@@ -324,7 +410,9 @@ describe("output", () => {
     routes.set("budget", (_req, res) => json(res, 200, { a: "x".repeat(1000) }));
     const r = await call("budget");
     expect(r.isError).toBe(true);
-    expect(r.text).toMatch(/^output\.select exceeded the max\w+ budget \(\d+ \w+\)[^.]* and was stopped\. Simplify the expression\.$/);
+    expect(r.text).toMatch(
+      /^output\.select exceeded the max\w+ budget \(\d+ \w+\)[^.]* and was stopped\. Simplify the expression\.$/,
+    );
   });
 });
 
@@ -332,7 +420,9 @@ describe("rate limits", () => {
   it("refuses calls over perMinute, counting accepted calls", async () => {
     expect((await call("ratelimited")).isError).toBe(false);
     expect((await call("ratelimited")).isError).toBe(false);
-    expect((await call("ratelimited")).text).toMatch(/^Rate limit reached for tool "ratelimited"; try again in ([1-9]|[1-5]\d|60) s\.$/);
+    expect((await call("ratelimited")).text).toMatch(
+      /^Rate limit reached for tool "ratelimited"; try again in ([1-9]|[1-5]\d|60) s\.$/,
+    );
   });
 
   it("does not count calls refused by input validation", async () => {
@@ -350,7 +440,10 @@ describe("rate limits", () => {
     });
     const first = call("single");
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await call("single")).toMatchObject({ isError: true, text: 'Too many concurrent calls to tool "single"; try again shortly.' });
+    expect(await call("single")).toMatchObject({
+      isError: true,
+      text: 'Too many concurrent calls to tool "single"; try again shortly.',
+    });
     release();
     expect((await first).isError).toBe(false);
   });

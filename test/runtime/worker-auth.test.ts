@@ -30,10 +30,19 @@ let sign: (aud: string) => Promise<string>;
 beforeAll(async () => {
   const pair = await generateKeyPair("ES256", { extractable: true });
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" };
-  jwks = http.createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
+  jwks = http.createServer((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })),
+  );
   await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
   jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
-  sign = (aud) => new SignJWT({}).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuer(ISSUER).setAudience(aud).setSubject("u").setExpirationTime("5m").sign(pair.privateKey);
+  sign = (aud) =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      .setIssuer(ISSUER)
+      .setAudience(aud)
+      .setSubject("u")
+      .setExpirationTime("5m")
+      .sign(pair.privateKey);
 });
 afterAll(async () => {
   jwks.closeAllConnections();
@@ -51,7 +60,17 @@ const discover = (url: string, bearer?: string): Request =>
       "mcp-method": "server/discover",
       ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
   });
 
 describe("worker.mjs authentication", () => {
@@ -59,7 +78,9 @@ describe("worker.mjs authentication", () => {
     const worker = createWorker(compileInProcess(SPEC));
     const env = { KERVANC_AUTH_TOKENS: `other-token-abcdefghijklmnop,${TOKEN}` };
     expect((await worker.fetch(discover("http://localhost/mcp"), env)).status).toBe(401);
-    expect((await worker.fetch(discover("http://localhost/mcp", "wrong-token-abcdefghijklmnop"), env)).status).toBe(401);
+    expect((await worker.fetch(discover("http://localhost/mcp", "wrong-token-abcdefghijklmnop"), env)).status).toBe(
+      401,
+    );
     expect((await worker.fetch(discover("http://localhost/mcp", TOKEN), env)).status).toBe(200);
     const health = await worker.fetch(new Request("http://localhost/healthz"), env);
     expect(await health.json()).toEqual({ status: "ok", name: "worker-auth", version: "1.0.0", tools: 1 });
@@ -67,30 +88,60 @@ describe("worker.mjs authentication", () => {
 
   it("is an OAuth resource server from KERVANC_OAUTH_*, the audience defaulting to https://<first allowed host>/mcp", async () => {
     const worker = createWorker(compileInProcess(SPEC));
-    const env = { KERVANC_OAUTH_ISSUER: ISSUER, KERVANC_OAUTH_JWKS_URL: jwksUrl, KERVANC_ALLOWED_HOSTS: "mcp.example.test" };
+    const env = {
+      KERVANC_OAUTH_ISSUER: ISSUER,
+      KERVANC_OAUTH_JWKS_URL: jwksUrl,
+      KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+    };
     const refused = await worker.fetch(discover("https://mcp.example.test/mcp"), env);
     expect(refused.status).toBe(401);
-    expect(refused.headers.get("www-authenticate")).toBe('Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"');
-    const metadata = await worker.fetch(new Request("https://mcp.example.test/.well-known/oauth-protected-resource"), env);
-    expect(await metadata.json()).toMatchObject({ resource: "https://mcp.example.test/mcp", authorization_servers: [ISSUER] });
-    expect((await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://other.example.test/mcp")), env)).status).toBe(401);
-    expect((await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://mcp.example.test/mcp")), env)).status).toBe(200);
+    expect(refused.headers.get("www-authenticate")).toBe(
+      'Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"',
+    );
+    const metadata = await worker.fetch(
+      new Request("https://mcp.example.test/.well-known/oauth-protected-resource"),
+      env,
+    );
+    expect(await metadata.json()).toMatchObject({
+      resource: "https://mcp.example.test/mcp",
+      authorization_servers: [ISSUER],
+    });
+    expect(
+      (await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://other.example.test/mcp")), env))
+        .status,
+    ).toBe(401);
+    expect(
+      (await worker.fetch(discover("https://mcp.example.test/mcp", await sign("https://mcp.example.test/mcp")), env))
+        .status,
+    ).toBe(200);
   });
 
   it("never takes the OAuth audience from a request (its URL comes from the Host header on Deno and Bun)", async () => {
     const worker = createWorker(compileInProcess(SPEC));
-    const response = await worker.fetch(discover("http://localhost/mcp", await sign("http://localhost/mcp")), { KERVANC_OAUTH_ISSUER: ISSUER, KERVANC_OAUTH_JWKS_URL: jwksUrl });
+    const response = await worker.fetch(discover("http://localhost/mcp", await sign("http://localhost/mcp")), {
+      KERVANC_OAUTH_ISSUER: ISSUER,
+      KERVANC_OAUTH_JWKS_URL: jwksUrl,
+    });
     expect(response.status).toBe(500);
     expect(await response.text()).toContain("OAuth needs KERVANC_OAUTH_AUDIENCE");
   });
 
   it("refuses to serve a public host without authentication, unless told to", async () => {
     const refusing = createWorker(compileInProcess(SPEC));
-    const response = await refusing.fetch(discover("https://mcp.example.test/mcp"), { KERVANC_ALLOWED_HOSTS: "mcp.example.test" });
+    const response = await refusing.fetch(discover("https://mcp.example.test/mcp"), {
+      KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+    });
     expect(response.status).toBe(500);
     expect(await response.text()).toContain("no authentication is configured");
     const insecure = createWorker(compileInProcess(SPEC));
-    expect((await insecure.fetch(discover("https://mcp.example.test/mcp"), { KERVANC_ALLOWED_HOSTS: "mcp.example.test", KERVANC_INSECURE_NO_AUTH: "1" })).status).toBe(200);
+    expect(
+      (
+        await insecure.fetch(discover("https://mcp.example.test/mcp"), {
+          KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+          KERVANC_INSECURE_NO_AUTH: "1",
+        })
+      ).status,
+    ).toBe(200);
     // Loopback needs no authentication, as with server.mjs.
     expect((await createWorker(compileInProcess(SPEC)).fetch(discover("http://localhost/mcp"), {})).status).toBe(200);
   });

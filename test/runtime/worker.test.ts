@@ -11,7 +11,9 @@ import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 let upstream: Upstream;
 
 beforeAll(async () => {
-  upstream = await startUpstream((req, res) => json(res, 200, { auth: req.headers["x-key"] ?? null, n: Number(new URLSearchParams(req.query).get("n")) }));
+  upstream = await startUpstream((req, res) =>
+    json(res, 200, { auth: req.headers["x-key"] ?? null, n: Number(new URLSearchParams(req.query).get("n")) }),
+  );
 });
 afterAll(async () => {
   await upstream.close();
@@ -41,11 +43,24 @@ const headers = (method: string, name?: string): Record<string, string> => ({
   "mcp-method": method,
   ...(name ? { "mcp-name": name } : {}),
 });
-const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const meta = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 
-async function rpc(worker: ReturnType<typeof createWorker>, method: string, params: Record<string, unknown>, env: unknown, name?: string): Promise<{ status: number; body: any }> {
+async function rpc(
+  worker: ReturnType<typeof createWorker>,
+  method: string,
+  params: Record<string, unknown>,
+  env: unknown,
+  name?: string,
+): Promise<{ status: number; body: any }> {
   const response = await worker.fetch(
-    new Request("http://localhost/mcp", { method: "POST", headers: headers(method, name), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }) }),
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: headers(method, name),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
+    }),
     env,
   );
   const text = await response.text();
@@ -59,7 +74,10 @@ describe("the fetch-handler entry", () => {
     const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
     const discover = await rpc(worker, "server/discover", {}, env);
     expect(discover.status).toBe(200);
-    expect(discover.body.result._meta["io.modelcontextprotocol/serverInfo"]).toEqual({ name: "worker", version: "1.0.0" });
+    expect(discover.body.result._meta["io.modelcontextprotocol/serverInfo"]).toEqual({
+      name: "worker",
+      version: "1.0.0",
+    });
     const list = await rpc(worker, "tools/list", {}, env);
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
     const call = await rpc(worker, "tools/call", { name: "echo", arguments: { n: 7 } }, env, "echo");
@@ -74,19 +92,38 @@ describe("the fetch-handler entry", () => {
     const call = await rpc(worker, "tools/call", { name: "echo", arguments: { n: 1 } }, {}, "echo");
     expect(call.body.result).toMatchObject({
       isError: true,
-      content: [{ type: "text", text: `Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).` }],
+      content: [
+        {
+          type: "text",
+          text: `Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).`,
+        },
+      ],
     });
     expect(upstream.requests.length).toBe(before);
-    const foreign = await worker.fetch(new Request("http://evil.example.com/mcp", { method: "POST", headers: { ...headers("server/discover"), host: "evil.example.com" }, body: "{}" }));
+    const foreign = await worker.fetch(
+      new Request("http://evil.example.com/mcp", {
+        method: "POST",
+        headers: { ...headers("server/discover"), host: "evil.example.com" },
+        body: "{}",
+      }),
+    );
     expect(foreign.status).toBe(403);
   });
 
   it("reads secrets from the platform binding, and refuses to start with one too short to redact", async () => {
-    const withSecret = spec("https://api.example.com").replace("query: { n: \"{{input.n}}\" }", "headers: { X-Key: \"{{secrets.API_KEY}}\" }");
+    const withSecret = spec("https://api.example.com").replace(
+      'query: { n: "{{input.n}}" }',
+      'headers: { X-Key: "{{secrets.API_KEY}}" }',
+    );
     expect(withSecret).toContain("{{secrets.API_KEY}}");
     const worker = createWorker(compileInProcess(withSecret));
-    const response = await worker.fetch(new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }), { API_KEY: "short" });
+    const response = await worker.fetch(
+      new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }),
+      { API_KEY: "short" },
+    );
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe("This server could not start: spec.yaml:5:11 secrets[0]: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.\n");
+    expect(await response.text()).toBe(
+      "This server could not start: spec.yaml:5:11 secrets[0]: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.\n",
+    );
   });
 });

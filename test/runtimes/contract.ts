@@ -47,12 +47,17 @@ tools:
  * runtime's decoding is part of the contract; whoami reflects the token it received.
  */
 export const contractUpstream: Handler = (req, res) => {
-  const accepts = (coding: string): boolean => String(req.headers["accept-encoding"] ?? "").split(/\s*,\s*/).includes(coding);
+  const accepts = (coding: string): boolean =>
+    String(req.headers["accept-encoding"] ?? "")
+      .split(/\s*,\s*/)
+      .includes(coding);
   const send = (value: unknown, coding: "gzip" | "br"): void => {
     const raw = Buffer.from(JSON.stringify(value));
     if (!accepts(coding)) return json(res, 200, value);
     const body = coding === "gzip" ? gzipSync(raw) : brotliCompressSync(raw);
-    res.writeHead(200, { "content-type": "application/json", "content-encoding": coding, "content-length": body.length }).end(body);
+    res
+      .writeHead(200, { "content-type": "application/json", "content-encoding": coding, "content-length": body.length })
+      .end(body);
   };
   const item = /^\/items\/(\d+)$/.exec(req.path);
   if (item) return send({ id: Number(item[1]), name: `item ${item[1]}`, internal: "not selected" }, "gzip");
@@ -69,7 +74,10 @@ export async function runContract(client: ContractClient, upstream: Upstream, la
     listed.tools.map((t) => t.name),
     `${label}: list`,
   ).toEqual(["get_item", "whoami"]);
-  expect(listed.tools[0]!.inputSchema, `${label}: published input schema`).toMatchObject({ type: "object", required: ["id"] });
+  expect(listed.tools[0]!.inputSchema, `${label}: published input schema`).toMatchObject({
+    type: "object",
+    required: ["id"],
+  });
 
   let before = upstream.requests.length;
   const valid = await client.callTool("get_item", { id: 7 });
@@ -81,22 +89,32 @@ export async function runContract(client: ContractClient, upstream: Upstream, la
   before = upstream.requests.length;
   const invalid = await client.callTool("get_item", { id: "seven" });
   expect(invalid.isError, `${label}: invalid call`).toBe(true);
-  expect(invalid.content?.[0]?.text, `${label}: invalid call`).toMatch(/^Input validation error: Invalid arguments for tool get_item: /);
+  expect(invalid.content?.[0]?.text, `${label}: invalid call`).toMatch(
+    /^Input validation error: Invalid arguments for tool get_item: /,
+  );
   expect(upstream.requests.length - before, `${label}: an invalid call sends nothing`).toBe(0);
 
   before = upstream.requests.length;
   const secret = await client.callTool("whoami", {});
   expect(secret.isError, `${label}: secret call: ${JSON.stringify(secret.content)}`).toBeFalsy();
   expect(upstream.requests.length - before, `${label}: secret call sends one request`).toBe(1);
-  expect(upstream.requests.at(-1)!.headers["authorization"], `${label}: the secret reached the upstream`).toBe(`Bearer ${TOKEN}`);
-  expect(JSON.parse(secret.content?.[0]?.text ?? "null"), `${label}: secret redacted`).toEqual({ user: "alice", saw: "Bearer [redacted]" });
+  expect(upstream.requests.at(-1)!.headers["authorization"], `${label}: the secret reached the upstream`).toBe(
+    `Bearer ${TOKEN}`,
+  );
+  expect(JSON.parse(secret.content?.[0]?.text ?? "null"), `${label}: secret redacted`).toEqual({
+    user: "alice",
+    saw: "Bearer [redacted]",
+  });
   const text = JSON.stringify(secret);
   for (const form of [TOKEN, encodeURIComponent(TOKEN), Buffer.from(TOKEN).toString("base64")]) {
     expect(text.includes(form), `${label}: no form of the secret in the result`).toBe(false);
   }
 }
 
-const META = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
 const DISCOVER = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: META } });
 const MODERN_HEADERS = {
   "content-type": "application/json",
@@ -115,12 +133,17 @@ interface RawAnswer {
 function raw(url: string, method: string, headers: Record<string, string>, body?: string | Buffer): Promise<RawAnswer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -135,7 +158,15 @@ function raw(url: string, method: string, headers: Record<string, string>, body?
 function postEarlyAnswer(url: string, headers: Record<string, string>, body: string): Promise<number> {
   const target = new URL(url);
   const bytes = Buffer.from(body);
-  const head = [`POST ${target.pathname} HTTP/1.1`, `host: ${target.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `content-length: ${bytes.length}`, "connection: close", "", ""].join("\r\n");
+  const head = [
+    `POST ${target.pathname} HTTP/1.1`,
+    `host: ${target.host}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    `content-length: ${bytes.length}`,
+    "connection: close",
+    "",
+    "",
+  ].join("\r\n");
   return new Promise((resolve, reject) => {
     const socket = connect(Number(target.port), target.hostname);
     let answer = "";
@@ -173,7 +204,10 @@ export async function runHttpEdges(url: string, label: string): Promise<void> {
   expect(discover.status, `${label}: discover`).toBe(200);
   const result = message(discover).result!;
   expect(result["supportedVersions"], `${label}: discover`).toContain("2026-07-28");
-  expect((result["_meta"] as Record<string, unknown>)["io.modelcontextprotocol/serverInfo"], `${label}: serverInfo`).toEqual({ name: "contract", version: "1.2.3" });
+  expect(
+    (result["_meta"] as Record<string, unknown>)["io.modelcontextprotocol/serverInfo"],
+    `${label}: serverInfo`,
+  ).toEqual({ name: "contract", version: "1.2.3" });
 
   const mismatched = await raw(url, "POST", { ...host, ...MODERN_HEADERS, "mcp-method": "tools/list" }, DISCOVER);
   expect(mismatched.status, `${label}: MCP headers that do not match the body`).toBe(400);
@@ -183,11 +217,20 @@ export async function runHttpEdges(url: string, label: string): Promise<void> {
 
   const foreignHost = await raw(url, "POST", { ...MODERN_HEADERS, host: "evil.example.com" }, DISCOVER);
   expect(foreignHost.status, `${label}: foreign Host`).toBe(403);
-  const foreignOrigin = await raw(url, "POST", { ...host, ...MODERN_HEADERS, origin: "https://evil.example.com" }, DISCOVER);
+  const foreignOrigin = await raw(
+    url,
+    "POST",
+    { ...host, ...MODERN_HEADERS, origin: "https://evil.example.com" },
+    DISCOVER,
+  );
   expect(foreignOrigin.status, `${label}: foreign Origin`).toBe(403);
 
   const pad = "x".repeat(5 * 1024 * 1024);
-  const big = await postEarlyAnswer(url, MODERN_HEADERS, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: META, pad } }));
+  const big = await postEarlyAnswer(
+    url,
+    MODERN_HEADERS,
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: META, pad } }),
+  );
   expect(big, `${label}: a body over 4 MiB`).toBe(413);
 
   const elsewhere = await raw(url.replace(/\/mcp$/, "/other"), "POST", { ...host, ...MODERN_HEADERS }, DISCOVER);

@@ -7,10 +7,20 @@
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { DENO_DENY_NET, FETCH_SETTINGS, FETCH_TEST_SETTING, runCommands } from "../../packages/compiler/src/emit/run-commands.ts";
+import {
+  DENO_DENY_NET,
+  FETCH_SETTINGS,
+  FETCH_TEST_SETTING,
+  runCommands,
+} from "../../packages/compiler/src/emit/run-commands.ts";
 import { shellWord } from "../../packages/compiler/src/emit/shell.ts";
 import { workerdConfig } from "../../packages/compiler/src/emit/workerd-config.ts";
-import { allowPrivateNetwork, checkAddress, createNetworkPolicy, METADATA_RANGES } from "../../packages/runtime/src/net/address.ts";
+import {
+  allowPrivateNetwork,
+  checkAddress,
+  createNetworkPolicy,
+  METADATA_RANGES,
+} from "../../packages/runtime/src/net/address.ts";
 import { createFetchTransport, FETCH_ACCEPT_ENCODING } from "../../packages/runtime/src/net/fetch-transport.ts";
 import type { Hop, HopResponse } from "../../packages/runtime/src/net/upstream.ts";
 import { WORKER_ENV } from "../../packages/runtime/src/worker-main.ts";
@@ -23,8 +33,18 @@ const payload = Buffer.from(JSON.stringify({ hello: "world" }));
 beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     const coding = req.path.slice(1);
-    const body = coding === "gzip" ? gzipSync(payload) : coding === "br" ? brotliCompressSync(payload) : coding === "deflate" ? deflateSync(payload) : payload;
-    const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": body.length };
+    const body =
+      coding === "gzip"
+        ? gzipSync(payload)
+        : coding === "br"
+          ? brotliCompressSync(payload)
+          : coding === "deflate"
+            ? deflateSync(payload)
+            : payload;
+    const headers: Record<string, string | number> = {
+      "content-type": "application/json",
+      "content-length": body.length,
+    };
     if (coding === "redirect") return void res.writeHead(302, { location: "/identity" }).end();
     if (coding !== "identity") headers["content-encoding"] = coding;
     res.writeHead(200, headers).end(body);
@@ -36,7 +56,15 @@ afterAll(async () => {
 
 const loopback = createNetworkPolicy({ ...allowPrivateNetwork(), localAddresses: [] });
 const strict = createNetworkPolicy({ localAddresses: [] });
-const hop = (url: string): Hop => ({ method: "GET", url: new URL(url), headers: [["accept-encoding", "gzip, deflate, br"], ["accept", "application/json"]], body: null });
+const hop = (url: string): Hop => ({
+  method: "GET",
+  url: new URL(url),
+  headers: [
+    ["accept-encoding", "gzip, deflate, br"],
+    ["accept", "application/json"],
+  ],
+  body: null,
+});
 const ctx = { signal: AbortSignal.timeout(5000), sendsSecrets: false };
 
 async function read(response: HopResponse): Promise<string> {
@@ -59,7 +87,9 @@ describe("the fetch transport", () => {
 
   it("refuses deflate, which Deno and workerd hand over still compressed", async () => {
     const transport = createFetchTransport({ policy: loopback });
-    await expect(transport.send(hop(`${upstream.origin}/deflate`), ctx)).rejects.toThrow(`The response from 127.0.0.1:${upstream.port} uses an unsupported encoding.`);
+    await expect(transport.send(hop(`${upstream.origin}/deflate`), ctx)).rejects.toThrow(
+      `The response from 127.0.0.1:${upstream.port} uses an unsupported encoding.`,
+    );
   });
 
   it("hands a redirect over unfollowed (the hop loop checks and follows it)", async () => {
@@ -80,14 +110,27 @@ describe("the fetch transport", () => {
 
   it("checks every resolver answer, and refuses when the resolver fails or finds nothing", async () => {
     let fetched = 0;
-    const fetchStub = async (): Promise<Response> => (fetched++, new Response("{}", { headers: { "content-type": "application/json" } }));
+    const fetchStub = async (): Promise<Response> => (
+      fetched++,
+      new Response("{}", { headers: { "content-type": "application/json" } })
+    );
     const withAnswers = (answers: string[] | Error) =>
-      createFetchTransport({ policy: strict, fetch: fetchStub, resolve: async () => (answers instanceof Error ? Promise.reject(answers) : answers) });
-    await expect(withAnswers(["93.184.215.14", "169.254.169.254"]).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow(
+      createFetchTransport({
+        policy: strict,
+        fetch: fetchStub,
+        resolve: async () => (answers instanceof Error ? Promise.reject(answers) : answers),
+      });
+    await expect(
+      withAnswers(["93.184.215.14", "169.254.169.254"]).send(hop("https://api.example.com/x"), ctx),
+    ).rejects.toThrow(
       "Request to api.example.com was blocked: it resolves to a disallowed address (cloud metadata address).",
     );
-    await expect(withAnswers(["10.0.0.1"]).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow(/was blocked: it resolves to a disallowed address/);
-    await expect(withAnswers([]).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow("Request to api.example.com was blocked: the host name resolved to no addresses.");
+    await expect(withAnswers(["10.0.0.1"]).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow(
+      /was blocked: it resolves to a disallowed address/,
+    );
+    await expect(withAnswers([]).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow(
+      "Request to api.example.com was blocked: the host name resolved to no addresses.",
+    );
     await expect(withAnswers(new Error("SERVFAIL")).send(hop("https://api.example.com/x"), ctx)).rejects.toThrow(
       "Request to api.example.com was blocked: the host name could not be resolved.",
     );
@@ -157,7 +200,11 @@ tools:
 
   it("give Deno the egress hosts (one entry per host:port) and the secrets, and nothing else", () => {
     const words = shellWords(runCommands(server).deno);
-    const list = (flag: string): string[] => words.find((w) => w.startsWith(`${flag}=`))!.slice(flag.length + 1).split(",");
+    const list = (flag: string): string[] =>
+      words
+        .find((w) => w.startsWith(`${flag}=`))!
+        .slice(flag.length + 1)
+        .split(",");
     expect(list("--allow-net")).toEqual(["127.0.0.1:3000", "api.example.com:443", "[2001:db8::1]:8443"]);
     expect(list("--allow-env")).toEqual(["API_KEY", "OTHER_KEY", ...FETCH_SETTINGS]);
     expect(list("--allow-env")).not.toContain(FETCH_TEST_SETTING);
@@ -182,7 +229,10 @@ tools:
       return Number(innerBits) >= Number(bits) && toInt(innerBase!) >= start && toInt(innerBase!) < start + size;
     };
     for (const metadata of METADATA_RANGES.filter((r) => !r.includes(":"))) {
-      expect(ipv4.some((r) => covers(r, metadata)), metadata).toBe(true);
+      expect(
+        ipv4.some((r) => covers(r, metadata)),
+        metadata,
+      ).toBe(true);
     }
     expect(DENO_DENY_NET).toContain("[fd00:ec2::254]");
     expect(DENO_DENY_NET.some((r) => r.startsWith("127."))).toBe(false);

@@ -15,7 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Era } from "../helpers/clients.ts";
 import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { httpClient, stdioClient } from "../helpers/runtime-clients.ts";
-import { freePort, readmeCommands, runtimeBinary, type Service, shellWords, startService } from "../helpers/runtimes.ts";
+import {
+  freePort,
+  readmeCommands,
+  runtimeBinary,
+  type Service,
+  shellWords,
+  startService,
+} from "../helpers/runtimes.ts";
 import { startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
 import { contractSpec, contractUpstream, runContract, runHttpEdges, TOKEN } from "./contract.ts";
 
@@ -52,8 +59,8 @@ afterAll(async () => {
 function replaceWord(words: string[], from: string, to: string): string[] {
   let n = 0;
   const out = words.map((w) => {
-    if (w === from) return n++, to;
-    if (w.endsWith(`=${from}`)) return n++, `${w.slice(0, -from.length)}${to}`;
+    if (w === from) return (n++, to);
+    if (w.endsWith(`=${from}`)) return (n++, `${w.slice(0, -from.length)}${to}`);
     return w;
   });
   expect(n, `the command line has ${from} once: ${words.join(" ")}`).toBe(1);
@@ -113,7 +120,12 @@ describe("Node 20 (the Node running the tests) with --disallow-code-generation-f
   for (const era of ERAS) {
     it(`passes the contract over stdio with the ${era} client`, async () => {
       const [, ...args] = lines().stdio;
-      const client = await stdioClient(era, { command: process.execPath, args: [...args, "--allow-private-network"], env, cwd: pkg });
+      const client = await stdioClient(era, {
+        command: process.execPath,
+        args: [...args, "--allow-private-network"],
+        env,
+        cwd: pkg,
+      });
       try {
         await runContract(client, upstream, `node20 stdio ${era}`);
       } finally {
@@ -131,7 +143,13 @@ describe("Node 20 (the Node running the tests) with --disallow-code-generation-f
 describe("Node 24 with --permission, file reads limited to the bundle", () => {
   const lines = (): { stdio: string[]; http: string[] } => {
     const [stdio, http] = readmeCommands(readme, "### Node.js 24 with the permission model").map(shellWords);
-    expect(stdio).toEqual(["node", "--permission", "--allow-fs-read=server.mjs", "--disallow-code-generation-from-strings", "server.mjs"]);
+    expect(stdio).toEqual([
+      "node",
+      "--permission",
+      "--allow-fs-read=server.mjs",
+      "--disallow-code-generation-from-strings",
+      "server.mjs",
+    ]);
     return { stdio: stdio!, http: http! };
   };
   const env = { API_TOKEN: TOKEN, NODE_EXTRA_CA_CERTS: TEST_CA };
@@ -142,13 +160,26 @@ describe("Node 24 with --permission, file reads limited to the bundle", () => {
     expect(execFileSync(node24, ["--version"], { encoding: "utf8" })).toMatch(/^v24\./);
     // The same flags refuse a read outside the bundle.
     const [, ...flags] = lines().stdio.slice(0, -1);
-    const probe = execFileSync(node24, [...flags, "-e", "try { require('node:fs').readFileSync('manifest.json'); console.log('read') } catch (e) { console.log(e.code) }"], { cwd: pkg, encoding: "utf8" });
+    const probe = execFileSync(
+      node24,
+      [
+        ...flags,
+        "-e",
+        "try { require('node:fs').readFileSync('manifest.json'); console.log('read') } catch (e) { console.log(e.code) }",
+      ],
+      { cwd: pkg, encoding: "utf8" },
+    );
     expect(probe.trim()).toBe("ERR_ACCESS_DENIED");
   });
   for (const era of ERAS) {
     it(`passes the contract over stdio with the ${era} client`, async () => {
       const [, ...args] = lines().stdio;
-      const client = await stdioClient(era, { command: runtimeBinary("node24"), args: [...args, "--allow-private-network"], env, cwd: pkg });
+      const client = await stdioClient(era, {
+        command: runtimeBinary("node24"),
+        args: [...args, "--allow-private-network"],
+        env,
+        cwd: pkg,
+      });
       try {
         await runContract(client, upstream, `node24 stdio ${era}`);
       } finally {
@@ -159,7 +190,11 @@ describe("Node 24 with --permission, file reads limited to the bundle", () => {
   describeHttp("Node 24", async () => {
     const port = String(await freePort());
     const [, ...args] = replaceWord(lines().http, SAMPLE_PORT, port);
-    return startService(runtimeBinary("node24"), [...args, "--allow-private-network"], { env, cwd: pkg, port: Number(port) });
+    return startService(runtimeBinary("node24"), [...args, "--allow-private-network"], {
+      env,
+      cwd: pkg,
+      port: Number(port),
+    });
   });
 });
 
@@ -175,11 +210,21 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
     const [line] = readmeCommands(readme, "### Deno");
     return shellWords(line!);
   };
-  const env = (): Record<string, string> => ({ API_TOKEN: TOKEN, [ALLOW_PRIVATE]: "1", DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" });
+  const env = (): Record<string, string> => ({
+    API_TOKEN: TOKEN,
+    [ALLOW_PRIVATE]: "1",
+    DENO_DIR: denoDir,
+    DENO_NO_UPDATE_CHECK: "1",
+    NO_COLOR: "1",
+  });
   /** The README's line on another port, trusting the test CA; `forTests` adds the loopback allowance. */
   const command = (port: string, forTests: boolean): string[] => {
     let words = replaceWord(production(), SAMPLE_PORT, port);
-    words = setFlagList(words, "--allow-net", flagList(words, "--allow-net").map((a) => (a === `127.0.0.1:${SAMPLE_PORT}` ? `127.0.0.1:${port}` : a)));
+    words = setFlagList(
+      words,
+      "--allow-net",
+      flagList(words, "--allow-net").map((a) => (a === `127.0.0.1:${SAMPLE_PORT}` ? `127.0.0.1:${port}` : a)),
+    );
     if (forTests) words = setFlagList(words, "--allow-env", [...flagList(words, "--allow-env"), ALLOW_PRIVATE]);
     const script = words.pop()!;
     return [...words, `--cert=${TEST_CA}`, script];
@@ -189,7 +234,10 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
     const words = production();
     expect(words.slice(0, 2)).toEqual(["deno", "serve"]);
     expect(words.at(-1)).toBe("worker.mjs");
-    expect(flagList(words, "--allow-net")).toEqual([`127.0.0.1:${SAMPLE_PORT}`, ...manifest.egress.map((e) => `${e.host}:${e.port}`)]);
+    expect(flagList(words, "--allow-net")).toEqual([
+      `127.0.0.1:${SAMPLE_PORT}`,
+      ...manifest.egress.map((e) => `${e.host}:${e.port}`),
+    ]);
     expect(flagList(words, "--allow-env")).toEqual([
       ...manifest.secrets.map((s) => s.name),
       "KERVANC_ALLOWED_HOSTS",
@@ -207,7 +255,11 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
 
   it("refuses the loopback upstream with the README's flags: the test-only allowance cannot even be read", async () => {
     const port = await freePort();
-    const service = await startService(runtimeBinary("deno"), command(String(port), false).slice(1), { env: env(), cwd: pkg, port });
+    const service = await startService(runtimeBinary("deno"), command(String(port), false).slice(1), {
+      env: env(),
+      cwd: pkg,
+      port,
+    });
     try {
       const client = await httpClient("modern", service.url);
       try {
@@ -215,7 +267,12 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
         const result = await client.callTool("get_item", { id: 1 });
         expect(result).toMatchObject({
           isError: true,
-          content: [{ type: "text", text: `Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).` }],
+          content: [
+            {
+              type: "text",
+              text: `Request to 127.0.0.1:${upstream.port} was blocked: it resolves to a disallowed address (loopback address).`,
+            },
+          ],
         });
         expect(upstream.requests.length).toBe(before);
       } finally {
@@ -258,7 +315,10 @@ describe("workerd serving worker.mjs without nodejs_compat", () => {
     const edits: [string, string][] = [
       [`address = "127.0.0.1:${SAMPLE_PORT}"`, `address = "127.0.0.1:${port}"`],
       ['allow = ["public"]', 'allow = ["public", "local"]'],
-      ["tlsOptions = (trustBrowserCas = true)", 'tlsOptions = (trustBrowserCas = true, trustedCertificates = [embed "test-ca.pem"])'],
+      [
+        "tlsOptions = (trustBrowserCas = true)",
+        'tlsOptions = (trustBrowserCas = true, trustedCertificates = [embed "test-ca.pem"])',
+      ],
       ["  bindings = [\n", `  bindings = [\n    (name = "${ALLOW_PRIVATE}", text = "1"),\n`],
     ];
     for (const [from, to] of edits) {
@@ -267,6 +327,10 @@ describe("workerd serving worker.mjs without nodejs_compat", () => {
     }
     await copyFile(TEST_CA, join(pkg, "test-ca.pem"));
     await writeFile(join(pkg, "test.capnp"), config);
-    return startService(runtimeBinary("workerd"), ["serve", "test.capnp"], { env: { API_TOKEN: TOKEN }, cwd: pkg, port: Number(port) });
+    return startService(runtimeBinary("workerd"), ["serve", "test.capnp"], {
+      env: { API_TOKEN: TOKEN },
+      cwd: pkg,
+      port: Number(port),
+    });
   });
 });

@@ -78,30 +78,74 @@ describe("blow-ups end with a budget error", () => {
     const doubling = `@${" | [@, @]".repeat(30)}`;
     const data = { name: "x" };
     expectBudgetError("[@,@] doubling x30, result size", compileFrozen(doubling), data, "max-bytes");
-    expectBudgetError("[@,@] doubling x30 | to_string(@)", compileFrozen(`${doubling} | to_string(@)`), data, "max-bytes");
-    expectBudgetError("[@,@] doubling x30 | [] x30", compileFrozen(`${doubling}${" | []".repeat(30)}`), data, undefined);
-    expectBudgetError("[@,@] doubling x30 | [*][*]...", compileFrozen(`${doubling} | ${"[*]".repeat(30)}`), data, undefined);
-    expectBudgetError("[@,@] doubling x30, then == a copy", compileFrozen(`[${doubling}, ${doubling} | [@]] | [0] == [1][0]`), data, "max-steps");
+    expectBudgetError(
+      "[@,@] doubling x30 | to_string(@)",
+      compileFrozen(`${doubling} | to_string(@)`),
+      data,
+      "max-bytes",
+    );
+    expectBudgetError(
+      "[@,@] doubling x30 | [] x30",
+      compileFrozen(`${doubling}${" | []".repeat(30)}`),
+      data,
+      undefined,
+    );
+    expectBudgetError(
+      "[@,@] doubling x30 | [*][*]...",
+      compileFrozen(`${doubling} | ${"[*]".repeat(30)}`),
+      data,
+      undefined,
+    );
+    expectBudgetError(
+      "[@,@] doubling x30, then == a copy",
+      compileFrozen(`[${doubling}, ${doubling} | [@]] | [0] == [1][0]`),
+      data,
+      "max-steps",
+    );
   });
 
   it("a 1 MB string referenced from each of 10,000 items", () => {
-    const data = { s: ONE_MB, items: Array.from({ length: 10_000 }, () => 0), copies: Array.from({ length: 10_000 }, () => ONE_MB) };
+    const data = {
+      s: ONE_MB,
+      items: Array.from({ length: 10_000 }, () => 0),
+      copies: Array.from({ length: 10_000 }, () => ONE_MB),
+    };
     expectBudgetError("join(',', map(&$.s, items))", compileFrozen("join(',', map(&$.s, items))"), data, "max-bytes");
     expectBudgetError("join('', copies)", compileFrozen("join('', copies)"), data, "max-bytes");
     expectBudgetError("to_string(copies)", compileFrozen("to_string(copies)"), data, "max-bytes");
     expectBudgetError("copies[*] (result size)", compileFrozen("copies[*]"), data, "max-bytes");
     expectBudgetError("map(&upper(@), copies)", compileFrozen("map(&upper(@), copies)"), data, "max-bytes");
-    expectBudgetError("map(&find_first($.s, 'y'), items)", compileFrozen("map(&find_first($.s, 'y'), items)"), data, "max-steps");
+    expectBudgetError(
+      "map(&find_first($.s, 'y'), items)",
+      compileFrozen("map(&find_first($.s, 'y'), items)"),
+      data,
+      "max-steps",
+    );
     expectBudgetError("copies[?@ == $.s]", compileFrozen("copies[?@ == $.s]"), data, "max-steps");
     expectBudgetError("map(&length(@), copies)", compileFrozen("map(&length(@), copies)"), data, "max-steps");
   });
 
   it("join, pad_left, pad_right and replace with big inputs", () => {
-    const data = { s: ONE_MB, xs: "x".repeat(100), parts: Array.from({ length: 100 }, () => "a"), four: "x".repeat(4 * MIB) };
+    const data = {
+      s: ONE_MB,
+      xs: "x".repeat(100),
+      parts: Array.from({ length: 100 }, () => "a"),
+      four: "x".repeat(4 * MIB),
+    };
     expectBudgetError("join(s, parts) (1 MB separator)", compileFrozen("join(s, parts)"), data, "max-bytes");
     expectBudgetError("pad_left('a', `500000000`)", compileFrozen("pad_left('a', `500000000`)"), data, "max-bytes");
-    expectBudgetError("length(pad_left('a', `500000000`))", compileFrozen("length(pad_left('a', `500000000`))"), data, "max-bytes");
-    expectBudgetError("pad_right('a', `500000000`, '-')", compileFrozen("pad_right('a', `500000000`, '-')"), data, "max-bytes");
+    expectBudgetError(
+      "length(pad_left('a', `500000000`))",
+      compileFrozen("length(pad_left('a', `500000000`))"),
+      data,
+      "max-bytes",
+    );
+    expectBudgetError(
+      "pad_right('a', `500000000`, '-')",
+      compileFrozen("pad_right('a', `500000000`, '-')"),
+      data,
+      "max-bytes",
+    );
     expectBudgetError("pad_left(s, `1e300`)", compileFrozen("pad_left(s, `1e300`)"), data, "max-bytes");
     expectBudgetError("replace(xs, 'x', s) (100 x 1 MB)", compileFrozen("replace(xs, 'x', s)"), data, "max-bytes");
     expectBudgetError("replace(s, 'x', 'yy') (1M matches)", compileFrozen("replace(s, 'x', 'yy')"), data, undefined);
@@ -111,8 +155,18 @@ describe("blow-ups end with a budget error", () => {
   });
 
   it("deeply nested map over 1000 x 1000 and 1000^3 elements", () => {
-    expectBudgetError("map(&map(&@, @), @) over 1000x1000", compileFrozen("map(&map(&@, @), @)"), grid1000, "max-steps");
-    expectBudgetError("map(&map(&map(&@, @), @), @) over 1000^3", compileFrozen("map(&map(&map(&@, @), @), @)"), cube1000, "max-steps");
+    expectBudgetError(
+      "map(&map(&@, @), @) over 1000x1000",
+      compileFrozen("map(&map(&@, @), @)"),
+      grid1000,
+      "max-steps",
+    );
+    expectBudgetError(
+      "map(&map(&map(&@, @), @), @) over 1000^3",
+      compileFrozen("map(&map(&map(&@, @), @), @)"),
+      cube1000,
+      "max-steps",
+    );
     expectBudgetError("[*][*][*] over 1000^3", compileFrozen("[*][*][*]"), cube1000, "max-steps");
     expectBudgetError("@[][] over 1000^3 (flatten)", compileFrozen("@[][]"), cube1000, undefined);
   });
@@ -126,16 +180,31 @@ describe("blow-ups end with a budget error", () => {
     expectBudgetError("sort_by(records, &n)", compileFrozen("sort_by(@, &n)"), records, "max-steps");
     // Few elements, but every comparison scans 100 KB: the comparator charges the scanned length.
     const longCopies = Array.from({ length: 1000 }, () => "y".repeat(100_000));
-    expectBudgetError("sort(1000 distinct copies of a 100 KB string)", compileFrozen("sort(@)"), longCopies, "max-steps");
+    expectBudgetError(
+      "sort(1000 distinct copies of a 100 KB string)",
+      compileFrozen("sort(@)"),
+      longCopies,
+      "max-steps",
+    );
   });
 
   it("comparing large structures", () => {
     const left = Array.from({ length: 1000 }, () => Array.from({ length: 1000 }, (_, i) => i));
     const right = Array.from({ length: 1000 }, () => Array.from({ length: 1000 }, (_, i) => i));
-    expectBudgetError("a == b over two distinct 1000x1000 arrays", compileFrozen("a == b"), { a: left, b: right }, "max-steps");
+    expectBudgetError(
+      "a == b over two distinct 1000x1000 arrays",
+      compileFrozen("a == b"),
+      { a: left, b: right },
+      "max-steps",
+    );
     // Every row has the searched length and prefix, so each comparison walks ~1000 pairs before failing.
     const almost = Array.from({ length: 1000 }, (_, i) => (i === 999 ? -1 : i));
-    expectBudgetError("contains(a, b) over 1000x1000", compileFrozen("contains(a, b)"), { a: left, b: almost }, "max-steps");
+    expectBudgetError(
+      "contains(a, b) over 1000x1000",
+      compileFrozen("contains(a, b)"),
+      { a: left, b: almost },
+      "max-steps",
+    );
   });
 
   it("expression nesting past the cap", () => {
@@ -145,7 +214,9 @@ describe("blow-ups end with a budget error", () => {
 
   it("respects budgets passed by the caller", () => {
     expectBudgetError("length(@) with maxSteps 1", compileFrozen("length(@)"), [1, 2, 3], "max-steps", { maxSteps: 1 });
-    expectBudgetError("upper(@) with maxBytes 10", compileFrozen("upper(@)"), "x".repeat(100), "max-bytes", { maxBytes: 10 });
+    expectBudgetError("upper(@) with maxBytes 10", compileFrozen("upper(@)"), "x".repeat(100), "max-bytes", {
+      maxBytes: 10,
+    });
     expect(() => evaluateSelect(compileFrozen("@"), 1, { maxSteps: Number.NaN })).toThrow(RangeError);
     expect(() => evaluateSelect(compileFrozen("@"), 1, { maxBytes: -1 })).toThrow(RangeError);
   });
@@ -172,20 +243,35 @@ describe("ordinary selections stay far inside the default budget", () => {
     latitude: 41.01,
     longitude: 28.97,
     current: { time: "2024-01-01T00:00", temperature_2m: 7.3, wind_speed_10m: 11.2 },
-    hourly: { time: Array.from({ length: 168 }, (_, i) => `t${i}`), temperature_2m: Array.from({ length: 168 }, (_, i) => i / 10) },
+    hourly: {
+      time: Array.from({ length: 168 }, (_, i) => `t${i}`),
+      temperature_2m: Array.from({ length: 168 }, (_, i) => i / 10),
+    },
   };
 
   const realistic: ReadonlyArray<[string, JsonValue, (value: JsonValue) => void]> = [
     ["results[].{name: name, country: country}", { results }, (value) => expect(value).toHaveLength(200)],
     ["{temperatureC: current.temperature_2m}", weather, (value) => expect(value).toEqual({ temperatureC: 7.3 })],
     ["{now: current, next: hourly.temperature_2m[:24]}", weather, (value) => expect(value).toHaveProperty("next")],
-    ["sort_by(results, &population)[-10:].{name: name, population: population}", { results }, (value) => expect(value).toHaveLength(10)],
+    [
+      "sort_by(results, &population)[-10:].{name: name, population: population}",
+      { results },
+      (value) => expect(value).toHaveLength(10),
+    ],
     ["results[?country == 'TR'] | length(@)", { results }, (value) => expect(value).toBe(40)],
     ["join(', ', results[?population > `4000000`].name)", { results }, (value) => expect(typeof value).toBe("string")],
     ["max_by(results, &population).name", { results }, (value) => expect(typeof value).toBe("string")],
     ["group_by(results, &country) | keys(@)", { results }, (value) => expect(value).toEqual(countries)],
-    ["results[*].{id: id, where: join('/', [admin.region, country]), tags: join(',', tags)}", { results }, (value) => expect(value).toHaveLength(200)],
-    ["let $c = 'DE' in results[?country == $c].name | sort(@)[:5]", { results }, (value) => expect(value).toHaveLength(5)],
+    [
+      "results[*].{id: id, where: join('/', [admin.region, country]), tags: join(',', tags)}",
+      { results },
+      (value) => expect(value).toHaveLength(200),
+    ],
+    [
+      "let $c = 'DE' in results[?country == $c].name | sort(@)[:5]",
+      { results },
+      (value) => expect(value).toHaveLength(5),
+    ],
   ];
 
   for (const [expression, data, check] of realistic) {

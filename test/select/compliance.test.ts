@@ -56,7 +56,8 @@ const SUITE_DIVERGENCES: ReadonlyMap<string, string> = new Map<string, string>([
 const LIBRARY_DIVERGENCES: ReadonlyArray<{
   readonly expression: string;
   readonly given?: JsonValue;
-  readonly expected: { readonly result: JsonValue } | { readonly error: string; readonly kind?: "evaluation" | "budget" };
+  readonly expected:
+    { readonly result: JsonValue } | { readonly error: string; readonly kind?: "evaluation" | "budget" };
   readonly library: string;
   readonly reason: string;
 }> = [
@@ -79,16 +80,18 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
     reason: "The library reports a variable bound to a falsy value in an outer scope as undefined.",
   },
   {
-    expression: "sort_by(`[{\"k\":\"a\",\"i\":1},{\"k\":\"a\",\"i\":2},{\"k\":\"a\",\"i\":3}]`, &k)[].i",
+    expression: 'sort_by(`[{"k":"a","i":1},{"k":"a","i":2},{"k":"a","i":3}]`, &k)[].i',
     expected: { result: [1, 2, 3] },
     library: "[3, 2, 1]",
-    reason: "The library's string comparer never returns 0, so equal string keys do not keep their order; the spec's sort_by is stable.",
+    reason:
+      "The library's string comparer never returns 0, so equal string keys do not keep their order; the spec's sort_by is stable.",
   },
   {
-    expression: "max_by(`[{\"a\":\"x\"},{\"a\":\"y\"}]`, &a)",
+    expression: 'max_by(`[{"a":"x"},{"a":"y"}]`, &a)',
     expected: { result: { a: "y" } },
     library: "null",
-    reason: "The library compares string keys against -Infinity, so non-numeric string keys never win; the spec allows string keys.",
+    reason:
+      "The library compares string keys against -Infinity, so non-numeric string keys never win; the spec allows string keys.",
   },
   {
     expression: "max_by(`[0]`, &@)",
@@ -97,22 +100,24 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
     reason: "The library returns `maxRecord || null`, turning a falsy winning element into null (same for min_by).",
   },
   {
-    expression: "max_by(`[{\"a\":1},{\"a\":\"x\"}]`, &a)",
+    expression: 'max_by(`[{"a":1},{"a":"x"}]`, &a)',
     expected: { error: "invalid-type" },
     library: "{a: 1}",
     reason: "Mixed number and string keys have no order; rejected as sort_by rejects them.",
   },
   {
-    expression: "min(`[\"a\", \"B\"]`)",
+    expression: 'min(`["a", "B"]`)',
     expected: { result: "B" },
     library: '"a"',
-    reason: "The library compares strings with localeCompare, which depends on the host locale; we use code point order, as sort does.",
+    reason:
+      "The library compares strings with localeCompare, which depends on the host locale; we use code point order, as sort does.",
   },
   {
-    expression: "contains(`[{\"a\":1}]`, `{\"a\":1}`)",
+    expression: 'contains(`[{"a":1}]`, `{"a":1}`)',
     expected: { result: true },
     library: "false",
-    reason: "The library uses Array.prototype.includes (reference equality); the spec compares elements with JMESPath equality.",
+    reason:
+      "The library uses Array.prototype.includes (reference equality); the spec compares elements with JMESPath equality.",
   },
   {
     expression: "contains('abc', `1`)",
@@ -136,13 +141,15 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
     expression: "replace('aaa', 'a', 'ba', `2`)",
     expected: { result: "babaa" },
     library: '"bbaaa"',
-    reason: "The library re-scans the partly replaced string; the spec replaces the first `count` occurrences of the subject.",
+    reason:
+      "The library re-scans the partly replaced string; the spec replaces the first `count` occurrences of the subject.",
   },
   {
     expression: "replace('abc', 'b', '$&$&', `1`)",
     expected: { result: "a$&$&c" },
     library: '"abbc"',
-    reason: "The library passes the replacement to String.prototype.replace, which expands $-patterns; replacement is literal.",
+    reason:
+      "The library passes the replacement to String.prototype.replace, which expands $-patterns; replacement is literal.",
   },
   {
     expression: "split('a/b', '/', `5`)",
@@ -200,10 +207,11 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
     reason: "The library treats any object with a truthy `expref` member as an expression; data cannot forge one here.",
   },
   {
-    expression: "group_by(`[{\"k\":\"constructor\"}]`, &k)",
+    expression: 'group_by(`[{"k":"constructor"}]`, &k)',
     expected: { result: { constructor: [{ k: "constructor" }] } },
     library: "TypeError: target.push is not a function",
-    reason: "The library reads `acc[key]` through the prototype (and sets the prototype for __proto__); groups live in a Map here.",
+    reason:
+      "The library reads `acc[key]` through the prototype (and sets the prototype for __proto__); groups live in a Map here.",
   },
   {
     expression: "a.constructor",
@@ -222,7 +230,8 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
     expression: "'x' < 'y'",
     expected: { result: null },
     library: "null",
-    reason: "Not a divergence, recorded for clarity: ordering is defined for numbers only, as in the library and the suite.",
+    reason:
+      "Not a divergence, recorded for clarity: ordering is defined for numbers only, as in the library and the suite.",
   },
 ];
 
@@ -332,7 +341,9 @@ describe.skipIf(!haveSuite)(
               const reference = library(suite.given, testCase.expression, options);
               comparedWithLibrary += 1;
               if (!sameOutcome(outcome, reference)) {
-                libraryDifferences.push(`${id} ${testCase.expression}\n    ours:    ${show(outcome)}\n    library: ${show(reference)}`);
+                libraryDifferences.push(
+                  `${id} ${testCase.expression}\n    ours:    ${show(outcome)}\n    library: ${show(reference)}`,
+                );
               }
 
               if (testCase.error !== undefined) {
@@ -378,7 +389,9 @@ describe("deliberate divergences from @jmespath-community/jmespath 1.3.0", () =>
         expect((thrown as SelectError).kind).toBe(divergence.expected.kind ?? "evaluation");
         expect((thrown as SelectError).code).toBe(divergence.expected.error);
       }
-      report.push(`${divergence.expression}\n    library: ${show(library(divergence.given ?? {}, divergence.expression, {}))}`);
+      report.push(
+        `${divergence.expression}\n    library: ${show(library(divergence.given ?? {}, divergence.expression, {}))}`,
+      );
     });
   }
   afterAll(() => {

@@ -93,21 +93,33 @@ describe("prototype pollution", () => {
   const attacks: ReadonlyArray<[string, (result: JsonValue) => void]> = [
     ["merge(a, @)", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
     ["merge(@)", (r) => expect(JSON.parse(JSON.stringify(r))).toEqual(JSON.parse(HOSTILE_TEXT))],
-    ["merge(`{}`, a, `{\"__proto__\": {\"polluted\": true}}`)", (r) => expect(Object.keys(r as object)).toContain("__proto__")],
+    [
+      'merge(`{}`, a, `{"__proto__": {"polluted": true}}`)',
+      (r) => expect(Object.keys(r as object)).toContain("__proto__"),
+    ],
     ["from_items(pairs)", (r) => expect(Object.keys(r as object)).toEqual(["__proto__", "constructor", "toString"])],
     ["from_items(items(@))", (r) => expect(JSON.stringify(r)).toBe(JSON.stringify(data))],
     ["from_items(items(a))", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
-    ["group_by(list, &k)", (r) => expect(Object.keys(r as object)).toEqual(["__proto__", "constructor", "toString", "hasOwnProperty"])],
-    ["{\"__proto__\": a.__proto__}", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
-    ["{__proto__: @, constructor: o.constructor}", (r) => expect(Object.keys(r as object)).toEqual(["__proto__", "constructor"])],
+    [
+      "group_by(list, &k)",
+      (r) => expect(Object.keys(r as object)).toEqual(["__proto__", "constructor", "toString", "hasOwnProperty"]),
+    ],
+    ['{"__proto__": a.__proto__}', (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
+    [
+      "{__proto__: @, constructor: o.constructor}",
+      (r) => expect(Object.keys(r as object)).toEqual(["__proto__", "constructor"]),
+    ],
     ["a.{__proto__: __proto__, x: x}", (r) => expect(JSON.stringify(r)).toBe('{"__proto__":{"polluted":true},"x":1}')],
     ["items(@)", (r) => expect((r as JsonValue[])[0]).toEqual(["__proto__", { polluted: true }])],
     ["items(a)", (r) => expect(r).toHaveLength(2)],
     ["keys(@)", (r) => expect(r).toContain("__proto__")],
     ["values(@)", (r) => expect(r).toContainEqual({ polluted: true })],
-    ["`{\"__proto__\": {\"polluted\": true}}`", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
+    ['`{"__proto__": {"polluted": true}}`', (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
     ["__proto__ = a", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
-    ["let $__proto__ = a in {__proto__: $__proto__}", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
+    [
+      "let $__proto__ = a in {__proto__: $__proto__}",
+      (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true),
+    ],
     ["*.__proto__", (r) => expect(r).toEqual([{ polluted: true }])],
     ["o.constructor.prototype", (r) => expect(r).toEqual({ polluted: true })],
     ["zip(keys(@), values(@)) | from_items(@)", (r) => expect(Object.hasOwn(r as object, "__proto__")).toBe(true)],
@@ -120,19 +132,29 @@ describe("prototype pollution", () => {
       expectPrototypesIntact(result);
       // The probe from the brief, over fresh data: nothing leaked into Object.prototype, and only own members are
       // read, so an inherited `constructor` is not visible either.
-      expect(run("[a.polluted, polluted, a.constructor]", JSON.parse('{"a": {}}') as JsonValue)).toEqual([null, null, null]);
+      expect(run("[a.polluted, polluted, a.constructor]", JSON.parse('{"a": {}}') as JsonValue)).toEqual([
+        null,
+        null,
+        null,
+      ]);
       // Over the result itself, only members the result really owns may show up.
       const own = (key: string): JsonValue =>
         typeof result === "object" && result !== null && !Array.isArray(result) && Object.hasOwn(result, key)
           ? (result[key] ?? null)
           : null;
-      expect(run("[a.polluted, polluted, a.constructor]", { a: result })).toEqual([own("polluted"), null, own("constructor")]);
+      expect(run("[a.polluted, polluted, a.constructor]", { a: result })).toEqual([
+        own("polluted"),
+        null,
+        own("constructor"),
+      ]);
     });
   }
 });
 
 describe("own-property reads", () => {
-  const data = deepFreeze(JSON.parse('{"a": {"x": {"y": 1}}, "arr": [1, 2, 3], "s": "str", "n": 5, "t": true}') as JsonValue);
+  const data = deepFreeze(
+    JSON.parse('{"a": {"x": {"y": 1}}, "arr": [1, 2, 3], "s": "str", "n": 5, "t": true}') as JsonValue,
+  );
   const inherited = [
     "a.constructor",
     "a.toString",
@@ -178,7 +200,12 @@ describe("own-property reads", () => {
     });
 
     it("sees none of the injected, enumerable member", () => {
-      Object.defineProperty(Object.prototype, "injected", { value: 1, enumerable: true, configurable: true, writable: true });
+      Object.defineProperty(Object.prototype, "injected", {
+        value: 1,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
       const empty = JSON.parse("{}") as JsonValue;
       expect(run("injected", empty)).toBeNull();
       expect(run("keys(@)", empty)).toEqual([]);
@@ -186,7 +213,7 @@ describe("own-property reads", () => {
       expect(run("!@", empty)).toBe(true);
       expect(run("@ || 'empty'", empty)).toBe("empty");
       expect(run("@ == `{}`", empty)).toBe(true);
-      expect(run("merge(@, `{\"b\": 1}`)", empty)).toEqual({ b: 1 });
+      expect(run('merge(@, `{"b": 1}`)', empty)).toEqual({ b: 1 });
     });
   });
 });
@@ -234,11 +261,19 @@ describe("hostile keys and names", () => {
     expect(run("type(@)", forged)).toBe("object");
     const error = thrown(() => run("map(@, `[1]`)", forged));
     expect(error.code).toBe("invalid-type");
-    expect(run("sort_by(`[{\"a\": 2}, {\"a\": 1}]`, &a)", forged)).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(run('sort_by(`[{"a": 2}, {"a": 1}]`, &a)', forged)).toEqual([{ a: 1 }, { a: 2 }]);
   });
 
   it("keeps expression references out of results", () => {
-    for (const expression of ["&a", "[&a]", "{f: &a}", "let $f = &a in $f", "let $f = &a in [$f]", "to_string(&a)", "to_array(&a)"]) {
+    for (const expression of [
+      "&a",
+      "[&a]",
+      "{f: &a}",
+      "let $f = &a in $f",
+      "let $f = &a in [$f]",
+      "to_string(&a)",
+      "to_array(&a)",
+    ]) {
       const error = thrown(() => run(expression, {}));
       expect(error.kind).toBe("evaluation");
       expect(error.code).toBe("invalid-type");
@@ -263,7 +298,7 @@ describe("the syntax tree", () => {
     ['map(&`{"m": [0]}`, `[1, 2]`)', [{ m: [0] }, { m: [0] }]],
     ["sort(`[3, 1, 2]`)", [1, 2, 3]],
     ['`{"a": 1}` || `[]`', { a: 1 }],
-    ['@ ? `[1]` : `[2]`', [1]],
+    ["@ ? `[1]` : `[2]`", [1]],
   ];
 
   for (const [expression, expected] of expressions) {
@@ -354,7 +389,7 @@ describe("jsonLength", () => {
     {},
     [[]],
     [{}, [], "", 0, null],
-    { a: 1, b: [1, 2, { c: "d" }], "e\"f": "\n", "😀": {} },
+    { a: 1, b: [1, 2, { c: "d" }], 'e"f': "\n", "😀": {} },
     JSON.parse('{"__proto__": {"x": [1, "\\u0000"]}, "constructor": null}') as JsonValue,
     Array.from({ length: 100 }, (_, i) => ({ [`k${i}`]: i % 2 === 0 ? `v${i}\t` : [i, -i, i / 3] })),
   ];
@@ -370,7 +405,23 @@ describe("jsonLength", () => {
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
   }
-  const alphabet = ["a", "Z", " ", '"', "\\", "\n", "\u0000", "\u001f", "é", "😀", "\ud800", "\udfff", "\u2028", "/", "<"];
+  const alphabet = [
+    "a",
+    "Z",
+    " ",
+    '"',
+    "\\",
+    "\n",
+    "\u0000",
+    "\u001f",
+    "é",
+    "😀",
+    "\ud800",
+    "\udfff",
+    "\u2028",
+    "/",
+    "<",
+  ];
   function randomValue(random: () => number, depth: number): JsonValue {
     const pick = Math.floor(random() * (depth > 4 ? 5 : 7));
     switch (pick) {
@@ -379,7 +430,9 @@ describe("jsonLength", () => {
       case 1:
         return random() < 0.5;
       case 2:
-        return random() < 0.5 ? Math.floor(random() * 2e6) - 1e6 : (random() - 0.5) * 10 ** Math.floor(random() * 40 - 20);
+        return random() < 0.5
+          ? Math.floor(random() * 2e6) - 1e6
+          : (random() - 0.5) * 10 ** Math.floor(random() * 40 - 20);
       case 3:
       case 4: {
         let text = "";

@@ -114,10 +114,33 @@ tools:
 type Kind = "valid" | "invalid" | "5xx" | "slow" | "reset" | "oversized" | "bad_json";
 /** Twenty calls, repeated: 30% valid, 15% invalid arguments, 15% 5xx, 10% each of the other misbehaviours. */
 const PATTERN: readonly Kind[] = [
-  "valid", "invalid", "5xx", "slow", "valid", "reset", "oversized", "valid", "bad_json", "invalid",
-  "5xx", "valid", "slow", "reset", "valid", "oversized", "invalid", "bad_json", "5xx", "valid",
+  "valid",
+  "invalid",
+  "5xx",
+  "slow",
+  "valid",
+  "reset",
+  "oversized",
+  "valid",
+  "bad_json",
+  "invalid",
+  "5xx",
+  "valid",
+  "slow",
+  "reset",
+  "valid",
+  "oversized",
+  "invalid",
+  "bad_json",
+  "5xx",
+  "valid",
 ];
-const REASONS: Record<number, string> = { 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+const REASONS: Record<number, string> = {
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
 const INVALID: readonly [Record<string, unknown>, string][] = [
   [{ id: "seven" }, "data/id must be integer"],
   [{}, "data must have required property 'id'"],
@@ -141,20 +164,51 @@ function plan(n: number, host: string): Planned {
   switch (kind) {
     case "valid": {
       const value = { id: n + 1, name: `item-${n + 1}` };
-      return { kind, tool: "item", args: { id: n + 1 }, isError: false, text: JSON.stringify(value), structured: value };
+      return {
+        kind,
+        tool: "item",
+        args: { id: n + 1 },
+        isError: false,
+        text: JSON.stringify(value),
+        structured: value,
+      };
     }
     case "invalid": {
       const [args, detail] = INVALID[round % INVALID.length]!;
-      return { kind, tool: "item", args, isError: true, text: `Input validation error: Invalid arguments for tool item: ${detail}` };
+      return {
+        kind,
+        tool: "item",
+        args,
+        isError: true,
+        text: `Input validation error: Invalid arguments for tool item: ${detail}`,
+      };
     }
     case "5xx": {
       const code = [500, 502, 503, 504][round % 4]!;
-      return { kind, tool: "status", args: { code }, isError: true, text: `Upstream returned ${code} ${REASONS[code]}.` };
+      return {
+        kind,
+        tool: "status",
+        args: { code },
+        isError: true,
+        text: `Upstream returned ${code} ${REASONS[code]}.`,
+      };
     }
     case "slow":
-      return { kind, tool: "slow", args: {}, isError: true, text: `Request to ${host} timed out after ${SLOW_TIMEOUT_MS} ms.` };
+      return {
+        kind,
+        tool: "slow",
+        args: {},
+        isError: true,
+        text: `Request to ${host} timed out after ${SLOW_TIMEOUT_MS} ms.`,
+      };
     case "reset":
-      return { kind, tool: "reset", args: { how: round % 2 === 0 ? "rst" : "close" }, isError: true, text: `Request to ${host} failed (ECONNRESET).` };
+      return {
+        kind,
+        tool: "reset",
+        args: { how: round % 2 === 0 ? "rst" : "close" },
+        isError: true,
+        text: `Request to ${host} failed (ECONNRESET).`,
+      };
     case "oversized":
       return {
         kind,
@@ -234,10 +288,16 @@ ws.onmessage = (event) => {
 ws.onerror = () => { process.exitCode = 2; };
 `;
 /** Node 20 has a WebSocket client only behind a flag; later versions have it built in (and may drop the flag). */
-const WEBSOCKET_FLAGS = typeof (globalThis as { WebSocket?: unknown }).WebSocket === "function" ? [] : ["--experimental-websocket", "--no-warnings"];
+const WEBSOCKET_FLAGS =
+  typeof (globalThis as { WebSocket?: unknown }).WebSocket === "function"
+    ? []
+    : ["--experimental-websocket", "--no-warnings"];
 
 async function rssAfterFullGc(pid: number, inspectorUrl: string): Promise<number> {
-  await run(process.execPath, [...WEBSOCKET_FLAGS, "-e", COLLECT_GARBAGE, inspectorUrl], { env: { PATH: process.env["PATH"] ?? "" }, timeout: 20_000 });
+  await run(process.execPath, [...WEBSOCKET_FLAGS, "-e", COLLECT_GARBAGE, inspectorUrl], {
+    env: { PATH: process.env["PATH"] ?? "" },
+    timeout: 20_000,
+  });
   // Freed pages go back to the system as the collection finishes; a moment later the figure is settled.
   await sleep(100);
   return rssKiB(pid);
@@ -283,15 +343,21 @@ async function one(endpoint: URL, n: number, host: string): Promise<void> {
     record(`HTTP ${response.status}: ${response.body.slice(0, 300)}`);
     return;
   }
-  const text = result.content?.length === 1 && result.content[0]!.type === "text" ? result.content[0]!.text : JSON.stringify(result.content);
+  const text =
+    result.content?.length === 1 && result.content[0]!.type === "text"
+      ? result.content[0]!.text
+      : JSON.stringify(result.content);
   if (planned.kind === "slow" && text === LATE_ANSWER && result.isError === undefined) {
     lateAnswers.push(n);
     return;
   }
   if (text !== planned.text) record(`text ${JSON.stringify(text)}, expected ${JSON.stringify(planned.text)}`);
-  if ((result.isError ?? false) !== planned.isError) record(`isError ${String(result.isError)}, expected ${planned.isError}`);
+  if ((result.isError ?? false) !== planned.isError)
+    record(`isError ${String(result.isError)}, expected ${planned.isError}`);
   if (JSON.stringify(result.structuredContent) !== JSON.stringify(planned.structured)) {
-    record(`structuredContent ${JSON.stringify(result.structuredContent)}, expected ${JSON.stringify(planned.structured)}`);
+    record(
+      `structuredContent ${JSON.stringify(result.structuredContent)}, expected ${JSON.stringify(planned.structured)}`,
+    );
   }
 }
 
@@ -317,7 +383,9 @@ beforeAll(async () => {
   await writeFile(join(root, "specs", "soak.yaml"), spec(upstream.origin));
   const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
   expect(built.code, built.stderr).toBe(0);
-  server = await startHttpServer(join(root, "out", "soak", "server.mjs"), ["--allow-private-network"], { NODE_OPTIONS: "--inspect=127.0.0.1:0" });
+  server = await startHttpServer(join(root, "out", "soak", "server.mjs"), ["--allow-private-network"], {
+    NODE_OPTIONS: "--inspect=127.0.0.1:0",
+  });
   const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(server.stderr())?.[1];
   if (inspectorUrl === undefined) throw new Error(`the server did not open its inspector: ${server.stderr()}`);
   agents = Array.from({ length: SOURCE_ADDRESSES }, (_, i) => agentFrom(`127.0.1.${i + 1}`, 4));
@@ -364,7 +432,15 @@ describe(`soak: ${CALLS} mixed calls against one server process`, () => {
   });
 
   it("ran the planned mix", () => {
-    expect(Object.fromEntries(counts)).toEqual({ valid: 3000, invalid: 1500, "5xx": 1500, slow: 1000, reset: 1000, oversized: 1000, bad_json: 1000 });
+    expect(Object.fromEntries(counts)).toEqual({
+      valid: 3000,
+      invalid: 1500,
+      "5xx": 1500,
+      slow: 1000,
+      reset: 1000,
+      oversized: 1000,
+      bad_json: 1000,
+    });
     // Invalid arguments never reach the upstream: the item route sees the 3,000 valid calls only. Every other
     // call sends one request, except that a slow one can be abandoned (at its 150 ms timeout) before this busy
     // test process has read it, so the slow route may see fewer; and a reset GET that went out on a reused
@@ -386,7 +462,9 @@ describe(`soak: ${CALLS} mixed calls against one server process`, () => {
 
   it("logs one warning per 5xx answer and no errors", () => {
     const lines = server.stderr().split("\n");
-    const warnings = lines.filter((line) => /^Warning: GET 127\.0\.0\.1:\d+\/status\/50[0234] returned 50[0234]$/.test(line));
+    const warnings = lines.filter((line) =>
+      /^Warning: GET 127\.0\.0\.1:\d+\/status\/50[0234] returned 50[0234]$/.test(line),
+    );
     // 15% of the warm-up and of the measured calls get a 5xx.
     expect(warnings.length).toBe(((CALLS + WARM_UP) * 3) / PATTERN.length);
     expect(lines.filter((line) => /^(Error|Warning)/i.test(line) && !warnings.includes(line))).toEqual([]);

@@ -13,7 +13,16 @@ import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { analyzeSpec } from "./analyze/analyze.ts";
-import { compareDiagnostics, type Diagnostic, formatPath, report, type Finding, hasErrors, severityOf, type SpecPath } from "./diagnostics/diagnostic.ts";
+import {
+  compareDiagnostics,
+  type Diagnostic,
+  formatPath,
+  report,
+  type Finding,
+  hasErrors,
+  severityOf,
+  type SpecPath,
+} from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 import { emitServer, type FileTree } from "./emit/emit.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
@@ -43,7 +52,11 @@ export interface CompiledSpec {
 }
 
 /** Load, check and plan one spec (no file system access): the part every command shares. */
-export function compileSpec(file: string, bytes: Uint8Array, options: { readonly devLoopbackHttp?: boolean } = {}): CompiledSpec {
+export function compileSpec(
+  file: string,
+  bytes: Uint8Array,
+  options: { readonly devLoopbackHttp?: boolean } = {},
+): CompiledSpec {
   const folder = basename(file, extname(file));
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
@@ -51,7 +64,10 @@ export function compileSpec(file: string, bytes: Uint8Array, options: { readonly
     return { file, folder, diagnostics, loaded: null, planned: null };
   }
   const spec = loaded.spec;
-  const checked = analyzeSpec(spec.value, { sourceOf: (path) => sourceText(spec, path), devLoopbackHttp: options.devLoopbackHttp === true });
+  const checked = analyzeSpec(spec.value, {
+    sourceOf: (path) => sourceText(spec, path),
+    devLoopbackHttp: options.devLoopbackHttp === true,
+  });
   const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
   // The file's base name, as manifest.json records it: the generated server must not depend on where it was built.
   const placeOf = (path: SpecPath): string => {
@@ -66,12 +82,24 @@ function place(spec: LoadedSpec, f: Finding): Diagnostic {
   const { line, column } = locate(spec, f.path, f.offset, f.atKey);
   const end = locateEnd(spec, f.path, f.offset, f.length, f.atKey);
   // An end before the start (a multi-line scalar placed at its start) is no range.
-  const range = end && (end.line > line || (end.line === line && end.column > column)) ? { endLine: end.line, endColumn: end.column } : {};
+  const range =
+    end && (end.line > line || (end.line === line && end.column > column))
+      ? { endLine: end.line, endColumn: end.column }
+      : {};
   return { ...placeAt(spec.file, line, column, f), ...range };
 }
 
 function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
-  return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message, ...(f.fix ? { fix: f.fix } : {}) };
+  return {
+    code: f.code,
+    severity: severityOf(f),
+    file,
+    line,
+    column,
+    path: formatPath(f.path),
+    message: f.message,
+    ...(f.fix ? { fix: f.fix } : {}),
+  };
 }
 
 export interface BuildOptions {
@@ -117,12 +145,22 @@ export interface BuildReport {
 }
 
 /** Finds, loads, checks and plans every spec; `ok` is false when any has an error (then nothing may be written). */
-async function compileAll(inputs: readonly string[], outDir: string): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
+async function compileAll(
+  inputs: readonly string[],
+  outDir: string,
+): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
   const sources = new Map<string, string>();
   const found = await findSpecs(inputs);
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
-    diagnostics.push(placeAt(".", 1, 1, report("KV9001", [], (m) => m.noSpecs)));
+    diagnostics.push(
+      placeAt(
+        ".",
+        1,
+        1,
+        report("KV9001", [], (m) => m.noSpecs),
+      ),
+    );
   }
   const compiled: CompiledSpec[] = [];
   const folders = new Map<string, string>();
@@ -131,7 +169,10 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     const read = await readRegularFile(file);
     if (!read.ok) {
       const what = read.what;
-      const unread = what !== undefined ? report("KV9009", [], (m) => m.notRegularFile({ file, what })) : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
+      const unread =
+        what !== undefined
+          ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
+          : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
       diagnostics.push(placeAt(file, 1, 1, unread));
       continue;
     }
@@ -141,11 +182,25 @@ async function compileAll(inputs: readonly string[], outDir: string): Promise<{ 
     if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
-      diagnostics.push(placeAt(file, 1, 1, report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem }))));
+      diagnostics.push(
+        placeAt(
+          file,
+          1,
+          1,
+          report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem })),
+        ),
+      );
     } else {
       const other = folders.get(folderKey(result.folder));
       if (other !== undefined) {
-        diagnostics.push(placeAt(file, 1, 1, report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) }))));
+        diagnostics.push(
+          placeAt(
+            file,
+            1,
+            1,
+            report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) })),
+          ),
+        );
       } else folders.set(folderKey(result.folder), file);
     }
     compiled.push(result);
@@ -186,7 +241,13 @@ export async function emitSpec(spec: CompiledSpec, stageParent: string): Promise
   const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
   try {
     const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
-    return await emitServer(spec.planned!, { folder: spec.folder, specFile: basename(spec.file), sha256: spec.loaded!.sha256, stageDir, toolLines });
+    return await emitServer(spec.planned!, {
+      folder: spec.folder,
+      specFile: basename(spec.file),
+      sha256: spec.loaded!.sha256,
+      stageDir,
+      toolLines,
+    });
   } finally {
     await rm(stageDir, { recursive: true, force: true });
   }
@@ -196,12 +257,17 @@ export async function emitSpec(spec: CompiledSpec, stageParent: string): Promise
  * Checks every package's place before anything is written: build replaces only a folder kervanc made (or an
  * empty one), so one refused place stops the whole build with nothing written. Returns the packages' states.
  */
-async function checkTargets(compiled: readonly CompiledSpec[], outDir: string, diagnostics: Diagnostic[]): Promise<Map<CompiledSpec, TargetState>> {
+async function checkTargets(
+  compiled: readonly CompiledSpec[],
+  outDir: string,
+  diagnostics: Diagnostic[],
+): Promise<Map<CompiledSpec, TargetState>> {
   const states = new Map<CompiledSpec, TargetState>();
   for (const spec of compiled) {
     const state = await targetState(childOf(outDir, spec.folder));
     states.set(spec, state);
-    if (state.kind === "refused") diagnostics.push(placeAt(spec.file, 1, 1, refusedTarget(join(outDir, spec.folder), state.reason)));
+    if (state.kind === "refused")
+      diagnostics.push(placeAt(spec.file, 1, 1, refusedTarget(join(outDir, spec.folder), state.reason)));
   }
   return states;
 }
@@ -214,13 +280,26 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const all = await compileAll(options.inputs, options.outDir);
   const { compiled, sources } = all;
   // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
-  const diagnostics = options.strictKervan ? all.diagnostics.map((d) => (d.code === "KV8001" ? { ...d, severity: "error" as const } : d)) : all.diagnostics;
+  const diagnostics = options.strictKervan
+    ? all.diagnostics.map((d) => (d.code === "KV8001" ? { ...d, severity: "error" as const } : d))
+    : all.diagnostics;
   const ok = all.ok && !diagnostics.some((d) => d.severity === "error");
   if (!ok) return { diagnostics, sources, servers: [], skipped: [], sizes: [], ok: false };
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
-    if (size.tokens > budget) diagnostics.push(place(compiled[i]!.loaded!, report("KV9006", ["tools"], (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }), { atKey: true })));
+    if (size.tokens > budget)
+      diagnostics.push(
+        place(
+          compiled[i]!.loaded!,
+          report(
+            "KV9006",
+            ["tools"],
+            (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }),
+            { atKey: true },
+          ),
+        ),
+      );
   }
   diagnostics.sort(compareDiagnostics);
 
@@ -246,7 +325,13 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
       }
       const files = await emitSpec(spec, options.outDir);
       await writeTree(options.outDir, spec.folder, files);
-      servers.push({ file: spec.file, folder: spec.folder, name: spec.planned!.plan.name, tools: spec.planned!.tools.length, files });
+      servers.push({
+        file: spec.file,
+        folder: spec.folder,
+        name: spec.planned!.plan.name,
+        tools: spec.planned!.tools.length,
+        files,
+      });
     }
   } catch (error) {
     diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
@@ -312,7 +397,10 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
     for (const spec of compiled) {
       const files = await emitSpec(spec, stageParent);
       const dir = childOf(options.outDir, spec.folder);
-      const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+      const exists = await stat(dir).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       const drift = await comparePackage(files, dir);
       let surface: SurfaceChange[] | null = [];
       if (drift.length > 0) {

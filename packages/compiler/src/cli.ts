@@ -48,9 +48,17 @@ export async function run(argv: readonly string[], io: Io = defaultIo): Promise<
   }
   const command = findCommand(first);
   if (command === undefined) {
-    if (first.startsWith("-")) return usage(io, null, `unknown option ${printable(first)}; options go after the command.`);
-    const close = closest(first, COMMANDS.map((c) => c.name));
-    return usage(io, null, `unknown command "${printable(first)}".${close !== undefined ? ` Did you mean "${close}"?` : ""}`);
+    if (first.startsWith("-"))
+      return usage(io, null, `unknown option ${printable(first)}; options go after the command.`);
+    const close = closest(
+      first,
+      COMMANDS.map((c) => c.name),
+    );
+    return usage(
+      io,
+      null,
+      `unknown command "${printable(first)}".${close !== undefined ? ` Did you mean "${close}"?` : ""}`,
+    );
   }
   let values: OptionValues;
   let positionals: string[];
@@ -98,7 +106,17 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const out = requireOut(values, "Missing -o <out>.");
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files or folders.");
       const { buildCommand } = await import("./cli/build-command.ts");
-      return buildCommand({ inputs: positionals, out, force: values["force"] === true, strictKervan: values["strict-kervan"] === true, format, toolsBudget: toolsBudget(values) }, io);
+      return buildCommand(
+        {
+          inputs: positionals,
+          out,
+          force: values["force"] === true,
+          strictKervan: values["strict-kervan"] === true,
+          format,
+          toolsBudget: toolsBudget(values),
+        },
+        io,
+      );
     }
     case "check": {
       // `kervanc check <specs>... <out>` (the form CI steps tend to use) is the same as `check <specs>... -o <out>`.
@@ -115,7 +133,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       return mcpbCommand({ packageDir: positionals[0]!, out, author: values["author"] as string | undefined }, io);
     }
     case "diff": {
-      if (positionals.length !== 2) throw new UsageError("diff compares two output folders: kervanc diff <old-out> <new-out>.");
+      if (positionals.length !== 2)
+        throw new UsageError("diff compares two output folders: kervanc diff <old-out> <new-out>.");
       const { diffCommand } = await import("./cli/diff-command.ts");
       return diffCommand(positionals[0]!, positionals[1]!, reviewFormat(values), io);
     }
@@ -142,7 +161,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       return printImport(io, result, format);
     }
     case "call": {
-      if (positionals.length < 2) throw new UsageError("call takes a spec and a tool: kervanc call <spec> <tool> ['<json arguments>'].");
+      if (positionals.length < 2)
+        throw new UsageError("call takes a spec and a tool: kervanc call <spec> <tool> ['<json arguments>'].");
       if (positionals.length > 3) throw new UsageError("call takes one JSON argument; quote it as one word.");
       const { callCommand } = await import("./cli/call-command.ts");
       return callCommand(
@@ -159,7 +179,10 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
     }
     case "dev": {
       if (positionals.length !== 1) throw new UsageError("dev serves one spec file: kervanc dev <spec>.");
-      if (/\.test\.ya?ml$/i.test(positionals[0]!)) throw new UsageError(`${printable(positionals[0]!)} is a spec-test file; run it with kervanc test, and give dev its spec.`);
+      if (/\.test\.ya?ml$/i.test(positionals[0]!))
+        throw new UsageError(
+          `${printable(positionals[0]!)} is a spec-test file; run it with kervanc test, and give dev its spec.`,
+        );
       const { devCommand } = await import("./cli/dev-command.ts");
       const port = values["port"];
       if (port !== undefined && values["http"] !== true) throw new UsageError("--port applies with --http.");
@@ -167,12 +190,21 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         throw new UsageError(`--port must be a port number from 0 to 65535, not "${printable(String(port))}".`);
       }
       const httpPort = values["http"] === true ? Number(port ?? 3000) : undefined;
-      return devCommand({ spec: positionals[0]!, secretsFile: values["secrets-file"] as string | undefined, repl: values["repl"] === true, httpPort }, io);
+      return devCommand(
+        {
+          spec: positionals[0]!,
+          secretsFile: values["secrets-file"] as string | undefined,
+          repl: values["repl"] === true,
+          httpPort,
+        },
+        io,
+      );
     }
     case "test": {
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files, test files or folders.");
       const { testCommand } = await import("./cli/test-command.ts");
-      if (format !== "text" && format !== "json") throw new UsageError(`--format must be text or json for test, not "${format}".`);
+      if (format !== "text" && format !== "json")
+        throw new UsageError(`--format must be text or json for test, not "${format}".`);
       return testCommand({ inputs: positionals, format }, io);
     }
     default:
@@ -182,7 +214,9 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
 
 /** For an option another command has: which commands take it (`--force applies to build and import only.`). */
 function elsewhere(option: string): string | undefined {
-  const owners = COMMANDS.filter((c) => c.options.some((o) => `--${o.name}` === option || (o.short !== undefined && `-${o.short}` === option))).map((c) => c.name);
+  const owners = COMMANDS.filter((c) =>
+    c.options.some((o) => `--${o.name}` === option || (o.short !== undefined && `-${o.short}` === option)),
+  ).map((c) => c.name);
   if (owners.length === 0) return undefined;
   return `${option} applies to ${owners.length === 1 ? owners[0] : `${owners.slice(0, -1).join(", ")} and ${owners.at(-1)}`} only.`;
 }

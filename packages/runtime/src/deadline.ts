@@ -139,7 +139,7 @@ export class CallDeadline {
     this.#end(this.#parent.reason);
   }
 
-  static #fire(deadline: CallDeadline): void {
+  static #fire(this: void, deadline: CallDeadline): void {
     deadline.#onTimer();
   }
 

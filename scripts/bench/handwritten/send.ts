@@ -12,21 +12,30 @@ export function nodeSend(upstream: URL, freshConnections: boolean): Send {
   const agent = freshConnections ? false : new http.Agent({ keepAlive: true, maxSockets: 256 });
   return (path, headers, signal) =>
     new Promise((resolve, reject) => {
-      const req = http.request({ host: upstream.hostname, port: upstream.port, path, method: "GET", headers, agent, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BODY) {
-            res.destroy();
-            reject(new Error("response too large"));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, contentType: res.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      });
+      const req = http.request(
+        { host: upstream.hostname, port: upstream.port, path, method: "GET", headers, agent, signal },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_BODY) {
+              res.destroy();
+              reject(new Error("response too large"));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.on("end", () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              contentType: res.headers["content-type"] ?? "",
+              body: Buffer.concat(chunks).toString("utf8"),
+            }),
+          );
+          res.on("error", reject);
+        },
+      );
       req.on("error", reject);
       req.end();
     });

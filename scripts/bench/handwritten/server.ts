@@ -14,7 +14,15 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, ProtocolError, ProtocolErrorCode, Server, type jsonSchemaValidator } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type jsonSchemaValidator,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { nodeSend } from "./send.ts";
 import { callTool, LISTING, TOOL_NAME } from "./tool.ts";
@@ -46,7 +54,8 @@ function factory(): Server {
   const server = new Server(info, options);
   server.setRequestHandler("tools/list", () => listing as never);
   server.setRequestHandler("tools/call", async (request) => {
-    if (request.params.name !== TOOL_NAME) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (request.params.name !== TOOL_NAME)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const result = await callTool(request.params.arguments, ctx);
     // The hand-written result type is narrower than the SDK's CallToolResult, which has an index signature.
     return result.isError ? (result as never) : server.projectCallToolResult(result as never, LISTING.outputSchema);
@@ -66,7 +75,11 @@ if (!values.http) {
       const headers = new Headers();
       for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
       const hasBody = req.method !== "GET" && req.method !== "HEAD";
-      const request = new Request(new URL(req.url ?? "/", "http://127.0.0.1"), { method: req.method ?? "GET", headers, ...(hasBody ? { body: Buffer.concat(chunks) } : {}) });
+      const request = new Request(new URL(req.url ?? "/", "http://127.0.0.1"), {
+        method: req.method ?? "GET",
+        headers,
+        ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
+      });
       const refused = hostHeaderValidationResponse(request, allowed);
       void (refused ? Promise.resolve(refused) : mcp.fetch(request))
         .then(async (response) => {

@@ -40,7 +40,14 @@ export function tokenForms(token: string | undefined): string[] {
   if (token === undefined) return [];
   const bytes = Buffer.from(token, "utf8");
   const base64 = bytes.toString("base64");
-  const forms = new Set([token, encodeURIComponent(token), base64, base64.replace(/=+$/, ""), bytes.toString("base64url"), bytes.toString("hex")]);
+  const forms = new Set([
+    token,
+    encodeURIComponent(token),
+    base64,
+    base64.replace(/=+$/, ""),
+    bytes.toString("base64url"),
+    bytes.toString("hex"),
+  ]);
   return [...forms].map((f) => f.toLowerCase());
 }
 
@@ -133,8 +140,10 @@ export async function callToolSafely(args: unknown, ctx: SafeContext): Promise<R
   if (status >= 400) return error(`Upstream returned ${status}.`);
   if (body === null) return error(`The response is larger than ${ctx.maxResponseBytes} bytes; it was not read.`);
   const type = contentType.split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) return error(`Upstream returned content type ${type}; expected JSON.`);
-  if (nestsDeeper(body, MAX_NESTING)) return error(`Upstream returned JSON nested more than ${MAX_NESTING} levels deep.`);
+  if (type !== "application/json" && !type.endsWith("+json"))
+    return error(`Upstream returned content type ${type}; expected JSON.`);
+  if (nestsDeeper(body, MAX_NESTING))
+    return error(`Upstream returned JSON nested more than ${MAX_NESTING} levels deep.`);
   let data: unknown;
   try {
     data = JSON.parse(body);
@@ -151,12 +160,15 @@ export async function callToolSafely(args: unknown, ctx: SafeContext): Promise<R
     owner: field(field(data, "owner"), "name"),
   };
   const text = JSON.stringify(value);
-  if (text.length > ctx.maxOutputChars) return error(`The selected output has ${text.length} characters, more than the limit of ${ctx.maxOutputChars}.`);
-  if (typeof value.id !== "number" || !Number.isInteger(value.id)) return error("Output validation error: id must be integer");
+  if (text.length > ctx.maxOutputChars)
+    return error(`The selected output has ${text.length} characters, more than the limit of ${ctx.maxOutputChars}.`);
+  if (typeof value.id !== "number" || !Number.isInteger(value.id))
+    return error("Output validation error: id must be integer");
   for (const key of ["name", "status", "updated", "owner"] as const) {
     if (typeof value[key] !== "string") return error(`Output validation error: ${key} must be string`);
   }
   // The body was redacted, but the result text is checked too: it is what leaves.
-  if (ctx.token !== undefined && holdsToken(text, ctx.forms)) return error("The result held a secret and was withheld.");
+  if (ctx.token !== undefined && holdsToken(text, ctx.forms))
+    return error("The result held a secret and was withheld.");
   return { content: [{ type: "text", text }], structuredContent: value };
 }

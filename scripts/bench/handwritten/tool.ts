@@ -20,7 +20,12 @@ export const LISTING = {
     type: "object",
     properties: {
       id: { type: "integer", minimum: 1, maximum: 2147483647, description: "The order id." },
-      fields: { type: "string", maxLength: 64, pattern: "^[a-z_,]*$", description: "Comma-separated fields to include." },
+      fields: {
+        type: "string",
+        maxLength: 64,
+        pattern: "^[a-z_,]*$",
+        description: "Comma-separated fields to include.",
+      },
       lang: { type: "string", enum: ["en", "de", "fr", "tr"] },
     },
     required: ["id"],
@@ -28,7 +33,13 @@ export const LISTING = {
   },
   outputSchema: {
     type: "object",
-    properties: { id: { type: "integer" }, name: { type: "string" }, status: { type: "string" }, updated: { type: "string" }, owner: { type: "string" } },
+    properties: {
+      id: { type: "integer" },
+      name: { type: "string" },
+      status: { type: "string" },
+      updated: { type: "string" },
+      owner: { type: "string" },
+    },
     required: ["id", "name"],
   },
   annotations: { openWorldHint: true, readOnlyHint: true },
@@ -74,14 +85,18 @@ export function checkArgs(args: unknown): string | null {
   if (typeof id !== "number" || !Number.isInteger(id)) return "id must be integer";
   if (id < 1 || id > 2147483647) return "id must be >= 1 and <= 2147483647";
   const fields = a["fields"];
-  if (fields !== undefined && (typeof fields !== "string" || fields.length > 64 || !FIELDS.test(fields))) return "fields must be a string of at most 64 characters matching ^[a-z_,]*$";
+  if (fields !== undefined && (typeof fields !== "string" || fields.length > 64 || !FIELDS.test(fields)))
+    return "fields must be a string of at most 64 characters matching ^[a-z_,]*$";
   const lang = a["lang"];
-  if (lang !== undefined && (typeof lang !== "string" || !LANGS.has(lang))) return "lang must be equal to one of the allowed values";
+  if (lang !== undefined && (typeof lang !== "string" || !LANGS.has(lang)))
+    return "lang must be equal to one of the allowed values";
   return null;
 }
 
 export function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : null;
 }
 
 export async function callTool(args: unknown, ctx: ToolContext): Promise<Result> {
@@ -103,7 +118,8 @@ export async function callTool(args: unknown, ctx: ToolContext): Promise<Result>
   }
   if (sent.status >= 400) return error(`Upstream returned ${sent.status}.`);
   const type = sent.contentType.split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) return error(`Upstream returned content type ${type}; expected JSON.`);
+  if (type !== "application/json" && !type.endsWith("+json"))
+    return error(`Upstream returned content type ${type}; expected JSON.`);
   let data: unknown;
   try {
     data = JSON.parse(sent.body);
@@ -118,7 +134,8 @@ export async function callTool(args: unknown, ctx: ToolContext): Promise<Result>
     owner: field(field(data, "owner"), "name"),
   };
   // The output schema: id an integer, the rest strings (a missing field selects null, which the schema refuses).
-  if (typeof value.id !== "number" || !Number.isInteger(value.id)) return error("Output validation error: id must be integer");
+  if (typeof value.id !== "number" || !Number.isInteger(value.id))
+    return error("Output validation error: id must be integer");
   for (const key of ["name", "status", "updated", "owner"] as const) {
     if (typeof value[key] !== "string") return error(`Output validation error: ${key} must be string`);
   }

@@ -26,7 +26,12 @@ import { inputPathDeclared, propertiesAt, refText } from "./templates.ts";
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
 export type AnalyzedOutput =
-  | { readonly kind: "select"; readonly expression: string; readonly ast: SelectNode; readonly schema: AnalyzedSchema | null }
+  | {
+      readonly kind: "select";
+      readonly expression: string;
+      readonly ast: SelectNode;
+      readonly schema: AnalyzedSchema | null;
+    }
   | { readonly kind: "raw" };
 
 export interface AnalyzedSchema {
@@ -68,9 +73,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   if (errors.length > 0) {
     // When every problem names its fix (a misspelled key), the note would only be a second finding for one mistake.
     if (errors.every((f) => f.fix !== undefined)) return { findings, checked: null };
-    findings.push(
-      report("KV2012", [], (m) => m.structureFirst),
-    );
+    findings.push(report("KV2012", [], (m) => m.structureFirst));
     return { findings, checked: null };
   }
   const spec = value as SpecFile;
@@ -84,14 +87,19 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   spec.tools.forEach((tool, index) => {
     const at: SpecPath = ["tools", index];
     const first = names.get(tool.name);
-    if (first !== undefined) findings.push(report("KV2014", [...at, "name"], (m) => m.duplicateTool({ name: tool.name, first })));
+    if (first !== undefined)
+      findings.push(report("KV2014", [...at, "name"], (m) => m.duplicateTool({ name: tool.name, first })));
     else names.set(tool.name, index);
     const checked = checkTool(tool, index, spec, bindings, findings, options.devLoopbackHttp === true);
     for (const name of checked.secrets) used.add(name);
     if (checked.tool) tools.push(checked.tool);
   });
   // A secret whose only use is a refused look-alike ({{secret.X}}, ${X}) is not "never used": the error says so.
-  const meant = new Set(findings.flatMap((f) => [...(f.fix?.replacement ?? "").matchAll(/\{\{secrets\.([A-Z0-9_]+)\}\}/g)].map((m) => m[1]!)));
+  const meant = new Set(
+    findings.flatMap((f) =>
+      [...(f.fix?.replacement ?? "").matchAll(/\{\{secrets\.([A-Z0-9_]+)\}\}/g)].map((m) => m[1]!),
+    ),
+  );
   for (const [name, path] of secretPaths) {
     if (!used.has(name) && !meant.has(name)) findings.push(report("KV4002", path, (m) => m.unused({ name })));
   }
@@ -132,7 +140,9 @@ function checkTool(
   const inputAt: SpecPath = tool.input !== undefined ? [...at, "input"] : at;
   const notObject = inputSchema["type"] !== "object";
   if (notObject) {
-    const got = Object.hasOwn(inputSchema, "type") ? ` It has type: ${JSON.stringify(inputSchema["type"])}.` : " It has no type.";
+    const got = Object.hasOwn(inputSchema, "type")
+      ? ` It has type: ${JSON.stringify(inputSchema["type"])}.`
+      : " It has no type.";
     out.push(report("KV5010", [...inputAt, "type"], (m) => m.inputNotObject({ got })));
   }
   const schemaFindings: Finding[] = [];
@@ -148,20 +158,46 @@ function checkTool(
     const where = offset === undefined ? {} : { offset, length: length ?? refText(ref).length };
     if (ref.kind === "input") {
       if (!inputPathDeclared(inputSchema, ref.path)) {
-        const hint = tool.input === undefined ? " This tool has no input schema; declare the property under input.properties." : "";
+        const hint =
+          tool.input === undefined
+            ? " This tool has no input schema; declare the property under input.properties."
+            : "";
         const level = propertiesAt(inputSchema, ref.path);
         const close = level ? closest(ref.path[level.depth]!, level.names, { abbreviations: true }) : undefined;
-        const meant = close !== undefined ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] }) : undefined;
-        const mean = meant !== undefined ? ` Did you mean ${meant}?` : level && level.names.length > 0 && level.names.length <= 10 ? ` The input has: ${level.names.join(", ")}.` : "";
-        out.push(report("KV3004", path, (m) => m.unknownInput({ ref: refText(ref), mean, hint }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+        const meant =
+          close !== undefined
+            ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] })
+            : undefined;
+        const mean =
+          meant !== undefined
+            ? ` Did you mean ${meant}?`
+            : level && level.names.length > 0 && level.names.length <= 10
+              ? ` The input has: ${level.names.join(", ")}.`
+              : "";
+        out.push(
+          report("KV3004", path, (m) => m.unknownInput({ ref: refText(ref), mean, hint }), {
+            ...where,
+            ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+          }),
+        );
       }
       continue;
     }
     if (!bindings.has(ref.name)) {
       const close = closest(ref.name, declared);
       const meant = close !== undefined ? `{{secrets.${close}}}` : undefined;
-      const mean = meant !== undefined ? ` Did you mean ${meant}?` : declared.length > 0 ? ` Declared: ${declared.join(", ")}.` : "";
-      out.push(report("KV3003", path, (m) => m.undeclaredSecret({ ref: refText(ref), mean }), { ...where, ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}) }));
+      const mean =
+        meant !== undefined
+          ? ` Did you mean ${meant}?`
+          : declared.length > 0
+            ? ` Declared: ${declared.join(", ")}.`
+            : "";
+      out.push(
+        report("KV3003", path, (m) => m.undeclaredSecret({ ref: refText(ref), mean }), {
+          ...where,
+          ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+        }),
+      );
       continue;
     }
     secrets.add(ref.name);
@@ -173,17 +209,33 @@ function checkTool(
       const name = closest(lookAlike.bareName, inputNames, { abbreviations: true });
       if (name === undefined) continue;
       const meant = `{{input.${name}}}`;
-      out.push(report("KV3018", path, (m) => m.singleBraces({ written: lookAlike.written, meant }), { offset: lookAlike.offset, length: lookAlike.length, severity: "warning", fix: { description: `Write ${meant}`, replacement: meant } }));
+      out.push(
+        report("KV3018", path, (m) => m.singleBraces({ written: lookAlike.written, meant }), {
+          offset: lookAlike.offset,
+          length: lookAlike.length,
+          severity: "warning",
+          fix: { description: `Write ${meant}`, replacement: meant },
+        }),
+      );
       continue;
     }
     const dollar = lookAlike.written.startsWith("$");
-    const form = dollar ? `"\${...}" is shell and JavaScript syntax, not a template` : "single braces are not a template";
+    const form = dollar
+      ? `"\${...}" is shell and JavaScript syntax, not a template`
+      : "single braces are not a template";
     // `${X}` may be meant literally (there is no escape for it); it is an error when X names a declared secret or
     // input property, or has a template's prefix, and a warning otherwise.
     const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
     const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
     const severity = dollar && !known ? { severity: "warning" as const } : {};
-    out.push(report("KV3018", path, (m) => m.lookAlike({ written: lookAlike.written, form, meant: lookAlike.meant }), { offset: lookAlike.offset, length: lookAlike.length, ...severity, fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant } }));
+    out.push(
+      report("KV3018", path, (m) => m.lookAlike({ written: lookAlike.written, form, meant: lookAlike.meant }), {
+        offset: lookAlike.offset,
+        length: lookAlike.length,
+        ...severity,
+        fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant },
+      }),
+    );
   }
   if (request.url) {
     const host = request.url.hostPort;
@@ -214,7 +266,18 @@ function checkTool(
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
   if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
-  return { tool: { index, spec: tool, request: { ...request, url: request.url }, secrets: sorted, input: inputChecked, output, settings }, secrets: sorted };
+  return {
+    tool: {
+      index,
+      spec: tool,
+      request: { ...request, url: request.url },
+      secrets: sorted,
+      input: inputChecked,
+      output,
+      settings,
+    },
+    secrets: sorted,
+  };
 }
 
 function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {

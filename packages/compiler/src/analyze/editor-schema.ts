@@ -45,7 +45,8 @@ export function toSchema(shape: Shape): JsonSchema {
       const out: JsonSchema = { type: "string", ...doc(shape.visible ? VISIBLE_NOTE[shape.visible] : undefined) };
       if (shape.enum) out["enum"] = [...shape.enum];
       if (shape.min !== undefined && shape.min > 0) out["minLength"] = shape.min;
-      if (shape.max !== undefined && Number.isSafeInteger(shape.max) && shape.max < Number.MAX_SAFE_INTEGER) out["maxLength"] = shape.max;
+      if (shape.max !== undefined && Number.isSafeInteger(shape.max) && shape.max < Number.MAX_SAFE_INTEGER)
+        out["maxLength"] = shape.max;
       if (shape.pattern) out["pattern"] = shape.pattern.source;
       return out;
     }
@@ -76,7 +77,13 @@ export function toSchema(shape: Shape): JsonSchema {
       const required = Object.entries(fields)
         .filter(([, f]) => f.required)
         .map(([name]) => name);
-      return { type: "object", ...doc(), properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+      return {
+        type: "object",
+        ...doc(),
+        properties,
+        ...(required.length > 0 ? { required } : {}),
+        additionalProperties: false,
+      };
     }
     case "union": {
       const options = (shape.options as readonly Shape[]).map(toSchema);

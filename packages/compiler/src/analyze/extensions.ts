@@ -11,9 +11,7 @@ import type { SpecFile } from "./spec-format.ts";
 export function checkExtensions(spec: SpecFile, out: Finding[]): void {
   const declared = new Set<string>(spec.kervancExtensions ?? []);
   for (const name of declared) {
-    out.push(
-      report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }),
-    );
+    out.push(report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }));
   }
   spec.tools.forEach((tool, index) => {
     if (tool.http.bodyEncoding !== "form") return;

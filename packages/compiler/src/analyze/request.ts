@@ -6,7 +6,15 @@
  * the scheme, host, port, query names, header names or body keys: those must be literal, and the checks below
  * refuse templates there.
  */
-import type { BodyNode, HeaderParam, JsonValue, QueryParam, Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
+import type {
+  BodyNode,
+  HeaderParam,
+  JsonValue,
+  QueryParam,
+  Template,
+  TemplatePart,
+  TemplateRef,
+} from "@kervanc/runtime";
 import { type Finding, finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { quoteName } from "./structure.ts";
 import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "./templates.ts";
@@ -45,7 +53,12 @@ export interface ParsedRequest {
   readonly headers: HeaderParam[];
   readonly body: BodyNode | null;
   /** Every reference in the request, with where it was written (for reference checks). */
-  readonly refs: { readonly ref: TemplateRef; readonly path: SpecPath; readonly offset?: number; readonly length?: number }[];
+  readonly refs: {
+    readonly ref: TemplateRef;
+    readonly path: SpecPath;
+    readonly offset?: number;
+    readonly length?: number;
+  }[];
   /** Literal text that looks like a template (`{input.q}`, `${X}`): the caller knows the names to judge it by. */
   readonly lookAlikes: { readonly path: SpecPath; readonly lookAlike: LookAlike }[];
 }
@@ -68,8 +81,17 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   const parse = (source: string, path: SpecPath): Template | null => {
     const parsed = parseTemplate(source);
     if (!parsed.ok) {
-      const fix = parsed.replacement !== undefined ? { fix: { description: `Write ${parsed.replacement}`, replacement: parsed.replacement } } : {};
-      out.push(finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, { offset: parsed.offset, length: parsed.length, ...fix }));
+      const fix =
+        parsed.replacement !== undefined
+          ? { fix: { description: `Write ${parsed.replacement}`, replacement: parsed.replacement } }
+          : {};
+      out.push(
+        finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, {
+          offset: parsed.offset,
+          length: parsed.length,
+          ...fix,
+        }),
+      );
       return null;
     }
     for (const lookAlike of findLookAlikes(source)) lookAlikes.push({ path, lookAlike });
@@ -88,7 +110,8 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   const urlTemplate = parse(http.url, urlPath);
   const query: QueryParam[] = [];
   for (const [name, value] of Object.entries(http.query ?? {})) {
-    if (name.includes("{{")) out.push(report("KV3012", [...at, "query", name], (m) => m.templatedName, { atKey: true }));
+    if (name.includes("{{"))
+      out.push(report("KV3012", [...at, "query", name], (m) => m.templatedName, { atKey: true }));
     const values = Array.isArray(value) ? value : [value];
     values.forEach((item, i) => {
       const template = parse(String(item), Array.isArray(value) ? [...at, "query", name, i] : [...at, "query", name]);
@@ -99,7 +122,9 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   for (const [name, value] of Object.entries(http.headers ?? {})) {
     const path = [...at, "headers", name];
     if (!HEADER_NAME.test(name)) {
-      const hint = name.includes("{{") ? " Header names cannot be templated." : " A header name is letters, digits and !#$%&'*+.^_`|~-, with no spaces or colons.";
+      const hint = name.includes("{{")
+        ? " Header names cannot be templated."
+        : " A header name is letters, digits and !#$%&'*+.^_`|~-, with no spaces or colons.";
       out.push(report("KV3014", path, (m) => m.invalidName({ name: quoteName(name), hint }), { atKey: true }));
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       out.push(report("KV3015", path, (m) => m.managed({ name }), { atKey: true }));
@@ -110,17 +135,33 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   let body: BodyNode | null = null;
   if (http.body !== undefined) {
     if (http.method === "GET") {
-      const why = explicitMethod ? "" : " The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.";
+      const why = explicitMethod
+        ? ""
+        : " The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.";
       out.push(report("KV3016", [...at, "body"], (m) => m.bodyOnGet({ why }), { atKey: true }));
     }
     body = parseBody(http.body, [...at, "body"], parse, out);
   }
   const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
-  const url = urlTemplate ? parseUrl(http.url, urlTemplate, urlRefOffsets, urlPath, { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets, devLoopbackHttp: http.devLoopbackHttp === true }, out) : null;
+  const url = urlTemplate
+    ? parseUrl(
+        http.url,
+        urlTemplate,
+        urlRefOffsets,
+        urlPath,
+        { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets, devLoopbackHttp: http.devLoopbackHttp === true },
+        out,
+      )
+    : null;
   return { url, query, headers, body, refs, lookAlikes };
 }
 
-function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecPath) => Template | null, out: Finding[]): BodyNode {
+function parseBody(
+  value: JsonValue,
+  path: SpecPath,
+  parse: (s: string, p: SpecPath) => Template | null,
+  out: Finding[],
+): BodyNode {
   // Bodies come from YAML and can be deep: build bottom-up with an explicit stack.
   type Frame = { value: JsonValue; path: SpecPath; children: BodyNode[]; keys: string[] | null; next: number };
   const leaf = (v: JsonValue, p: SpecPath): BodyNode => {
@@ -133,9 +174,16 @@ function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecP
     if (first?.kind === "ref" && rest.length === 0) return { kind: "value", ref: first.ref };
     return { kind: "text", template };
   };
-  const isContainer = (v: JsonValue): v is JsonValue[] | { [k: string]: JsonValue } => v !== null && typeof v === "object";
+  const isContainer = (v: JsonValue): v is JsonValue[] | { [k: string]: JsonValue } =>
+    v !== null && typeof v === "object";
   if (!isContainer(value)) return leaf(value, path);
-  const open = (v: JsonValue[] | { [k: string]: JsonValue }, p: SpecPath): Frame => ({ value: v, path: p, children: [], keys: Array.isArray(v) ? null : Object.keys(v), next: 0 });
+  const open = (v: JsonValue[] | { [k: string]: JsonValue }, p: SpecPath): Frame => ({
+    value: v,
+    path: p,
+    children: [],
+    keys: Array.isArray(v) ? null : Object.keys(v),
+    next: 0,
+  });
   const stack: Frame[] = [open(value, path)];
   let result: BodyNode | null = null;
   while (stack.length > 0) {
@@ -144,7 +192,11 @@ function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecP
     const count = frame.keys ? frame.keys.length : (container as JsonValue[]).length;
     if (frame.next >= count) {
       stack.pop();
-      const node = simplify(frame.keys ? { kind: "object", entries: frame.keys.map((k, i) => [k, frame.children[i]!] as const) } : { kind: "array", items: frame.children });
+      const node = simplify(
+        frame.keys
+          ? { kind: "object", entries: frame.keys.map((k, i) => [k, frame.children[i]!] as const) }
+          : { kind: "array", items: frame.children },
+      );
       const parent = stack[stack.length - 1];
       if (parent) parent.children.push(node);
       else result = node;
@@ -153,8 +205,11 @@ function parseBody(value: JsonValue, path: SpecPath, parse: (s: string, p: SpecP
     const key = frame.keys ? frame.keys[frame.next]! : frame.next;
     frame.next++;
     const childPath = [...frame.path, key];
-    if (typeof key === "string" && key.includes("{{")) out.push(report("KV3013", childPath, (m) => m.templatedKey, { atKey: true }));
-    const child = frame.keys ? (container as { [k: string]: JsonValue })[key as string]! : (container as JsonValue[])[key as number]!;
+    if (typeof key === "string" && key.includes("{{"))
+      out.push(report("KV3013", childPath, (m) => m.templatedKey, { atKey: true }));
+    const child = frame.keys
+      ? (container as { [k: string]: JsonValue })[key as string]!
+      : (container as JsonValue[])[key as number]!;
     if (isContainer(child)) stack.push(open(child, childPath));
     else frame.children.push(leaf(child, childPath));
   }
@@ -168,7 +223,13 @@ function simplify(node: BodyNode): BodyNode {
   }
   if (node.kind === "object" && node.entries.every(([, v]) => v.kind === "literal")) {
     const value: { [k: string]: JsonValue } = {};
-    for (const [k, v] of node.entries) Object.defineProperty(value, k, { value: (v as { value: JsonValue }).value, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of node.entries)
+      Object.defineProperty(value, k, {
+        value: (v as { value: JsonValue }).value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return { kind: "literal", value };
   }
   return node;
@@ -208,7 +269,8 @@ function parseUrl(
   } catch {
     // A template in the port (`https://h:{{input.p}}/`) makes the URL unparsable; say what is really wrong.
     const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(tokenized)?.[1] ?? "";
-    if (authority.includes("__kervan_template_")) out.push(report("KV3009", at, (m) => m.templatedHost, refIn(authority)));
+    if (authority.includes("__kervan_template_"))
+      out.push(report("KV3009", at, (m) => m.templatedHost, refIn(authority)));
     else out.push(report("KV3005", at, (m) => m.notAbsolute));
     return null;
   }
@@ -273,5 +335,10 @@ export { refsOf };
 /** localhost, 127.0.0.0/8 and [::1]: the hosts a development relaxation may reach over plain http. */
 export function isLoopbackHostname(hostname: string): boolean {
   const host = hostname.toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }

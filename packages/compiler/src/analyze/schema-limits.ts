@@ -37,7 +37,8 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
     return [report("KV5002", at, (m) => m.notPlain)];
   }
   const bytes = new TextEncoder().encode(text).byteLength;
-  if (bytes > SCHEMA_LIMITS.maxBytes) out.push(report("KV5001", at, (m) => m.tooLarge({ max: SCHEMA_LIMITS.maxBytes, size: bytes })));
+  if (bytes > SCHEMA_LIMITS.maxBytes)
+    out.push(report("KV5001", at, (m) => m.tooLarge({ max: SCHEMA_LIMITS.maxBytes, size: bytes })));
 
   let nodes = 0;
   let combinators = 0;
@@ -79,19 +80,34 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
         add(report("KV5008", where, (m) => m.dialect({ dialect: DIALECT_2020_12, at: pointer(childPath) })));
       }
       if (key === "pattern" && typeof child === "string" && child.length > SCHEMA_LIMITS.maxPatternLength) {
-        add(report("KV5009", where, (m) => m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer(childPath) })));
+        add(
+          report("KV5009", where, (m) =>
+            m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer(childPath) }),
+          ),
+        );
       }
       if (key === "patternProperties" && child !== null && typeof child === "object" && !Array.isArray(child)) {
         for (const name of Object.keys(child)) {
           if (name.length > SCHEMA_LIMITS.maxPatternLength) {
-            add(report("KV5009", [...where, name], (m) => m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer([...childPath, name]) })));
+            add(
+              report("KV5009", [...where, name], (m) =>
+                m.longPattern({ max: SCHEMA_LIMITS.maxPatternLength, at: pointer([...childPath, name]) }),
+              ),
+            );
           }
         }
       }
       if ((key === "title" || key === "description") && typeof child === "string") {
         const problem = visibleTextProblem(child, key === "description" ? "multiline" : "line");
         if (problem) {
-          add(report("KV2010", where, (m) => m.hiddenInSchema({ keyword: key, problem: problem.message, at: pointer(childPath) }), { offset: problem.offset }));
+          add(
+            report(
+              "KV2010",
+              where,
+              (m) => m.hiddenInSchema({ keyword: key, problem: problem.message, at: pointer(childPath) }),
+              { offset: problem.offset },
+            ),
+          );
         }
       }
     }
@@ -101,7 +117,9 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
     }
   }
   if (combinators > SCHEMA_LIMITS.maxCombinators) {
-    out.push(report("KV5005", at, (m) => m.tooManyCombinators({ max: SCHEMA_LIMITS.maxCombinators, count: combinators })));
+    out.push(
+      report("KV5005", at, (m) => m.tooManyCombinators({ max: SCHEMA_LIMITS.maxCombinators, count: combinators })),
+    );
   }
   return out;
 }

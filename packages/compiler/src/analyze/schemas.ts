@@ -29,11 +29,30 @@ import { closest, isMisspelling } from "./suggest.ts";
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** Keys whose value is one subschema. */
-const SCHEMA_VALUED = new Set(["not", "if", "then", "else", "contains", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "items", "contentSchema"]);
+const SCHEMA_VALUED = new Set([
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "additionalProperties",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "items",
+  "contentSchema",
+]);
 /** Keys whose value is a list of subschemas. */
 const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
 /** Keys whose value maps names to subschemas (`dependencies` values may also be lists of names). */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]);
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+]);
 
 /** The keywords that constrain values: leaving one out by a typo makes the schema accept more than meant. */
 const VALIDATION_KEYWORDS = [
@@ -140,7 +159,12 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
   try {
     valid = meta.validateSchema(schema as AnySchema) === true;
   } catch (error) {
-    return { findings: [report("KV5014", at, (m) => m.invalid({ reason: error instanceof Error ? error.message : String(error) }))], compiled: null };
+    return {
+      findings: [
+        report("KV5014", at, (m) => m.invalid({ reason: error instanceof Error ? error.message : String(error) })),
+      ],
+      compiled: null,
+    };
   }
   if (!valid) {
     const seen = new Set<string>();
@@ -150,7 +174,11 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       const segments = pathOf(schema, error.instancePath.split("/").slice(1).map(unescapePointer));
       const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
       const detail = allowed ? ` (${allowed.map((v) => JSON.stringify(v)).join(", ")})` : "";
-      findings.push(report("KV5014", [...at, ...segments], (m) => m.invalidAt({ at: pointer(segments), reason: error.message ?? "is invalid", detail })));
+      findings.push(
+        report("KV5014", [...at, ...segments], (m) =>
+          m.invalidAt({ at: pointer(segments), reason: error.message ?? "is invalid", detail }),
+        ),
+      );
     }
     return { findings, compiled: null };
   }
@@ -196,23 +224,37 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       if (key === "format" && typeof value === "string" && ajv.formats[value] === undefined) {
         const near = closest(value, formats);
         const hint = near !== undefined ? `Did you mean "${near}"? ` : "";
-        findings.push(report("KV5012", where, (m) => m.unknownFormat({ format: String(value), at: ptr, hint, known: formats.join(", ") })));
+        findings.push(
+          report("KV5012", where, (m) =>
+            m.unknownFormat({ format: String(value), at: ptr, hint, known: formats.join(", ") }),
+          ),
+        );
         ajv.addFormat(value, true);
       }
       // Ajv reports a bad regular expression without saying where it is; find it first.
       const patterns = key === "pattern" && typeof value === "string" ? [{ source: value, path: where, ptr }] : [];
       if (key === "patternProperties" && value !== null && typeof value === "object" && !Array.isArray(value)) {
-        for (const name of Object.keys(value)) patterns.push({ source: name, path: [...where, name], ptr: pointer([...path, key, name]) });
+        for (const name of Object.keys(value))
+          patterns.push({ source: name, path: [...where, name], ptr: pointer([...path, key, name]) });
       }
       for (const pattern of patterns) {
         const problem = regexProblem(pattern.source);
         if (problem !== null) {
-          findings.push(report("KV5015", pattern.path, (m) => m.badPattern({ pattern: JSON.stringify(pattern.source), at: pattern.ptr, problem })));
+          findings.push(
+            report("KV5015", pattern.path, (m) =>
+              m.badPattern({ pattern: JSON.stringify(pattern.source), at: pattern.ptr, problem }),
+            ),
+          );
           fatal = true;
           badRegex = true;
         }
       }
-      if (key === "$ref" && typeof value === "string" && (value === "#" || value.startsWith("#/")) && !resolvesLocally(schema, value)) {
+      if (
+        key === "$ref" &&
+        typeof value === "string" &&
+        (value === "#" || value.startsWith("#/")) &&
+        !resolvesLocally(schema, value)
+      ) {
         findings.push(report("KV5015", where, (m) => m.danglingRef({ ref: JSON.stringify(value), at: ptr })));
         fatal = true;
         unresolvedRef = true;
@@ -226,7 +268,8 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
   } catch (error) {
     const message = error instanceof Error ? firstLine(error.message) : String(error);
     // An unresolved $ref was already reported where it is written; Ajv's message would only repeat it.
-    const repeated = (unresolvedRef && /resolve reference/.test(message)) || (badRegex && /regular expression/i.test(message));
+    const repeated =
+      (unresolvedRef && /resolve reference/.test(message)) || (badRegex && /regular expression/i.test(message));
     if (!repeated) findings.push(report("KV5015", at, (m) => m.cannotCompile({ reason: message })));
     return { findings, compiled: null };
   }
@@ -234,7 +277,9 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
     // Unknown keywords were reported above, with a position and a suggestion.
     if (/unknown keyword/.test(warning)) continue;
     const match = /at (?:path )?"(#[^"]*)"/.exec(warning);
-    let segments: (string | number)[] = match ? pathOf(schema, match[1]!.slice(1).split("/").slice(1).map(unescapePointer)) : [];
+    let segments: (string | number)[] = match
+      ? pathOf(schema, match[1]!.slice(1).split("/").slice(1).map(unescapePointer))
+      : [];
     // `required` inside anyOf/oneOf/allOf/not/if/then/else names properties the enclosing schema declares, a
     // common and correct pattern that Ajv's strictRequired cannot see; only report it where it is a mistake.
     if (/strictRequired/.test(warning) && segments.some((s) => typeof s === "string" && IN_CONTEXT.has(s))) continue;
@@ -247,7 +292,9 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
       .replace(/^strict mode: /, "")
       .replace(/ at (?:path )?"#[^"]*"/, "")
       .replace(/ \((strict\w+)\)$/, "");
-    findings.push(report("KV5013", [...at, ...segments], (m) => m.strict({ text: capitalize(text), at: pointer(segments) })));
+    findings.push(
+      report("KV5013", [...at, ...segments], (m) => m.strict({ text: capitalize(text), at: pointer(segments) })),
+    );
   }
   return { findings, compiled: fatal ? null : { ajv, validate } };
 }
@@ -267,7 +314,11 @@ function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
 
-function walkSchema(root: unknown, path: (string | number)[], visit: (node: Record<string, unknown>, path: (string | number)[]) => void): void {
+function walkSchema(
+  root: unknown,
+  path: (string | number)[],
+  visit: (node: Record<string, unknown>, path: (string | number)[]) => void,
+): void {
   const stack: { node: unknown; path: (string | number)[] }[] = [{ node: root, path }];
   while (stack.length > 0) {
     const { node, path: p } = stack.pop()!;
@@ -278,7 +329,8 @@ function walkSchema(root: unknown, path: (string | number)[], visit: (node: Reco
     const children: { node: unknown; path: (string | number)[] }[] = [];
     for (const [key, value] of Object.entries(record)) {
       if (SCHEMA_VALUED.has(key)) children.push({ node: value, path: [...p, key] });
-      else if (SCHEMA_LISTS.has(key) && Array.isArray(value)) value.forEach((v, i) => children.push({ node: v, path: [...p, key, i] }));
+      else if (SCHEMA_LISTS.has(key) && Array.isArray(value))
+        value.forEach((v, i) => children.push({ node: v, path: [...p, key, i] }));
       else if (SCHEMA_MAPS.has(key) && value !== null && typeof value === "object" && !Array.isArray(value)) {
         for (const [name, v] of Object.entries(value)) children.push({ node: v, path: [...p, key, name] });
       }
@@ -327,7 +379,10 @@ function pathOf(root: unknown, segments: readonly string[]): (string | number)[]
       node = node[Number(segment)];
     } else {
       out.push(segment);
-      node = node !== null && typeof node === "object" && Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
+      node =
+        node !== null && typeof node === "object" && Object.hasOwn(node, segment)
+          ? (node as Record<string, unknown>)[segment]
+          : undefined;
     }
   }
   return out;

@@ -13,14 +13,18 @@ export type SecretEntry = string | { name: string; hosts: string[] };
 export function normalizeHostPort(entry: string): string | null {
   try {
     const url = new URL(`https://${entry}/`);
-    if (url.pathname !== "/" || url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") return null;
+    if (url.pathname !== "/" || url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "")
+      return null;
     return `${url.hostname}:${url.port === "" ? "443" : url.port}`;
   } catch {
     return null;
   }
 }
 
-export function checkSecretDeclarations(entries: readonly SecretEntry[], out: Finding[]): { declarations: SecretDeclaration[]; paths: Map<string, SpecPath> } {
+export function checkSecretDeclarations(
+  entries: readonly SecretEntry[],
+  out: Finding[],
+): { declarations: SecretDeclaration[]; paths: Map<string, SpecPath> } {
   const declarations: SecretDeclaration[] = [];
   const paths = new Map<string, SpecPath>();
   entries.forEach((entry, i) => {
@@ -38,7 +42,8 @@ export function checkSecretDeclarations(entries: readonly SecretEntry[], out: Fi
     const hosts: string[] = [];
     entry.hosts.forEach((host, j) => {
       const normalized = normalizeHostPort(host);
-      if (normalized === null) out.push(report("KV4003", [...path, "hosts", j], (m) => m.notHost({ host: JSON.stringify(host) })));
+      if (normalized === null)
+        out.push(report("KV4003", [...path, "hosts", j], (m) => m.notHost({ host: JSON.stringify(host) })));
       else if (!hosts.includes(normalized)) hosts.push(normalized);
     });
     declarations.push({ name, hosts });

@@ -19,7 +19,12 @@ const SCHEMA_TYPES: Readonly<Record<string, JsonType>> = {
 
 export function checkSelectResult(ast: SelectNode, schema: JsonObject, at: SpecPath, out: Finding[]): void {
   const declared = schema["type"];
-  const names = typeof declared === "string" ? [declared] : Array.isArray(declared) ? declared.filter((t): t is string => typeof t === "string") : [];
+  const names =
+    typeof declared === "string"
+      ? [declared]
+      : Array.isArray(declared)
+        ? declared.filter((t): t is string => typeof t === "string")
+        : [];
   const allowed = new Set(names.flatMap((n) => (SCHEMA_TYPES[n] ? [SCHEMA_TYPES[n]] : [])));
   if (allowed.size === 0) return;
   const result = inferType(ast);
@@ -27,13 +32,21 @@ export function checkSelectResult(ast: SelectNode, schema: JsonObject, at: SpecP
   const shown = typeof declared === "string" ? `type ${JSON.stringify(declared)}` : `type ${JSON.stringify(declared)}`;
   const fitting = [...result].filter((t) => allowed.has(t));
   if (fitting.length === 0) {
-    const hint = allowed.has("object") ? " Wrap the result in a hash, such as {items: items[*].name}, or change the schema's type." : " Change the expression or the schema's type.";
+    const hint = allowed.has("object")
+      ? " Wrap the result in a hash, such as {items: items[*].name}, or change the schema's type."
+      : " Change the expression or the schema's type.";
     const first = names[0]!;
-    out.push(report("KV6008", at, (m) => m.neverFits({ returns: describeTypes(result), schemaType: shown, first, hint })));
+    out.push(
+      report("KV6008", at, (m) => m.neverFits({ returns: describeTypes(result), schemaType: shown, first, hint })),
+    );
     return;
   }
   if (fitting.length < result.size) {
     const others = new Set([...result].filter((t) => !allowed.has(t)));
-    out.push(report("KV6009", at, (m) => m.sometimesFits({ returns: describeTypes(result), schemaType: shown, others: describeTypes(others) })));
+    out.push(
+      report("KV6009", at, (m) =>
+        m.sometimesFits({ returns: describeTypes(result), schemaType: shown, others: describeTypes(others) }),
+      ),
+    );
   }
 }

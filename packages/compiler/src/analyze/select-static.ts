@@ -78,7 +78,12 @@ class TokenPositions {
 }
 
 function isNode(value: unknown): value is AnyNode {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { type?: unknown }).type === "string"
+  );
 }
 
 function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number | undefined): void {
@@ -87,8 +92,11 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
   const extra = offset === undefined ? {} : { offset };
   const params = FUNCTION_SIGNATURES.get(name);
   if (params === undefined) {
-    const close = [...FUNCTION_SIGNATURES.keys()].filter((k) => k.startsWith(name.slice(0, 3)) || name.startsWith(k.slice(0, 3)));
-    const hint = close.length > 0 && close.length <= 3 ? ` Did you mean ${close.map((c) => `${c}()`).join(" or ")}?` : "";
+    const close = [...FUNCTION_SIGNATURES.keys()].filter(
+      (k) => k.startsWith(name.slice(0, 3)) || name.startsWith(k.slice(0, 3)),
+    );
+    const hint =
+      close.length > 0 && close.length <= 3 ? ` Did you mean ${close.map((c) => `${c}()`).join(" or ")}?` : "";
     out.push(report("KV6002", at, (m) => m.unknownFunction({ name, hint }), extra));
     return;
   }
@@ -98,7 +106,14 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
   const max = variadic ? Infinity : params.length;
   if (args.length < required || args.length > max) {
     const expected = variadic ? `at least ${required}` : required === max ? `${required}` : `${required} to ${max}`;
-    out.push(report("KV6003", at, (m) => m.arity({ name, expected, arguments: expected === "1" ? "argument" : "arguments", got: args.length }), extra));
+    out.push(
+      report(
+        "KV6003",
+        at,
+        (m) => m.arity({ name, expected, arguments: expected === "1" ? "argument" : "arguments", got: args.length }),
+        extra,
+      ),
+    );
     return;
   }
   args.forEach((arg, i) => {
@@ -118,7 +133,15 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number |
     if (accepted === undefined) return;
     const got = inferType(arg);
     if (![...got].some((t) => accepted.has(t))) {
-      out.push(report("KV6007", at, (m) => m.argumentType({ name, accepted: describeTypes(accepted), position: i + 1, given: describeTypes(got) }), extra));
+      out.push(
+        report(
+          "KV6007",
+          at,
+          (m) =>
+            m.argumentType({ name, accepted: describeTypes(accepted), position: i + 1, given: describeTypes(got) }),
+          extra,
+        ),
+      );
     }
   });
   if ((name === "pad_left" || name === "pad_right") && args[1] !== undefined) {

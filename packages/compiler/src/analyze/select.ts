@@ -40,7 +40,8 @@ function messageOf(run: () => unknown): string | null {
  * token whose prefix reproduces the message. Messages about the end of input point just past the end.
  */
 export function errorOffset(expression: string, message: string): number {
-  if (/\bEOF\b|end of JSON input/i.test(message) && messageOf(() => tokenize(expression)) === null) return expression.length;
+  if (/\bEOF\b|end of JSON input/i.test(message) && messageOf(() => tokenize(expression)) === null)
+    return expression.length;
   if (messageOf(() => tokenize(expression)) !== null) {
     for (let end = 1; end <= expression.length; end++) {
       if (messageOf(() => tokenize(expression.slice(0, end))) === message) return end - 1;

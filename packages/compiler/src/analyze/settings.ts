@@ -25,7 +25,8 @@ export function toolSettings(tool: ToolSpec, spec: SpecFile): ToolSettings {
     followRedirects: http.followRedirects ?? defaults?.http?.followRedirects ?? HTTP_DEFAULTS.followRedirects,
     rateLimit: {
       perMinute: tool.rateLimit?.perMinute ?? defaults?.rateLimit?.perMinute ?? HTTP_DEFAULTS.rateLimit.perMinute,
-      concurrency: tool.rateLimit?.concurrency ?? defaults?.rateLimit?.concurrency ?? HTTP_DEFAULTS.rateLimit.concurrency,
+      concurrency:
+        tool.rateLimit?.concurrency ?? defaults?.rateLimit?.concurrency ?? HTTP_DEFAULTS.rateLimit.concurrency,
     },
   };
 }

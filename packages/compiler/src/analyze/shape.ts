@@ -85,7 +85,9 @@ export type Shape =
   | UnionShape<any>;
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
-type RequiredKeys<F extends Record<string, Field>> = { [K in keyof F]: F[K]["required"] extends true ? K : never }[keyof F];
+type RequiredKeys<F extends Record<string, Field>> = {
+  [K in keyof F]: F[K]["required"] extends true ? K : never;
+}[keyof F];
 type OptionalKeys<F extends Record<string, Field>> = Exclude<keyof F, RequiredKeys<F>>;
 
 /** The TypeScript type of a value that passed `checkShape` for shape S. */
@@ -108,7 +110,11 @@ export type Infer<S> = S extends StringShape
                 : S extends RecordShape<infer V>
                   ? { [key: string]: Infer<V> }
                   : S extends ObjectShape<infer F>
-                    ? Simplify<{ [K in RequiredKeys<F>]: Infer<F[K]["shape"]> } & { [K in OptionalKeys<F>]?: Infer<F[K]["shape"]> }>
+                    ? Simplify<
+                        { [K in RequiredKeys<F>]: Infer<F[K]["shape"]> } & {
+                          [K in OptionalKeys<F>]?: Infer<F[K]["shape"]>;
+                        }
+                      >
                     : S extends UnionShape<infer O>
                       ? Infer<O[number]>
                       : never;
@@ -117,9 +123,18 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 // Builders. They only fill in `kind`; the generic parameters carry the inferred types.
 export const str = (o: Omit<StringShape, "kind"> = {}): StringShape => ({ kind: "string", ...o });
-export const int = (min: number, max: number, doc?: string): IntegerShape => ({ kind: "integer", min, max, ...(doc ? { doc } : {}) });
+export const int = (min: number, max: number, doc?: string): IntegerShape => ({
+  kind: "integer",
+  min,
+  max,
+  ...(doc ? { doc } : {}),
+});
 export const bool = (doc?: string): BooleanShape => ({ kind: "boolean", ...(doc ? { doc } : {}) });
-export const literal = <T extends string | number | boolean>(value: T, message: string, doc?: string): LiteralShape<T> => ({
+export const literal = <T extends string | number | boolean>(
+  value: T,
+  message: string,
+  doc?: string,
+): LiteralShape<T> => ({
   kind: "literal",
   value,
   message,
@@ -128,12 +143,27 @@ export const literal = <T extends string | number | boolean>(value: T, message: 
 export const scalar = (doc?: string): ScalarShape => ({ kind: "scalar", ...(doc ? { doc } : {}) });
 export const json = (doc?: string): JsonShape => ({ kind: "json", ...(doc ? { doc } : {}) });
 export const schema = (doc?: string): SchemaShape => ({ kind: "schema", ...(doc ? { doc } : {}) });
-export const array = <I extends Shape>(items: I, o: { min?: number; max?: number; doc?: string } = {}): ArrayShape<I> => ({ kind: "array", items, ...o });
-export const record = <V extends Shape>(values: V, doc?: string): RecordShape<V> => ({ kind: "record", values, ...(doc ? { doc } : {}) });
-export const obj = <F extends Record<string, Field>>(fields: F, doc?: string): ObjectShape<F> => ({ kind: "object", fields, ...(doc ? { doc } : {}) });
+export const array = <I extends Shape>(
+  items: I,
+  o: { min?: number; max?: number; doc?: string } = {},
+): ArrayShape<I> => ({ kind: "array", items, ...o });
+export const record = <V extends Shape>(values: V, doc?: string): RecordShape<V> => ({
+  kind: "record",
+  values,
+  ...(doc ? { doc } : {}),
+});
+export const obj = <F extends Record<string, Field>>(fields: F, doc?: string): ObjectShape<F> => ({
+  kind: "object",
+  fields,
+  ...(doc ? { doc } : {}),
+});
 export const req = <S extends Shape>(shape: S): Field<S, true> => ({ shape, required: true });
 export const opt = <S extends Shape>(shape: S): Field<S, false> => ({ shape, required: false });
-export const union = <O extends readonly Shape[]>(options: O, pick: UnionShape<O>["pick"], doc?: string): UnionShape<O> => ({
+export const union = <O extends readonly Shape[]>(
+  options: O,
+  pick: UnionShape<O>["pick"],
+  doc?: string,
+): UnionShape<O> => ({
   kind: "union",
   options,
   pick,

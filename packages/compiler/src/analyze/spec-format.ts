@@ -5,7 +5,22 @@
  * (`SpecFile`), and for the editor JSON Schema. Limits are named constants here and nowhere else.
  */
 import { MIN_SECRET_LENGTH } from "@kervanc/runtime/secrets";
-import { array, bool, type Infer, int, json, literal, obj, opt, req, record, scalar, schema, str, union } from "./shape.ts";
+import {
+  array,
+  bool,
+  type Infer,
+  int,
+  json,
+  literal,
+  obj,
+  opt,
+  req,
+  record,
+  scalar,
+  schema,
+  str,
+  union,
+} from "./shape.ts";
 
 export const SPEC_LIMITS = {
   maxSpecBytes: 1_048_576,
@@ -34,10 +49,14 @@ export const SECRET_NAME = "^[A-Z][A-Z0-9_]{0,127}$";
 export const TOOL_NAME = "^[A-Za-z0-9_.-]{1,128}$";
 export const HOST_ENTRY = "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::\\d{1,5})?$";
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const secretName = str({
-  pattern: { source: SECRET_NAME, message: "A secret name is upper case: a letter, then letters, digits or _ (for example API_KEY)." },
+  pattern: {
+    source: SECRET_NAME,
+    message: "A secret name is upper case: a letter, then letters, digits or _ (for example API_KEY).",
+  },
   doc: "The secret's name; its value comes from the environment variable of the same name.",
 });
 
@@ -59,19 +78,38 @@ const hostItem = union([hostEntry], (v) =>
 const boundSecret = obj(
   {
     name: req(secretName),
-    hosts: req(array(hostItem, { min: 1, max: SPEC_LIMITS.maxSecretHosts, doc: "The only hosts (host:port) this secret may be sent to." })),
+    hosts: req(
+      array(hostItem, {
+        min: 1,
+        max: SPEC_LIMITS.maxSecretHosts,
+        doc: "The only hosts (host:port) this secret may be sent to.",
+      }),
+    ),
   },
   "A secret bound to the hosts it may be sent to.",
 );
 
 const secretEntry = union(
   [secretName, boundSecret],
-  (v) => (typeof v === "string" ? secretName : isPlainObject(v) ? boundSecret : { message: "A secret is a NAME, or a mapping with name and hosts." }),
+  (v) =>
+    typeof v === "string"
+      ? secretName
+      : isPlainObject(v)
+        ? boundSecret
+        : { message: "A secret is a NAME, or a mapping with name and hosts." },
   "A secret the tools may use as {{secrets.NAME}}.",
 );
 
-const timeoutMs = int(100, SPEC_LIMITS.maxTimeoutMs, "Timeout of one HTTP hop in milliseconds (DNS, connect, response and body).");
-const maxResponseBytes = int(1, SPEC_LIMITS.maxResponseBytes, "The largest response body read, counted on the wire and after decompression.");
+const timeoutMs = int(
+  100,
+  SPEC_LIMITS.maxTimeoutMs,
+  "Timeout of one HTTP hop in milliseconds (DNS, connect, response and body).",
+);
+const maxResponseBytes = int(
+  1,
+  SPEC_LIMITS.maxResponseBytes,
+  "The largest response body read, counted on the wire and after decompression.",
+);
 const maxOutputChars = int(1, SPEC_LIMITS.maxOutputChars, "The longest text returned to the model (default 20000).");
 const allowInsecureHttp = bool("Allow plain http:// URLs (never for tools that send secrets).");
 const followRedirects = int(0, SPEC_LIMITS.maxRedirects, "How many redirects to follow (default 0: none).");
@@ -99,10 +137,18 @@ const queryValue = union(
 const http = obj(
   {
     method: opt(str({ enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], doc: "The HTTP method (default GET)." })),
-    url: req(str({ min: 1, doc: "An absolute https:// URL; the path may hold {{input.x}} and {{secrets.X}} templates." })),
+    url: req(
+      str({ min: 1, doc: "An absolute https:// URL; the path may hold {{input.x}} and {{secrets.X}} templates." }),
+    ),
     query: opt(record(queryValue, "Query parameters: literal names, values may be templates.")),
-    headers: opt(record(scalar("A header value; may hold templates."), "Request headers: literal names, values may be templates.")),
-    body: opt(json("A JSON body (POST, PUT, PATCH, DELETE). A string that is exactly one {{input.x}} keeps the value's JSON type.")),
+    headers: opt(
+      record(scalar("A header value; may hold templates."), "Request headers: literal names, values may be templates."),
+    ),
+    body: opt(
+      json(
+        "A JSON body (POST, PUT, PATCH, DELETE). A string that is exactly one {{input.x}} keeps the value's JSON type.",
+      ),
+    ),
     bodyEncoding: opt(
       str({
         enum: ["json", "form"],
@@ -119,15 +165,27 @@ const http = obj(
 
 const selectOutput = obj(
   {
-    select: req(str({ min: 1, max: SPEC_LIMITS.maxSelectLength, doc: "A JMESPath expression that picks what the model sees." })),
-    schema: opt(schema("A JSON Schema (2020-12) of the selected value; it becomes the tool's outputSchema and structuredContent.")),
+    select: req(
+      str({ min: 1, max: SPEC_LIMITS.maxSelectLength, doc: "A JMESPath expression that picks what the model sees." }),
+    ),
+    schema: opt(
+      schema(
+        "A JSON Schema (2020-12) of the selected value; it becomes the tool's outputSchema and structuredContent.",
+      ),
+    ),
     maxOutputChars: opt(maxOutputChars),
   },
   "Select what the model sees with JMESPath.",
 );
 const rawOutput = obj(
   {
-    raw: req(literal(true, "raw must be true (to select fields instead, remove raw and write select).", "Return the response body as text.")),
+    raw: req(
+      literal(
+        true,
+        "raw must be true (to select fields instead, remove raw and write select).",
+        "Return the response body as text.",
+      ),
+    ),
     maxOutputChars: opt(maxOutputChars),
   },
   "Return the response body as text.",
@@ -182,19 +240,29 @@ export const specShape = obj(
     $schema: opt(str({ doc: "Ignored; for editors (yaml-language-server)." })),
     specVersion: req(literal(1, "specVersion must be the number 1.", "The spec format version.")),
     name: req(visibleLine(128, "The server's name (MCP serverInfo.name).")),
-    version: req(visibleLine(64, "The server's version, as a string: quote it (\"1.0\").")),
+    version: req(visibleLine(64, 'The server\'s version, as a string: quote it ("1.0").')),
     description: opt(str({ visible: "multiline", doc: "Instructions for the model (MCP instructions)." })),
     secrets: opt(array(secretEntry, { max: SPEC_LIMITS.maxSecrets, doc: "Secrets the tools may use." })),
     defaults: opt(
       obj(
         {
-          http: opt(obj({ timeoutMs: opt(timeoutMs), maxResponseBytes: opt(maxResponseBytes), maxOutputChars: opt(maxOutputChars), allowInsecureHttp: opt(allowInsecureHttp), followRedirects: opt(followRedirects) })),
+          http: opt(
+            obj({
+              timeoutMs: opt(timeoutMs),
+              maxResponseBytes: opt(maxResponseBytes),
+              maxOutputChars: opt(maxOutputChars),
+              allowInsecureHttp: opt(allowInsecureHttp),
+              followRedirects: opt(followRedirects),
+            }),
+          ),
           rateLimit: opt(rateLimit),
         },
         "Defaults for every tool.",
       ),
     ),
-    tools: req(array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." })),
+    tools: req(
+      array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." }),
+    ),
     kervancExtensions: opt(
       array(str({ enum: ["form-body"], doc: "A kervanc extension this spec uses." }), {
         max: 1,

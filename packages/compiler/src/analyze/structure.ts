@@ -22,13 +22,17 @@ export function describeValue(v: unknown): string {
 
 /** Names quoted for a message, with hidden characters made visible. */
 export function quoteName(name: string): string {
-  return JSON.stringify(name).replace(/[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
+  return JSON.stringify(name).replace(
+    /[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufeff\uffa0]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`,
+  );
 }
 
 /** A mapping with many unknown fields is probably not a spec at all; list the first ones only. */
 const MAX_UNKNOWN_FIELDS = 10;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export interface ShapeContext {
   /** The source text of the scalar at a path, as written in the file (`1.0` where YAML read the number 1). */
@@ -60,12 +64,19 @@ function otherLevel(
   });
   if (below.length === 1) {
     const [where] = below;
-    return { message: `Did you mean "${where}"? The field belongs one level down: ${formatPath([...path, ...where!.split(".")])}.` };
+    return {
+      message: `Did you mean "${where}"? The field belongs one level down: ${formatPath([...path, ...where!.split(".")])}.`,
+    };
   }
   if (parent) {
     const match = Object.hasOwn(parent.fields, key) ? key : closest(key, Object.keys(parent.fields));
-    if (match !== undefined && !(parent.fields[match]!.shape.kind === "object" && path.length > 0 && path[path.length - 1] === match)) {
-      return { message: `Did you mean "${match}" one level up? The field belongs at ${formatPath([...parent.path, match]) || match}.` };
+    if (
+      match !== undefined &&
+      !(parent.fields[match]!.shape.kind === "object" && path.length > 0 && path[path.length - 1] === match)
+    ) {
+      return {
+        message: `Did you mean "${match}" one level up? The field belongs at ${formatPath([...parent.path, match]) || match}.`,
+      };
     }
   }
   return undefined;
@@ -73,11 +84,14 @@ function otherLevel(
 
 export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Finding[], ctx: ShapeContext = {}): void {
   // Below a record or list the mapping one level up is not the parent of a key; only objects set it.
-  const recurse = (v: unknown, s: Shape, p: SpecPath): void => checkShape(v, s, p, out, { ...(ctx.sourceOf ? { sourceOf: ctx.sourceOf } : {}) });
+  const recurse = (v: unknown, s: Shape, p: SpecPath): void =>
+    checkShape(v, s, p, out, { ...(ctx.sourceOf ? { sourceOf: ctx.sourceOf } : {}) });
   switch (shape.kind) {
     case "string": {
       if (typeof value !== "string") {
-        out.push(report("KV2003", path, (m) => m.notString({ got: describeValue(value), hint: quoteHint(value, path, ctx) })));
+        out.push(
+          report("KV2003", path, (m) => m.notString({ got: describeValue(value), hint: quoteHint(value, path, ctx) })),
+        );
         return;
       }
       const { min, max, pattern, enum: allowed } = shape;
@@ -96,23 +110,31 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       if (shape.visible) {
         const problem = visibleTextProblem(value, shape.visible);
         if (problem) {
-          const hint = shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09) ? " Line breaks and tabs are allowed in descriptions only." : "";
-          out.push(report("KV2010", path, (m) => m.hidden({ problem: problem.message, hint }), { offset: problem.offset }));
+          const hint =
+            shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09)
+              ? " Line breaks and tabs are allowed in descriptions only."
+              : "";
+          out.push(
+            report("KV2010", path, (m) => m.hidden({ problem: problem.message, hint }), { offset: problem.offset }),
+          );
         }
       }
       return;
     }
     case "integer":
-      if (typeof value !== "number") out.push(report("KV2003", path, (m) => m.notInteger({ got: describeValue(value) })));
+      if (typeof value !== "number")
+        out.push(report("KV2003", path, (m) => m.notInteger({ got: describeValue(value) })));
       else if (!Number.isInteger(value) || value < shape.min || value > shape.max) {
         out.push(report("KV2006", path, (m) => m.range({ min: shape.min, max: shape.max, got: value })));
       }
       return;
     case "boolean":
-      if (typeof value !== "boolean") out.push(report("KV2003", path, (m) => m.notBoolean({ got: describeValue(value) })));
+      if (typeof value !== "boolean")
+        out.push(report("KV2003", path, (m) => m.notBoolean({ got: describeValue(value) })));
       return;
     case "literal":
-      if (value !== shape.value) out.push(report("KV2007", path, (m) => m.literal({ rule: shape.message, got: describeValue(value) })));
+      if (value !== shape.value)
+        out.push(report("KV2007", path, (m) => m.literal({ rule: shape.message, got: describeValue(value) })));
       return;
     case "scalar":
       if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
@@ -160,27 +182,60 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       const known = Object.keys(fields);
       const unknown = Object.keys(value).filter((key) => !Object.hasOwn(fields, key));
       // A misspelled required field is one problem: the unknown key names its fix, and "missing" is not repeated.
-      const missing = known.filter((key) => fields[key]!.required && (!Object.hasOwn(value, key) || value[key] === undefined));
+      const missing = known.filter(
+        (key) => fields[key]!.required && (!Object.hasOwn(value, key) || value[key] === undefined),
+      );
       const explained = new Set<string>();
       unknown.slice(0, MAX_UNKNOWN_FIELDS).forEach((key, i) => {
-        const more = i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)` : "";
+        const more =
+          i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS
+            ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)`
+            : "";
         if (key === "<<") {
           out.push(report("KV2013", [...path, key], (m) => m.mergeKeyFields({ more }), { atKey: true }));
           return;
         }
-        const required = closest(key, missing.filter((m) => !explained.has(m)));
+        const required = closest(
+          key,
+          missing.filter((m) => !explained.has(m)),
+        );
         if (required !== undefined) {
           explained.add(required);
-          out.push(report("KV2001", [...path, key], (m) => m.missingRequired({ key: quoteName(key), required, more }), { atKey: true, fix: { description: `Rename the key to ${required}`, replacement: required } }));
+          out.push(
+            report("KV2001", [...path, key], (m) => m.missingRequired({ key: quoteName(key), required, more }), {
+              atKey: true,
+              fix: { description: `Rename the key to ${required}`, replacement: required },
+            }),
+          );
           return;
         }
         const close = closest(key, known);
         if (close !== undefined) {
-          out.push(report("KV2001", [...path, key], (m) => m.didYouMean({ key: quoteName(key), close, allowed: known.join(", "), more }), { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } }));
+          out.push(
+            report(
+              "KV2001",
+              [...path, key],
+              (m) => m.didYouMean({ key: quoteName(key), close, allowed: known.join(", "), more }),
+              { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } },
+            ),
+          );
           return;
         }
         const moved = otherLevel(key, fields, ctx.parent, path);
-        out.push(report("KV2001", [...path, key], (m) => m.unknown({ key: quoteName(key), moved: moved ? ` ${moved.message}` : "", allowed: known.join(", "), more }), { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) }));
+        out.push(
+          report(
+            "KV2001",
+            [...path, key],
+            (m) =>
+              m.unknown({
+                key: quoteName(key),
+                moved: moved ? ` ${moved.message}` : "",
+                allowed: known.join(", "),
+                more,
+              }),
+            { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) },
+          ),
+        );
       });
       for (const key of known) {
         const field = fields[key]!;
@@ -209,6 +264,11 @@ function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): string {
   if (typeof value !== "number" && typeof value !== "boolean") return "";
   const written = ctx.sourceOf?.(path)?.trim();
   const text = written !== undefined && written !== "" && !/^[!&*]|[\n"\\]/.test(written) ? written : String(value);
-  const as = typeof value === "number" ? (text === String(value) ? "a number" : `the number ${String(value)}`) : `the boolean ${String(value)}`;
+  const as =
+    typeof value === "number"
+      ? text === String(value)
+        ? "a number"
+        : `the number ${String(value)}`
+      : `the boolean ${String(value)}`;
   return ` YAML reads ${text} as ${as}; quote it: "${text}".`;
 }

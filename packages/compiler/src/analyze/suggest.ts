@@ -18,7 +18,11 @@ export function editDistance(a: string, b: string, limit = 2): number {
 }
 
 /** The one known name within edit distance 2 of `name` (case-insensitively), if there is exactly one. */
-export function closest(name: string, known: readonly string[], options: { abbreviations?: boolean } = {}): string | undefined {
+export function closest(
+  name: string,
+  known: readonly string[],
+  options: { abbreviations?: boolean } = {},
+): string | undefined {
   const lower = name.toLowerCase();
   const exact = known.filter((k) => k.toLowerCase() === lower);
   if (exact.length === 1) return exact[0];
@@ -27,7 +31,9 @@ export function closest(name: string, known: readonly string[], options: { abbre
   if (close.length > 1 || !options.abbreviations) return undefined;
   // Argument names are often short forms of each other (`q` for `query`, `id` for `item_id`): one known name that
   // is a prefix of the written one, or the other way round, is the suggestion.
-  const short = known.filter((k) => k.length > 0 && (lower.startsWith(k.toLowerCase()) || k.toLowerCase().startsWith(lower)));
+  const short = known.filter(
+    (k) => k.length > 0 && (lower.startsWith(k.toLowerCase()) || k.toLowerCase().startsWith(lower)),
+  );
   return short.length === 1 ? short[0] : undefined;
 }
 

@@ -80,9 +80,20 @@ function unclosed(source: string, at: number): ParsedTemplate {
   const single = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}/.exec(rest);
   if (single) {
     const meant = `{{${single[1]!}}}`;
-    return { ok: false, message: `Unclosed "{{" in ${JSON.stringify(source)}: the template ends with a single "}"; close it with "}}". Did you mean ${meant}?`, offset: at, length: single[0].length + 2, replacement: meant };
+    return {
+      ok: false,
+      message: `Unclosed "{{" in ${JSON.stringify(source)}: the template ends with a single "}"; close it with "}}". Did you mean ${meant}?`,
+      offset: at,
+      length: single[0].length + 2,
+      replacement: meant,
+    };
   }
-  return { ok: false, message: `Unclosed "{{" in ${JSON.stringify(source)}: every "{{" needs a "}}" after it (write \\{{ for a literal "{{").`, offset: at, length: source.length - at };
+  return {
+    ok: false,
+    message: `Unclosed "{{" in ${JSON.stringify(source)}: every "{{" needs a "}}" after it (write \\{{ for a literal "{{").`,
+    offset: at,
+    length: source.length - at,
+  };
 }
 
 /** Why an expression between `{{ }}` is refused, and what was probably meant. */
@@ -91,44 +102,75 @@ export function refusalReason(expression: string): { reason: string; meant?: str
   if (expression === "") return { reason: `the braces are empty; ${allowed}` };
   if (expression.startsWith("{") || expression.endsWith("}")) {
     const inner = expression.replace(/^\{+\s*/, "").replace(/\s*\}+$/, "");
-    return { reason: `a template has exactly two braces on each side (this is not Mustache's triple-brace form); ${allowed}`, ...(parseRef(inner) ? { meant: `{{${inner}}}` } : {}) };
+    return {
+      reason: `a template has exactly two braces on each side (this is not Mustache's triple-brace form); ${allowed}`,
+      ...(parseRef(inner) ? { meant: `{{${inner}}}` } : {}),
+    };
   }
   const split = /[.[]/.exec(expression);
   const head = split ? expression.slice(0, split.index) : expression;
   const tail = split ? expression.slice(split.index + (split[0] === "." ? 1 : 0)) : "";
-  if (/[|(]/.test(expression)) return { reason: `templates have no filters, pipes or function calls (the value is inserted as it is, encoded for its place); ${allowed}` };
+  if (/[|(]/.test(expression))
+    return {
+      reason: `templates have no filters, pipes or function calls (the value is inserted as it is, encoded for its place); ${allowed}`,
+    };
   if (/\s/.test(expression) || /[+*/%<>=!?:]/.test(expression)) {
-    return { reason: `a template holds one reference, with no spaces, operators or expressions inside (the value is inserted as it is); ${allowed}` };
+    return {
+      reason: `a template holds one reference, with no spaces, operators or expressions inside (the value is inserted as it is); ${allowed}`,
+    };
   }
   if (/^(env|ENV|process\.env|environment|vars?|VARS?|Env)$/.test(head) || expression.startsWith("process.env.")) {
     const name = expression.startsWith("process.env.") ? expression.slice("process.env.".length) : tail;
     const upper = name.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
-    return { reason: `a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start.`, ...(IDENT.test(name) ? { meant: `{{secrets.${upper}}}` } : {}) };
+    return {
+      reason: `a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start.`,
+      ...(IDENT.test(name) ? { meant: `{{secrets.${upper}}}` } : {}),
+    };
   }
   if (/^(secret|SECRETS|SECRET|Secrets|Secret|secrets_)$/.test(head) && tail !== "") {
-    return { reason: `the prefix is "secrets" (plural, lower case); ${allowed}`, ...(/^[A-Za-z][A-Za-z0-9_]*$/.test(tail) ? { meant: `{{secrets.${tail.toUpperCase()}}}` } : {}) };
+    return {
+      reason: `the prefix is "secrets" (plural, lower case); ${allowed}`,
+      ...(/^[A-Za-z][A-Za-z0-9_]*$/.test(tail) ? { meant: `{{secrets.${tail.toUpperCase()}}}` } : {}),
+    };
   }
   if (head === "secrets") {
-    if (/^[A-Za-z][A-Za-z0-9_]*$/.test(tail)) return { reason: `secret names are upper-case letters, digits and "_" (as in the "secrets" list), so ${JSON.stringify(tail)} is not one.`, meant: `{{secrets.${tail.toUpperCase()}}}` };
+    if (/^[A-Za-z][A-Za-z0-9_]*$/.test(tail))
+      return {
+        reason: `secret names are upper-case letters, digits and "_" (as in the "secrets" list), so ${JSON.stringify(tail)} is not one.`,
+        meant: `{{secrets.${tail.toUpperCase()}}}`,
+      };
     const bad = firstBad(tail, /[A-Z0-9_]/);
-    return { reason: `a secret name is upper-case letters, digits and "_"; ${describeChar(bad.char)} at character ${bad.index + 1} of the name is not allowed.` };
+    return {
+      reason: `a secret name is upper-case letters, digits and "_"; ${describeChar(bad.char)} at character ${bad.index + 1} of the name is not allowed.`,
+    };
   }
   if (/^(inputs|Input|INPUT|Inputs|args|arguments|params|parameters|in|arg|param)$/.test(head) && tail !== "") {
     const fixed = `input.${tail}`;
-    return { reason: `the prefix is "input" (singular, lower case); ${allowed}`, ...(INPUT_REF.test(fixed) ? { meant: `{{${fixed}}}` } : {}) };
+    return {
+      reason: `the prefix is "input" (singular, lower case); ${allowed}`,
+      ...(INPUT_REF.test(fixed) ? { meant: `{{${fixed}}}` } : {}),
+    };
   }
   if (head === "input") {
     if (tail === "") return { reason: "name a property of the input: {{input.<field>}}." };
     const bad = firstBad(tail, /[A-Za-z0-9_.]/);
     if (bad.index >= 0) {
-      const kind = bad.char === "[" ? "brackets are not supported (a template names a property by a dotted path of identifiers)" : `input paths are identifiers (letters, digits and "_") joined by "."; a property whose name has ${describeChar(bad.char)} cannot be referenced: rename it (for example ${JSON.stringify(tail.replace(/[^A-Za-z0-9_.]/g, "_"))})`;
+      const kind =
+        bad.char === "["
+          ? "brackets are not supported (a template names a property by a dotted path of identifiers)"
+          : `input paths are identifiers (letters, digits and "_") joined by "."; a property whose name has ${describeChar(bad.char)} cannot be referenced: rename it (for example ${JSON.stringify(tail.replace(/[^A-Za-z0-9_.]/g, "_"))})`;
       return { reason: `${describeChar(bad.char)} at character ${bad.index + 1} of the path is not allowed: ${kind}.` };
     }
-    return { reason: `each part of an input path is an identifier that starts with a letter or "_", with no empty parts; ${allowed}` };
+    return {
+      reason: `each part of an input path is an identifier that starts with a letter or "_", with no empty parts; ${allowed}`,
+    };
   }
   if (IDENT.test(expression)) {
     const meant = /^[A-Z][A-Z0-9_]*$/.test(expression) ? `{{secrets.${expression}}}` : `{{input.${expression}}}`;
-    return { reason: `a template names its source: "input." for an argument or "secrets." for a secret; ${allowed}`, meant };
+    return {
+      reason: `a template names its source: "input." for an argument or "secrets." for a secret; ${allowed}`,
+      meant,
+    };
   }
   return { reason: allowed };
 }
@@ -139,7 +181,13 @@ function firstBad(text: string, ok: RegExp): { index: number; char: string } {
 }
 
 function describeChar(c: string): string {
-  const names: Record<string, string> = { "-": 'the dash "-"', " ": "a space", "[": 'the bracket "["', "]": 'the bracket "]"', "/": 'the slash "/"' };
+  const names: Record<string, string> = {
+    "-": 'the dash "-"',
+    " ": "a space",
+    "[": 'the bracket "["',
+    "]": 'the bracket "]"',
+    "/": 'the slash "/"',
+  };
   return names[c] ?? JSON.stringify(c);
 }
 
@@ -185,7 +233,14 @@ export function findLookAlikes(source: string): LookAlike[] {
     if (single) {
       const name = single[1]!;
       const prefixed = /^(input|inputs|secrets?|env)\./i.test(name);
-      found.push({ offset: i, length: single[0].length, written: single[0], meant: meantFor(name), certain: prefixed, ...(prefixed ? {} : { bareName: name }) });
+      found.push({
+        offset: i,
+        length: single[0].length,
+        written: single[0],
+        meant: meantFor(name),
+        certain: prefixed,
+        ...(prefixed ? {} : { bareName: name }),
+      });
       i += single[0].length;
       continue;
     }
@@ -230,13 +285,17 @@ export function inputPathDeclared(inputSchema: unknown, path: readonly string[])
  * The property names at the level where `path` leaves the declared properties, and that level's depth: for
  * `input.user.nmae`, the properties of `user` at depth 1. Undefined when the path is declared or unconstrained.
  */
-export function propertiesAt(inputSchema: unknown, path: readonly string[]): { depth: number; names: string[] } | undefined {
+export function propertiesAt(
+  inputSchema: unknown,
+  path: readonly string[],
+): { depth: number; names: string[] } | undefined {
   let schema: unknown = inputSchema;
   for (let depth = 0; depth <= path.length; depth++) {
     if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return undefined;
     const properties = (schema as Record<string, unknown>)["properties"];
     if (properties === null || typeof properties !== "object" || Array.isArray(properties)) return undefined;
-    if (depth === path.length || !Object.hasOwn(properties, path[depth]!)) return { depth, names: Object.keys(properties) };
+    if (depth === path.length || !Object.hasOwn(properties, path[depth]!))
+      return { depth, names: Object.keys(properties) };
     schema = (properties as Record<string, unknown>)[path[depth]!];
   }
   return undefined;

@@ -81,7 +81,8 @@ export function parseArgs(args: readonly string[], options: readonly OptionSpec[
     let value = inline;
     if (value === undefined) {
       const next = args[i + 1];
-      if (next === undefined || (next.startsWith("-") && next !== "-")) throw new UsageError(`--${spec.name} needs a value (${spec.value ?? "<value>"}).`);
+      if (next === undefined || (next.startsWith("-") && next !== "-"))
+        throw new UsageError(`--${spec.name} needs a value (${spec.value ?? "<value>"}).`);
       value = next;
       i++;
     }

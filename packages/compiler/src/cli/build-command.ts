@@ -24,12 +24,21 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
   // The machine formats own stdout: no summary or size lines are mixed into them.
   const json = command.format === "json" || command.format === "sarif";
   const { toolsBudget } = command;
-  const report = await build({ inputs: command.inputs, outDir: command.out, force: command.force, strictKervan: command.strictKervan === true, ...(toolsBudget !== undefined ? { toolsBudget } : {}) });
+  const report = await build({
+    inputs: command.inputs,
+    outDir: command.out,
+    force: command.force,
+    strictKervan: command.strictKervan === true,
+    ...(toolsBudget !== undefined ? { toolsBudget } : {}),
+  });
   printDiagnostics(io, report.diagnostics, command.format, report.sources);
   if (!report.ok) {
     if (!json) {
       const errors = report.diagnostics.filter((d) => d.severity === "error").length;
-      const written = report.servers.length === 0 ? "nothing was written" : `${plural(report.servers.length, "package")} ${report.servers.length === 1 ? "was" : "were"} written before it`;
+      const written =
+        report.servers.length === 0
+          ? "nothing was written"
+          : `${plural(report.servers.length, "package")} ${report.servers.length === 1 ? "was" : "were"} written before it`;
       io.stderr(`Found ${errors} error${errors === 1 ? "" : "s"}; ${written}.\n`);
     }
     return 1;
@@ -39,9 +48,12 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
     const servers = report.servers.length;
     const skipped = report.skipped.length > 0 ? `, skipped ${report.skipped.length} unchanged,` : "";
-    io.stderr(`Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${printable(command.out)} in ${seconds} s.\n`);
+    io.stderr(
+      `Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${printable(command.out)} in ${seconds} s.\n`,
+    );
     // The size of each server's tools/list (what every conversation pays for), built or skipped, on stdout.
-    for (const s of report.sizes) io.stdout(`${sizeLine(printable(s.folder), s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET)}\n`);
+    for (const s of report.sizes)
+      io.stdout(`${sizeLine(printable(s.folder), s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET)}\n`);
   }
   return 0;
 }
@@ -53,10 +65,15 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
 async function refuseOutputInSpecs(inputs: readonly string[], out: string): Promise<void> {
   const outPath = await canonical(out);
   for (const input of inputs) {
-    const isFolder = await stat(input).then((s) => s.isDirectory(), () => false);
+    const isFolder = await stat(input).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
     const folder = await canonical(isFolder ? input : dirname(input));
     if (folder === outPath) {
-      throw new UsageError(`the output folder ${printable(out)} is where the specs are (${printable(input)}); write the packages to a folder of their own, such as -o servers.`);
+      throw new UsageError(
+        `the output folder ${printable(out)} is where the specs are (${printable(input)}); write the packages to a folder of their own, such as -o servers.`,
+      );
     }
   }
 }

@@ -37,13 +37,19 @@ interface ToolResult {
   readonly isError?: boolean;
 }
 
-export async function callCommand(command: CallCommand, io: Io, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<number> {
+export async function callCommand(
+  command: CallCommand,
+  io: Io,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
   refuseInProduction("kervanc call", process.env);
   const args = parseArguments(command.arguments ?? (stdin.isTTY === true ? "" : await readAll(stdin)));
   const compiled = await compileDev(command.spec);
   printDiagnostics(io, compiled.diagnostics, false);
   if (!compiled.ok) {
-    io.stderr(`Found ${plural(compiled.diagnostics.filter((d) => d.severity === "error").length, "error")}; nothing was called.\n`);
+    io.stderr(
+      `Found ${plural(compiled.diagnostics.filter((d) => d.severity === "error").length, "error")}; nothing was called.\n`,
+    );
     return 1;
   }
   const planned = compiled.compiled.planned;
@@ -51,7 +57,9 @@ export async function callCommand(command: CallCommand, io: Io, stdin: NodeJS.Re
   const tool = planned.tools.find((t) => t.plan.listing.name === command.tool);
   if (tool === undefined) {
     const close = closest(command.tool, names);
-    throw new UsageError(`${printable(command.spec)} has no tool "${printable(command.tool)}".${close !== undefined ? ` Did you mean "${close}"?` : ""} Its tools: ${names.join(", ")}.`);
+    throw new UsageError(
+      `${printable(command.spec)} has no tool "${printable(command.tool)}".${close !== undefined ? ` Did you mean "${close}"?` : ""} Its tools: ${names.join(", ")}.`,
+    );
   }
   io.stderr(DEV_BANNER);
   const recorder = command.record !== undefined ? await Recorder.start(tool.plan.request.origin) : undefined;
@@ -81,14 +89,20 @@ export async function callCommand(command: CallCommand, io: Io, stdin: NodeJS.Re
   } finally {
     await recorder?.close();
   }
-  const text = (result.content ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("\n");
+  const text = (result.content ?? [])
+    .filter((p) => p.type === "text")
+    .map((p) => p.text ?? "")
+    .join("\n");
   const isError = result.isError === true;
   if (isError) io.stderr(`${terminalSafe(text)}\n`);
   else if (command.json) io.stdout(`${terminalSafe(JSON.stringify(result.structuredContent ?? null, null, 2))}\n`);
   else io.stdout(`${terminalSafe(text)}\n`);
 
   if (command.record !== undefined && recorder !== undefined) {
-    const secrets = secretValues(planned.plan.secrets.map((s) => s.name), command.secretsFile);
+    const secrets = secretValues(
+      planned.plan.secrets.map((s) => s.name),
+      command.secretsFile,
+    );
     try {
       const name = await appendCase(command.record, (taken) => {
         let name = `${command.tool} (recorded)`;
@@ -121,9 +135,12 @@ function parseArguments(text: string): JsonValue {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`the arguments are not valid JSON (${printable(error instanceof Error ? error.message : String(error))}).`);
+    throw new UsageError(
+      `the arguments are not valid JSON (${printable(error instanceof Error ? error.message : String(error))}).`,
+    );
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new UsageError("the arguments must be a JSON object, such as '{\"city\": \"Paris\"}'.");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new UsageError('the arguments must be a JSON object, such as \'{"city": "Paris"}\'.');
   return value as JsonValue;
 }
 

@@ -22,20 +22,33 @@ export interface CheckCommand {
 
 export async function checkCommand(command: CheckCommand, io: Io): Promise<number> {
   const started = performance.now();
-  return printCheck(io, await check({ inputs: command.inputs, outDir: command.out }), command.out, command.format, started);
+  return printCheck(
+    io,
+    await check({ inputs: command.inputs, outDir: command.out }),
+    command.out,
+    command.format,
+    started,
+  );
 }
 
 function reviews(report: CheckReport, out: string): PackageReview[] {
   return report.packages
     .filter((p) => p.drift.length > 0)
-    .map((p) => ({ where: join(out, p.folder), status: p.exists ? "changed" : "added", surface: p.surface, files: fromDrift(p.drift) }));
+    .map((p) => ({
+      where: join(out, p.folder),
+      status: p.exists ? "changed" : "added",
+      surface: p.surface,
+      files: fromDrift(p.drift),
+    }));
 }
 
 function printCheck(io: Io, report: CheckReport, out: string, format: ReviewFormat, started: number): number {
   const stale = report.packages.filter((p) => p.drift.length > 0);
   const fresh = report.ok && stale.length === 0 && report.orphans.length === 0;
   if (format === "json") {
-    io.stdout(`${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`,
+    );
     return fresh ? 0 : 1;
   }
   printDiagnostics(io, report.diagnostics, "text", report.sources);
@@ -47,10 +60,17 @@ function printCheck(io: Io, report: CheckReport, out: string, format: ReviewForm
   const shownOut = printable(out);
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   const total = report.packages.length;
-  const orphanLines = report.orphans.map((orphan) => `${printable(join(out, orphan))} holds a kervanc package that no given spec builds; delete it or pass its spec.`);
+  const orphanLines = report.orphans.map(
+    (orphan) =>
+      `${printable(join(out, orphan))} holds a kervanc package that no given spec builds; delete it or pass its spec.`,
+  );
   const files = stale.reduce((n, p) => n + p.drift.length, 0);
   const problems = [
-    ...(stale.length > 0 ? [`${stale.length} of ${plural(total, "package")} differ${stale.length === 1 ? "s" : ""} (${plural(files, "file")})`] : []),
+    ...(stale.length > 0
+      ? [
+          `${stale.length} of ${plural(total, "package")} differ${stale.length === 1 ? "s" : ""} (${plural(files, "file")})`,
+        ]
+      : []),
     ...(report.orphans.length > 0 ? [plural(report.orphans.length, "extra package")] : []),
   ];
   const verdict = fresh
@@ -65,7 +85,11 @@ function printCheck(io: Io, report: CheckReport, out: string, format: ReviewForm
     io.stdout(`${verdict}\n`);
     return 0;
   }
-  const lines = [`kervanc ${KERVANC_VERSION} builds something else than ${shownOut} holds:`, "", ...renderText(reviews(report, out))];
+  const lines = [
+    `kervanc ${KERVANC_VERSION} builds something else than ${shownOut} holds:`,
+    "",
+    ...renderText(reviews(report, out)),
+  ];
   for (const line of orphanLines) lines.push(line, "");
   lines.push(verdict);
   io.stdout(`${lines.join("\n")}\n`);

@@ -59,7 +59,11 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: [
       { name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the packages (required)" },
       { name: "force", type: "boolean", help: "rebuild packages that are up to date" },
-      { name: "strict-kervan", type: "boolean", help: "refuse specs that use kervanc extensions (portable to Kervan only)" },
+      {
+        name: "strict-kervan",
+        type: "boolean",
+        help: "refuse specs that use kervanc extensions (portable to Kervan only)",
+      },
       FORMAT,
       BUDGET,
       HELP,
@@ -75,7 +79,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       "output is up to date, 1 when a spec has errors or a package differs. For each package that differs it " +
       "says first what the change does to the server (tools, egress hosts, secrets; security-relevant changes " +
       "marked), then which files differ. Without -o, the last argument is <out>.",
-    options: [{ name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the committed packages" }, REVIEW_FORMAT, HELP],
+    options: [
+      { name: "out", short: "o", type: "string", value: "<out>", help: "the folder of the committed packages" },
+      REVIEW_FORMAT,
+      HELP,
+    ],
     examples: ["kervanc check specs -o servers", "kervanc check specs servers --format markdown"],
   },
   {
@@ -99,11 +107,32 @@ export const COMMANDS: readonly CommandSpec[] = [
       "without --force.",
     options: [
       { name: "out", short: "o", type: "string", value: "<spec.yaml>", help: "the spec file to write (required)" },
-      { name: "include", type: "string", multiple: true, value: "<sel>", help: 'only operations with this tag, operationId, route ("GET /pets") or path prefix (/v1/pets)' },
-      { name: "exclude", type: "string", multiple: true, value: "<sel>", help: "leave out operations with this tag, operationId or route" },
+      {
+        name: "include",
+        type: "string",
+        multiple: true,
+        value: "<sel>",
+        help: 'only operations with this tag, operationId, route ("GET /pets") or path prefix (/v1/pets)',
+      },
+      {
+        name: "exclude",
+        type: "string",
+        multiple: true,
+        value: "<sel>",
+        help: "leave out operations with this tag, operationId or route",
+      },
       { name: "read-only", type: "boolean", help: "only GET operations" },
-      { name: "skip-invalid", type: "boolean", help: "leave out operations that cannot be imported (a warning each) instead of failing" },
-      { name: "server-url", type: "string", value: "<url>", help: "the API's base URL, instead of the document's servers" },
+      {
+        name: "skip-invalid",
+        type: "boolean",
+        help: "leave out operations that cannot be imported (a warning each) instead of failing",
+      },
+      {
+        name: "server-url",
+        type: "string",
+        value: "<url>",
+        help: "the API's base URL, instead of the document's servers",
+      },
       BUDGET,
       { name: "force", type: "boolean", help: "replace an existing spec" },
       FORMAT,
@@ -114,11 +143,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "mcpb",
     summary: "turn a generated package into an MCP Bundle (.mcpb) for one-click install",
-    usage: "mcpb <package-dir> -o <file.mcpb> [--author \"Name <email>\"]",
+    usage: 'mcpb <package-dir> -o <file.mcpb> [--author "Name <email>"]',
     description:
       "Writes an MCP Bundle of a package kervanc built: the server bundle, its README and notices, and a " +
       "manifest whose user_config asks for each declared secret (marked sensitive, so desktop clients keep it " +
-      "in the keychain). The same package gives the same bytes. The author defaults to \"<server name> maintainers\".",
+      'in the keychain). The same package gives the same bytes. The author defaults to "<server name> maintainers".',
     options: [
       { name: "out", short: "o", type: "string", value: "<file.mcpb>", help: "the bundle to write (required)" },
       { name: "author", type: "string", value: '"Name <email>"', help: "the bundle's author" },
@@ -139,9 +168,19 @@ export const COMMANDS: readonly CommandSpec[] = [
       "to a loopback host (a local mock); refused when NODE_ENV=production. With --record FILE the call's upstream " +
       "exchange and result are appended to FILE as a spec-test case, secrets replaced by {{secrets.NAME}}.",
     options: [
-      { name: "secrets-file", type: "string", value: "<file>", help: "read secrets from FILE (KEY=value lines); variables already set win" },
+      {
+        name: "secrets-file",
+        type: "string",
+        value: "<file>",
+        help: "read secrets from FILE (KEY=value lines); variables already set win",
+      },
       { name: "json", type: "boolean", help: "print the structured content as JSON" },
-      { name: "record", type: "string", value: "<file.test.yaml>", help: "append the call to this spec-test file as a case" },
+      {
+        name: "record",
+        type: "string",
+        value: "<file.test.yaml>",
+        help: "append the call to this spec-test file as a case",
+      },
       HELP,
     ],
     examples: [
@@ -164,7 +203,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       "exit. Development relaxations are on, as in call (banner on stderr; refused when NODE_ENV=production). " +
       "Spec-test files (*.test.yaml) are not specs.",
     options: [
-      { name: "secrets-file", type: "string", value: "<file>", help: "read secrets from FILE (KEY=value lines); variables already set win" },
+      {
+        name: "secrets-file",
+        type: "string",
+        value: "<file>",
+        help: "read secrets from FILE (KEY=value lines); variables already set win",
+      },
       { name: "http", type: "boolean", help: "serve Streamable HTTP on 127.0.0.1 instead of stdio" },
       { name: "port", type: "string", value: "<N>", help: "the HTTP port (default 3000; 0 picks a free one)" },
       { name: "repl", type: "boolean", help: "read REPL commands from stdin, even when it is not a terminal" },

@@ -28,7 +28,11 @@ const HELP = `Commands:
   exit                   stop
 `;
 
-export async function devCommand(command: DevCommand, io: Io, stdin: NodeJS.ReadStream = process.stdin): Promise<number> {
+export async function devCommand(
+  command: DevCommand,
+  io: Io,
+  stdin: NodeJS.ReadStream = process.stdin,
+): Promise<number> {
   refuseInProduction("kervanc dev", process.env);
   const repl = command.repl || stdin.isTTY === true;
   const http = command.httpPort !== undefined;
@@ -43,7 +47,11 @@ export async function devCommand(command: DevCommand, io: Io, stdin: NodeJS.Read
     ...(http ? { httpPort: command.httpPort } : {}),
   });
   await session.start();
-  io.stderr(repl ? `Watching ${printable(command.spec)}. Type help for the commands.\n` : `Watching ${printable(command.spec)}; serving MCP on ${http ? "HTTP" : "stdio"}.\n`);
+  io.stderr(
+    repl
+      ? `Watching ${printable(command.spec)}. Type help for the commands.\n`
+      : `Watching ${printable(command.spec)}; serving MCP on ${http ? "HTTP" : "stdio"}.\n`,
+  );
   if (http && !repl) {
     // Nothing to read on stdin: serve until stopped.
     await new Promise<void>((resolve) => {
@@ -53,7 +61,11 @@ export async function devCommand(command: DevCommand, io: Io, stdin: NodeJS.Read
     return 0;
   }
 
-  const lines = createInterface({ input: stdin, ...(stdin.isTTY === true ? { output: process.stdout, terminal: true } : {}), crlfDelay: Infinity });
+  const lines = createInterface({
+    input: stdin,
+    ...(stdin.isTTY === true ? { output: process.stdout, terminal: true } : {}),
+    crlfDelay: Infinity,
+  });
   const done = new Promise<void>((resolve) => {
     lines.once("close", resolve);
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => lines.close());
@@ -122,7 +134,9 @@ async function runCommand(session: DevSession, line: string, io: Io): Promise<bo
         try {
           args = JSON.parse(json);
         } catch (error) {
-          io.stdout(`The arguments are not valid JSON (${printable(error instanceof Error ? error.message : String(error))}).\n`);
+          io.stdout(
+            `The arguments are not valid JSON (${printable(error instanceof Error ? error.message : String(error))}).\n`,
+          );
           return true;
         }
       }

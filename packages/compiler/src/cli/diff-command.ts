@@ -9,7 +9,10 @@ import { printable } from "./text.ts";
 
 export async function diffCommand(before: string, after: string, format: ReviewFormat, io: Io): Promise<number> {
   for (const dir of [before, after]) {
-    const isDir = await stat(dir).then((s) => s.isDirectory(), () => false);
+    const isDir = await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
     if (!isDir) {
       io.stderr(`kervanc diff: ${printable(dir)} is not a folder of generated packages.\n`);
       return 1;
@@ -22,7 +25,8 @@ export async function diffCommand(before: string, after: string, format: ReviewF
       ? `No package differs between ${printable(before)} and ${printable(after)}.`
       : `${plural(reviews.length, "package")} ${reviews.length === 1 ? "differs" : "differ"}${security > 0 ? `, with ${plural(security, "security-relevant change")}` : ""}.`;
   if (format === "json") io.stdout(`${JSON.stringify({ before, after, review: reviewJson(reviews) }, null, 2)}\n`);
-  else if (format === "markdown") io.stdout(`${renderMarkdown(`kervanc diff: ${before} → ${after}`, reviews)}\n${verdict}\n`);
+  else if (format === "markdown")
+    io.stdout(`${renderMarkdown(`kervanc diff: ${before} → ${after}`, reviews)}\n${verdict}\n`);
   else io.stdout(`${[...renderText(reviews), verdict].join("\n")}\n`);
   // Like diff(1): 0 when nothing differs, 1 when something does.
   return reviews.length === 0 ? 0 : 1;

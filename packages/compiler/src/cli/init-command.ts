@@ -50,13 +50,17 @@ export async function initCommand(folder: string, io: Io): Promise<number> {
   const specDir = join(folder, "specs");
   const file = join(specDir, "example.yaml");
   if (existsSync(file)) {
-    io.stderr(`kervanc init: ${printable(file)} already exists; nothing was written. Edit it, or run kervanc init in another folder.\n`);
+    io.stderr(
+      `kervanc init: ${printable(file)} already exists; nothing was written. Edit it, or run kervanc init in another folder.\n`,
+    );
     return 1;
   }
   try {
     await mkdir(specDir, { recursive: true });
     // "wx": never replace a file that appeared since the check above.
-    await writeFile(file, `# yaml-language-server: $schema=${schemaReference(folder, specDir)}\n${STARTER_SPEC}`, { flag: "wx" });
+    await writeFile(file, `# yaml-language-server: $schema=${schemaReference(folder, specDir)}\n${STARTER_SPEC}`, {
+      flag: "wx",
+    });
   } catch (error) {
     const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
     io.stderr(`kervanc init: cannot write ${printable(file)} (${code}); nothing was written.\n`);

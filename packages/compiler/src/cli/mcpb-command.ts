@@ -25,7 +25,8 @@ export interface McpbCommand {
 const SHIPPED = [TARGET.node.file, "README.md", "THIRD_PARTY_NOTICES.md"] as const;
 
 export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number> {
-  if (!command.out.endsWith(".mcpb")) throw new UsageError(`the bundle's file name must end in .mcpb, not "${printable(basename(command.out))}".`);
+  if (!command.out.endsWith(".mcpb"))
+    throw new UsageError(`the bundle's file name must end in .mcpb, not "${printable(basename(command.out))}".`);
   const fail = (message: string): number => {
     io.stderr(`kervanc mcpb: ${message}\n`);
     return 1;
@@ -33,12 +34,18 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   const read = (name: string): Promise<Buffer | null> => readFile(join(command.packageDir, name)).catch(() => null);
   const manifestBytes = await read("manifest.json");
   const manifest = manifestBytes === null ? null : parseManifest(manifestBytes.toString("utf8"));
-  if (manifest === null) return fail(`${printable(command.packageDir)} is not a package this kervanc built (no readable manifest.json); build it first.`);
+  if (manifest === null)
+    return fail(
+      `${printable(command.packageDir)} is not a package this kervanc built (no readable manifest.json); build it first.`,
+    );
   const pkg = await read("package.json");
   let packageName: string;
   let packageVersion: string;
   try {
-    ({ name: packageName, version: packageVersion } = JSON.parse(pkg?.toString("utf8") ?? "") as { name: string; version: string });
+    ({ name: packageName, version: packageVersion } = JSON.parse(pkg?.toString("utf8") ?? "") as {
+      name: string;
+      version: string;
+    });
   } catch {
     return fail(`${printable(join(command.packageDir, "package.json"))} cannot be read; rebuild the package.`);
   }
@@ -50,11 +57,15 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   }
   const recorded = manifest.bundles.find((b) => b.file === TARGET.node.file)?.sha256;
   const actual = createHash("sha256").update(files.get(TARGET.node.file)!).digest("hex");
-  if (recorded !== actual) return fail(`${printable(join(command.packageDir, TARGET.node.file))} is not the bundle kervanc built (its sha256 differs from manifest.json); rebuild the package.`);
+  if (recorded !== actual)
+    return fail(
+      `${printable(join(command.packageDir, TARGET.node.file))} is not the bundle kervanc built (its sha256 differs from manifest.json); rebuild the package.`,
+    );
   let author: Author = { name: `${manifest.server.name} maintainers` };
   if (command.author !== undefined) {
     const parsed = parseAuthor(command.author);
-    if (parsed === null) throw new UsageError(`--author must be "Name" or "Name <email>", not "${printable(command.author)}".`);
+    if (parsed === null)
+      throw new UsageError(`--author must be "Name" or "Name <email>", not "${printable(command.author)}".`);
     author = parsed;
   }
   const bundleManifest = mcpbManifest({ manifest, packageName, packageVersion, author });

@@ -20,7 +20,12 @@ export function useColor(io: Io, stream: "stdout" | "stderr"): boolean {
  * Text goes to stderr like tsc's; the machine formats (JSON, GitHub workflow commands, SARIF) to stdout, where a
  * CI step or a redirect picks them up.
  */
-export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], format: DiagnosticFormat | boolean, sources?: ReadonlyMap<string, string>): void {
+export function printDiagnostics(
+  io: Io,
+  diagnostics: readonly Diagnostic[],
+  format: DiagnosticFormat | boolean,
+  sources?: ReadonlyMap<string, string>,
+): void {
   const chosen: DiagnosticFormat = format === true ? "json" : format === false ? "text" : format;
   switch (chosen) {
     case "json":

@@ -32,7 +32,9 @@ export async function testCommand(command: TestCommand, io: Io): Promise<number>
   const cases = results.flatMap((r) => r.cases);
   const passed = cases.filter((c) => c.ok).length;
   const failed = cases.length - passed;
-  const diagnostics: Diagnostic[] = [...found.diagnostics, ...results.flatMap((r) => r.diagnostics)].sort(compareDiagnostics);
+  const diagnostics: Diagnostic[] = [...found.diagnostics, ...results.flatMap((r) => r.diagnostics)].sort(
+    compareDiagnostics,
+  );
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const ok = failed === 0 && errors === 0 && cases.length > 0;
   if (json) {
@@ -52,7 +54,12 @@ function printFile(io: Io, result: FileResult): void {
     io.stdout(`  ${c.ok ? "PASS" : "FAIL"} ${printable(c.name)}\n`);
     for (const failure of c.failures) {
       // Each line escaped on its own: a diff is several lines, and nothing from a result may drive the terminal.
-      io.stdout(`${failure.split("\n").map((line, i) => `${i === 0 ? "       - " : "         "}${printable(line)}`).join("\n")}\n`);
+      io.stdout(
+        `${failure
+          .split("\n")
+          .map((line, i) => `${i === 0 ? "       - " : "         "}${printable(line)}`)
+          .join("\n")}\n`,
+      );
     }
   }
 }

@@ -14,19 +14,44 @@ import { TARGET } from "../emit/targets.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 
 export type DevCompile =
-  | { readonly ok: true; readonly diagnostics: readonly Diagnostic[]; readonly compiled: CompiledSpec & { readonly planned: PlannedServer } }
+  | {
+      readonly ok: true;
+      readonly diagnostics: readonly Diagnostic[];
+      readonly compiled: CompiledSpec & { readonly planned: PlannedServer };
+    }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 /** Reads and compiles one spec with the development relaxation (plain http to loopback hosts, secrets included). */
 export async function compileDev(file: string): Promise<DevCompile> {
   const read = await readRegularFile(file);
   if (!read.ok) {
-    const message = read.what !== undefined ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.` : `The spec file cannot be read (${read.code}).`;
-    return { ok: false, diagnostics: [{ code: read.what !== undefined ? "KV9009" : "KV1010", severity: "error", file, line: 1, column: 1, path: "", message }] };
+    const message =
+      read.what !== undefined
+        ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.`
+        : `The spec file cannot be read (${read.code}).`;
+    return {
+      ok: false,
+      diagnostics: [
+        {
+          code: read.what !== undefined ? "KV9009" : "KV1010",
+          severity: "error",
+          file,
+          line: 1,
+          column: 1,
+          path: "",
+          message,
+        },
+      ],
+    };
   }
   const compiled = compileSpec(file, read.bytes, { devLoopbackHttp: true });
-  if (hasErrors(compiled.diagnostics) || compiled.planned === null) return { ok: false, diagnostics: compiled.diagnostics };
-  return { ok: true, diagnostics: compiled.diagnostics, compiled: compiled as CompiledSpec & { planned: PlannedServer } };
+  if (hasErrors(compiled.diagnostics) || compiled.planned === null)
+    return { ok: false, diagnostics: compiled.diagnostics };
+  return {
+    ok: true,
+    diagnostics: compiled.diagnostics,
+    compiled: compiled as CompiledSpec & { planned: PlannedServer },
+  };
 }
 
 export interface DevPackage {

@@ -31,9 +31,16 @@ export interface DevServer {
 /** The server's own startup lines that the inner loop's banner already says. */
 const QUIET = [/^Loaded .*: \d+ tool\(s\)$/, /^!! --allow-insecure-secrets/];
 
-export async function startDevServer(compiled: CompiledSpec, planned: PlannedServer, options: DevServerOptions): Promise<DevServer> {
+export async function startDevServer(
+  compiled: CompiledSpec,
+  planned: PlannedServer,
+  options: DevServerOptions,
+): Promise<DevServer> {
   const pkg = await emitDevPackage({ ...compiled, planned });
-  const args = [...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : [])];
+  const args = [
+    ...DEV_SERVER_FLAGS,
+    ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : []),
+  ];
   const child = new ServerChild(pkg.serverFile, {
     args,
     env: options.env,
@@ -64,8 +71,20 @@ export interface HttpServer {
  * The same package served over Streamable HTTP on 127.0.0.1 (`dev --http`): resolves once it listens, rejects
  * if it stops first (the port taken, a secret refused).
  */
-export async function startHttpServer(serverFile: string, port: number, options: Omit<DevServerOptions, "onMessage" | "initialize">): Promise<HttpServer> {
-  const args = ["--http", "--host", "127.0.0.1", "--port", String(port), ...DEV_SERVER_FLAGS, ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : [])];
+export async function startHttpServer(
+  serverFile: string,
+  port: number,
+  options: Omit<DevServerOptions, "onMessage" | "initialize">,
+): Promise<HttpServer> {
+  const args = [
+    "--http",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    ...DEV_SERVER_FLAGS,
+    ...(options.secretsFile !== undefined ? ["--secrets-file", options.secretsFile] : []),
+  ];
   let listening!: (url: string) => void;
   const ready = new Promise<string>((resolve) => (listening = resolve));
   const child = new ServerChild(serverFile, {
@@ -77,6 +96,9 @@ export async function startHttpServer(serverFile: string, port: number, options:
       else if (!QUIET.some((q) => q.test(line))) options.onLog?.(line);
     },
   });
-  const url = await Promise.race([ready, child.exited.then((code) => Promise.reject(new Error(`The HTTP server stopped (exit code ${String(code)}).`)))]);
+  const url = await Promise.race([
+    ready,
+    child.exited.then((code) => Promise.reject(new Error(`The HTTP server stopped (exit code ${String(code)}).`))),
+  ]);
   return { url, close: () => child.close() };
 }

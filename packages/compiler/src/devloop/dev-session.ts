@@ -63,7 +63,10 @@ export class DevSession {
   }
 
   get tools(): readonly { name: string; description: string }[] {
-    return (this.#current?.planned.tools ?? []).map((t) => ({ name: t.plan.listing.name, description: t.plan.listing.description }));
+    return (this.#current?.planned.tools ?? []).map((t) => ({
+      name: t.plan.listing.name,
+      description: t.plan.listing.description,
+    }));
   }
 
   /** The first build, then watching the spec's folder (editors often replace the file rather than write it). */
@@ -104,7 +107,11 @@ export class DevSession {
     printDiagnostics(log, compiled.diagnostics);
     if (!compiled.ok) {
       const errors = compiled.diagnostics.filter((d) => d.severity === "error").length;
-      log(this.#current === null ? `The spec has ${errors} error(s); nothing is served until it builds.` : `The edit has ${errors} error(s); still serving the last good build (${this.#current.planned.tools.length} tools).`);
+      log(
+        this.#current === null
+          ? `The spec has ${errors} error(s); nothing is served until it builds.`
+          : `The edit has ${errors} error(s); still serving the last good build (${this.#current.planned.tools.length} tools).`,
+      );
       return;
     }
     const planned = compiled.compiled.planned;
@@ -120,7 +127,9 @@ export class DevSession {
       });
       generation = { server, planned, inflight: new Set(), retired: false };
     } catch (error) {
-      log(`The new build did not start (${error instanceof Error ? error.message : String(error)}); still serving the last good build.`);
+      log(
+        `The new build did not start (${error instanceof Error ? error.message : String(error)}); still serving the last good build.`,
+      );
       return;
     }
     if (this.#closed) {
@@ -138,11 +147,17 @@ export class DevSession {
     const before = new Set(old.planned.tools.map((t) => t.plan.listing.name));
     const added = names.filter((n) => !before.has(n));
     const removed = [...before].filter((n) => !names.includes(n));
-    const change = [added.length > 0 ? `added ${added.join(", ")}` : "", removed.length > 0 ? `removed ${removed.join(", ")}` : ""].filter((s) => s !== "").join("; ");
+    const change = [
+      added.length > 0 ? `added ${added.join(", ")}` : "",
+      removed.length > 0 ? `removed ${removed.join(", ")}` : "",
+    ]
+      .filter((s) => s !== "")
+      .join("; ");
     log(`Reloaded: ${names.length} tool(s)${change !== "" ? ` (${change})` : ""}.`);
     old.retired = true;
     if (old.inflight.size === 0) await old.server.close();
-    if (this.#options.toClient !== undefined && this.#clientReady) this.#options.toClient({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    if (this.#options.toClient !== undefined && this.#clientReady)
+      this.#options.toClient({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
   }
 
   /** The HTTP server of the old build stops (freeing the port) before the new build's starts on it. */
@@ -187,7 +202,15 @@ export class DevSession {
     }
     if (message.method === "notifications/initialized") this.#clientReady = true;
     if (current === null) {
-      if (isRequest) this.#options.toClient?.({ jsonrpc: "2.0", id: message.id!, error: { code: -32603, message: "The spec has errors, so nothing is served yet; kervanc dev prints them on stderr." } });
+      if (isRequest)
+        this.#options.toClient?.({
+          jsonrpc: "2.0",
+          id: message.id!,
+          error: {
+            code: -32603,
+            message: "The spec has errors, so nothing is served yet; kervanc dev prints them on stderr.",
+          },
+        });
       return;
     }
     if (isRequest) current.inflight.add(message.id!);
@@ -199,8 +222,14 @@ export class DevSession {
     const current = this.#current;
     if (current === null) return { isError: true, text: "Nothing is served: the spec has errors." };
     try {
-      const result = (await current.server.child.request("tools/call", { name: tool, arguments: args })) as { content?: { type: string; text?: string }[]; isError?: boolean };
-      const text = (result.content ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("\n");
+      const result = (await current.server.child.request("tools/call", { name: tool, arguments: args })) as {
+        content?: { type: string; text?: string }[];
+        isError?: boolean;
+      };
+      const text = (result.content ?? [])
+        .filter((p) => p.type === "text")
+        .map((p) => p.text ?? "")
+        .join("\n");
       return { isError: result.isError === true, text };
     } catch (error) {
       return { isError: true, text: error instanceof Error ? error.message : String(error) };
@@ -226,5 +255,11 @@ function printDiagnostics(log: (line: string) => void, diagnostics: readonly Dia
 function withListChanged(message: JsonRpcMessage): JsonRpcMessage {
   const result = message.result as { capabilities?: { tools?: object } } | undefined;
   if (typeof result !== "object" || result === null) return message;
-  return { ...message, result: { ...result, capabilities: { ...result.capabilities, tools: { ...result.capabilities?.tools, listChanged: true } } } };
+  return {
+    ...message,
+    result: {
+      ...result,
+      capabilities: { ...result.capabilities, tools: { ...result.capabilities?.tools, listChanged: true } },
+    },
+  };
 }

@@ -18,7 +18,19 @@ export interface RecordedExchange {
 }
 
 /** Headers that belong to one connection or that the relay sets itself, never forwarded. */
-const HOP = new Set(["host", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization", "proxy-connection", "content-length", "accept-encoding"]);
+const HOP = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "proxy-authorization",
+  "proxy-connection",
+  "content-length",
+  "accept-encoding",
+]);
 
 export class Recorder {
   readonly #server: http.Server;
@@ -41,7 +53,9 @@ export class Recorder {
     server.on("request", (req, res) => {
       void recorder.#relay(upstream, req, res).catch((error: unknown) => {
         res.writeHead(502, { "content-type": "text/plain" });
-        res.end(`kervanc call --record: the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`);
+        res.end(
+          `kervanc call --record: the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`,
+        );
       });
     });
     return recorder;
@@ -53,19 +67,35 @@ export class Recorder {
     const body = Buffer.concat(chunks).toString("utf8");
     const target = req.url ?? "/";
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (!HOP.has(k) && v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
     const method = req.method ?? "GET";
     // Appended, never resolved against the origin: a target like `//other.example/x` must not change the host.
     const url = new URL(`${upstream}${target.startsWith("/") ? target : `/${target}`}`);
-    if (url.origin !== new URL(upstream).origin) throw new Error(`the request target ${JSON.stringify(target)} would leave ${upstream}`);
-    const answer = await fetch(url, { method, headers, redirect: "manual", ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}) });
+    if (url.origin !== new URL(upstream).origin)
+      throw new Error(`the request target ${JSON.stringify(target)} would leave ${upstream}`);
+    const answer = await fetch(url, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}),
+    });
     const responseBody = await answer.text();
     const responseHeaders: Record<string, string> = {};
     answer.headers.forEach((v, k) => {
       if (!HOP.has(k) && k !== "content-encoding") responseHeaders[k] = v;
     });
     const q = target.indexOf("?");
-    this.exchanges.push({ method, path: q < 0 ? target : target.slice(0, q), query: q < 0 ? "" : target.slice(q + 1), headers, body, status: answer.status, responseHeaders, responseBody });
+    this.exchanges.push({
+      method,
+      path: q < 0 ? target : target.slice(0, q),
+      query: q < 0 ? "" : target.slice(q + 1),
+      headers,
+      body,
+      status: answer.status,
+      responseHeaders,
+      responseBody,
+    });
     res.writeHead(answer.status, { ...responseHeaders, "content-length": Buffer.byteLength(responseBody) });
     res.end(responseBody);
   }

@@ -14,6 +14,8 @@ export const DEV_BANNER =
 
 export function refuseInProduction(command: string, env: Readonly<Record<string, string | undefined>>): void {
   if (env["NODE_ENV"] === "production") {
-    throw new UsageError(`${command} runs with development relaxations (loopback upstreams, secrets over plain http to loopback), which are refused when NODE_ENV=production.`);
+    throw new UsageError(
+      `${command} runs with development relaxations (loopback upstreams, secrets over plain http to loopback), which are refused when NODE_ENV=production.`,
+    );
   }
 }

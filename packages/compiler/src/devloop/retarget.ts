@@ -24,7 +24,9 @@ export function retarget(server: PlannedServer, origin: string, only?: ReadonlyS
     };
   });
   const secrets = server.plan.secrets.map((s) =>
-    s.hosts === undefined || !s.hosts.some((h) => moved.has(h)) ? s : { ...s, hosts: [...s.hosts.filter((h) => !moved.has(h)), hostPort] },
+    s.hosts === undefined || !s.hosts.some((h) => moved.has(h))
+      ? s
+      : { ...s, hosts: [...s.hosts.filter((h) => !moved.has(h)), hostPort] },
   );
   return { plan: { ...server.plan, secrets }, tools };
 }

@@ -10,7 +10,14 @@ import { KERVANC_VERSION } from "../emit/versions.ts";
 /** The protocol version kervanc's own client asks for; generated servers accept it. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
 
-export type JsonRpcMessage = { readonly jsonrpc: "2.0"; readonly id?: string | number | null; readonly method?: string; readonly params?: unknown; readonly result?: unknown; readonly error?: { code: number; message: string; data?: unknown } };
+export type JsonRpcMessage = {
+  readonly jsonrpc: "2.0";
+  readonly id?: string | number | null;
+  readonly method?: string;
+  readonly params?: unknown;
+  readonly result?: unknown;
+  readonly error?: { code: number; message: string; data?: unknown };
+};
 
 export class RpcError extends Error {
   readonly code: number;
@@ -39,12 +46,16 @@ export class ServerChild {
   readonly exited: Promise<number | null>;
 
   constructor(serverFile: string, options: ServerChildOptions) {
-    this.#child = spawn(process.execPath, [serverFile, ...options.args], { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.#child = spawn(process.execPath, [serverFile, ...options.args], {
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.exited = new Promise((resolve) => {
       this.#child.once("exit", (code) => {
         this.#exited = true;
         // What the server said about why went to onStderrLine already.
-        for (const p of this.#pending.values()) p.reject(new Error(`The generated server stopped${code !== null ? ` (exit code ${code})` : ""}.`));
+        for (const p of this.#pending.values())
+          p.reject(new Error(`The generated server stopped${code !== null ? ` (exit code ${code})` : ""}.`));
         this.#pending.clear();
         resolve(code);
       });
@@ -97,7 +108,13 @@ export class ServerChild {
   }
 
   /** The 2025-11-25 handshake (or the one a client sent, replayed by `dev`); returns the server's initialize result. */
-  async initialize(params: unknown = { protocolVersion: CLIENT_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "kervanc", version: KERVANC_VERSION } }): Promise<unknown> {
+  async initialize(
+    params: unknown = {
+      protocolVersion: CLIENT_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: "kervanc", version: KERVANC_VERSION },
+    },
+  ): Promise<unknown> {
     const result = await this.request("initialize", params);
     this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     return result;

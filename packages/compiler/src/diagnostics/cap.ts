@@ -13,6 +13,19 @@ export function capDiagnostics(file: string, diagnostics: Diagnostic[]): Diagnos
   const rest = diagnostics.slice(MAX_DIAGNOSTICS_PER_FILE);
   const errors = rest.filter((d) => d.severity === "error").length;
   const last = diagnostics[MAX_DIAGNOSTICS_PER_FILE - 1]!;
-  const note = report("KV9005", [], (m) => m.more({ count: rest.length, errors }), { severity: errors > 0 ? "error" : "warning" });
-  return [...diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE), { code: note.code, severity: severityOf(note), file, line: last.line, column: last.column, path: "", message: note.message }];
+  const note = report("KV9005", [], (m) => m.more({ count: rest.length, errors }), {
+    severity: errors > 0 ? "error" : "warning",
+  });
+  return [
+    ...diagnostics.slice(0, MAX_DIAGNOSTICS_PER_FILE),
+    {
+      code: note.code,
+      severity: severityOf(note),
+      file,
+      line: last.line,
+      column: last.column,
+      path: "",
+      message: note.message,
+    },
+  ];
 }

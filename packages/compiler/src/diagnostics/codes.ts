@@ -34,19 +34,25 @@ export interface CodeInfo {
 
 export const CODES = {
   KV1001: {
-    severity: "error", summary: "The spec file is larger than 1 MiB.", example: "The spec is larger than 1048576 bytes (it has 1048600).",
+    severity: "error",
+    summary: "The spec file is larger than 1 MiB.",
+    example: "The spec is larger than 1048576 bytes (it has 1048600).",
     messages: {
       tooLarge: (a: { max: number; size: number }) => `The spec is larger than ${a.max} bytes (it has ${a.size}).`,
     },
   },
   KV1002: {
-    severity: "error", summary: "The spec file is not valid UTF-8 text.", example: "The spec is not valid UTF-8 text; save it as UTF-8.",
+    severity: "error",
+    summary: "The spec file is not valid UTF-8 text.",
+    example: "The spec is not valid UTF-8 text; save it as UTF-8.",
     messages: {
       notUtf8: "The spec is not valid UTF-8 text; save it as UTF-8.",
     },
   },
   KV1003: {
-    severity: "error", summary: "The spec file is empty.", example: "The spec file is empty: it has no YAML document.",
+    severity: "error",
+    summary: "The spec file is empty.",
+    example: "The spec file is empty: it has no YAML document.",
     messages: {
       empty: "The spec file is empty: it has no YAML document.",
     },
@@ -56,14 +62,17 @@ export const CODES = {
     summary: "YAML syntax error, or a control character that YAML does not allow.",
     example: "Flow map in block collection must be sufficiently indented and end with a }",
     messages: {
-      controlCharacter: (a: { code: string }) => `YAML does not allow the control character U+${a.code}; is this a text file?`,
+      controlCharacter: (a: { code: string }) =>
+        `YAML does not allow the control character U+${a.code}; is this a text file?`,
       unreadable: (a: { reason: string }) => `The YAML cannot be read: ${a.reason}`,
       parser: (a: { message: string }) => a.message,
       aliasWithoutAnchor: (a: { name: string }) => `The alias *${a.name} has no anchor &${a.name} before it.`,
     },
   },
   KV1005: {
-    severity: "error", summary: "A key appears twice in the same mapping.", example: 'The key "url" appears twice in the same mapping.',
+    severity: "error",
+    summary: "A key appears twice in the same mapping.",
+    example: 'The key "url" appears twice in the same mapping.',
     messages: {
       duplicateKey: (a: { key: string }) => `The key ${a.key} appears twice in the same mapping.`,
     },
@@ -74,7 +83,8 @@ export const CODES = {
     example:
       "The tag !!js/function is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).",
     messages: {
-      tag: (a: { tag: string }) => `The tag ${a.tag} is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).`,
+      tag: (a: { tag: string }) =>
+        `The tag ${a.tag} is not allowed: a spec holds plain YAML values only (tags other than !!str, !!int, !!float, !!bool, !!null, !!map and !!seq are refused).`,
     },
   },
   KV1007: {
@@ -90,24 +100,31 @@ export const CODES = {
     summary: "YAML aliases expand beyond the allowed limit (50 copies).",
     example: "The YAML aliases expand too much (more than 50 copies); write the values out or use fewer aliases.",
     messages: {
-      aliasBudget: (a: { max: number }) => `The YAML aliases expand too much (more than ${a.max} copies); write the values out or use fewer aliases.`,
+      aliasBudget: (a: { max: number }) =>
+        `The YAML aliases expand too much (more than ${a.max} copies); write the values out or use fewer aliases.`,
     },
   },
   KV1009: {
-    severity: "error", summary: "The YAML is nested too deeply to read.", example: "The YAML is nested too deeply to read.",
+    severity: "error",
+    summary: "The YAML is nested too deeply to read.",
+    example: "The YAML is nested too deeply to read.",
     messages: {
       tooDeep: "The YAML is nested too deeply to read.",
       unreadable: (a: { reason: string }) => `The YAML cannot be read: ${a.reason}`,
     },
   },
   KV1010: {
-    severity: "error", summary: "The spec file cannot be read.", example: "The spec file cannot be read (EACCES).",
+    severity: "error",
+    summary: "The spec file cannot be read.",
+    example: "The spec file cannot be read (EACCES).",
     messages: {
       unreadable: (a: { code: string }) => `The spec file cannot be read (${a.code}).`,
     },
   },
   KV1011: {
-    severity: "error", summary: "YAML problem reported by the parser as a warning (treated as an error).", example: "Unknown directive %FOO",
+    severity: "error",
+    summary: "YAML problem reported by the parser as a warning (treated as an error).",
+    example: "Unknown directive %FOO",
     messages: {
       parserWarning: (a: { message: string }) => a.message,
     },
@@ -117,15 +134,18 @@ export const CODES = {
     summary: "A YAML alias refers to a node that contains it.",
     example: "The alias *body is inside the node it refers to, which would make the spec infinitely deep.",
     messages: {
-      selfAlias: (a: { name: string }) => `The alias *${a.name} is inside the node it refers to, which would make the spec infinitely deep.`,
+      selfAlias: (a: { name: string }) =>
+        `The alias *${a.name} is inside the node it refers to, which would make the spec infinitely deep.`,
     },
   },
   KV1013: {
     severity: "error",
     summary: "The file asks for YAML 1.1 (%YAML 1.1); specs are YAML 1.2.",
-    example: "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
+    example:
+      "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
     messages: {
-      yaml11: "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
+      yaml11:
+        "Specs are YAML 1.2; remove the %YAML 1.1 directive (YAML 1.1 reads yes/no as booleans, dates as timestamps and applies << merge keys).",
     },
   },
   KV1014: {
@@ -133,22 +153,29 @@ export const CODES = {
     summary: "A mapping key is a list or a mapping.",
     example: "A mapping key must be plain text or a number, not a list or a mapping.",
     messages: {
-      keyNotScalar: (a: { hint: string }) => `A mapping key must be plain text or a number, not a list or a mapping.${a.hint}`,
+      keyNotScalar: (a: { hint: string }) =>
+        `A mapping key must be plain text or a number, not a list or a mapping.${a.hint}`,
     },
   },
 
   KV2001: {
     severity: "error",
     summary: "Unknown field.",
-    example: 'Unknown field "readonlyHint". Did you mean "readOnlyHint"? Allowed here: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint.',
+    example:
+      'Unknown field "readonlyHint". Did you mean "readOnlyHint"? Allowed here: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint.',
     messages: {
-      missingRequired: (a: { key: string; required: string; more: string }) => `Unknown field ${a.key}. Did you mean "${a.required}" (a required field, missing here)?${a.more}`,
-      didYouMean: (a: { key: string; close: string; allowed: string; more: string }) => `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.${a.more}`,
-      unknown: (a: { key: string; moved: string; allowed: string; more: string }) => `Unknown field ${a.key}.${a.moved} Allowed here: ${a.allowed}.${a.more}`,
+      missingRequired: (a: { key: string; required: string; more: string }) =>
+        `Unknown field ${a.key}. Did you mean "${a.required}" (a required field, missing here)?${a.more}`,
+      didYouMean: (a: { key: string; close: string; allowed: string; more: string }) =>
+        `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.${a.more}`,
+      unknown: (a: { key: string; moved: string; allowed: string; more: string }) =>
+        `Unknown field ${a.key}.${a.moved} Allowed here: ${a.allowed}.${a.more}`,
     },
   },
   KV2002: {
-    severity: "error", summary: "A required field is missing.", example: 'Missing required field "url".',
+    severity: "error",
+    summary: "A required field is missing.",
+    example: 'Missing required field "url".',
     messages: {
       missing: (a: { key: string }) => `Missing required field "${a.key}".`,
     },
@@ -169,11 +196,14 @@ export const CODES = {
     },
   },
   KV2004: {
-    severity: "error", summary: "A string is too short or too long.", example: "The value has 129 characters; at most 128 are allowed.",
+    severity: "error",
+    summary: "A string is too short or too long.",
+    example: "The value has 129 characters; at most 128 are allowed.",
     messages: {
       empty: "The value must not be empty.",
       tooShort: (a: { min: number }) => `The value must have at least ${a.min} characters.`,
-      tooLong: (a: { length: number; max: number }) => `The value has ${a.length} characters; at most ${a.max} are allowed.`,
+      tooLong: (a: { length: number; max: number }) =>
+        `The value has ${a.length} characters; at most ${a.max} are allowed.`,
     },
   },
   KV2005: {
@@ -186,19 +216,26 @@ export const CODES = {
     },
   },
   KV2006: {
-    severity: "error", summary: "A number is not an integer in the allowed range.", example: "Expected a whole number from 100 to 120000, got 50.",
+    severity: "error",
+    summary: "A number is not an integer in the allowed range.",
+    example: "Expected a whole number from 100 to 120000, got 50.",
     messages: {
-      range: (a: { min: number; max: number; got: number }) => `Expected a whole number from ${a.min} to ${a.max}, got ${a.got}.`,
+      range: (a: { min: number; max: number; got: number }) =>
+        `Expected a whole number from ${a.min} to ${a.max}, got ${a.got}.`,
     },
   },
   KV2007: {
-    severity: "error", summary: "A value must be one exact constant.", example: 'specVersion must be the number 1. Got the string "1".',
+    severity: "error",
+    summary: "A value must be one exact constant.",
+    example: 'specVersion must be the number 1. Got the string "1".',
     messages: {
       literal: (a: { rule: string; got: string }) => `${a.rule} Got ${a.got}.`,
     },
   },
   KV2008: {
-    severity: "error", summary: "A list has too few or too many items.", example: "The list has 201 items; at most 200 are allowed.",
+    severity: "error",
+    summary: "A list has too few or too many items.",
+    example: "The list has 201 items; at most 200 are allowed.",
     messages: {
       tooFew: (a: { min: number; items: string }) => `The list needs at least ${a.min} ${a.items}.`,
       tooMany: (a: { length: number; max: number }) => `The list has ${a.length} items; at most ${a.max} are allowed.`,
@@ -212,16 +249,19 @@ export const CODES = {
   KV2010: {
     severity: "error",
     summary: "Text contains an invisible or control character.",
-    example: "The text contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it.",
+    example:
+      "The text contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it.",
     messages: {
       hidden: (a: { problem: string; hint: string }) => `The text ${a.problem}${a.hint}`,
-      hiddenInSchema: (a: { keyword: string; problem: string; at: string }) => `A ${a.keyword} ${a.problem} (at ${a.at})`,
+      hiddenInSchema: (a: { keyword: string; problem: string; at: string }) =>
+        `A ${a.keyword} ${a.problem} (at ${a.at})`,
     },
   },
   KV2011: {
     severity: "error",
     summary: "YAML read a host:port as a key and value.",
-    example: 'YAML read a host:port as a key and value (because of the space after the colon); write "api.example.com:8443".',
+    example:
+      'YAML read a host:port as a key and value (because of the space after the colon); write "api.example.com:8443".',
   },
   KV2012: {
     severity: "warning",
@@ -229,7 +269,8 @@ export const CODES = {
     example:
       "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
     messages: {
-      structureFirst: "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
+      structureFirst:
+        "Fix these structure problems first: more checks (URLs, template references, secrets) run once the structure is valid, and may report more problems.",
     },
   },
   KV2013: {
@@ -238,18 +279,28 @@ export const CODES = {
     example: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
     messages: {
       mergeKeyEntries: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
-      mergeKeyFields: (a: { more: string }) => `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${a.more}`,
-      mergeKeySchema: (a: { at: string }) => `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${a.at}); write the keywords out.`,
+      mergeKeyFields: (a: { more: string }) =>
+        `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${a.more}`,
+      mergeKeySchema: (a: { at: string }) =>
+        `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${a.at}); write the keywords out.`,
     },
   },
   KV2014: {
-    severity: "error", summary: "Two tools have the same name.", example: 'Duplicate tool name "get_item" (tools[0] has it too).',
+    severity: "error",
+    summary: "Two tools have the same name.",
+    example: 'Duplicate tool name "get_item" (tools[0] has it too).',
     messages: {
-      duplicateTool: (a: { name: string; first: number }) => `Duplicate tool name "${a.name}" (tools[${a.first}] has it too).`,
+      duplicateTool: (a: { name: string; first: number }) =>
+        `Duplicate tool name "${a.name}" (tools[${a.first}] has it too).`,
     },
   },
 
-  KV3001: { severity: "error", summary: "A template is not closed with }}.", example: 'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").' },
+  KV3001: {
+    severity: "error",
+    summary: "A template is not closed with }}.",
+    example:
+      'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").',
+  },
   KV3002: {
     severity: "error",
     summary: "A template expression is not supported.",
@@ -261,7 +312,8 @@ export const CODES = {
     summary: "A template names a secret that is not declared.",
     example: '{{secrets.API_KEY}} is not declared in the spec\'s "secrets" list.',
     messages: {
-      undeclaredSecret: (a: { ref: string; mean: string }) => `${a.ref} is not declared in the spec's "secrets" list.${a.mean}`,
+      undeclaredSecret: (a: { ref: string; mean: string }) =>
+        `${a.ref} is not declared in the spec's "secrets" list.${a.mean}`,
     },
   },
   KV3004: {
@@ -269,17 +321,22 @@ export const CODES = {
     summary: "A template names an input property the schema does not declare.",
     example: "{{input.itemId}} does not match a property of the input schema. The input has: id.",
     messages: {
-      unknownInput: (a: { ref: string; mean: string; hint: string }) => `${a.ref} does not match a property of the input schema.${a.mean}${a.hint}`,
+      unknownInput: (a: { ref: string; mean: string; hint: string }) =>
+        `${a.ref} does not match a property of the input schema.${a.mean}${a.hint}`,
     },
   },
   KV3005: {
-    severity: "error", summary: "The URL is not a valid absolute URL.", example: "The URL is not a valid absolute URL.",
+    severity: "error",
+    summary: "The URL is not a valid absolute URL.",
+    example: "The URL is not a valid absolute URL.",
     messages: {
       notAbsolute: "The URL is not a valid absolute URL.",
     },
   },
   KV3006: {
-    severity: "error", summary: "The URL scheme is not https (or http where allowed).", example: "Only https:// URLs are supported.",
+    severity: "error",
+    summary: "The URL scheme is not https (or http where allowed).",
+    example: "Only https:// URLs are supported.",
     messages: {
       scheme: "Only https:// URLs are supported.",
     },
@@ -290,8 +347,10 @@ export const CODES = {
     example:
       "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
     messages: {
-      secretsNeedHttps: "Plain http:// is not allowed: this tool sends secrets, which would travel unencrypted. Use https://.",
-      plainHttp: "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
+      secretsNeedHttps:
+        "Plain http:// is not allowed: this tool sends secrets, which would travel unencrypted. Use https://.",
+      plainHttp:
+        "Plain http:// is not allowed by default: requests and answers would travel unencrypted. Use https://, or set allowInsecureHttp: true for an API that only speaks http.",
     },
   },
   KV3008: {
@@ -303,7 +362,9 @@ export const CODES = {
     },
   },
   KV3009: {
-    severity: "error", summary: "The URL's host or port is templated.", example: "The URL's host and port cannot be templated.",
+    severity: "error",
+    summary: "The URL's host or port is templated.",
+    example: "The URL's host and port cannot be templated.",
     messages: {
       templatedHost: "The URL's host and port cannot be templated.",
     },
@@ -317,19 +378,25 @@ export const CODES = {
     },
   },
   KV3011: {
-    severity: "error", summary: "The URL has a #fragment.", example: "The URL must not have a #fragment.",
+    severity: "error",
+    summary: "The URL has a #fragment.",
+    example: "The URL must not have a #fragment.",
     messages: {
       fragment: "The URL must not have a #fragment.",
     },
   },
   KV3012: {
-    severity: "error", summary: "A query parameter name is templated.", example: "Query parameter names cannot be templated.",
+    severity: "error",
+    summary: "A query parameter name is templated.",
+    example: "Query parameter names cannot be templated.",
     messages: {
       templatedName: "Query parameter names cannot be templated.",
     },
   },
   KV3013: {
-    severity: "error", summary: "A JSON body key is templated.", example: "JSON body keys cannot be templated.",
+    severity: "error",
+    summary: "A JSON body key is templated.",
+    example: "JSON body keys cannot be templated.",
     messages: {
       templatedKey: "JSON body keys cannot be templated.",
     },
@@ -337,7 +404,8 @@ export const CODES = {
   KV3014: {
     severity: "error",
     summary: "A header name is not a valid token.",
-    example: '"X Api Key" is not a valid header name. A header name is letters, digits and !#$%&\'*+.^_`|~-, with no spaces or colons.',
+    example:
+      '"X Api Key" is not a valid header name. A header name is letters, digits and !#$%&\'*+.^_`|~-, with no spaces or colons.',
     messages: {
       invalidName: (a: { name: string; hint: string }) => `${a.name} is not a valid header name.${a.hint}`,
     },
@@ -353,7 +421,8 @@ export const CODES = {
   KV3016: {
     severity: "error",
     summary: "A GET request cannot have a body.",
-    example: "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
+    example:
+      "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
     messages: {
       bodyOnGet: (a: { why: string }) => `A GET request cannot have a body.${a.why}`,
     },
@@ -362,10 +431,13 @@ export const CODES = {
     severity: "error",
     summary:
       "Literal text looks like a template but is not one ({input.q}, ${X}): it would be sent as written. A warning where the text could be meant: {name} in single braces where name is an input property, ${NAME} where NAME is no declared secret or input property.",
-    example: "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
+    example:
+      "{input.q} is sent as written: single braces are not a template; a template has two braces. Did you mean {{input.q}}?",
     messages: {
-      singleBraces: (a: { written: string; meant: string }) => `${a.written} is sent as written: single braces are not a template. Did you mean ${a.meant}?`,
-      lookAlike: (a: { written: string; form: string; meant: string }) => `${a.written} is sent as written: ${a.form}; a template has two braces. Did you mean ${a.meant}?`,
+      singleBraces: (a: { written: string; meant: string }) =>
+        `${a.written} is sent as written: single braces are not a template. Did you mean ${a.meant}?`,
+      lookAlike: (a: { written: string; form: string; meant: string }) =>
+        `${a.written} is sent as written: ${a.form}; a template has two braces. Did you mean ${a.meant}?`,
     },
   },
   KV3017: {
@@ -373,24 +445,31 @@ export const CODES = {
     summary: "A '..' segment in the URL path removes a template.",
     example: 'The URL\'s path drops {{input.id}}: a ".." segment after it removes it. Write the path without "..".',
     messages: {
-      dropped: (a: { ref: string }) => `The URL's path drops ${a.ref}: a ".." segment after it removes it. Write the path without "..".`,
+      dropped: (a: { ref: string }) =>
+        `The URL's path drops ${a.ref}: a ".." segment after it removes it. Write the path without "..".`,
     },
   },
 
   KV4001: {
-    severity: "error", summary: "A secret is declared twice.", example: "Secret API_KEY is declared twice.",
+    severity: "error",
+    summary: "A secret is declared twice.",
+    example: "Secret API_KEY is declared twice.",
     messages: {
       declaredTwice: (a: { name: string }) => `Secret ${a.name} is declared twice.`,
     },
   },
   KV4002: {
-    severity: "warning", summary: "A declared secret is never used.", example: "Secret API_KEY is declared but never used.",
+    severity: "warning",
+    summary: "A declared secret is never used.",
+    example: "Secret API_KEY is declared but never used.",
     messages: {
       unused: (a: { name: string }) => `Secret ${a.name} is declared but never used.`,
     },
   },
   KV4003: {
-    severity: "error", summary: "A secret's host binding is not a host name.", example: '"api.example.com:65536" is not a host name.',
+    severity: "error",
+    summary: "A secret's host binding is not a host name.",
+    example: '"api.example.com:65536" is not a host name.',
     messages: {
       notHost: (a: { host: string }) => `${a.host} is not a host name.`,
     },
@@ -400,7 +479,8 @@ export const CODES = {
     summary: "A tool sends a host-bound secret to another host.",
     example: "Secret API_KEY may only be sent to api.example.com:443; this tool calls evil.example.net:443.",
     messages: {
-      otherHost: (a: { name: string; hosts: string; host: string }) => `Secret ${a.name} may only be sent to ${a.hosts}; this tool calls ${a.host}.`,
+      otherHost: (a: { name: string; hosts: string; host: string }) =>
+        `Secret ${a.name} may only be sent to ${a.hosts}; this tool calls ${a.host}.`,
     },
   },
   KV4005: {
@@ -413,7 +493,9 @@ export const CODES = {
   },
 
   KV5001: {
-    severity: "error", summary: "The schema is larger than 64 KiB.", example: "The schema is larger than 65536 bytes (it has 83756).",
+    severity: "error",
+    summary: "The schema is larger than 64 KiB.",
+    example: "The schema is larger than 65536 bytes (it has 83756).",
     messages: {
       tooLarge: (a: { max: number; size: number }) => `The schema is larger than ${a.max} bytes (it has ${a.size}).`,
     },
@@ -436,7 +518,9 @@ export const CODES = {
     },
   },
   KV5004: {
-    severity: "error", summary: "The schema has more than 2,000 nodes.", example: "The schema has more than 2000 nodes.",
+    severity: "error",
+    summary: "The schema has more than 2,000 nodes.",
+    example: "The schema has more than 2000 nodes.",
     messages: {
       tooManyNodes: (a: { max: number }) => `The schema has more than ${a.max} nodes.`,
     },
@@ -446,7 +530,8 @@ export const CODES = {
     summary: "The schema uses more than 64 anyOf/oneOf/allOf keywords.",
     example: "The schema uses more than 64 anyOf/oneOf/allOf keywords (it uses 65).",
     messages: {
-      tooManyCombinators: (a: { max: number; count: number }) => `The schema uses more than ${a.max} anyOf/oneOf/allOf keywords (it uses ${a.count}).`,
+      tooManyCombinators: (a: { max: number; count: number }) =>
+        `The schema uses more than ${a.max} anyOf/oneOf/allOf keywords (it uses ${a.count}).`,
     },
   },
   KV5006: {
@@ -469,9 +554,11 @@ export const CODES = {
   KV5008: {
     severity: "error",
     summary: "Only the JSON Schema 2020-12 dialect is supported.",
-    example: "Only the 2020-12 dialect is supported ($schema: https://json-schema.org/draft/2020-12/schema) (at #/$schema).",
+    example:
+      "Only the 2020-12 dialect is supported ($schema: https://json-schema.org/draft/2020-12/schema) (at #/$schema).",
     messages: {
-      dialect: (a: { dialect: string; at: string }) => `Only the 2020-12 dialect is supported ($schema: ${a.dialect}) (at ${a.at}).`,
+      dialect: (a: { dialect: string; at: string }) =>
+        `Only the 2020-12 dialect is supported ($schema: ${a.dialect}) (at ${a.at}).`,
     },
   },
   KV5009: {
@@ -488,16 +575,20 @@ export const CODES = {
     summary: "The input schema must have type: object.",
     example: 'The input schema must have type: "object" (tool arguments are always an object). It has type: "array".',
     messages: {
-      inputNotObject: (a: { got: string }) => `The input schema must have type: "object" (tool arguments are always an object).${a.got}`,
+      inputNotObject: (a: { got: string }) =>
+        `The input schema must have type: "object" (tool arguments are always an object).${a.got}`,
     },
   },
   KV5011: {
     severity: "error",
     summary: "An unknown keyword that misspells a validation keyword (it would check nothing).",
-    example: 'Unknown keyword "minimun" (at #/properties/id/minimun): did you mean "minimum"? As written it checks nothing.',
+    example:
+      'Unknown keyword "minimun" (at #/properties/id/minimun): did you mean "minimum"? As written it checks nothing.',
     messages: {
-      notKeyword: (a: { key: string; at: string; replaced: string }) => `"${a.key}" is not a JSON Schema 2020-12 keyword, so it would check nothing (at ${a.at}). ${a.replaced}`,
-      misspelled: (a: { key: string; at: string; meant: string }) => `Unknown keyword "${a.key}" (at ${a.at}): did you mean "${a.meant}"? As written it checks nothing.`,
+      notKeyword: (a: { key: string; at: string; replaced: string }) =>
+        `"${a.key}" is not a JSON Schema 2020-12 keyword, so it would check nothing (at ${a.at}). ${a.replaced}`,
+      misspelled: (a: { key: string; at: string; meant: string }) =>
+        `Unknown keyword "${a.key}" (at ${a.at}): did you mean "${a.meant}"? As written it checks nothing.`,
     },
   },
   KV5012: {
@@ -506,7 +597,8 @@ export const CODES = {
     example:
       'Unknown format "datetime" is not checked: any string passes (at #/properties/when/format). Did you mean "date-time"? Known formats: binary, byte, date, date-time, double, duration, email, float, hostname, int32, int64, ipv4, ipv6, iso-date-time, iso-time, json-pointer, json-pointer-uri-fragment, password, regex, relative-json-pointer, time, uri, uri-reference, uri-template, url, uuid.',
     messages: {
-      unknownFormat: (a: { format: string; at: string; hint: string; known: string }) => `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). ${a.hint}Known formats: ${a.known}.`,
+      unknownFormat: (a: { format: string; at: string; hint: string; known: string }) =>
+        `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). ${a.hint}Known formats: ${a.known}.`,
     },
   },
   KV5013: {
@@ -524,7 +616,8 @@ export const CODES = {
       'The schema is not valid JSON Schema 2020-12: #/properties/id/type must be equal to one of the allowed values ("array", "boolean", "integer", "null", "number", "object", "string").',
     messages: {
       invalid: (a: { reason: string }) => `The schema is not valid JSON Schema 2020-12: ${a.reason}.`,
-      invalidAt: (a: { at: string; reason: string; detail: string }) => `The schema is not valid JSON Schema 2020-12: ${a.at} ${a.reason}${a.detail}.`,
+      invalidAt: (a: { at: string; reason: string; detail: string }) =>
+        `The schema is not valid JSON Schema 2020-12: ${a.at} ${a.reason}${a.detail}.`,
     },
   },
   KV5015: {
@@ -532,7 +625,8 @@ export const CODES = {
     summary: "The schema cannot be compiled (an invalid regular expression, a $ref to nothing).",
     example: '"[A-Z" is not a valid regular expression (at #/properties/code/pattern): Unterminated character class.',
     messages: {
-      badPattern: (a: { pattern: string; at: string; problem: string }) => `${a.pattern} is not a valid regular expression (at ${a.at}): ${a.problem}.`,
+      badPattern: (a: { pattern: string; at: string; problem: string }) =>
+        `${a.pattern} is not a valid regular expression (at ${a.at}): ${a.problem}.`,
       danglingRef: (a: { ref: string; at: string }) => `$ref ${a.ref} points at nothing in this schema (at ${a.at}).`,
       cannotCompile: (a: { reason: string }) => `The schema cannot be compiled: ${a.reason}`,
     },
@@ -540,18 +634,22 @@ export const CODES = {
   KV5016: {
     severity: "warning",
     summary: "Unknown keyword: published as an annotation, checks nothing.",
-    example: 'Unknown keyword "example" is ignored: it is published in the schema but checks nothing (at #/properties/id/example). Did you mean "examples"?',
+    example:
+      'Unknown keyword "example" is ignored: it is published in the schema but checks nothing (at #/properties/id/example). Did you mean "examples"?',
     messages: {
-      ignored: (a: { key: string; at: string; hint: string }) => `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).${a.hint}`,
+      ignored: (a: { key: string; at: string; hint: string }) =>
+        `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).${a.hint}`,
     },
   },
 
   KV6001: {
     severity: "error",
     summary: "output.select is not a valid JMESPath expression.",
-    example: 'select is not a valid JMESPath expression: Syntax error: invalid token (Rbracket): "]" (at character 16).',
+    example:
+      'select is not a valid JMESPath expression: Syntax error: invalid token (Rbracket): "]" (at character 16).',
     messages: {
-      invalid: (a: { reason: string; character: number }) => `select is not a valid JMESPath expression: ${a.reason} (at character ${a.character}).`,
+      invalid: (a: { reason: string; character: number }) =>
+        `select is not a valid JMESPath expression: ${a.reason} (at character ${a.character}).`,
     },
   },
   KV6002: {
@@ -563,9 +661,12 @@ export const CODES = {
     },
   },
   KV6003: {
-    severity: "error", summary: "output.select calls a function with the wrong number of arguments.", example: "join() takes 2 arguments, got 1.",
+    severity: "error",
+    summary: "output.select calls a function with the wrong number of arguments.",
+    example: "join() takes 2 arguments, got 1.",
     messages: {
-      arity: (a: { name: string; expected: string; arguments: string; got: number }) => `${a.name}() takes ${a.expected} ${a.arguments}, got ${a.got}.`,
+      arity: (a: { name: string; expected: string; arguments: string; got: number }) =>
+        `${a.name}() takes ${a.expected} ${a.arguments}, got ${a.got}.`,
     },
   },
   KV6004: {
@@ -573,8 +674,10 @@ export const CODES = {
     summary: "output.select passes a value where a function needs an &expression (or the reverse).",
     example: "sort_by() needs an &expression as argument 2 (for example &name), not a value.",
     messages: {
-      needsExpression: (a: { name: string; position: number }) => `${a.name}() needs an &expression as argument ${a.position} (for example &name), not a value.`,
-      needsValue: (a: { name: string; position: number }) => `${a.name}() takes a value as argument ${a.position}, not an &expression.`,
+      needsExpression: (a: { name: string; position: number }) =>
+        `${a.name}() needs an &expression as argument ${a.position} (for example &name), not a value.`,
+      needsValue: (a: { name: string; position: number }) =>
+        `${a.name}() takes a value as argument ${a.position}, not an &expression.`,
     },
   },
   KV6005: {
@@ -582,7 +685,8 @@ export const CODES = {
     summary: "output.select names a field that is refused (__proto__, constructor, prototype).",
     example: 'select reads the field "__proto__", which is refused: it names JavaScript object internals, not data.',
     messages: {
-      internals: (a: { what: string; field: string }) => `select ${a.what} "${a.field}", which is refused: it names JavaScript object internals, not data.`,
+      internals: (a: { what: string; field: string }) =>
+        `select ${a.what} "${a.field}", which is refused: it names JavaScript object internals, not data.`,
     },
   },
   KV6006: {
@@ -590,45 +694,59 @@ export const CODES = {
     summary: "output.select pads to a width that is not a literal within the bound.",
     example: "pad_left() pads to a width that must be a literal whole number from 0 to 10000 (for example `10`).",
     messages: {
-      padWidth: (a: { name: string; max: number }) => `${a.name}() pads to a width that must be a literal whole number from 0 to ${a.max} (for example \`10\`).`,
+      padWidth: (a: { name: string; max: number }) =>
+        `${a.name}() pads to a width that must be a literal whole number from 0 to ${a.max} (for example \`10\`).`,
     },
   },
   KV6007: {
     severity: "error",
-    summary: "output.select passes a function an argument whose type, known without the data, the function does not accept.",
-    example: "length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
+    summary:
+      "output.select passes a function an argument whose type, known without the data, the function does not accept.",
+    example:
+      "length() takes an object, an array or string as argument 1, but it is given number; every call would fail.",
     messages: {
-      argumentType: (a: { name: string; accepted: string; position: number; given: string }) => `${a.name}() takes ${a.accepted} as argument ${a.position}, but it is given ${a.given}; every call would fail.`,
+      argumentType: (a: { name: string; accepted: string; position: number; given: string }) =>
+        `${a.name}() takes ${a.accepted} as argument ${a.position}, but it is given ${a.given}; every call would fail.`,
     },
   },
   KV6008: {
     severity: "error",
-    summary: "output.select always returns a type that the output schema's root type refuses (an array for an object schema): every call would fail.",
-    example: 'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
+    summary:
+      "output.select always returns a type that the output schema's root type refuses (an array for an object schema): every call would fail.",
+    example:
+      'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
     messages: {
-      neverFits: (a: { returns: string; schemaType: string; first: string; hint: string }) => `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}".${a.hint}`,
+      neverFits: (a: { returns: string; schemaType: string; first: string; hint: string }) =>
+        `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}".${a.hint}`,
     },
   },
   KV6009: {
     severity: "warning",
     summary: "output.select returns, for some answers, a type that the output schema's root type refuses.",
-    example: 'select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
+    example:
+      'select returns number or null, and the output schema has type "number": calls fail whenever it returns null.',
     messages: {
-      sometimesFits: (a: { returns: string; schemaType: string; others: string }) => `select returns ${a.returns}, and the output schema has ${a.schemaType}: calls fail whenever it returns ${a.others}.`,
+      sometimesFits: (a: { returns: string; schemaType: string; others: string }) =>
+        `select returns ${a.returns}, and the output schema has ${a.schemaType}: calls fail whenever it returns ${a.others}.`,
     },
   },
 
   KV9001: {
-    severity: "error", summary: "No spec files were found.", example: "No spec files (*.yaml, *.yml) in specs.",
+    severity: "error",
+    summary: "No spec files were found.",
+    example: "No spec files (*.yaml, *.yml) in specs.",
     messages: {
       noSpecs: "No spec files were given.",
       noSpecFiles: (a: { input: string }) => `No spec files (*.yaml, *.yml) in ${a.input}.`,
       noSpecTests: (a: { input: string }) => `No spec tests (*.test.yaml, *.test.yml) in ${a.input}.`,
-      noTestFile: (a: { stem: string }) => `This spec has no tests: write ${a.stem}.test.yaml next to it (kervanc call --record can start one).`,
+      noTestFile: (a: { stem: string }) =>
+        `This spec has no tests: write ${a.stem}.test.yaml next to it (kervanc call --record can start one).`,
     },
   },
   KV9002: {
-    severity: "error", summary: "An input path does not exist or cannot be read.", example: "specs/missing.yaml does not exist.",
+    severity: "error",
+    summary: "An input path does not exist or cannot be read.",
+    example: "specs/missing.yaml does not exist.",
     messages: {
       missing: (a: { path: string }) => `${a.path} does not exist.`,
       unreadable: (a: { path: string; code: string }) => `${a.path} cannot be read (${a.code}).`,
@@ -639,66 +757,84 @@ export const CODES = {
     summary: "Two specs would be written to the same output folder.",
     example: "specs/a.yaml and specs/a.yml would both be written to dist/a; rename one.",
     messages: {
-      sameFolder: (a: { file: string; other: string; folder: string }) => `${a.file} and ${a.other} would both be written to ${a.folder}; rename one.`,
+      sameFolder: (a: { file: string; other: string; folder: string }) =>
+        `${a.file} and ${a.other} would both be written to ${a.folder}; rename one.`,
     },
   },
   KV9004: {
-    severity: "error", summary: "The output cannot be written: the path and the system's reason are named, and nothing more is written.", example: "",
+    severity: "error",
+    summary: "The output cannot be written: the path and the system's reason are named, and nothing more is written.",
+    example: "",
     messages: {
       outside: (a: { reason: string }) => `${a.reason} Nothing more was written.`,
-      cannotWrite: (a: { where: string; code: string }) => `Cannot write ${a.where} (${a.code}); nothing more was written.`,
+      cannotWrite: (a: { where: string; code: string }) =>
+        `Cannot write ${a.where} (${a.code}); nothing more was written.`,
     },
   },
   KV9005: {
     severity: "error",
-    summary: "A file has more than 200 problems; the rest are counted, not shown (a warning if none of them is an error).",
+    summary:
+      "A file has more than 200 problems; the rest are counted, not shown (a warning if none of them is an error).",
     example: "59806 more problems in this file (59806 errors) are not shown; fix the ones above first.",
     messages: {
-      more: (a: { count: number; errors: number }) => `${a.count} more problems in this file (${a.errors} errors) are not shown; fix the ones above first.`,
+      more: (a: { count: number; errors: number }) =>
+        `${a.count} more problems in this file (${a.errors} errors) are not shown; fix the ones above first.`,
     },
   },
   KV9006: {
     severity: "warning",
     summary: "A server's tools/list is larger than the budget (--tools-budget, default 8000 tokens).",
-    example: "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
+    example:
+      "The tools/list of this server has 41230 characters (about 10308 tokens), more than the budget of 8000 tokens. Leave out tools, or shorten descriptions and schemas.",
     messages: {
-      overBudget: (a: { characters: number; tokens: number; budget: number }) => `The tools/list of this server has ${a.characters} characters (about ${a.tokens} tokens), more than the budget of ${a.budget} tokens. Leave out tools, or shorten descriptions and schemas.`,
+      overBudget: (a: { characters: number; tokens: number; budget: number }) =>
+        `The tools/list of this server has ${a.characters} characters (about ${a.tokens} tokens), more than the budget of ${a.budget} tokens. Leave out tools, or shorten descriptions and schemas.`,
     },
   },
   KV9007: {
     severity: "error",
     summary:
       "A spec's file name cannot name its package folder: `.`, `..`, empty, a separator, a control character, a leading dot, a trailing dot or space, a character Windows refuses, or a Windows device name (CON, NUL, COM1, ...).",
-    example: 'This spec\'s package folder would be "..", which names the folder above the output folder; rename the spec file.',
+    example:
+      'This spec\'s package folder would be "..", which names the folder above the output folder; rename the spec file.',
     messages: {
-      badFolderName: (a: { folder: string; problem: string }) => `This spec's package folder would be ${a.folder}, which ${a.problem}; rename the spec file.`,
+      badFolderName: (a: { folder: string; problem: string }) =>
+        `This spec's package folder would be ${a.folder}, which ${a.problem}; rename the spec file.`,
     },
   },
   KV9008: {
     severity: "error",
-    summary: "A package's place in the output folder holds something kervanc did not build (a file, a symbolic link, a folder without a kervanc manifest.json); nothing is written.",
-    example: "dist/src is a folder kervanc did not build (it has no manifest.json); build replaces only packages it made. Move it away, or choose another -o.",
+    summary:
+      "A package's place in the output folder holds something kervanc did not build (a file, a symbolic link, a folder without a kervanc manifest.json); nothing is written.",
+    example:
+      "dist/src is a folder kervanc did not build (it has no manifest.json); build replaces only packages it made. Move it away, or choose another -o.",
     messages: {
-      refused: (a: { path: string; reason: string }) => `${a.path} ${a.reason}; build replaces only packages it made. Move it away, or choose another -o.`,
+      refused: (a: { path: string; reason: string }) =>
+        `${a.path} ${a.reason}; build replaces only packages it made. Move it away, or choose another -o.`,
     },
   },
   KV9009: {
     severity: "error",
-    summary: "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
+    summary:
+      "A spec path is not a regular file: a dangling symbolic link, a link to a folder, a named pipe, a socket or a device.",
     example: "specs/live.yaml is a named pipe (fifo), not a spec file; kervanc reads only regular files.",
     messages: {
-      notRegularFile: (a: { file: string; what: string }) => `${a.file} is ${a.what}, not a spec file; kervanc reads only regular files.`,
+      notRegularFile: (a: { file: string; what: string }) =>
+        `${a.file} is ${a.what}, not a spec file; kervanc reads only regular files.`,
       brokenLink: (a: { file: string }) => `${a.file} is a symbolic link to a file that does not exist.`,
-      unfollowableLink: (a: { file: string; code: string }) => `${a.file} is a symbolic link that cannot be followed (${a.code}).`,
+      unfollowableLink: (a: { file: string; code: string }) =>
+        `${a.file} is a symbolic link that cannot be followed (${a.code}).`,
     },
   },
   KV9010: {
     severity: "error",
-    summary: "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
+    summary:
+      "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
     example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
     messages: {
       noSpec: (a: { candidates: string }) => `No spec next to this test file: expected ${a.candidates}.`,
-      unknownTool: (a: { tool: string; mean: string }) => `This case calls "${a.tool}", which the spec does not have.${a.mean}`,
+      unknownTool: (a: { tool: string; mean: string }) =>
+        `This case calls "${a.tool}", which the spec does not have.${a.mean}`,
       argumentsNotObject: "A tool's arguments are an object.",
       noExpectation: "Say what the result must be: text, structured, or error.",
       errorAndSuccess: "A result is either an error or a success: give error alone, or text and/or structured.",
@@ -709,43 +845,64 @@ export const CODES = {
   // KV8xxx: kervanc's extensions to the spec format (docs/extensions/).
   KV8001: {
     severity: "info",
-    summary: "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
-    example: "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
+    summary:
+      "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
+    example:
+      "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
     messages: {
-      uses: (a: { name: string }) => `This spec uses the kervanc extension ${a.name} (docs/extensions/${a.name}.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.`,
+      uses: (a: { name: string }) =>
+        `This spec uses the kervanc extension ${a.name} (docs/extensions/${a.name}.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.`,
     },
   },
   KV8002: {
     severity: "error",
     summary: "A kervanc extension is used without being declared in kervancExtensions, or used wrongly.",
-    example: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+    example:
+      "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
     messages: {
-      formUndeclared: "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+      formUndeclared:
+        "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
       formWithoutBody: "bodyEncoding: form needs a body to encode.",
     },
   },
 
   // KV7xxx: kervanc import, from an OpenAPI document to a spec. Positions are in the OpenAPI document.
-  KV7001: { severity: "error", summary: "The OpenAPI document cannot be read.", example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000)." },
-  KV7002: { severity: "error", summary: "The OpenAPI document is not valid YAML or JSON.", example: 'The key "get" appears twice in the same mapping.' },
+  KV7001: {
+    severity: "error",
+    summary: "The OpenAPI document cannot be read.",
+    example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000).",
+  },
+  KV7002: {
+    severity: "error",
+    summary: "The OpenAPI document is not valid YAML or JSON.",
+    example: 'The key "get" appears twice in the same mapping.',
+  },
   KV7003: {
     severity: "error",
     summary: "The document is not OpenAPI 3.0 or 3.1, or a part of it has the wrong shape.",
-    example: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+    example:
+      "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
     messages: {
-      undeclaredScheme: (a: { name: string }) => `The security scheme "${a.name}" is not declared in components.securitySchemes.`,
+      undeclaredScheme: (a: { name: string }) =>
+        `The security scheme "${a.name}" is not declared in components.securitySchemes.`,
       pathItemNotMapping: "A path item must be a mapping of operations.",
       pathWithoutSlash: (a: { route: string }) => `The path ${a.route} does not start with "/".`,
       operationNotMapping: "An operation must be a mapping.",
-      swagger2: "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+      swagger2:
+        "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
     },
   },
   KV7004: {
     severity: "error",
     summary: "A $ref points outside the document (import reads no other file or URL).",
-    example: 'The $ref "common.yaml#/components/schemas/Error" points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.',
+    example:
+      'The $ref "common.yaml#/components/schemas/Error" points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.',
   },
-  KV7005: { severity: "error", summary: "A $ref points to nothing in the document.", example: 'The $ref "#/components/schemas/Pets" points to nothing in this document.' },
+  KV7005: {
+    severity: "error",
+    summary: "A $ref points to nothing in the document.",
+    example: 'The $ref "#/components/schemas/Pets" points to nothing in this document.',
+  },
   KV7006: {
     severity: "error",
     summary: "A tool's input would need a recursive schema.",
@@ -755,7 +912,8 @@ export const CODES = {
   KV7007: {
     severity: "error",
     summary: "An input schema, with its $refs inlined, breaks the spec's schema limits.",
-    example: "The input schema of createReport, with its $refs inlined, has more than 2000 nodes (the spec's limit). Leave the operation out (--exclude createReport) or simplify its schemas.",
+    example:
+      "The input schema of createReport, with its $refs inlined, has more than 2000 nodes (the spec's limit). Leave the operation out (--exclude createReport) or simplify its schemas.",
   },
   KV7008: {
     severity: "error",
@@ -764,21 +922,28 @@ export const CODES = {
   },
   KV7009: {
     severity: "warning",
-    summary: "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
-    example: 'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
+    summary:
+      "A security scheme kervanc cannot express (http digest and other http schemes, mutualTLS): the operation is imported without it.",
+    example:
+      'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
     messages: {
-      unsupportedScheme: (a: { name: string; what: string; subject: string }) => `The security scheme "${a.name}" (${a.what}) is not supported; ${a.subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+      unsupportedScheme: (a: { name: string; what: string; subject: string }) =>
+        `The security scheme "${a.name}" (${a.what}) is not supported; ${a.subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
     },
   },
   KV7010: {
     severity: "warning",
-    summary: "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
+    summary:
+      "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
     example: 'The cookie parameter "session" is left out: a spec sends no cookies from arguments.',
     messages: {
       bodyOnGet: (a: { consequence: string }) => `A GET request cannot have a body in a spec; ${a.consequence}.`,
-      cookie: (a: { name: string }) => `The cookie parameter "${a.name}" is left out: a spec sends no cookies from arguments.`,
-      bodyNotJson: (a: { types: string; consequence: string }) => `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
-      method: (a: { method: string }) => `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
+      cookie: (a: { name: string }) =>
+        `The cookie parameter "${a.name}" is left out: a spec sends no cookies from arguments.`,
+      bodyNotJson: (a: { types: string; consequence: string }) =>
+        `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
+      method: (a: { method: string }) =>
+        `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
     },
   },
   KV7011: {
@@ -786,7 +951,8 @@ export const CODES = {
     summary: "The selection (--include, --exclude, --read-only) matches nothing, or more than 200 operations.",
     example: '--include "pet" matches no tag, operationId or route ("GET /path") of an operation.',
     messages: {
-      noMatch: (a: { option: string; selector: string }) => `${a.option} ${a.selector} matches no tag, operationId or route ("GET /path") of an operation.`,
+      noMatch: (a: { option: string; selector: string }) =>
+        `${a.option} ${a.selector} matches no tag, operationId or route ("GET /path") of an operation.`,
       noOperations: "The document has no operations to import.",
       noneLeft: "No operation is left to import after --include, --exclude and --read-only.",
     },
@@ -800,27 +966,33 @@ export const CODES = {
   KV7013: {
     severity: "warning",
     summary: "The server URL uses plain http: the spec sets allowInsecureHttp.",
-    example: 'The server URL "http://api.example.com" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
+    example:
+      'The server URL "http://api.example.com" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
   },
   KV7014: {
     severity: "warning",
     summary: "Invisible or control characters were removed from a text the model would read.",
-    example: "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
+    example:
+      "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
   },
   KV7015: {
     severity: "warning",
-    summary: "A parameter carries a credential (by its name or description): it is sent from a secret, not asked of the model.",
-    example: 'The query parameter "token" carries a credential; it is sent from the secret TOKEN instead of being an input the model fills in.',
+    summary:
+      "A parameter carries a credential (by its name or description): it is sent from a secret, not asked of the model.",
+    example:
+      'The query parameter "token" carries a credential; it is sent from the secret TOKEN instead of being an input the model fills in.',
   },
   KV7016: {
     severity: "warning",
     summary: "The document declares no security scheme: the tools are imported without authentication.",
-    example: "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+    example:
+      "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
   },
   KV7017: {
     severity: "warning",
     summary: "The first https server was chosen over a plain-http one listed before it.",
-    example: 'The server "https://ec2.amazonaws.com" is used: it is the first https one listed ("http://ec2.amazonaws.com" comes first but uses plain http). Give --server-url to choose another.',
+    example:
+      'The server "https://ec2.amazonaws.com" is used: it is the first https one listed ("http://ec2.amazonaws.com" comes first but uses plain http). Give --server-url to choose another.',
   },
 } as const satisfies Record<string, CodeInfo>;
 

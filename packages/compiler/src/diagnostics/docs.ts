@@ -51,7 +51,7 @@ export function renderDiagnosticsDoc(): string {
     "```",
     "specs/weather.yaml:12:12 - error KV3009: tools[0].http.url: The URL's host and port cannot be templated.",
     "  11 |     http:",
-    "> 12 |       url: \"https://{{input.host}}/forecast\"",
+    '> 12 |       url: "https://{{input.host}}/forecast"',
     "     |            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
     "  13 |     output:",
     "  see kervanc docs/diagnostics.md#kv3009",
@@ -83,7 +83,9 @@ export function renderDiagnosticsDoc(): string {
     for (const [code, info] of entries) {
       const summary = info.retired ? `(retired) ${info.summary}` : info.summary;
       // The anchor each diagnostic names (`docs/diagnostics.md#kv3018`).
-      lines.push(`| <a id="${code.toLowerCase()}"></a>${code} | ${info.severity} | ${plain(summary)} | ${cell(info.example)} |`);
+      lines.push(
+        `| <a id="${code.toLowerCase()}"></a>${code} | ${info.severity} | ${plain(summary)} | ${cell(info.example)} |`,
+      );
     }
     lines.push("");
   }
@@ -97,7 +99,8 @@ export function renderDiagnosticsDoc(): string {
   for (const [code, info] of all) {
     if (info.messages === undefined) continue;
     lines.push(`- ${code}:`);
-    for (const [name, template] of Object.entries(info.messages)) lines.push(`  - ${name}: ${span(templateText(template))}`);
+    for (const [name, template] of Object.entries(info.messages))
+      lines.push(`  - ${name}: ${span(templateText(template))}`);
   }
   lines.push(
     "",
@@ -112,7 +115,7 @@ export function renderDiagnosticsDoc(): string {
     "    `maxlength`, `require`), or `additionalItems`, which 2020-12 replaced with `items`;",
     "  - KV2013: a YAML merge key `<<` inside a schema (nothing is merged);",
     "  - KV5007: `$async` (validation is synchronous), besides `$id` and the dynamic and recursive references;",
-    "  - KV5014: the schema is not valid JSON Schema 2020-12 (`type: strin`, `minimum: \"1\"`);",
+    '  - KV5014: the schema is not valid JSON Schema 2020-12 (`type: strin`, `minimum: "1"`);',
     "  - KV5015: Ajv cannot compile it (an invalid regular expression, a `$ref` to nothing).",
     "- **Warnings**, because the schema works, but something in it is ignored or probably not as meant:",
     "  - KV5016: any other unknown keyword (`example`, `x-order`): published in the schema, checks nothing;",

@@ -102,7 +102,10 @@ export function sarifLog(diagnostics: readonly Diagnostic[], options: RenderOpti
       id: code,
       shortDescription: { text: info.summary },
       fullDescription: { text: info.summary },
-      help: { text: `${info.summary} Example: ${info.example} See ${docAnchor(code)} in the kervanc package.`, markdown: `${info.summary}\n\nExample: \`${info.example.replace(/`/g, "'")}\`\n\nSee \`${docAnchor(code)}\` in the kervanc package.` },
+      help: {
+        text: `${info.summary} Example: ${info.example} See ${docAnchor(code)} in the kervanc package.`,
+        markdown: `${info.summary}\n\nExample: \`${info.example.replace(/`/g, "'")}\`\n\nSee \`${docAnchor(code)}\` in the kervanc package.`,
+      },
       defaultConfiguration: { level: sarifLevel(info.severity) },
       properties: { documentation: docAnchor(code) },
     };
@@ -134,7 +137,17 @@ export function sarifLog(diagnostics: readonly Diagnostic[], options: RenderOpti
               artifactChanges: [
                 {
                   artifactLocation: { uri: artifactUri(d.file) },
-                  replacements: [{ deletedRegion: { startLine: d.line, startColumn: d.column, endLine: d.endLine, endColumn: d.endColumn }, insertedContent: { text: d.fix.replacement } }],
+                  replacements: [
+                    {
+                      deletedRegion: {
+                        startLine: d.line,
+                        startColumn: d.column,
+                        endLine: d.endLine,
+                        endColumn: d.endColumn,
+                      },
+                      insertedContent: { text: d.fix.replacement },
+                    },
+                  ],
                 },
               ],
             },
@@ -147,7 +160,13 @@ export function sarifLog(diagnostics: readonly Diagnostic[], options: RenderOpti
     version: "2.1.0",
     runs: [
       {
-        tool: { driver: { name: "kervanc", ...(options.toolVersion !== undefined ? { version: options.toolVersion } : {}), rules } },
+        tool: {
+          driver: {
+            name: "kervanc",
+            ...(options.toolVersion !== undefined ? { version: options.toolVersion } : {}),
+            rules,
+          },
+        },
         columnKind: "utf16CodeUnits",
         results,
       },

@@ -25,7 +25,8 @@ const MAX_LINE_CELLS = 160;
 // Each character is tested on its own (^...$), so a combining mark in the class cannot combine with another.
 // oxlint-disable-next-line no-misleading-character-class
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufe00-\ufe0f]$/u;
-const WIDE = /^[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u;
+const WIDE =
+  /^[\p{Extended_Pictographic}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]$/u;
 
 /** How many terminal cells `text` takes. */
 export function cellWidth(text: string): number {
@@ -33,7 +34,7 @@ export function cellWidth(text: string): number {
   for (const ch of text) {
     if (ZERO_WIDTH.test(ch)) continue;
     // Text-style pictographs below U+2300 (©, ®, ‼) are one cell; the emoji block is two.
-    width += WIDE.test(ch) && (ch.codePointAt(0)! >= 0x2300) ? 2 : 1;
+    width += WIDE.test(ch) && ch.codePointAt(0)! >= 0x2300 ? 2 : 1;
   }
   return width;
 }
@@ -48,7 +49,10 @@ export function codeFrame(source: string, d: Diagnostic, style: Style): string[]
   const lines = source.split(/\r?\n|\r/);
   const index = d.line - 1;
   if (index < 0 || index >= lines.length) return [];
-  const endIndex = d.endLine !== undefined && d.endColumn !== undefined ? Math.min(d.endLine - 1, lines.length - 1, index + MAX_RANGE_LINES - 1) : index;
+  const endIndex =
+    d.endLine !== undefined && d.endColumn !== undefined
+      ? Math.min(d.endLine - 1, lines.length - 1, index + MAX_RANGE_LINES - 1)
+      : index;
   const first = Math.max(0, index - CONTEXT);
   const last = Math.min(lines.length - 1, endIndex + CONTEXT);
   const gutter = String(last + 1).length;
@@ -65,14 +69,20 @@ export function codeFrame(source: string, d: Diagnostic, style: Style): string[]
     // end column (last line of the range) or the end of the line.
     const from = i === index ? Math.min(d.column - 1, text.length) : text.length - text.trimStart().length;
     const to =
-      i === endIndex && d.endLine === i + 1 && d.endColumn !== undefined ? Math.max(from + 1, d.endColumn - 1) : i === index && endIndex === index ? from + 1 : text.length;
+      i === endIndex && d.endLine === i + 1 && d.endColumn !== undefined
+        ? Math.max(from + 1, d.endColumn - 1)
+        : i === index && endIndex === index
+          ? from + 1
+          : text.length;
     const before = show(text.slice(0, from));
     const marked = show(text.slice(from, Math.min(to, text.length)));
     const after = show(text.slice(Math.min(to, text.length)));
     const clipped = clip(before + marked + after, cellWidth(before));
     out.push(`${paint(style, colour, ">")} ${paint(style, "dim", `${number(i + 1)} |`)} ${clipped.text}`);
     const pad = " ".repeat(Math.max(0, cellWidth(before) - clipped.cut));
-    const carets = "^".repeat(Math.max(1, Math.min(cellWidth(marked), MAX_LINE_CELLS - cellWidth(before) + clipped.cut)));
+    const carets = "^".repeat(
+      Math.max(1, Math.min(cellWidth(marked), MAX_LINE_CELLS - cellWidth(before) + clipped.cut)),
+    );
     out.push(`  ${paint(style, "dim", `${number(null)} |`)} ${pad}${paint(style, colour, carets)}`);
   }
   return out;

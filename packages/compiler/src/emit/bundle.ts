@@ -84,10 +84,25 @@ export async function bundleServer(stageDir: string, target: RuntimeTarget, head
           build.onResolve({ filter: BARE }, async (args) => {
             // Third-party code resolves its own imports from where it is installed; only the staged sources
             // are redirected.
-            if (args.pluginData === FROM_RUNTIME || args.path.startsWith("node:") || !args.importer.startsWith(stageDir + sep)) return undefined;
-            const found = await build.resolve(args.path, { kind: args.kind, resolveDir: RESOLVE_FROM, importer: args.importer, pluginData: FROM_RUNTIME });
+            if (
+              args.pluginData === FROM_RUNTIME ||
+              args.path.startsWith("node:") ||
+              !args.importer.startsWith(stageDir + sep)
+            )
+              return undefined;
+            const found = await build.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: RESOLVE_FROM,
+              importer: args.importer,
+              pluginData: FROM_RUNTIME,
+            });
             if (found.errors.length > 0) return { errors: found.errors };
-            return { path: found.path, external: found.external, namespace: found.namespace, sideEffects: found.sideEffects };
+            return {
+              path: found.path,
+              external: found.external,
+              namespace: found.namespace,
+              sideEffects: found.sideEffects,
+            };
           });
         },
       },
@@ -97,7 +112,8 @@ export async function bundleServer(stageDir: string, target: RuntimeTarget, head
   if (!file) throw new Error("esbuild produced no output.");
   if (target.importsNothing) {
     const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.map((i) => i.path));
-    if (imports.length > 0) throw new Error(`The ${target.file} bundle must import nothing, but it imports ${imports.join(", ")}.`);
+    if (imports.length > 0)
+      throw new Error(`The ${target.file} bundle must import nothing, but it imports ${imports.join(", ")}.`);
   }
   return { code: file.text, inputs: contributions(result.metafile, stageDir, null, stageDir) };
 }
@@ -135,18 +151,28 @@ export async function bundleAjvRuntime(entrySource: string, banner: string): Pro
  * The files that put at least one byte into the output. esbuild also lists files it parsed and then dropped
  * entirely (tree-shaken re-export modules, unused locales); those are not part of what ships.
  */
-function contributions(metafile: esbuild.Metafile, workingDir: string, stdinName: string | null, stageDir: string | null): BundledInput[] {
+function contributions(
+  metafile: esbuild.Metafile,
+  workingDir: string,
+  stdinName: string | null,
+  stageDir: string | null,
+): BundledInput[] {
   const outputs = Object.values(metafile.outputs);
   if (outputs.length !== 1) throw new Error(`esbuild produced ${outputs.length} outputs; expected one.`);
   const inputs: BundledInput[] = [];
   for (const [path, { bytesInOutput }] of Object.entries(outputs[0]!.inputs)) {
     if (path === stdinName) continue;
-    if (path.includes(":") && !isAbsolute(path)) throw new Error(`esbuild reported an input outside the file system: ${path}`);
+    if (path.includes(":") && !isAbsolute(path))
+      throw new Error(`esbuild reported an input outside the file system: ${path}`);
     const absolute = resolve(workingDir, path);
     readsCollector?.add(absolute);
     // Installed from its tarball, kervanc bundles only its own vendored libraries: a file from anywhere else
     // (the user's node_modules) would make the output depend on the user's installation.
-    if (VENDOR_MODULES !== null && !absolute.startsWith(VENDOR_MODULES + sep) && (stageDir === null || !absolute.startsWith(stageDir + sep))) {
+    if (
+      VENDOR_MODULES !== null &&
+      !absolute.startsWith(VENDOR_MODULES + sep) &&
+      (stageDir === null || !absolute.startsWith(stageDir + sep))
+    ) {
       throw new Error(`kervanc's vendored libraries are incomplete: the bundle read ${absolute}. Please report this.`);
     }
     if (bytesInOutput === 0) continue;

@@ -22,7 +22,8 @@ export class Code {
   }
 }
 
-export type Literal = null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal | undefined };
+export type Literal =
+  null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal | undefined };
 
 export function literal(value: unknown): Code {
   return writeLiteral(value, 0);
@@ -63,7 +64,8 @@ function writeValue(value: unknown, indent: number, pad: string): string {
  * Strings, numbers and other keys are JSON; `__proto__` is a computed key, as in `literal()`.
  */
 export function readableLiteral(value: unknown, width = 120, indent = 0): Code {
-  if (JSON.stringify(value) === undefined) throw new TypeError("readableLiteral(): the value cannot be written as JSON.");
+  if (JSON.stringify(value) === undefined)
+    throw new TypeError("readableLiteral(): the value cannot be written as JSON.");
   return new Code(writeReadable(value, indent, width));
 }
 
@@ -131,11 +133,14 @@ function writeReadable(value: unknown, indent: number, width: number, keyOf: Key
   const end = " ".repeat(indent);
   // A trailing comma, where the syntax allows it, keeps an added member a one-line diff; JSON allows none.
   const json = keyOf !== readableKey;
-  const items = (lines: string[]): string => (json ? `${lines.join(",\n")}\n` : lines.map((line) => `${line},\n`).join(""));
+  const items = (lines: string[]): string =>
+    json ? `${lines.join(",\n")}\n` : lines.map((line) => `${line},\n`).join("");
   if (Array.isArray(value)) {
     return `[\n${items(value.map((item) => `${pad}${writeReadable(item === undefined ? null : item, indent + 2, width, keyOf)}`))}${end}]`;
   }
-  const lines = members(value as object).map(([key, v]) => `${pad}${keyOf(key)}: ${writeReadable(v, indent + 2, width, keyOf)}`);
+  const lines = members(value as object).map(
+    ([key, v]) => `${pad}${keyOf(key)}: ${writeReadable(v, indent + 2, width, keyOf)}`,
+  );
   return `{\n${items(lines)}${end}}`;
 }
 
@@ -163,7 +168,10 @@ export function lineComment(text: string): Code {
 
 /** The text of a comment on one line: line terminators and other control characters escaped as `\uXXXX`. */
 function oneLine(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(
+    /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** A `#` comment (for .gitattributes), on one line. */
@@ -176,7 +184,9 @@ export function hashComment(text: string): string {
  * would end it and let the rest render), so each `-` next to another is followed by a zero-width space.
  */
 export function htmlComment(text: string): string {
-  return `<!-- ${oneLine(text).replace(/-(?=-)/g, "-\u200b").replace(/-$/, "- ")} -->`;
+  return `<!-- ${oneLine(text)
+    .replace(/-(?=-)/g, "-\u200b")
+    .replace(/-$/, "- ")} -->`;
 }
 
 /** An identifier made from a fixed prefix and a counter: names never come from spec text. */

@@ -46,7 +46,16 @@ function secretNames(server: PlannedServer): string[] {
 export function dockerfile(server: PlannedServer, folder: string, header: string): string {
   const name = packageName(folder);
   const port = String(SAMPLE_PORT);
-  const entry = ["node", "--disallow-code-generation-from-strings", TARGET.node.file, "--http", "--host", "0.0.0.0", "--port", port];
+  const entry = [
+    "node",
+    "--disallow-code-generation-from-strings",
+    TARGET.node.file,
+    "--http",
+    "--host",
+    "0.0.0.0",
+    "--port",
+    port,
+  ];
   const secrets = [...secretNames(server), AUTH_TOKENS];
   return `${hashComment(header)}
 # ${name} ${packageVersion(server)}: build from the package folder with

@@ -38,7 +38,13 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
   try {
     onDisk = await listFiles(dir);
   } catch (error) {
-    if (typeof error === "object" && error !== null && "code" in error && (error.code === "ENOENT" || error.code === "ENOTDIR")) onDisk = [];
+    if (
+      typeof error === "object" &&
+      error !== null &&
+      "code" in error &&
+      (error.code === "ENOENT" || error.code === "ENOTDIR")
+    )
+      onDisk = [];
     else throw error;
   }
   const drift: FileDrift[] = [];
@@ -52,7 +58,11 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
     // elsewhere on the CI machine must not get that file printed as a diff, and a fifo must not hang check.
     const read = await readRegularFile(join(dir, path), { noFollow: true });
     if (!read.ok) {
-      if (read.what === undefined) throw Object.assign(new Error(`Cannot read ${join(dir, path)} (${read.code})`), { code: read.code, path: join(dir, path) });
+      if (read.what === undefined)
+        throw Object.assign(new Error(`Cannot read ${join(dir, path)} (${read.code})`), {
+          code: read.code,
+          path: join(dir, path),
+        });
       drift.push({ path, status: "changed", diff: null, note: `${read.what} on disk, not a file` });
       continue;
     }
@@ -70,10 +80,13 @@ function describeChange(path: string, actual: Buffer, expected: string): { diff:
   if (targetOfFile(path) !== undefined) return { diff: null, note: `the minified bundle; ${sizes}` };
   if (actual.includes(0)) return { diff: null, note: `binary content on disk; ${sizes}` };
   const text = actual.toString("utf8");
-  if (longestLine(text) > 2000 || longestLine(expected) > 2000) return { diff: null, note: `lines too long to show; ${sizes}` };
+  if (longestLine(text) > 2000 || longestLine(expected) > 2000)
+    return { diff: null, note: `lines too long to show; ${sizes}` };
   const diff = unifiedDiff(text, expected, DIFF_LINES);
   // Byte differences that split into identical lines: line endings or a trailing newline.
-  return diff === "" ? { diff: null, note: `differs only in line endings or the final newline; ${sizes}` } : { diff, note: null };
+  return diff === ""
+    ? { diff: null, note: `differs only in line endings or the final newline; ${sizes}` }
+    : { diff, note: null };
 }
 
 type Op = { readonly kind: " " | "-" | "+"; readonly line: string; readonly a: number; readonly b: number };
@@ -113,7 +126,8 @@ function middleOps(a: readonly string[], b: readonly string[], offset: number): 
   // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
   const lcs: Uint32Array[] = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
   for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   }
   let i = 0;
   let j = 0;
@@ -163,6 +177,7 @@ function render(ops: readonly Op[], maxChanged: number): string {
       out.push(`${op.kind}${op.line}`);
     }
   }
-  if (changed.length > shown) out.push(`... ${changed.length - shown} more changed line${changed.length - shown === 1 ? "" : "s"}`);
+  if (changed.length > shown)
+    out.push(`... ${changed.length - shown} more changed line${changed.length - shown === 1 ? "" : "s"}`);
   return out.join("\n");
 }

@@ -43,6 +43,13 @@ export function format(text: string, parser: FileKind): Promise<string> {
  * prettier) lays them out in a consistent, readable form in a fraction of prettier's time.
  */
 export async function formatGeneratedJs(text: string): Promise<string> {
-  const result = await esbuild.transform(text, { loader: "js", format: "esm", minify: false, charset: "utf8", target: "es2022", legalComments: "inline" });
+  const result = await esbuild.transform(text, {
+    loader: "js",
+    format: "esm",
+    minify: false,
+    charset: "utf8",
+    target: "es2022",
+    legalComments: "inline",
+  });
   return result.code;
 }

@@ -25,13 +25,15 @@ export function inside(root: string, path: string): string {
   const base = resolve(root);
   const target = resolve(base, path);
   const rel = relative(base, target);
-  if (rel === "" || isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(path)) throw new OutsideOutputError(base, target);
+  if (rel === "" || isAbsolute(rel) || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(path))
+    throw new OutsideOutputError(base, target);
   return target;
 }
 
 /** Like `inside`, for one folder entry: `name` must be a direct child of `root` (no separator, not `.`/`..`). */
 export function childOf(root: string, name: string): string {
   const target = inside(root, name);
-  if (dirname(target) !== resolve(root) || basename(target) !== name) throw new OutsideOutputError(resolve(root), target);
+  if (dirname(target) !== resolve(root) || basename(target) !== name)
+    throw new OutsideOutputError(resolve(root), target);
   return target;
 }

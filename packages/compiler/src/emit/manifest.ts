@@ -68,7 +68,11 @@ export interface Provenance {
   readonly specSha256: string;
 }
 
-export function buildManifest(server: PlannedServer, provenance: Provenance, bundles: readonly { file: string; code: string }[]): Manifest {
+export function buildManifest(
+  server: PlannedServer,
+  provenance: Provenance,
+  bundles: readonly { file: string; code: string }[],
+): Manifest {
   const tools = server.tools.map((tool): ManifestTool => {
     const { listing, request, output, limits, rateLimit, secrets } = tool.plan;
     return {
@@ -102,7 +106,11 @@ export function buildManifest(server: PlannedServer, provenance: Provenance, bun
     kervancVersion: provenance.kervancVersion,
     kervancContentSha256: provenance.kervancContentSha256,
     spec: { file: provenance.specFile, sha256: provenance.specSha256 },
-    server: { name: server.plan.name, version: server.plan.version, ...(server.plan.description !== undefined ? { description: server.plan.description } : {}) },
+    server: {
+      name: server.plan.name,
+      version: server.plan.version,
+      ...(server.plan.description !== undefined ? { description: server.plan.description } : {}),
+    },
     tools,
     egress: egressOf(server),
     secrets,
@@ -127,7 +135,15 @@ function unreachable(value: never): never {
 
 /** A template as the spec wrote it: text, `{{input.a.b}}` and `{{secrets.X}}`. */
 export function templateText(template: Template): string {
-  return template.parts.map((part) => (part.kind === "text" ? part.text : part.ref.kind === "input" ? `{{input.${part.ref.path.join(".")}}}` : `{{secrets.${part.ref.name}}}`)).join("");
+  return template.parts
+    .map((part) =>
+      part.kind === "text"
+        ? part.text
+        : part.ref.kind === "input"
+          ? `{{input.${part.ref.path.join(".")}}}`
+          : `{{secrets.${part.ref.name}}}`,
+    )
+    .join("");
 }
 
 export function manifestJson(manifest: Manifest): string {
@@ -142,7 +158,9 @@ export function jsonObject(text: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /**
@@ -153,11 +171,21 @@ export function readStamp(text: string): Provenance | null {
   const m = jsonObject(text);
   if (m === null) return null;
   const spec = m["spec"];
-  if (m["manifestFormat"] !== MANIFEST_FORMAT || typeof m["kervancVersion"] !== "string" || typeof m["kervancContentSha256"] !== "string") return null;
+  if (
+    m["manifestFormat"] !== MANIFEST_FORMAT ||
+    typeof m["kervancVersion"] !== "string" ||
+    typeof m["kervancContentSha256"] !== "string"
+  )
+    return null;
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
   const { file, sha256: hash } = spec as Record<string, unknown>;
   if (typeof file !== "string" || typeof hash !== "string") return null;
-  return { kervancVersion: m["kervancVersion"], kervancContentSha256: m["kervancContentSha256"], specFile: file, specSha256: hash };
+  return {
+    kervancVersion: m["kervancVersion"],
+    kervancContentSha256: m["kervancContentSha256"],
+    specFile: file,
+    specSha256: hash,
+  };
 }
 
 /**
@@ -170,10 +198,28 @@ export function parseManifest(text: string): Manifest | null {
   const value: unknown = m;
   if (m["manifestFormat"] !== MANIFEST_FORMAT) return null;
   const isList = (v: unknown): v is unknown[] => Array.isArray(v);
-  if (!isList(m["tools"]) || !isList(m["egress"]) || !isList(m["secrets"]) || typeof m["server"] !== "object" || m["server"] === null) return null;
+  if (
+    !isList(m["tools"]) ||
+    !isList(m["egress"]) ||
+    !isList(m["secrets"]) ||
+    typeof m["server"] !== "object" ||
+    m["server"] === null
+  )
+    return null;
   for (const t of m["tools"]) {
-    if (t === null || typeof t !== "object" || typeof (t as ManifestTool).name !== "string" || !isList((t as ManifestTool).secrets)) return null;
-    if (typeof (t as ManifestTool).annotations !== "object" || typeof (t as ManifestTool).limits !== "object" || typeof (t as ManifestTool).origin !== "string") return null;
+    if (
+      t === null ||
+      typeof t !== "object" ||
+      typeof (t as ManifestTool).name !== "string" ||
+      !isList((t as ManifestTool).secrets)
+    )
+      return null;
+    if (
+      typeof (t as ManifestTool).annotations !== "object" ||
+      typeof (t as ManifestTool).limits !== "object" ||
+      typeof (t as ManifestTool).origin !== "string"
+    )
+      return null;
   }
   return value as Manifest;
 }

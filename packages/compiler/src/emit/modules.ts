@@ -22,10 +22,19 @@ export interface ToolSource {
  */
 export function toolModule(tool: PlannedTool, source: ToolSource): Code {
   const hasOutput = tool.output !== null;
-  const outputImport = hasOutput ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n` : new Code("");
-  const origin = lineComment(`From tools[${source.index}] ${JSON.stringify(tool.plan.listing.name)}, ${source.specFile}:${source.line}.`);
+  const outputImport = hasOutput
+    ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n`
+    : new Code("");
+  const origin = lineComment(
+    `From tools[${source.index}] ${JSON.stringify(tool.plan.listing.name)}, ${source.specFile}:${source.line}.`,
+  );
   const { listing, ...rest } = tool.plan;
-  const head = { name: listing.name, protocol: rest.request.protocol, hostPort: rest.request.hostPort, secrets: rest.secrets };
+  const head = {
+    name: listing.name,
+    protocol: rest.request.protocol,
+    hostPort: rest.request.hostPort,
+    secrets: rest.secrets,
+  };
   return ts`import type { CompiledTool } from "../runtime/plan.ts";
 import { defineTool } from "../runtime/define.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};
@@ -42,7 +51,9 @@ export const tool: CompiledTool = defineTool({
 }
 
 export function serverModule(server: PlannedServer): Code {
-  const imports = server.tools.map((tool, i) => ts`import { tool as ${ident("tool", i)} } from ${`./tools/${tool.moduleName}.ts`};`);
+  const imports = server.tools.map(
+    (tool, i) => ts`import { tool as ${ident("tool", i)} } from ${`./tools/${tool.moduleName}.ts`};`,
+  );
   const list = join(
     server.tools.map((_, i) => ident("tool", i)),
     ", ",

@@ -31,8 +31,10 @@ export async function targetState(path: string): Promise<TargetState> {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return { kind: "absent" };
     throw error;
   }
-  if (info.isSymbolicLink()) return { kind: "refused", reason: "is a symbolic link, not a package folder kervanc built" };
-  if (!info.isDirectory()) return { kind: "refused", reason: `is ${fileKind(info)}, not a package folder kervanc built` };
+  if (info.isSymbolicLink())
+    return { kind: "refused", reason: "is a symbolic link, not a package folder kervanc built" };
+  if (!info.isDirectory())
+    return { kind: "refused", reason: `is ${fileKind(info)}, not a package folder kervanc built` };
   const manifest = join(path, "manifest.json");
   const manifestInfo = await lstat(manifest).catch((error: unknown) => {
     if (errorCode(error) === "ENOENT") return null;
@@ -42,11 +44,19 @@ export async function targetState(path: string): Promise<TargetState> {
     if ((await readdir(path)).length === 0) return { kind: "empty" };
     return { kind: "refused", reason: "is a folder kervanc did not build (it has no manifest.json)" };
   }
-  const notOurs = { kind: "refused", reason: "is a folder kervanc did not build (its manifest.json is not one kervanc writes)" } as const;
+  const notOurs = {
+    kind: "refused",
+    reason: "is a folder kervanc did not build (its manifest.json is not one kervanc writes)",
+  } as const;
   if (!manifestInfo.isFile() || manifestInfo.size > MAX_MANIFEST_BYTES) return notOurs;
   const read = await readRegularFile(manifest);
   if (!read.ok) {
-    if (read.code !== undefined) throw Object.assign(new Error(`Cannot read ${manifest} (${read.code}).`), { code: read.code, syscall: "open", path: manifest });
+    if (read.code !== undefined)
+      throw Object.assign(new Error(`Cannot read ${manifest} (${read.code}).`), {
+        code: read.code,
+        syscall: "open",
+        path: manifest,
+      });
     return notOurs;
   }
   return madeByKervanc(new TextDecoder().decode(read.bytes)) ? { kind: "package" } : notOurs;

@@ -4,7 +4,13 @@
  */
 import type { PlannedServer } from "../plan/plan.ts";
 import { TARGET } from "./targets.ts";
-import { DEV_DEPENDENCIES, KERVANC_VERSION, type PinnedPackage, pinnedVersion, RUNTIME_DEPENDENCIES } from "./versions.ts";
+import {
+  DEV_DEPENDENCIES,
+  KERVANC_VERSION,
+  type PinnedPackage,
+  pinnedVersion,
+  RUNTIME_DEPENDENCIES,
+} from "./versions.ts";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
@@ -26,7 +32,8 @@ export function packageVersion(server: PlannedServer): string {
 export function packageJson(server: PlannedServer, folder: string, specFile: string): string {
   const name = packageName(folder);
   // The versions kervanc was packed with (see versions.ts), never the user's installed ones.
-  const pin = (names: readonly PinnedPackage[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, pinnedVersion(n)]));
+  const pin = (names: readonly PinnedPackage[]): Record<string, string> =>
+    Object.fromEntries(names.map((n) => [n, pinnedVersion(n)]));
   const pkg = {
     name,
     version: packageVersion(server),

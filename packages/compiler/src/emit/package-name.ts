@@ -29,7 +29,8 @@ export function packageNameProblem(name: string): string | null {
   if (/[. ]$/.test(name)) return "ends with a dot or a space, which Windows drops (the folder would get another name)";
   if (WINDOWS_RESERVED.test(name)) return 'contains a character Windows refuses in a file name (< > : " | ? *)';
   const stem = name.split(".")[0]!.trimEnd();
-  if (DEVICE.test(stem)) return `is the Windows device name ${stem.toUpperCase()} (with any extension, it opens the device, not a folder)`;
+  if (DEVICE.test(stem))
+    return `is the Windows device name ${stem.toUpperCase()} (with any extension, it opens the device, not a folder)`;
   if (new TextEncoder().encode(name).length > MAX_NAME_BYTES) return `is longer than ${MAX_NAME_BYTES} bytes`;
   return null;
 }

@@ -69,7 +69,13 @@ export function runCommands(server: PlannedServer): RunCommands {
   const node = ["node", "--disallow-code-generation-from-strings", bundle.node];
   // Node 24's permission model limits file reads to the bundle; it does not cover the network or the
   // environment (the server's own egress list and address policy do).
-  const node24 = ["node", "--permission", `--allow-fs-read=${bundle.node}`, "--disallow-code-generation-from-strings", bundle.node];
+  const node24 = [
+    "node",
+    "--permission",
+    `--allow-fs-read=${bundle.node}`,
+    "--disallow-code-generation-from-strings",
+    bundle.node,
+  ];
   const http = ["--http", "--port", port];
   // Deno's permissions know host and port, not the scheme: http and https to one host:port are one entry.
   const egress = [...new Set(egressOf(server).map((rule) => `${rule.host}:${rule.port}`))];

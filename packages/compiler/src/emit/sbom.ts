@@ -89,7 +89,8 @@ export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedC
     const root = `${normalized.slice(0, at)}/node_modules/${name}`;
     const entry = thirdParty.get(name) ?? { root, paths: new Set<string>(), bundles: new Set<string>() };
     // One copy per package across both bundles, so one version and one hash describe it.
-    if (entry.root !== root) throw new Error(`Two copies of ${name} went into the bundles (${entry.root} and ${root}).`);
+    if (entry.root !== root)
+      throw new Error(`Two copies of ${name} went into the bundles (${entry.root} and ${root}).`);
     entry.paths.add(after.slice(nameParts.length).join("/"));
     entry.bundles.add(bundle);
     thirdParty.set(name, entry);
@@ -119,9 +120,11 @@ export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedC
   const components: ShippedComponent[] = [];
   for (const [name, { root, paths, bundles }] of thirdParty) {
     const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
-    if (pkg.name !== name || typeof pkg.version !== "string") throw new Error(`${root}/package.json does not describe ${name}.`);
+    if (pkg.name !== name || typeof pkg.version !== "string")
+      throw new Error(`${root}/package.json does not describe ${name}.`);
     const files: BundledFile[] = [];
-    for (const path of [...paths].sort(compareStrings)) files.push({ path, sha256: await installedFileHash(join(root, path)) });
+    for (const path of [...paths].sort(compareStrings))
+      files.push({ path, sha256: await installedFileHash(join(root, path)) });
     components.push({
       name,
       version: pkg.version,
@@ -150,7 +153,8 @@ export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedC
 function licenseField(value: unknown): string | null {
   if (typeof value === "string" && value.trim() !== "") return value.trim();
   // The legacy `{ "type": "MIT" }` form.
-  if (value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string") return (value as { type: string }).type;
+  if (value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string")
+    return (value as { type: string }).type;
   return null;
 }
 
@@ -198,7 +202,20 @@ export function componentHash(files: readonly BundledFile[]): string {
 }
 
 /** SPDX identifiers written as `license.id`; anything else becomes an expression or a name, which CycloneDX allows. */
-const SPDX_IDS = new Set(["0BSD", "Apache-2.0", "BlueOak-1.0.0", "BSD-2-Clause", "BSD-3-Clause", "CC0-1.0", "ISC", "MIT", "MPL-2.0", "Python-2.0", "Unlicense", "Zlib"]);
+const SPDX_IDS = new Set([
+  "0BSD",
+  "Apache-2.0",
+  "BlueOak-1.0.0",
+  "BSD-2-Clause",
+  "BSD-3-Clause",
+  "CC0-1.0",
+  "ISC",
+  "MIT",
+  "MPL-2.0",
+  "Python-2.0",
+  "Unlicense",
+  "Zlib",
+]);
 
 function cdxLicenses(license: string | null): unknown[] | undefined {
   if (license === null) return undefined;
@@ -208,7 +225,9 @@ function cdxLicenses(license: string | null): unknown[] | undefined {
 }
 
 function purl(name: string, version: string): string {
-  const [scope, bare] = name.startsWith("@") ? [name.slice(0, name.indexOf("/")), name.slice(name.indexOf("/") + 1)] : [null, name];
+  const [scope, bare] = name.startsWith("@")
+    ? [name.slice(0, name.indexOf("/")), name.slice(name.indexOf("/") + 1)]
+    : [null, name];
   return `pkg:npm/${scope === null ? "" : `${encodeURIComponent(scope)}/`}${encodeURIComponent(bare)}@${encodeURIComponent(version)}`;
 }
 
@@ -245,7 +264,9 @@ export function sbomJson(subject: SbomSubject, components: readonly ShippedCompo
       ...(group !== undefined ? { group } : {}),
       name: bare,
       version: c.version,
-      ...(c.kind === "kervanc-runtime" ? { description: "The kervanc runtime, copied into this package (src/runtime/) and bundled." } : {}),
+      ...(c.kind === "kervanc-runtime"
+        ? { description: "The kervanc runtime, copied into this package (src/runtime/) and bundled." }
+        : {}),
       ...(cdxLicenses(c.license) !== undefined ? { licenses: cdxLicenses(c.license) } : {}),
       ...(c.kind === "third-party" ? { purl: ref } : {}),
       hashes: [{ alg: "SHA-256", content: componentHash(c.files) }],
@@ -255,7 +276,12 @@ export function sbomJson(subject: SbomSubject, components: readonly ShippedCompo
   const refOf = new Map(components.map((c, i) => [c, cdxComponents[i]!["bom-ref"]]));
   const bundleComponents = subject.bundles.map((b) => {
     const description = TARGETS.find((t) => t.file === b.file)?.description;
-    return { type: "file", "bom-ref": bundleRef(b.file), name: b.file, ...(description !== undefined ? { description } : {}) };
+    return {
+      type: "file",
+      "bom-ref": bundleRef(b.file),
+      name: b.file,
+      ...(description !== undefined ? { description } : {}),
+    };
   });
   const bom = {
     bomFormat: "CycloneDX",
@@ -308,7 +334,11 @@ export function bundleLegalComments(bundle: string): string | null {
   return at < 0 ? null : bundle.slice(at).replace(/\s+$/, "");
 }
 
-export function thirdPartyNotices(header: string, components: readonly ShippedComponent[], bundles: readonly BundleFile[]): string {
+export function thirdPartyNotices(
+  header: string,
+  components: readonly ShippedComponent[],
+  bundles: readonly BundleFile[],
+): string {
   const names = bundles.map((b) => `\`${b.file}\``);
   const lines: string[] = [header, "", "# Third-party notices", ""];
   lines.push(
@@ -319,8 +349,12 @@ export function thirdPartyNotices(header: string, components: readonly ShippedCo
   );
   for (const c of components) {
     lines.push(`## ${c.name} ${c.version}`, "");
-    lines.push(`License: ${c.license ?? "not declared in package.json"}. Files bundled: ${c.files.length}, into ${c.bundles.map((b) => `\`${b}\``).join(" and ")}.`, "");
-    if (c.kind === "kervanc-runtime") lines.push("The kervanc runtime, copied into `src/runtime/` of this package.", "");
+    lines.push(
+      `License: ${c.license ?? "not declared in package.json"}. Files bundled: ${c.files.length}, into ${c.bundles.map((b) => `\`${b}\``).join(" and ")}.`,
+      "",
+    );
+    if (c.kind === "kervanc-runtime")
+      lines.push("The kervanc runtime, copied into `src/runtime/` of this package.", "");
     if (c.licenseFiles.length === 0) lines.push("The package ships no license file.", "");
     for (const file of c.licenseFiles) lines.push(`### ${file.name}`, "", ...block(file.text), "");
   }
@@ -332,7 +366,10 @@ export function thirdPartyNotices(header: string, components: readonly ShippedCo
   }
   if (legal.size > 0) {
     lines.push("## Notices kept in bundled files", "");
-    lines.push("Some bundled files carry their own license comments (for code their authors bundled in turn); esbuild keeps them at the end of each bundle.", "");
+    lines.push(
+      "Some bundled files carry their own license comments (for code their authors bundled in turn); esbuild keeps them at the end of each bundle.",
+      "",
+    );
     for (const [text, files] of legal) lines.push(`At the end of ${files.join(" and ")}:`, "", ...block(text), "");
   }
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;

@@ -46,7 +46,11 @@ export async function writeTree(outDir: string, name: string, files: FileTree, f
       await fs.rename(aside, target);
     } catch (restore) {
       // The previous package is intact, only under another name: say where.
-      throw Object.assign(new Error(`Cannot put the previous package back from ${aside}`), { code: errorCode(restore), syscall: "rename", path: aside });
+      throw Object.assign(new Error(`Cannot put the previous package back from ${aside}`), {
+        code: errorCode(restore),
+        syscall: "rename",
+        path: aside,
+      });
     }
     throw error;
   }

@@ -12,7 +12,9 @@
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { CompiledSchema } from "../analyze/schemas.ts";
 
-const standaloneCode = (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ?? standaloneModule;
+const standaloneCode =
+  (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ??
+  standaloneModule;
 
 export const AJV_RUNTIME_IMPORT = "__kervanc_ajv";
 
@@ -54,11 +56,16 @@ export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   }
   if (code.includes(`${AJV_RUNTIME_IMPORT}.formats`)) used.formats = true;
   if (/\brequire\s*\(/.test(code)) {
-    throw new ValidatorEmitError(`Ajv produced a validator that still requires a module: ${/require\s*\([^)]*\)/.exec(code)?.[0]}`);
+    throw new ValidatorEmitError(
+      `Ajv produced a validator that still requires a module: ${/require\s*\([^)]*\)/.exec(code)?.[0]}`,
+    );
   }
   code = code.replace(/^"use strict";\n?/, "");
   const uses = code.includes(AJV_RUNTIME_IMPORT);
-  return { code: `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`, helpers: used };
+  return {
+    code: `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`,
+    helpers: used,
+  };
 }
 
 /** The declaration file that types a validator module for TypeScript. */

@@ -38,7 +38,9 @@ function readJson(path: string): { version: string; name: string; license?: stri
 }
 
 const requireFromCompiler = createRequire(join(COMPILER_ROOT, "package.json"));
-export const RUNTIME_ROOT = PACKED ? join(COMPILER_ROOT, "runtime") : dirname(requireFromCompiler.resolve("@kervanc/runtime/package.json"));
+export const RUNTIME_ROOT = PACKED
+  ? join(COMPILER_ROOT, "runtime")
+  : dirname(requireFromCompiler.resolve("@kervanc/runtime/package.json"));
 export const RUNTIME_SRC = join(RUNTIME_ROOT, "src");
 /** The packed layout's copy of every library file a server bundle can contain (null from the repository). */
 export const VENDOR_MODULES = PACKED ? join(COMPILER_ROOT, "vendor", "node_modules") : null;
@@ -51,10 +53,14 @@ export const RESOLVE_FROM = PACKED ? join(COMPILER_ROOT, "vendor") : RUNTIME_ROO
  * The folder whose `node_modules` holds the libraries, which esbuild names CommonJS modules relative to
  * (`node_modules/ajv/dist/runtime/equal.js`): the same text whether kervanc runs packed or from the repository.
  */
-export const LIBRARY_BASE = PACKED ? join(COMPILER_ROOT, "vendor") : dirname(dirname(dirname(requireFromCompiler.resolve("ajv/package.json"))));
+export const LIBRARY_BASE = PACKED
+  ? join(COMPILER_ROOT, "vendor")
+  : dirname(dirname(dirname(requireFromCompiler.resolve("ajv/package.json"))));
 
 /** The editor JSON Schema of the spec format: shipped in the package, generated into the repository's schema/. */
-export const SCHEMA_FILE = PACKED ? join(COMPILER_ROOT, "schema", "kervan-spec.schema.json") : join(COMPILER_ROOT, "..", "..", "schema", "kervan-spec.schema.json");
+export const SCHEMA_FILE = PACKED
+  ? join(COMPILER_ROOT, "schema", "kervan-spec.schema.json")
+  : join(COMPILER_ROOT, "..", "..", "schema", "kervan-spec.schema.json");
 
 export const KERVANC_VERSION = readJson(join(COMPILER_ROOT, "package.json")).version;
 
@@ -75,7 +81,9 @@ let toolchain: Toolchain | null = null;
 
 /** The pins and content identity: recorded at pack time, or worked out from the repository's files. */
 export function currentToolchain(): Toolchain {
-  toolchain ??= PACKED ? (JSON.parse(readFileSync(join(COMPILER_ROOT, "dist", "toolchain.json"), "utf8")) as Toolchain) : repositoryToolchain();
+  toolchain ??= PACKED
+    ? (JSON.parse(readFileSync(join(COMPILER_ROOT, "dist", "toolchain.json"), "utf8")) as Toolchain)
+    : repositoryToolchain();
   return toolchain;
 }
 
@@ -88,11 +96,16 @@ export function pinnedVersion(name: PinnedPackage): string {
 
 /** In the repository: the installed versions (fixed by the lockfile) and a hash of the sources. */
 export function repositoryToolchain(): Toolchain {
-  const pins = Object.fromEntries([...RUNTIME_DEPENDENCIES, ...DEV_DEPENDENCIES].map((name) => [name, installedVersion(name)])) as Record<PinnedPackage, string>;
+  const pins = Object.fromEntries(
+    [...RUNTIME_DEPENDENCIES, ...DEV_DEPENDENCIES].map((name) => [name, installedVersion(name)]),
+  ) as Record<PinnedPackage, string>;
   // The stages that decide what is written (the command line, the importer and the diagnostics texts do not),
   // so that editing a message does not make every committed package stale.
   const roots = [
-    ...["load", "analyze", "plan", "emit"].map((stage) => ({ label: `compiler/${stage}`, dir: join(COMPILER_ROOT, "src", stage) })),
+    ...["load", "analyze", "plan", "emit"].map((stage) => ({
+      label: `compiler/${stage}`,
+      dir: join(COMPILER_ROOT, "src", stage),
+    })),
     { label: "runtime", dir: RUNTIME_SRC },
   ];
   return { pins, content: contentIdentity(roots, pins) };
@@ -103,7 +116,10 @@ export function repositoryToolchain(): Toolchain {
  * change to the compiler, the runtime or a pinned version gives a new identity, so an incremental build never
  * keeps a package a different kervanc wrote.
  */
-export function contentIdentity(roots: readonly { label: string; dir: string }[], pins: Readonly<Record<string, string>>): string {
+export function contentIdentity(
+  roots: readonly { label: string; dir: string }[],
+  pins: Readonly<Record<string, string>>,
+): string {
   const hash = createHash("sha256");
   for (const { label, dir } of roots) {
     for (const file of listFiles(dir)) {

@@ -19,7 +19,9 @@ const capnpText = (text: string): string => JSON.stringify(text);
  * which also covers what host names resolve to).
  */
 export function workerdConfig(server: PlannedServer): string {
-  const bindings = server.plan.secrets.map((s) => `    (name = ${capnpText(s.name)}, fromEnvironment = ${capnpText(s.name)}),`);
+  const bindings = server.plan.secrets.map(
+    (s) => `    (name = ${capnpText(s.name)}, fromEnvironment = ${capnpText(s.name)}),`,
+  );
   return `# Run: workerd serve ${WORKERD_CONFIG_FILE}
 using Workerd = import "/workerd/workerd.capnp";
 

@@ -11,7 +11,11 @@ import { inside } from "./inside.ts";
 
 const CONCURRENT_WRITES = 32;
 
-export async function writeFiles(root: string, files: ReadonlyMap<string, string>, mode: (path: string) => number | undefined = () => undefined): Promise<void> {
+export async function writeFiles(
+  root: string,
+  files: ReadonlyMap<string, string>,
+  mode: (path: string) => number | undefined = () => undefined,
+): Promise<void> {
   const targets = new Map([...files.keys()].map((path) => [path, inside(root, path)]));
   const folders = new Set<string>();
   for (const target of targets.values()) folders.add(dirname(target));

@@ -55,10 +55,14 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.
   if (existing !== null && (!existing.isFile() || !command.force)) {
-    const why = existing.isFile() ? "exists; it may hold your edits. Pass --force to replace it, or choose another -o." : `is ${fileKind(existing)}, not a spec file; choose another -o.`;
+    const why = existing.isFile()
+      ? "exists; it may hold your edits. Pass --force to replace it, or choose another -o."
+      : `is ${fileKind(existing)}, not a spec file; choose another -o.`;
     return {
       code: 1,
-      stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n` : "",
+      stdout: command.json
+        ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n`
+        : "",
       stderr: `kervanc: ${oneLine(command.out)} ${why}\n`,
       diagnostics: result.diagnostics,
       sources,
@@ -75,10 +79,13 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
     await rename(temp, command.out);
   } catch (error) {
     if (created) await rm(temp, { force: true });
-    const where = typeof (error as { path?: unknown }).path === "string" ? (error as { path: string }).path : command.out;
+    const where =
+      typeof (error as { path?: unknown }).path === "string" ? (error as { path: string }).path : command.out;
     return {
       code: 1,
-      stdout: command.json ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "write" }, null, 2)}\n` : "",
+      stdout: command.json
+        ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "write" }, null, 2)}\n`
+        : "",
       stderr: `kervanc: cannot write ${oneLine(where)} (${errorCode(error)}); nothing was written.\n`,
       diagnostics: result.diagnostics,
       sources,
@@ -93,7 +100,12 @@ function failure(file: string, message: string): ImportResult {
   return { ok: false, diagnostics: [d], text: null, tools: [], operations: 0, secrets: [], size: null };
 }
 
-function report(command: ImportCommand, result: ImportResult, started: number, sources: ReadonlyMap<string, string>): CommandOutput {
+function report(
+  command: ImportCommand,
+  result: ImportResult,
+  started: number,
+  sources: ReadonlyMap<string, string>,
+): CommandOutput {
   const { diagnostics } = result;
   const budget = command.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   if (command.json) {
@@ -117,7 +129,8 @@ function report(command: ImportCommand, result: ImportResult, started: number, s
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${oneLine(command.input)} into ${oneLine(command.out)} in ${seconds} s.\n`;
-  if (result.secrets.length > 0) stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
+  if (result.secrets.length > 0)
+    stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
   stderr += `${oneLine(sizeLine(basename(command.out), result.size!, budget))}\n`;
   stderr += `Review the outputs marked "proposal" in ${oneLine(command.out)}, then build it: kervanc build ${oneLine(command.out)} -o <out>.\n`;
   return { code: 0, stdout: "", stderr, diagnostics, sources };

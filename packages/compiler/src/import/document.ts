@@ -8,7 +8,17 @@
  * anchor (no copy), so a "billion laughs" document costs nothing to read; the walks that follow have their own
  * budgets.
  */
-import { type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node as YamlNode,
+  parseDocument,
+  type YAMLMap,
+} from "yaml";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { BINARY, firstLine, LineIndex } from "../load/load.ts";
 import { toPlain, type WalkProblem } from "../load/plain.ts";
@@ -18,7 +28,6 @@ import type { DiagnosticCode } from "../diagnostics/codes.ts";
 export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
 /** How many aliases a document may use; OpenAPI documents use `$ref`, and a few aliases at most. */
 export const MAX_ALIASES = 1000;
-
 
 export interface OpenApiSource {
   readonly file: string;
@@ -36,14 +45,24 @@ export interface ReadProblem {
   readonly message: string;
 }
 
-export type ReadResult = { readonly ok: true; readonly source: OpenApiSource } | { readonly ok: false; readonly problems: readonly ReadProblem[] };
+export type ReadResult =
+  | { readonly ok: true; readonly source: OpenApiSource }
+  | { readonly ok: false; readonly problems: readonly ReadProblem[] };
 
 const MAX_PROBLEMS = 20;
 
 export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
-  const fail = (line: number, column: number, code: DiagnosticCode, message: string): ReadResult => ({ ok: false, problems: [{ code, line, column, message }] });
+  const fail = (line: number, column: number, code: DiagnosticCode, message: string): ReadResult => ({
+    ok: false,
+    problems: [{ code, line, column, message }],
+  });
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    return fail(1, 1, "KV7001", `The OpenAPI document is larger than ${MAX_DOCUMENT_BYTES} bytes (it has ${bytes.byteLength}).`);
+    return fail(
+      1,
+      1,
+      "KV7001",
+      `The OpenAPI document is larger than ${MAX_DOCUMENT_BYTES} bytes (it has ${bytes.byteLength}).`,
+    );
   }
   let text: string;
   try {
@@ -57,7 +76,12 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   if (binary) {
     const pos = lines.position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(pos.line, pos.column, "KV7002", `YAML and JSON do not allow the control character U+${code}; is this a text file?`);
+    return fail(
+      pos.line,
+      pos.column,
+      "KV7002",
+      `YAML and JSON do not allow the control character U+${code}; is this a text file?`,
+    );
   }
   if (text.trim() === "") return fail(1, 1, "KV7002", "The OpenAPI document is empty.");
   // Large OpenAPI documents are mostly JSON, which JSON.parse reads some 30 times faster than a YAML parser;
@@ -71,7 +95,12 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false, version: "1.2" });
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return fail(1, 1, "KV7002", `The document cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`);
+    return fail(
+      1,
+      1,
+      "KV7002",
+      `The document cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`,
+    );
   }
   const problems: ReadProblem[] = [];
   const at = (offset: number, code: DiagnosticCode, message: string): void => {
@@ -87,15 +116,24 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     // One problem per line: a broken token makes the parser report every token after it on that line.
     if (errorLines.has(line)) continue;
     errorLines.add(line);
-    at(error.pos[0], "KV7002", error.code === "MULTIPLE_DOCS" ? "The file holds more than one YAML document; an OpenAPI document is one." : firstLine(error.message));
+    at(
+      error.pos[0],
+      "KV7002",
+      error.code === "MULTIPLE_DOCS"
+        ? "The file holds more than one YAML document; an OpenAPI document is one."
+        : firstLine(error.message),
+    );
   }
   for (const warning of doc.warnings) at(warning.pos[0], "KV7002", firstLine(warning.message));
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
 
-  const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) => at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)));
+  const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) =>
+    at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)),
+  );
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
   const root = doc.contents as YamlNode | null;
-  const deref = (node: unknown): YamlNode | undefined => (isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined));
+  const deref = (node: unknown): YamlNode | undefined =>
+    isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined);
   return {
     ok: true,
     source: {
@@ -133,7 +171,11 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
 /** Each mapping's pairs by key, built once: placing many problems in a mapping with many keys stays linear. */
 const pairIndexes = new WeakMap<YAMLMap, Map<string, { key: unknown; value: unknown }>>();
 
-function pairOf(map: YAMLMap, key: string, deref: (node: unknown) => YamlNode | undefined): { key: unknown; value: unknown } | undefined {
+function pairOf(
+  map: YAMLMap,
+  key: string,
+  deref: (node: unknown) => YamlNode | undefined,
+): { key: unknown; value: unknown } | undefined {
   let index = pairIndexes.get(map);
   if (index === undefined) {
     index = new Map();
@@ -182,7 +224,11 @@ function readJson(file: string, text: string, lines: LineIndex): ReadResult | nu
   if (duplicates.length > 0) {
     return {
       ok: false,
-      problems: duplicates.slice(0, MAX_PROBLEMS).map(({ key, offset }) => ({ code: "KV7002", ...lines.position(offset), message: `The key ${JSON.stringify(key)} appears twice in the same mapping.` })),
+      problems: duplicates.slice(0, MAX_PROBLEMS).map(({ key, offset }) => ({
+        code: "KV7002",
+        ...lines.position(offset),
+        message: `The key ${JSON.stringify(key)} appears twice in the same mapping.`,
+      })),
     };
   }
   return {
@@ -237,7 +283,8 @@ function scanJson(text: string, target: SpecPath | null): JsonScan {
     const depth = frames.length;
     const parent = frames[depth - 1];
     const onTarget = target !== null && (parent === undefined ? true : segmentMatches(parent, depth - 1));
-    if (onTarget && depth >= best.depth) best = { valueOffset: offset, keyOffset: parent && !parent.array ? parent.keyOffset : null, depth, container };
+    if (onTarget && depth >= best.depth)
+      best = { valueOffset: offset, keyOffset: parent && !parent.array ? parent.keyOffset : null, depth, container };
     return onTarget;
   };
   while (i < text.length) {
@@ -278,7 +325,14 @@ function scanJson(text: string, target: SpecPath | null): JsonScan {
     if (c === "{" || c === "[") {
       const onTarget = startValue(i, true);
       if (onTarget && target !== null && frames.length === target.length) break;
-      frames.push({ array: c === "[", keys: c === "{" ? new Set() : null, index: 0, key: null, keyOffset: null, onTarget });
+      frames.push({
+        array: c === "[",
+        keys: c === "{" ? new Set() : null,
+        index: 0,
+        key: null,
+        keyOffset: null,
+        onTarget,
+      });
       i++;
       continue;
     }
@@ -289,4 +343,3 @@ function scanJson(text: string, target: SpecPath | null): JsonScan {
   }
   return { duplicates, valueOffset: best.valueOffset, keyOffset: best.keyOffset, container: best.container };
 }
-

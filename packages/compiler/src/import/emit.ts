@@ -6,7 +6,17 @@
  * quoted, and review comments on the keys they are about. No aliases: a value that appears twice is written
  * twice, because the spec loader caps alias expansion and a reader should not have to follow anchors.
  */
-import { Document, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, type Scalar, visit } from "yaml";
+import {
+  Document,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Node as YamlNode,
+  type Scalar,
+  visit,
+} from "yaml";
 
 /** A comment written on the line(s) above the key at `path` (or above the list item, for a number last). */
 export interface Comment {
@@ -17,7 +27,11 @@ export interface Comment {
 /** Collections whose one-line form is at most this long are written on one line. */
 const FLOW_WIDTH = 72;
 
-export function emitSpec(value: Record<string, unknown>, header: readonly string[], comments: readonly Comment[]): string {
+export function emitSpec(
+  value: Record<string, unknown>,
+  header: readonly string[],
+  comments: readonly Comment[],
+): string {
   const doc = new Document(value, { aliasDuplicateObjects: false });
   const version = doc.get("version", true);
   if (isScalar(version)) (version as Scalar).type = "QUOTE_DOUBLE";
@@ -25,7 +39,10 @@ export function emitSpec(value: Record<string, unknown>, header: readonly string
   for (const comment of comments) {
     const node = nodeForComment(doc, comment.path);
     if (node === undefined) continue;
-    const lines = comment.text.split("\n").map((l) => ` ${l}`).join("\n");
+    const lines = comment.text
+      .split("\n")
+      .map((l) => ` ${l}`)
+      .join("\n");
     node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${lines}` : lines;
     commented.add(node);
   }

@@ -63,7 +63,8 @@ export class Inputs {
   describe(text: unknown, path: SpecPath): string | undefined {
     if (typeof text !== "string") return undefined;
     const clean = cleanText(text, "multiline");
-    if (clean.removed > 0) this.#ctx.report(finding("KV7014", path, removedMessage("description", clean.removed, firstHidden(text))));
+    if (clean.removed > 0)
+      this.#ctx.report(finding("KV7014", path, removedMessage("description", clean.removed, firstHidden(text))));
     return clean.text === "" ? undefined : shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text;
   }
 
@@ -71,7 +72,12 @@ export class Inputs {
   schema(): Record<string, unknown> {
     const propertyMap: Record<string, unknown> = {};
     for (const [id, schema] of this.#properties) put(propertyMap, id, schema);
-    const input: Record<string, unknown> = { type: "object", properties: propertyMap, ...(this.#required.length > 0 ? { required: this.#required } : {}), additionalProperties: false };
+    const input: Record<string, unknown> = {
+      type: "object",
+      properties: propertyMap,
+      ...(this.#required.length > 0 ? { required: this.#required } : {}),
+      additionalProperties: false,
+    };
     return JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
   }
 }

@@ -19,7 +19,15 @@ import { basename } from "node:path";
 import { compileSpec } from "../build.ts";
 import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
-import { compareDiagnostics, type Diagnostic, type Finding, finding, formatPath, report, severityOf } from "../diagnostics/diagnostic.ts";
+import {
+  compareDiagnostics,
+  type Diagnostic,
+  type Finding,
+  finding,
+  formatPath,
+  report,
+  severityOf,
+} from "../diagnostics/diagnostic.ts";
 import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "../plan/budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
@@ -73,7 +81,8 @@ const ANNOTATIONS: Readonly<Record<string, Record<string, boolean>>> = {
 const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
   "api key": "the API key",
   "access token": "an access token, sent as Authorization: Bearer (obtain it outside; the server runs no OAuth flow)",
-  "basic pair": "the base64 of user:password, sent as Authorization: Basic (for example: printf %s 'user:password' | base64)",
+  "basic pair":
+    "the base64 of user:password, sent as Authorization: Basic (for example: printf %s 'user:password' | base64)",
 };
 
 interface BuiltTool {
@@ -84,17 +93,38 @@ interface BuiltTool {
   readonly server: Server;
 }
 
-export function importOpenApi(file: string, bytes: Uint8Array, outFile: string, options: ImportOptions = {}): ImportResult {
+export function importOpenApi(
+  file: string,
+  bytes: Uint8Array,
+  outFile: string,
+  options: ImportOptions = {},
+): ImportResult {
   const read = readOpenApi(file, bytes);
   if (!read.ok) {
-    const diagnostics = read.problems.map((p): Diagnostic => ({ code: p.code, severity: "error", file, line: p.line, column: p.column, path: "", message: p.message }));
+    const diagnostics = read.problems.map((p): Diagnostic => ({
+      code: p.code,
+      severity: "error",
+      file,
+      line: p.line,
+      column: p.column,
+      path: "",
+      message: p.message,
+    }));
     return failed(diagnostics, 0);
   }
   return new Importer(read.source, outFile, options).run();
 }
 
 function failed(diagnostics: Diagnostic[], operations: number): ImportResult {
-  return { ok: false, diagnostics: diagnostics.sort(compareDiagnostics), text: null, tools: [], operations, secrets: [], size: null };
+  return {
+    ok: false,
+    diagnostics: diagnostics.sort(compareDiagnostics),
+    text: null,
+    tools: [],
+    operations,
+    secrets: [],
+    size: null,
+  };
 }
 
 class Importer {
@@ -124,7 +154,13 @@ class Importer {
       return failed(this.#diagnostics(), 0);
     }
     if (!this.#checkVersion()) return failed(this.#diagnostics(), 0);
-    const ctx: ImportContext = { resolver: this.#resolver, root: this.#root, version: this.#version, options: this.#options, report: (f) => this.#report(f) };
+    const ctx: ImportContext = {
+      resolver: this.#resolver,
+      root: this.#root,
+      version: this.#version,
+      options: this.#options,
+      report: (f) => this.#report(f),
+    };
     const operations = listOperations(ctx);
     const selected = selectOperations(ctx, operations);
     if (selected === null) return failed(this.#diagnostics(), operations.length);
@@ -134,7 +170,11 @@ class Importer {
     const toolNames = new NameSet(MAX_TOOL_NAME);
     const built: BuiltTool[] = [];
     for (const operation of selected) {
-      const name = toolNames.take(operation.operationId !== null ? toolNameFrom(operation.operationId) : toolNameFromRoute(operation.method, operation.route));
+      const name = toolNames.take(
+        operation.operationId !== null
+          ? toolNameFrom(operation.operationId)
+          : toolNameFromRoute(operation.method, operation.route),
+      );
       const mark = this.#findings.length;
       let tool: BuiltTool | null = null;
       try {
@@ -149,11 +189,24 @@ class Importer {
     security.reportUnsupported();
     if (this.#inapplicable.size > 0) {
       const total = [...this.#inapplicable.values()].reduce((a, b) => a + b, 0);
-      const list = [...this.#inapplicable].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(", ");
-      this.#report(finding("KV7010", [], `${total} schema keyword${total === 1 ? "" : "s"} that do not apply to their schema's type (${list}) were left out of the input schemas: they check nothing.`));
+      const list = [...this.#inapplicable]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ");
+      this.#report(
+        finding(
+          "KV7010",
+          [],
+          `${total} schema keyword${total === 1 ? "" : "s"} that do not apply to their schema's type (${list}) were left out of the input schemas: they check nothing.`,
+        ),
+      );
     }
     if (built.length === 0 && !this.#hasErrors()) {
-      this.#report(finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", { atKey: true }));
+      this.#report(
+        finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", {
+          atKey: true,
+        }),
+      );
     }
     if (this.#hasErrors()) return failed(this.#diagnostics(), operations.length);
     return this.#finish(built, operations.length, !security.declaresAny());
@@ -187,7 +240,15 @@ class Importer {
     const out: Diagnostic[] = [];
     for (const f of this.#findings) {
       const { line, column } = this.#source.position(f.path, f.atKey ?? false);
-      const d: Diagnostic = { code: f.code, severity: severityOf(f), file: this.#source.file, line, column, path: formatPath(f.path), message: f.message };
+      const d: Diagnostic = {
+        code: f.code,
+        severity: severityOf(f),
+        file: this.#source.file,
+        line,
+        column,
+        path: formatPath(f.path),
+        message: f.message,
+      };
       // Two operations that share a component report its problems once.
       const key = `${d.code}\u0000${d.path}\u0000${d.message}`;
       if (seen.has(key)) continue;
@@ -204,12 +265,24 @@ class Importer {
       return false;
     }
     if (typeof openapi !== "string") {
-      this.#report(finding("KV7003", openapi === undefined ? [] : ["openapi"], 'The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?'));
+      this.#report(
+        finding(
+          "KV7003",
+          openapi === undefined ? [] : ["openapi"],
+          'The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?',
+        ),
+      );
       return false;
     }
     const match = /^3\.([01])\.\d+(-.+)?$/.exec(openapi);
     if (!match) {
-      this.#report(finding("KV7003", ["openapi"], `OpenAPI ${openapi} is not supported; kervanc import reads OpenAPI 3.0 and 3.1.`));
+      this.#report(
+        finding(
+          "KV7003",
+          ["openapi"],
+          `OpenAPI ${openapi} is not supported; kervanc import reads OpenAPI 3.0 and 3.1.`,
+        ),
+      );
       return false;
     }
     this.#version = match[1] === "0" ? "3.0" : "3.1";
@@ -225,12 +298,19 @@ class Importer {
     const selector = selectorOf(operation);
     const leaveOut = `leave the operation out (--exclude ${/\s/.test(selector) ? JSON.stringify(selector) : selector})`;
     if (problem.code === "KV7006") {
-      this.#report(finding("KV7006", problem.path, `${problem.message}; ${leaveOut} or cut the cycle in the document.`));
+      this.#report(
+        finding("KV7006", problem.path, `${problem.message}; ${leaveOut} or cut the cycle in the document.`),
+      );
     } else if (problem.code === "KV7007") {
       this.#report(
-        finding("KV7007", operation.at, `The input schema of ${toolName}, with its $refs inlined, ${problem.message} (the spec's limit). ${capitalize(leaveOut)} or simplify its schemas.`, {
-          atKey: true,
-        }),
+        finding(
+          "KV7007",
+          operation.at,
+          `The input schema of ${toolName}, with its $refs inlined, ${problem.message} (the spec's limit). ${capitalize(leaveOut)} or simplify its schemas.`,
+          {
+            atKey: true,
+          },
+        ),
       );
     } else this.#report(finding(problem.code, problem.path, problem.message));
   }
@@ -238,13 +318,25 @@ class Importer {
   #notes(notes: readonly ConvertNote[]): void {
     for (const note of notes) {
       if (note.removed !== undefined) {
-        this.#report(finding("KV7014", note.path, removedMessage(String(note.path[note.path.length - 1] ?? "text"), note.removed.count, note.removed.first)));
+        this.#report(
+          finding(
+            "KV7014",
+            note.path,
+            removedMessage(String(note.path[note.path.length - 1] ?? "text"), note.removed.count, note.removed.first),
+          ),
+        );
       } else this.#report(finding("KV7010", note.path, note.message));
     }
   }
 
   /** One tool, or null when the operation is left out (with a warning). Throws ImportProblem for errors. */
-  #tool(ctx: ImportContext, servers: Servers, security: Security, operation: Operation, name: string): BuiltTool | null {
+  #tool(
+    ctx: ImportContext,
+    servers: Servers,
+    security: Security,
+    operation: Operation,
+    name: string,
+  ): BuiltTool | null {
     const { op, at, method, route } = operation;
     const notes: ConvertNote[] = [];
     const converter = new SchemaConverter(this.#resolver, this.#version, notes);
@@ -254,7 +346,9 @@ class Importer {
     const server = servers.for(operation);
     const auth = security.auth(operation);
     const params = readParameters(ctx, operation, inputs);
-    const credentialParams = params.some((p) => (p.in === "query" || p.in === "header") && isCredentialParameter(p.name, p.description));
+    const credentialParams = params.some(
+      (p) => (p.in === "query" || p.in === "header") && isCredentialParameter(p.name, p.description),
+    );
     if ((auth.credentials.length > 0 || credentialParams) && server.url.protocol === "http:") {
       throw new ImportProblem(
         "KV7008",
@@ -272,12 +366,14 @@ class Importer {
     const placed = placeParameters(ctx, operation, params, inputs, {
       places: credentialPlaces(auth),
       authenticated: auth.credentials.length > 0,
-      secretFor: (param) => security.secretName(`${param.in}:${param.in === "header" ? param.name.toLowerCase() : param.name}`, param.name),
+      secretFor: (param) =>
+        security.secretName(`${param.in}:${param.in === "header" ? param.name.toLowerCase() : param.name}`, param.name),
     });
     if (placed === null) return null;
     const secrets = [...new Set([...auth.credentials.map((a) => a.secret), ...placed.secrets])];
     for (const a of auth.credentials) this.#secretNotes.set(a.secret, SECRET_NOTES[a.kind]);
-    for (const secret of placed.secrets) if (!this.#secretNotes.has(secret)) this.#secretNotes.set(secret, "the value of a credential parameter");
+    for (const secret of placed.secrets)
+      if (!this.#secretNotes.has(secret)) this.#secretNotes.set(secret, "the value of a credential parameter");
     const { query, headers } = placed;
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;
@@ -290,19 +386,38 @@ class Importer {
       throw new ImportProblem("KV7007", at, fragment);
     }
     this.#notes(notes);
-    for (const [keyword, n] of converter.dropped) this.#inapplicable.set(keyword, (this.#inapplicable.get(keyword) ?? 0) + n);
+    for (const [keyword, n] of converter.dropped)
+      this.#inapplicable.set(keyword, (this.#inapplicable.get(keyword) ?? 0) + n);
 
     // Title and description: the summary is a title for people, the description is what the model reads.
     const summary = typeof op["summary"] === "string" ? cleanText(op["summary"], "line") : null;
-    if (summary && summary.removed > 0) this.#report(finding("KV7014", [...at, "summary"], removedMessage("summary", summary.removed, firstHidden(op["summary"] as string))));
+    if (summary && summary.removed > 0)
+      this.#report(
+        finding(
+          "KV7014",
+          [...at, "summary"],
+          removedMessage("summary", summary.removed, firstHidden(op["summary"] as string)),
+        ),
+      );
     const rawDescription = typeof op["description"] === "string" ? op["description"] : null;
     const description = rawDescription === null ? null : cleanText(rawDescription, "multiline");
-    if (description && description.removed > 0) this.#report(finding("KV7014", [...at, "description"], removedMessage("description", description.removed, firstHidden(rawDescription!))));
+    if (description && description.removed > 0)
+      this.#report(
+        finding(
+          "KV7014",
+          [...at, "description"],
+          removedMessage("description", description.removed, firstHidden(rawDescription!)),
+        ),
+      );
     const fullDescription = description?.text || summary?.text || `${method.toUpperCase()} ${route}`;
     const shortened = shorten(fullDescription, MAX_TOOL_DESCRIPTION);
-    if (shortened.cut) comments.push({ path: ["description"], text: `description shortened from ${fullDescription.length} characters` });
+    if (shortened.cut)
+      comments.push({ path: ["description"], text: `description shortened from ${fullDescription.length} characters` });
 
-    const http: Record<string, unknown> = { method: method.toUpperCase(), url: `${server.url.origin}${basePath(server.url)}${placed.path}` };
+    const http: Record<string, unknown> = {
+      method: method.toUpperCase(),
+      url: `${server.url.origin}${basePath(server.url)}${placed.path}`,
+    };
     if (server.url.protocol === "http:") http["allowInsecureHttp"] = true;
     if (Object.keys(query).length > 0) http["query"] = query;
     if (Object.keys(headers).length > 0) http["headers"] = headers;
@@ -324,12 +439,24 @@ class Importer {
     security.withoutAuth(auth.unsupported, name);
     if (server.passedOver !== undefined) {
       // Reported once per server list: the same message at the same place is shown once.
-      this.#report(finding("KV7017", server.at, `The server ${JSON.stringify(server.text)} is used: it is the first https one listed (${JSON.stringify(server.passedOver)} comes first but uses plain http). Give --server-url to choose another.`));
+      this.#report(
+        finding(
+          "KV7017",
+          server.at,
+          `The server ${JSON.stringify(server.text)} is used: it is the first https one listed (${JSON.stringify(server.passedOver)} comes first but uses plain http). Give --server-url to choose another.`,
+        ),
+      );
     }
     if (server.url.protocol === "http:") {
       // Reported once per server: the same message at the same place is shown once.
       const where = server.fromOption ? "--server-url" : "The server URL";
-      this.#report(finding("KV7013", server.at, `${where} ${JSON.stringify(server.text)} uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.`));
+      this.#report(
+        finding(
+          "KV7013",
+          server.at,
+          `${where} ${JSON.stringify(server.text)} uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.`,
+        ),
+      );
     }
     return { operation, value, comments, secrets, server };
   }
@@ -349,13 +476,23 @@ class Importer {
         const keep = Math.max(1, Math.floor((built.length * MAX_SPEC_BYTES * 0.9) / bytes.byteLength));
         if (!this.#options.skipInvalid || keep >= built.length) {
           this.#report(
-            finding("KV7011", ["paths"], `The spec for these ${built.length} operations would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; choose fewer with --include, --exclude or --read-only${this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)"}.`, { atKey: true }),
+            finding(
+              "KV7011",
+              ["paths"],
+              `The spec for these ${built.length} operations would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; choose fewer with --include, --exclude or --read-only${this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)"}.`,
+              { atKey: true },
+            ),
           );
           return failed(this.#diagnostics(), operations);
         }
         const left = built.slice(keep);
         this.#report(
-          finding("KV7011", ["paths"], `Skipped ${left.length} operations (--skip-invalid): the spec for all ${built.length} would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; the first ${keep} are kept. The first skipped is ${selectorOf(left[0]!.operation)}.`, { atKey: true, severity: "warning" }),
+          finding(
+            "KV7011",
+            ["paths"],
+            `Skipped ${left.length} operations (--skip-invalid): the spec for all ${built.length} would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; the first ${keep} are kept. The first skipped is ${selectorOf(left[0]!.operation)}.`,
+            { atKey: true, severity: "warning" },
+          ),
         );
         built = built.slice(0, keep);
         continue;
@@ -373,13 +510,22 @@ class Importer {
         const message = `kervanc build would refuse the ${tool ? "tool made from this operation" : "imported spec"}: ${d.code} ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
         if (tool !== undefined && this.#options.skipInvalid) {
           refused.add(Number(index![1]));
-          this.#report(finding("KV7012", tool.operation.at, `${skippedPrefix(tool.operation)}${message}`, { atKey: true, severity: "warning" }));
+          this.#report(
+            finding("KV7012", tool.operation.at, `${skippedPrefix(tool.operation)}${message}`, {
+              atKey: true,
+              severity: "warning",
+            }),
+          );
         } else this.#report(finding("KV7012", tool ? tool.operation.at : [], message, { atKey: tool !== undefined }));
       }
       if (refused.size > 0 && !this.#hasErrors()) {
         built = built.filter((_, i) => !refused.has(i));
         if (built.length === 0) {
-          this.#report(finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", { atKey: true }));
+          this.#report(
+            finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", {
+              atKey: true,
+            }),
+          );
           return failed(this.#diagnostics(), operations);
         }
         continue;
@@ -392,7 +538,11 @@ class Importer {
       }
       if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
         this.#report(
-          finding("KV7016", [], "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand."),
+          finding(
+            "KV7016",
+            [],
+            "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+          ),
         );
       }
       const importDiagnostics = this.#diagnostics();
@@ -400,13 +550,26 @@ class Importer {
       const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
       if (size.tokens > budget) {
         const { line, column } = locate(compiled.loaded, ["tools"], undefined, true);
-        specDiagnostics.push({ code: "KV9006", severity: "warning", file: this.#outFile, line, column, path: "tools", message: overBudgetMessage(size, budget) });
+        specDiagnostics.push({
+          code: "KV9006",
+          severity: "warning",
+          file: this.#outFile,
+          line,
+          column,
+          path: "tools",
+          message: overBudgetMessage(size, budget),
+        });
       }
       return {
         ok: true,
         diagnostics: [...importDiagnostics, ...specDiagnostics.sort(compareDiagnostics)],
         text,
-        tools: built.map((t) => ({ name: t.value["name"] as string, method: t.operation.method.toUpperCase(), route: t.operation.route, operationId: t.operation.operationId })),
+        tools: built.map((t) => ({
+          name: t.value["name"] as string,
+          method: t.operation.method.toUpperCase(),
+          route: t.operation.route,
+          operationId: t.operation.operationId,
+        })),
         operations,
         secrets: secretsList,
         size,
@@ -419,12 +582,24 @@ class Importer {
     const info = own(this.#root, "info");
     const title = typeof own(info, "title") === "string" ? cleanText(own(info, "title") as string, "line").text : "";
     const rawVersion = own(info, "version");
-    const version = shorten(cleanText(typeof rawVersion === "string" || typeof rawVersion === "number" ? String(rawVersion) : "", "line").text, 64).text || "0.0.0";
+    const version =
+      shorten(
+        cleanText(typeof rawVersion === "string" || typeof rawVersion === "number" ? String(rawVersion) : "", "line")
+          .text,
+        64,
+      ).text || "0.0.0";
     const rawDescription = own(info, "description");
     let description: string | undefined;
     if (typeof rawDescription === "string") {
       const clean = cleanText(rawDescription, "multiline");
-      if (clean.removed > 0) this.#report(finding("KV7014", ["info", "description"], removedMessage("description", clean.removed, firstHidden(rawDescription))));
+      if (clean.removed > 0)
+        this.#report(
+          finding(
+            "KV7014",
+            ["info", "description"],
+            removedMessage("description", clean.removed, firstHidden(rawDescription)),
+          ),
+        );
       if (clean.text !== "") description = shorten(clean.text, MAX_SERVER_DESCRIPTION).text;
     }
 
@@ -441,17 +616,30 @@ class Importer {
     const spec: Record<string, unknown> = {
       specVersion: 1,
       // Declared first, where a reader sees it: the spec then builds with kervanc only (KV8001).
-      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form") ? { kervancExtensions: ["form-body"] } : {}),
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form")
+        ? { kervancExtensions: ["form-body"] }
+        : {}),
       name: serverNameFrom(title),
       version,
       ...(description !== undefined ? { description } : {}),
-      ...(secretsList.length > 0 ? { secrets: secretsList.map((name) => ({ name, hosts: [...hosts.get(name)!].sort() })) } : {}),
+      ...(secretsList.length > 0
+        ? { secrets: secretsList.map((name) => ({ name, hosts: [...hosts.get(name)!].sort() })) }
+        : {}),
       tools: built.map((t) => t.value),
     };
-    const comments: Comment[] = built.flatMap((tool, i) => tool.comments.map((c) => ({ path: ["tools", i, ...c.path], text: c.text })));
-    if (secretsList.length > 0) comments.push({ path: ["secrets"], text: "Each secret's value comes from the environment variable of the same name." });
+    const comments: Comment[] = built.flatMap((tool, i) =>
+      tool.comments.map((c) => ({ path: ["tools", i, ...c.path], text: c.text })),
+    );
+    if (secretsList.length > 0)
+      comments.push({
+        path: ["secrets"],
+        text: "Each secret's value comes from the environment variable of the same name.",
+      });
     if (spec["kervancExtensions"] !== undefined) {
-      comments.push({ path: ["kervancExtensions"], text: "form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.\nSee docs/extensions/form-body.md." });
+      comments.push({
+        path: ["kervancExtensions"],
+        text: "form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.\nSee docs/extensions/form-body.md.",
+      });
     }
     secretsList.forEach((name, i) => {
       const note = this.#secretNotes.get(name);

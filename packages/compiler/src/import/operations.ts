@@ -31,7 +31,9 @@ export function listOperations(ctx: ImportContext): Operation[] {
       continue;
     }
     if (!route.startsWith("/")) {
-      ctx.report(report("KV7003", itemPath, (m) => m.pathWithoutSlash({ route: JSON.stringify(route) }), { atKey: true }));
+      ctx.report(
+        report("KV7003", itemPath, (m) => m.pathWithoutSlash({ route: JSON.stringify(route) }), { atKey: true }),
+      );
       continue;
     }
     for (const method of Object.keys(item.value)) {
@@ -83,7 +85,10 @@ export function tooManyMessage(selected: readonly Operation[]): string {
 
 /** The path prefix an operation is counted under: up to the first parameter, at most two segments after a version. */
 function pathGroup(route: string): string {
-  const segments = route.split(/[#?]/)[0]!.split("/").filter((s) => s !== "");
+  const segments = route
+    .split(/[#?]/)[0]!
+    .split("/")
+    .filter((s) => s !== "");
   const cut = segments.findIndex((s) => s.includes("{"));
   const fixed = cut < 0 ? segments : segments.slice(0, cut);
   const depth = /^v\d+/.test(fixed[0] ?? "") ? 2 : 1;
@@ -97,12 +102,16 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
   const matches = (op: Operation, selector: string): boolean => {
     if (op.operationId === selector || op.tags.includes(selector)) return true;
     // A path prefix ("/v1/customers") selects the operations under it: documents without tags (Stripe) need it.
-    if (selector.startsWith("/")) return op.route === selector || op.route.startsWith(selector.endsWith("/") ? selector : `${selector}/`);
+    if (selector.startsWith("/"))
+      return op.route === selector || op.route.startsWith(selector.endsWith("/") ? selector : `${selector}/`);
     const route = /^([A-Za-z]+)\s+(\/\S*)$/.exec(selector);
     return route !== null && route[1]!.toLowerCase() === op.method && route[2] === op.route;
   };
   let ok = true;
-  for (const [option, selectors] of [["--include", include], ["--exclude", exclude]] as const) {
+  for (const [option, selectors] of [
+    ["--include", include],
+    ["--exclude", exclude],
+  ] as const) {
     for (const selector of selectors) {
       if (!operations.some((op) => matches(op, selector))) {
         ctx.report(report("KV7011", [], (m) => m.noMatch({ option, selector: JSON.stringify(selector) })));
@@ -123,7 +132,9 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
     selected.push(op);
   }
   if (operations.length === 0) {
-    ctx.report(report("KV7011", ctx.root["paths"] === undefined ? [] : ["paths"], (m) => m.noOperations, { atKey: true }));
+    ctx.report(
+      report("KV7011", ctx.root["paths"] === undefined ? [] : ["paths"], (m) => m.noOperations, { atKey: true }),
+    );
     return null;
   }
   if (selected.length === 0) {

@@ -60,8 +60,16 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
       const { value, path } = ctx.resolver.deref(raw, [...listAt, i]);
       const name = own(value, "name");
       const location = own(value, "in");
-      if (typeof name !== "string" || typeof location !== "string" || !["path", "query", "header", "cookie"].includes(location)) {
-        throw new ImportProblem("KV7003", path, 'A parameter needs a name and an "in" of path, query, header or cookie.');
+      if (
+        typeof name !== "string" ||
+        typeof location !== "string" ||
+        !["path", "query", "header", "cookie"].includes(location)
+      ) {
+        throw new ImportProblem(
+          "KV7003",
+          path,
+          'A parameter needs a name and an "in" of path, query, header or cookie.',
+        );
       }
       let schema = own(value, "schema");
       let schemaAt = [...path, "schema"];
@@ -97,7 +105,13 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
  * uses them, then query and header ones. `credentials` are the places security schemes already fill
  * (`query:name`, `header:name`). Null when the operation cannot be a tool (reported).
  */
-export function placeParameters(ctx: ImportContext, operation: Operation, params: readonly Param[], inputs: Inputs, credentials: CredentialPolicy): PlacedParameters | null {
+export function placeParameters(
+  ctx: ImportContext,
+  operation: Operation,
+  params: readonly Param[],
+  inputs: Inputs,
+  credentials: CredentialPolicy,
+): PlacedParameters | null {
   const { at } = operation;
   // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent.
   const route = wirePath(operation.route);
@@ -112,16 +126,31 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
     }
     const param = pathParams.get(variable[1]!);
     if (param !== undefined && !isScalarSchema(ctx.resolver, param.schema, param.schemaAt)) {
-      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`));
+      ctx.report(
+        finding(
+          "KV7010",
+          param.at,
+          `The path parameter "${param.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
+        ),
+      );
       return null;
     }
-    const id = inputs.add(param ?? { name: variable[1]!, required: true, description: undefined, schema: undefined, schemaAt: at }, "path");
+    const id = inputs.add(
+      param ?? { name: variable[1]!, required: true, description: undefined, schema: undefined, schemaAt: at },
+      "path",
+    );
     inputs.require(id);
     path += `{{input.${id}}}`;
   }
   for (const param of params) {
     if (param.in === "path" && !route.includes(`{${param.name}}`)) {
-      ctx.report(finding("KV7010", param.at, `The path parameter "${param.name}" does not appear in the path ${route}; it is left out.`));
+      ctx.report(
+        finding(
+          "KV7010",
+          param.at,
+          `The path parameter "${param.name}" does not appear in the path ${route}; it is left out.`,
+        ),
+      );
     }
   }
 
@@ -132,11 +161,23 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
   const credential = (param: Param, target: Record<string, unknown>): void => {
     const where = `The ${param.in} parameter "${param.name}"`;
     if (credentials.authenticated) {
-      ctx.report(finding("KV7015", param.at, `${where} carries a credential, and the operation's security scheme already sends one; it is left out.`));
+      ctx.report(
+        finding(
+          "KV7015",
+          param.at,
+          `${where} carries a credential, and the operation's security scheme already sends one; it is left out.`,
+        ),
+      );
       return;
     }
     const secret = credentials.secretFor(param);
-    ctx.report(finding("KV7015", param.at, `${where} carries a credential; it is sent from the secret ${secret} instead of being an input the model fills in.`));
+    ctx.report(
+      finding(
+        "KV7015",
+        param.at,
+        `${where} carries a credential; it is sent from the secret ${secret} instead of being an input the model fills in.`,
+      ),
+    );
     put(target, param.name, `{{secrets.${secret}}}`);
     if (!secrets.includes(secret)) secrets.push(secret);
   };
@@ -150,7 +191,13 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
     if (param.in === "query") {
       if (credentials.places.has(`query:${param.name.toLowerCase()}`)) continue;
       if (param.name.includes("{{")) {
-        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`));
+        ctx.report(
+          finding(
+            "KV7010",
+            param.at,
+            `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`,
+          ),
+        );
         continue;
       }
       if (isCredentialParameter(param.name, param.description)) {
@@ -163,7 +210,13 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
         continue;
       }
       if (kind === "complex") {
-        ctx.report(finding("KV7010", param.at, `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`));
+        ctx.report(
+          finding(
+            "KV7010",
+            param.at,
+            `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`,
+          ),
+        );
         continue;
       }
       const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
@@ -171,7 +224,14 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
         // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
         // (a=1,2), which the model writes itself, as text.
         const item = typesOfItems(ctx.resolver, param.schema, param.schemaAt);
-        const id = inputs.add({ ...param, schema: { type: "string" }, description: `${param.description !== undefined ? `${param.description} ` : ""}${separator.words}${item !== "" ? ` (each ${item})` : ""}.` }, "query");
+        const id = inputs.add(
+          {
+            ...param,
+            schema: { type: "string" },
+            description: `${param.description !== undefined ? `${param.description} ` : ""}${separator.words}${item !== "" ? ` (each ${item})` : ""}.`,
+          },
+          "query",
+        );
         put(query, param.name, `{{input.${id}}}`);
         continue;
       }
@@ -182,12 +242,22 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
       if (credentials.places.has(`header:${lower}`)) continue;
       if (lower === "authorization" || lower === "cookie") {
         ctx.report(
-          finding("KV7010", param.at, `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`),
+          finding(
+            "KV7010",
+            param.at,
+            `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`,
+          ),
         );
         continue;
       }
       if (!HEADER_NAME.test(param.name) || RESERVED_HEADERS.has(lower)) {
-        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is left out: a spec cannot set that header.`));
+        ctx.report(
+          finding(
+            "KV7010",
+            param.at,
+            `The header parameter "${param.name}" is left out: a spec cannot set that header.`,
+          ),
+        );
         continue;
       }
       if (isCredentialParameter(param.name, param.description)) {
@@ -196,12 +266,22 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
       }
       if (!param.required) {
         ctx.report(
-          finding("KV7010", param.at, `The optional header parameter "${param.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`),
+          finding(
+            "KV7010",
+            param.at,
+            `The optional header parameter "${param.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`,
+          ),
         );
         continue;
       }
       if (valueKind(ctx.resolver, param.schema, param.schemaAt) !== "scalar") {
-        ctx.report(finding("KV7010", param.at, `The header parameter "${param.name}" is not a string, number or boolean; it is left out.`));
+        ctx.report(
+          finding(
+            "KV7010",
+            param.at,
+            `The header parameter "${param.name}" is not a string, number or boolean; it is left out.`,
+          ),
+        );
         continue;
       }
       put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
@@ -211,7 +291,8 @@ export function placeParameters(ctx: ImportContext, operation: Operation, params
 }
 
 /** Query parameters that set how many items a list answer holds. */
-const PAGE_SIZE = /^(per_?page|page_?size|page\[size\]|limit|max_?results|max_?items|count|top|\$top|size|page\[limit\])$/i;
+const PAGE_SIZE =
+  /^(per_?page|page_?size|page\[size\]|limit|max_?results|max_?items|count|top|\$top|size|page\[limit\])$/i;
 
 /** The operation's page-size query parameter and its documented default, if it has both. */
 export function pageSizeOf(resolver: Resolver, params: readonly Param[]): { parameter: string; size: number } | null {
@@ -254,10 +335,19 @@ function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query
   const names = isPlainObject(properties) ? Object.keys(properties) : [];
   const flat =
     names.length > 0 &&
-    names.every((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) && valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !== "complex");
+    names.every(
+      (n) =>
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) &&
+        valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !==
+          "complex",
+    );
   if (!flat || param.name.includes("{{")) {
     ctx.report(
-      finding("KV7010", param.at, `The query parameter "${param.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${param.name}[name]=value; it is left out.`),
+      finding(
+        "KV7010",
+        param.at,
+        `The query parameter "${param.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${param.name}[name]=value; it is left out.`,
+      ),
     );
     return;
   }

@@ -10,12 +10,16 @@
 export const Rank = { Content: 0, Identity: 1, Context: 2, Other: 3, Plumbing: 4 } as const;
 export type Rank = (typeof Rank)[keyof typeof Rank];
 
-const CONTENT = /^(body|text|title|name|summary|description|message|content|subject|state|status|type|kind|label|labels|question|answer|comment|value|display_name|full_name|email|login|username|html_url)$/i;
-const IDENTITY = /^(id|uuid|guid|sid|key|slug|number|ts|handle|code|created_at|createdAt|created|updated_at|updatedAt|updated)$/i;
-const CONTEXT_NAME = /^(owner|user|author|creator|assignee|assignees|sender|from|to|channel|repository|project|team|organization|org|account|customer|price|amount|currency|total|count|size|priority|tags|topics|created|updated|closed|due|started|ended|deleted|private|public|draft|locked|archived)$/i;
+const CONTENT =
+  /^(body|text|title|name|summary|description|message|content|subject|state|status|type|kind|label|labels|question|answer|comment|value|display_name|full_name|email|login|username|html_url)$/i;
+const IDENTITY =
+  /^(id|uuid|guid|sid|key|slug|number|ts|handle|code|created_at|createdAt|created|updated_at|updatedAt|updated)$/i;
+const CONTEXT_NAME =
+  /^(owner|user|author|creator|assignee|assignees|sender|from|to|channel|repository|project|team|organization|org|account|customer|price|amount|currency|total|count|size|priority|tags|topics|created|updated|closed|due|started|ended|deleted|private|public|draft|locked|archived)$/i;
 const DATE = /(_at|At|_on|_date|Date|_time|Time|^date|^time|stamp)$/;
 const COUNT = /(_count|Count|^num_|^total|_total)$/;
-const PLUMBING = /(^|_)(url|uri|href|links?|etag|node_id|self|api_version|gravatar_id|permalink|hash|checksum|cursor)$|Url$|Uri$|^_|^x-/i;
+const PLUMBING =
+  /(^|_)(url|uri|href|links?|etag|node_id|self|api_version|gravatar_id|permalink|hash|checksum|cursor)$|Url$|Uri$|^_|^x-/i;
 
 /** Names that identify a record: the only fields a proposed output schema requires. */
 const IDENTITY_REQUIRED = /^(id|uuid|guid|sid|key|slug|number)$/i;
@@ -33,7 +37,10 @@ export function isIdentityField(name: string): boolean {
 }
 
 /** Fields in the order a select keeps them: by rank, then document order. */
-export function ranked<T extends { readonly name: string }>(fields: readonly T[], rankOf: (field: T) => Rank = (f) => fieldRank(f.name)): T[] {
+export function ranked<T extends { readonly name: string }>(
+  fields: readonly T[],
+  rankOf: (field: T) => Rank = (f) => fieldRank(f.name),
+): T[] {
   return fields
     .map((field, index) => ({ field, index, rank: rankOf(field) }))
     .sort((a, b) => a.rank - b.rank || a.index - b.index)
@@ -46,7 +53,11 @@ export function ranked<T extends { readonly name: string }>(fields: readonly T[]
  * (date-time 25, date 12, uuid 38, uri 60, email 30), an enum's longest value, 300 for content fields (`body`,
  * `text`, `description`, ...) and 24 for other strings; numbers 10, booleans 5.
  */
-export function scalarChars(name: string, types: readonly string[], hints: { format?: string; maxLength?: number; longestEnum?: number }): number {
+export function scalarChars(
+  name: string,
+  types: readonly string[],
+  hints: { format?: string; maxLength?: number; longestEnum?: number },
+): number {
   if (!types.includes("string")) return types.includes("boolean") && types.length === 1 ? 5 : 10;
   if (hints.longestEnum !== undefined) return hints.longestEnum + 2;
   if (hints.maxLength !== undefined) return Math.min(hints.maxLength, 300) + 2;

@@ -20,7 +20,8 @@ export class ImportProblem extends Error {
   }
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Reference chains longer than this (`$ref` to a `$ref` to ...) are a loop or an attack, not a document. */
 const MAX_CHAIN = 32;
@@ -38,7 +39,12 @@ export function own(value: unknown, key: string): unknown {
 /** `#/components/schemas/a~1b` → the document path `["components", "schemas", "a/b"]`. */
 export function pointerPath(ref: string, at: SpecPath): SpecPath {
   if (ref === "#") return [];
-  if (!ref.startsWith("#/")) throw new ImportProblem("KV7005", at, `The $ref ${JSON.stringify(ref)} is not a JSON pointer ("#/..."); kervanc import resolves only those.`);
+  if (!ref.startsWith("#/"))
+    throw new ImportProblem(
+      "KV7005",
+      at,
+      `The $ref ${JSON.stringify(ref)} is not a JSON pointer ("#/..."); kervanc import resolves only those.`,
+    );
   return ref
     .slice(2)
     .split("/")
@@ -47,7 +53,11 @@ export function pointerPath(ref: string, at: SpecPath): SpecPath {
       try {
         decoded = decodeURIComponent(segment);
       } catch {
-        throw new ImportProblem("KV7005", at, `The $ref ${JSON.stringify(ref)} is not a valid JSON pointer (bad %-escape).`);
+        throw new ImportProblem(
+          "KV7005",
+          at,
+          `The $ref ${JSON.stringify(ref)} is not a valid JSON pointer (bad %-escape).`,
+        );
       }
       return decoded.replace(/~1/g, "/").replace(/~0/g, "~");
     });
@@ -92,7 +102,8 @@ export class Resolver {
     }
     const path = pointerPath(ref, at);
     const value = this.at(path);
-    if (value === undefined) throw new ImportProblem("KV7005", at, `The $ref ${JSON.stringify(ref)} points to nothing in this document.`);
+    if (value === undefined)
+      throw new ImportProblem("KV7005", at, `The $ref ${JSON.stringify(ref)} points to nothing in this document.`);
     return { value, path };
   }
 
@@ -106,7 +117,12 @@ export class Resolver {
     for (let i = 0; isPlainObject(current.value) && Object.hasOwn(current.value, "$ref"); i++) {
       const refPath = [...current.path, "$ref"];
       const key = pointerOf(current.path);
-      if (seen.has(key) || i >= MAX_CHAIN) throw new ImportProblem("KV7005", refPath, "This $ref is part of a chain of references that never reaches a value.");
+      if (seen.has(key) || i >= MAX_CHAIN)
+        throw new ImportProblem(
+          "KV7005",
+          refPath,
+          "This $ref is part of a chain of references that never reaches a value.",
+        );
       seen.add(key);
       current = this.resolve(current.value["$ref"], refPath);
     }

@@ -20,7 +20,12 @@ export type PlacedBody = { readonly body: string | undefined; readonly form?: tr
 
 const FORM = "application/x-www-form-urlencoded";
 
-export function placeRequestBody(ctx: ImportContext, operation: Operation, inputs: Inputs, headers: Record<string, unknown>): PlacedBody {
+export function placeRequestBody(
+  ctx: ImportContext,
+  operation: Operation,
+  inputs: Inputs,
+  headers: Record<string, unknown>,
+): PlacedBody {
   const { op, at, method } = operation;
   if (op["requestBody"] === undefined) return { body: undefined };
   const requestBody = ctx.resolver.deref(op["requestBody"], [...at, "requestBody"]);
@@ -29,17 +34,27 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
   const jsonType = jsonMediaType(ctx, content, types, [...requestBody.path, "content"]);
   // A form body (Stripe, Twilio, Slack) is sent with the kervanc extension form-body: its schema describes the
   // fields as JSON would, and the runtime form-encodes them (docs/extensions/form-body.md).
-  const formType = jsonType === undefined && method !== "get" ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === FORM) : undefined;
+  const formType =
+    jsonType === undefined && method !== "get"
+      ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === FORM)
+      : undefined;
   const bodyRequired = own(requestBody.value, "required") === true;
   const leftOut = `the operation ${selectorOf(operation)} is left out`;
   if (method === "get") {
-    ctx.report(report("KV7010", requestBody.path, (m) => m.bodyOnGet({ consequence: bodyRequired ? leftOut : "the body is left out" })));
+    ctx.report(
+      report("KV7010", requestBody.path, (m) =>
+        m.bodyOnGet({ consequence: bodyRequired ? leftOut : "the body is left out" }),
+      ),
+    );
     return bodyRequired ? null : { body: undefined };
   }
   if (formType !== undefined) {
     const schema = own(own(content, formType), "schema");
     const id = inputs.name("body", "body");
-    let converted: JsonSchema = schema === undefined ? { type: "object" } : inputs.converter.convert(schema, [...requestBody.path, "content", formType, "schema"]);
+    let converted: JsonSchema =
+      schema === undefined
+        ? { type: "object" }
+        : inputs.converter.convert(schema, [...requestBody.path, "content", formType, "schema"]);
     const description = inputs.describe(own(requestBody.value, "description"), [...requestBody.path, "description"]);
     if (description !== undefined) converted = withDescription(converted, description);
     inputs.addSchema(id, converted, true);
@@ -47,7 +62,12 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
   }
   if (jsonType === undefined) {
     ctx.report(
-      report("KV7010", requestBody.path, (m) => m.bodyNotJson({ types: types.join(", ") || "not described", consequence: bodyRequired ? leftOut : "the body is left out" })),
+      report("KV7010", requestBody.path, (m) =>
+        m.bodyNotJson({
+          types: types.join(", ") || "not described",
+          consequence: bodyRequired ? leftOut : "the body is left out",
+        }),
+      ),
     );
     return bodyRequired ? null : { body: undefined };
   }
@@ -70,7 +90,12 @@ export function placeRequestBody(ctx: ImportContext, operation: Operation, input
  * for PATCH against an object schema, where merge-patch is what fits), else a wildcard (`*\/*`,
  * `application/*`) that has a schema, sent as application/json.
  */
-function jsonMediaType(ctx: ImportContext, content: unknown, types: readonly string[], at: SpecPath): string | undefined {
+function jsonMediaType(
+  ctx: ImportContext,
+  content: unknown,
+  types: readonly string[],
+  at: SpecPath,
+): string | undefined {
   const base = (t: string): string => t.split(";")[0]!.trim().toLowerCase();
   const exact = types.find((t) => base(t) === "application/json");
   if (exact !== undefined) return exact;
@@ -86,5 +111,9 @@ function jsonMediaType(ctx: ImportContext, content: unknown, types: readonly str
   const plusJson = types.filter((t) => isJsonMediaType(t) && !base(t).includes("*"));
   const fitting = plusJson.find((t) => base(t) !== "application/json-patch+json" || isList(t));
   if (fitting !== undefined) return fitting;
-  return types.find((t) => (base(t) === "*/*" || base(t) === "application/*") && own(own(content, t), "schema") !== undefined) ?? plusJson[0];
+  return (
+    types.find(
+      (t) => (base(t) === "*/*" || base(t) === "application/*") && own(own(content, t), "schema") !== undefined,
+    ) ?? plusJson[0]
+  );
 }

@@ -39,7 +39,12 @@ export interface Proposal {
 }
 
 type Shape =
-  | { readonly kind: "scalar"; readonly types: readonly string[]; readonly nullable: boolean; readonly hints: ScalarHints }
+  | {
+      readonly kind: "scalar";
+      readonly types: readonly string[];
+      readonly nullable: boolean;
+      readonly hints: ScalarHints;
+    }
   | { readonly kind: "array"; readonly items: Shape; readonly nullable: boolean }
   | { readonly kind: "object"; readonly fields: readonly Field[]; readonly nullable: boolean }
   | { readonly kind: "unknown" };
@@ -60,47 +65,76 @@ const SUCCESS = ["200", "201", "202", "203", "206", "2XX", "2xx", "204", "205"];
 
 export function isJsonMediaType(type: string): boolean {
   const t = type.split(";")[0]!.trim().toLowerCase();
-  return t === "application/json" || /^[a-z0-9.!#$&^_-]+\/[a-z0-9.!#$&^_-]+\+json$/.test(t) || t === "*/*" || t === "application/*";
+  return (
+    t === "application/json" ||
+    /^[a-z0-9.!#$&^_-]+\/[a-z0-9.!#$&^_-]+\+json$/.test(t) ||
+    t === "*/*" ||
+    t === "application/*"
+  );
 }
 
 /**
  * The proposal for an operation. A list answer is fitted to `maxChars` at `page`'s size (the document's default
  * page size), when the operation has one.
  */
-export function proposeOutput(resolver: Resolver, operation: Record<string, unknown>, at: SpecPath, page: PageSize | null = null, maxChars: number = HTTP_DEFAULTS.maxOutputChars): Proposal {
+export function proposeOutput(
+  resolver: Resolver,
+  operation: Record<string, unknown>,
+  at: SpecPath,
+  page: PageSize | null = null,
+  maxChars: number = HTTP_DEFAULTS.maxOutputChars,
+): Proposal {
   const responsesAt = [...at, "responses"];
   const responses = resolver.deref(own(operation, "responses"), responsesAt);
   const code = SUCCESS.find((c) => own(responses.value, c) !== undefined);
   if (code === undefined) {
-    return { output: { select: "@" }, comment: "proposal: no success response is documented, so this returns the whole JSON answer; narrow it" };
+    return {
+      output: { select: "@" },
+      comment: "proposal: no success response is documented, so this returns the whole JSON answer; narrow it",
+    };
   }
   const response = resolver.deref(own(responses.value, code), [...responses.path, code]);
   const content = own(response.value, "content");
   const types = isPlainObject(content) ? Object.keys(content) : [];
   if (types.length === 0) {
     // The generated server reports an empty success as a success with a short text (docs/runtime.md).
-    return { output: { select: "@" }, comment: `proposal: the ${code} response has no body; a call that succeeds says so in a short text` };
+    return {
+      output: { select: "@" },
+      comment: `proposal: the ${code} response has no body; a call that succeeds says so in a short text`,
+    };
   }
-  const jsonType = types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
+  const jsonType =
+    types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
   if (jsonType === undefined) {
-    if (types.some((t) => t.toLowerCase().startsWith("text/"))) return { output: { raw: true }, comment: `proposal: the API answers ${types.join(", ")}, returned as text` };
+    if (types.some((t) => t.toLowerCase().startsWith("text/")))
+      return { output: { raw: true }, comment: `proposal: the API answers ${types.join(", ")}, returned as text` };
     return {
       output: { raw: true },
       comment: "",
-      skip: { path: [...response.path, "content"], message: `The operation answers ${types.join(", ")}, which a tool cannot return (it returns JSON or text); the operation is left out.` },
+      skip: {
+        path: [...response.path, "content"],
+        message: `The operation answers ${types.join(", ")}, which a tool cannot return (it returns JSON or text); the operation is left out.`,
+      },
     };
   }
   const mediaAt = [...response.path, "content", jsonType];
   const schema = own(own(content, jsonType), "schema");
   if (schema === undefined) {
-    return { output: { select: "@" }, comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it` };
+    return {
+      output: { select: "@" },
+      comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it`,
+    };
   }
   const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
   const proposal = buildProposal(shape, code, page, maxChars);
   const empty = emptySuccessCode(resolver, responses.value, responses.path);
   if (empty === null || !("schema" in proposal.output)) return proposal;
   // An empty answer carries no structured content, which a client refuses from a tool with an output schema.
-  return { ...proposal, output: { select: proposal.output.select }, comment: `${proposal.comment}; no output schema, since the ${empty} response has no body` };
+  return {
+    ...proposal,
+    output: { select: proposal.output.select },
+    comment: `${proposal.comment}; no output schema, since the ${empty} response has no body`,
+  };
 }
 
 /** A documented success code whose response has no body, if there is one. */
@@ -134,7 +168,12 @@ interface Fitting {
  * Drops the lowest-ranked fields of a list's items until `size` items fit in `maxChars` (keeping at least
  * MIN_LIST_FIELDS), the estimate being `fixed + size × per item`.
  */
-function fitList(items: readonly Entry[], fixed: number, size: number, maxChars: number): { items: Entry[]; fitting: Fitting } {
+function fitList(
+  items: readonly Entry[],
+  fixed: number,
+  size: number,
+  maxChars: number,
+): { items: Entry[]; fitting: Fitting } {
   let kept = [...items];
   const total = (entries: readonly Entry[]): number => fixed + size * (sumChars(entries) + 1);
   while (kept.length > MIN_LIST_FIELDS && total(kept) > maxChars) kept = kept.slice(0, -1);
@@ -152,7 +191,11 @@ function fittingComment(fitting: Fitting | null, page: PageSize | null, maxChars
 function buildProposal(shape: Shape, code: string, page: PageSize | null, maxChars: number): Proposal {
   if (shape.kind === "object") {
     let picked = pick(shape.fields, 0);
-    if (picked.length === 0) return { output: { select: "@" }, comment: `proposal: the ${code} response has no scalar fields to pick; this returns the whole answer` };
+    if (picked.length === 0)
+      return {
+        output: { select: "@" },
+        comment: `proposal: the ${code} response has no scalar fields to pick; this returns the whole answer`,
+      };
     // An object answer that carries the page (`{messages: [...], has_more}`) is fitted like a list.
     let fitting: Fitting | null = null;
     const list = picked.find((e) => e.items !== undefined);
@@ -184,7 +227,11 @@ function buildProposal(shape: Shape, code: string, page: PageSize | null, maxCha
         return {
           output: {
             select: `{items: [*].${hash(fitted)}}`,
-            schema: { type: "object", properties: { items: { type: ["array", "null"], items: objectSchema(fitted) } }, required: ["items"] },
+            schema: {
+              type: "object",
+              properties: { items: { type: ["array", "null"], items: objectSchema(fitted) } },
+              required: ["items"],
+            },
           },
           comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.items.fields.length} fields of each item of the ${code} response${fittingComment(fitting, page, maxChars)}`,
         };
@@ -192,12 +239,22 @@ function buildProposal(shape: Shape, code: string, page: PageSize | null, maxCha
     }
     if (shape.items.kind === "scalar") {
       return {
-        output: { select: "{items: @}", schema: { type: "object", properties: { items: { type: ["array", "null"], items: { type: typeOf(shape.items.types) } } }, required: ["items"] } },
+        output: {
+          select: "{items: @}",
+          schema: {
+            type: "object",
+            properties: { items: { type: ["array", "null"], items: { type: typeOf(shape.items.types) } } },
+            required: ["items"],
+          },
+        },
         comment: `proposal: review this select and schema (the ${code} response is a list of values)`,
       };
     }
   }
-  return { output: { select: "@" }, comment: `proposal: the ${code} response schema gives nothing simple to pick; this returns the whole answer` };
+  return {
+    output: { select: "@" },
+    comment: `proposal: the ${code} response schema gives nothing simple to pick; this returns the whole answer`,
+  };
 }
 
 interface Entry {
@@ -214,10 +271,17 @@ interface Entry {
  * The fields kept at one level, content and identity first (rank.ts): scalars and arrays of scalars everywhere,
  * nested objects and lists of objects only at the top.
  */
-function pick(fields: readonly Field[], level: number, max = level === 0 ? MAX_TOP_FIELDS : MAX_NESTED_FIELDS): Entry[] {
+function pick(
+  fields: readonly Field[],
+  level: number,
+  max = level === 0 ? MAX_TOP_FIELDS : MAX_NESTED_FIELDS,
+): Entry[] {
   const out: Entry[] = [];
   // The list a page answer carries (`data`, `items`, `messages`) is what the answer is about.
-  const rankOf = (f: Field): Rank => (level === 0 && f.shape.kind === "array" && f.shape.items.kind === "object" && !PLUMBING_LIST.test(f.name) ? Rank.Content : fieldRank(f.name));
+  const rankOf = (f: Field): Rank =>
+    level === 0 && f.shape.kind === "array" && f.shape.items.kind === "object" && !PLUMBING_LIST.test(f.name)
+      ? Rank.Content
+      : fieldRank(f.name);
   for (const field of ranked(fields, rankOf)) {
     if (out.length >= max) break;
     if (REFUSED_FIELDS.has(field.name)) continue;
@@ -226,16 +290,33 @@ function pick(fields: readonly Field[], level: number, max = level === 0 ? MAX_T
     const name = identifier(field.name);
     const s = field.shape;
     const keyChars = name.length + 4;
-    if (s.kind === "scalar") out.push({ key: name, expression: name, schema: scalarSchema(s, field.name), chars: keyChars + scalarChars(field.name, s.types, s.hints) });
+    if (s.kind === "scalar")
+      out.push({
+        key: name,
+        expression: name,
+        schema: scalarSchema(s, field.name),
+        chars: keyChars + scalarChars(field.name, s.types, s.hints),
+      });
     else if (s.kind === "array" && s.items.kind === "scalar") {
-      out.push({ key: name, expression: name, schema: { type: ["array", "null"], items: { type: typeOf(s.items.types) } }, chars: keyChars + 3 * scalarChars(field.name, s.items.types, s.items.hints) });
+      out.push({
+        key: name,
+        expression: name,
+        schema: { type: ["array", "null"], items: { type: typeOf(s.items.types) } },
+        chars: keyChars + 3 * scalarChars(field.name, s.items.types, s.items.hints),
+      });
     } else if (level === 0 && s.kind === "array" && s.items.kind === "object") {
       const inner = pick(s.items.fields, 1);
       if (inner.length > 0) out.push(listEntry(name, inner));
     } else if (level === 0 && s.kind === "object") {
       const inner = pick(s.fields, 1);
       // A multiselect on a missing object gives null, so the object may always be null.
-      if (inner.length > 0) out.push({ key: name, expression: `${name}.${hash(inner)}`, schema: { ...objectSchema(inner), type: ["object", "null"] }, chars: keyChars + sumChars(inner) });
+      if (inner.length > 0)
+        out.push({
+          key: name,
+          expression: `${name}.${hash(inner)}`,
+          schema: { ...objectSchema(inner), type: ["object", "null"] },
+          chars: keyChars + sumChars(inner),
+        });
     }
   }
   return out;
@@ -243,7 +324,13 @@ function pick(fields: readonly Field[], level: number, max = level === 0 ? MAX_T
 
 /** A top-level list of objects (`messages[*].{...}`); `chars` is per item. */
 function listEntry(name: string, inner: readonly Entry[]): Entry {
-  return { key: name, expression: `${name}[*].${hash(inner)}`, schema: { type: ["array", "null"], items: objectSchema(inner) }, chars: sumChars(inner), items: inner };
+  return {
+    key: name,
+    expression: `${name}[*].${hash(inner)}`,
+    schema: { type: ["array", "null"], items: objectSchema(inner) },
+    chars: sumChars(inner),
+    items: inner,
+  };
 }
 
 function sumChars(entries: readonly Entry[]): number {
@@ -305,7 +392,9 @@ class ShapeReader {
     const { value, path: at } = this.#deref(schema, path);
     if (!isPlainObject(value)) return { kind: "unknown" };
     const rawType = value["type"];
-    const types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter((t): t is string => typeof t === "string");
+    const types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter(
+      (t): t is string => typeof t === "string",
+    );
     const nullable = value["nullable"] === true || types.includes("null");
     const nonNull = types.filter((t) => t !== "null");
     const allOf = Array.isArray(value["allOf"]) ? value["allOf"] : [];
@@ -322,10 +411,14 @@ class ShapeReader {
     const hints: ScalarHints = {
       ...(typeof value["format"] === "string" ? { format: value["format"] } : {}),
       ...(typeof value["maxLength"] === "number" ? { maxLength: value["maxLength"] } : {}),
-      ...(enumValues !== null && enumValues.length > 0 ? { longestEnum: Math.max(...enumValues.slice(0, 100).map((v) => JSON.stringify(v ?? null).length)) } : {}),
+      ...(enumValues !== null && enumValues.length > 0
+        ? { longestEnum: Math.max(...enumValues.slice(0, 100).map((v) => JSON.stringify(v ?? null).length)) }
+        : {}),
     };
-    if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t))) return { kind: "scalar", types: nonNull, nullable, hints };
-    if (nonNull.length === 0 && enumValues !== null && enumValues.every((v) => typeof v === "string")) return { kind: "scalar", types: ["string"], nullable, hints };
+    if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t)))
+      return { kind: "scalar", types: nonNull, nullable, hints };
+    if (nonNull.length === 0 && enumValues !== null && enumValues.every((v) => typeof v === "string"))
+      return { kind: "scalar", types: ["string"], nullable, hints };
     return { kind: "unknown" };
   }
 
@@ -360,7 +453,8 @@ class ShapeReader {
       return this.#resolver.deref(schema, path);
     } catch (error) {
       // A reference loop in a response only ends the walk; references that leave the document stay errors.
-      if (error instanceof ImportProblem && error.code === "KV7005" && /never reaches a value/.test(error.message)) return { value: undefined, path };
+      if (error instanceof ImportProblem && error.code === "KV7005" && /never reaches a value/.test(error.message))
+        return { value: undefined, path };
       throw error;
     }
   }

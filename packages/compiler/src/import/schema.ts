@@ -58,16 +58,53 @@ const KNOWN_FORMATS = new Set([
 ]);
 
 const NUMBER_KEYWORDS = ["multipleOf", "maximum", "minimum"] as const;
-const COUNT_KEYWORDS = ["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties", "maxContains", "minContains"] as const;
-const SCHEMA_KEYWORDS = ["not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties"] as const;
+const COUNT_KEYWORDS = [
+  "maxLength",
+  "minLength",
+  "maxItems",
+  "minItems",
+  "maxProperties",
+  "minProperties",
+  "maxContains",
+  "minContains",
+] as const;
+const SCHEMA_KEYWORDS = [
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+] as const;
 const LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
-const ANNOTATIONS = new Set(["title", "description", "default", "deprecated", "readOnly", "writeOnly", "example", "examples", "externalDocs", "xml"]);
+const ANNOTATIONS = new Set([
+  "title",
+  "description",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "example",
+  "examples",
+  "externalDocs",
+  "xml",
+]);
 /**
  * Property names the spec format reads as keywords wherever they appear, as Kervan does (analyze/schema-limits.ts):
  * a property of such a name cannot be written in a spec, so it is left out (with a warning) rather than the
  * whole operation refused. In the document they are names, and are read as names everywhere else.
  */
-export const KEYWORD_NAMES: ReadonlySet<string> = new Set(["$id", "$ref", "$schema", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"]);
+export const KEYWORD_NAMES: ReadonlySet<string> = new Set([
+  "$id",
+  "$ref",
+  "$schema",
+  "$dynamicRef",
+  "$dynamicAnchor",
+  "$recursiveRef",
+  "$recursiveAnchor",
+]);
 
 /** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
 const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
@@ -92,7 +129,12 @@ export class SchemaConverter {
   readonly #budget: number;
   readonly #dropped = new Map<string, number>();
 
-  constructor(resolver: Resolver, version: OpenApiVersion, notes: ConvertNote[], budget: number = SCHEMA_LIMITS.maxNodes) {
+  constructor(
+    resolver: Resolver,
+    version: OpenApiVersion,
+    notes: ConvertNote[],
+    budget: number = SCHEMA_LIMITS.maxNodes,
+  ) {
     this.#resolver = resolver;
     this.#version = version;
     this.#notes = notes;
@@ -125,12 +167,19 @@ export class SchemaConverter {
 
   #convert(schema: unknown, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
     if (typeof schema === "boolean") return schema;
-    if (!isPlainObject(schema)) throw new ImportProblem("KV7003", path, "A schema must be a mapping (or true or false in OpenAPI 3.1).");
+    if (!isPlainObject(schema))
+      throw new ImportProblem("KV7003", path, "A schema must be a mapping (or true or false in OpenAPI 3.1).");
     // Each schema level is at least one level of the spec's depth limit, so this is past it for sure; stopping
     // here also keeps a hostile document's nesting off the call stack.
-    if (depth > SCHEMA_LIMITS.maxDepth) throw new ImportProblem("KV7007", path, `is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
+    if (depth > SCHEMA_LIMITS.maxDepth)
+      throw new ImportProblem("KV7007", path, `is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
     for (const key of DYNAMIC) {
-      if (Object.hasOwn(schema, key)) throw new ImportProblem("KV7005", [...path, key], `"${key}" is not supported: a tool's input schema must be self-contained.`);
+      if (Object.hasOwn(schema, key))
+        throw new ImportProblem(
+          "KV7005",
+          [...path, key],
+          `"${key}" is not supported: a tool's input schema must be self-contained.`,
+        );
     }
     if (Object.hasOwn(schema, "$ref")) return this.#convertRef(schema, path, refs, depth);
     this.#count(1, path);
@@ -138,7 +187,9 @@ export class SchemaConverter {
 
     // type, with OpenAPI 3.0's nullable folded in.
     const rawType = schema["type"];
-    let types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter((t): t is string => typeof t === "string" && TYPES.has(t));
+    let types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter(
+      (t): t is string => typeof t === "string" && TYPES.has(t),
+    );
     const nullable = schema["nullable"] === true;
     if (nullable && types.length > 0 && !types.includes("null")) types = [...types, "null"];
     types = [...new Set(types)];
@@ -161,7 +212,10 @@ export class SchemaConverter {
     for (const key of NUMBER_KEYWORDS) if (typeof schema[key] === "number") out[key] = schema[key];
     if (typeof out["multipleOf"] === "number" && !((out["multipleOf"] as number) > 0)) delete out["multipleOf"];
     // 3.0: `exclusiveMinimum: true` makes `minimum` exclusive; 2020-12 writes the bound itself.
-    for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    for (const [exclusive, bound] of [
+      ["exclusiveMinimum", "minimum"],
+      ["exclusiveMaximum", "maximum"],
+    ] as const) {
       const value = schema[exclusive];
       if (typeof value === "number") out[exclusive] = value;
       else if (value === true && typeof out[bound] === "number") {
@@ -169,7 +223,8 @@ export class SchemaConverter {
         delete out[bound];
       }
     }
-    for (const key of COUNT_KEYWORDS) if (Number.isInteger(schema[key]) && (schema[key] as number) >= 0) out[key] = schema[key];
+    for (const key of COUNT_KEYWORDS)
+      if (Number.isInteger(schema[key]) && (schema[key] as number) >= 0) out[key] = schema[key];
     if (schema["uniqueItems"] === true) out["uniqueItems"] = true;
     if (typeof schema["pattern"] === "string") {
       const problem = patternProblem(schema["pattern"]);
@@ -182,12 +237,14 @@ export class SchemaConverter {
     }
     for (const key of LIST_KEYWORDS) {
       const list = schema[key];
-      if (Array.isArray(list) && list.length > 0) out[key] = list.map((item, i) => this.#convert(item, [...path, key, i], refs, depth + 1));
+      if (Array.isArray(list) && list.length > 0)
+        out[key] = list.map((item, i) => this.#convert(item, [...path, key, i], refs, depth + 1));
     }
     const items = schema["items"];
     if (Array.isArray(items)) {
       // Draft 4 tuple form, which some 3.0 documents use: 2020-12 calls it prefixItems.
-      if (items.length > 0 && out["prefixItems"] === undefined) out["prefixItems"] = items.map((item, i) => this.#convert(item, [...path, "items", i], refs, depth + 1));
+      if (items.length > 0 && out["prefixItems"] === undefined)
+        out["prefixItems"] = items.map((item, i) => this.#convert(item, [...path, "items", i], refs, depth + 1));
     } else if (items !== undefined) out["items"] = this.#convert(items, [...path, "items"], refs, depth + 1);
 
     const properties = schema["properties"];
@@ -203,7 +260,10 @@ export class SchemaConverter {
         }
         if (KEYWORD_NAMES.has(name)) {
           dropped.add(name);
-          this.#notes.push({ path: at, message: `The property "${name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.` });
+          this.#notes.push({
+            path: at,
+            message: `The property "${name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
+          });
           continue;
         }
         put(converted, name, this.#convert(value, at, refs, depth + 1));
@@ -214,19 +274,30 @@ export class SchemaConverter {
       const declared = isPlainObject(out["properties"]) ? (out["properties"] as Record<string, unknown>) : null;
       // A required name that `properties` does not declare makes Ajv's strict mode warn; in OpenAPI it is
       // usually a property dropped above (readOnly) or declared in an allOf sibling, which is kept.
-      const required = [...new Set(schema["required"].filter((n): n is string => typeof n === "string" && !dropped.has(n) && (declared === null || Object.hasOwn(declared, n))))];
+      const required = [
+        ...new Set(
+          schema["required"].filter(
+            (n): n is string =>
+              typeof n === "string" && !dropped.has(n) && (declared === null || Object.hasOwn(declared, n)),
+          ),
+        ),
+      ];
       if (required.length > 0) out["required"] = required;
     }
     const additional = schema["additionalProperties"];
     if (typeof additional === "boolean") out["additionalProperties"] = additional;
-    else if (additional !== undefined) out["additionalProperties"] = this.#convert(additional, [...path, "additionalProperties"], refs, depth + 1);
+    else if (additional !== undefined)
+      out["additionalProperties"] = this.#convert(additional, [...path, "additionalProperties"], refs, depth + 1);
     const patternProperties = schema["patternProperties"];
     if (isPlainObject(patternProperties)) {
       const converted: Record<string, unknown> = {};
       for (const [pattern, value] of Object.entries(patternProperties)) {
         const problem = patternProblem(pattern);
         if (problem !== null) {
-          this.#notes.push({ path: [...path, "patternProperties", pattern], message: `The pattern property is left out: ${problem}.` });
+          this.#notes.push({
+            path: [...path, "patternProperties", pattern],
+            message: `The pattern property is left out: ${problem}.`,
+          });
           continue;
         }
         put(converted, pattern, this.#convert(value, [...path, "patternProperties", pattern], refs, depth + 1));
@@ -237,14 +308,20 @@ export class SchemaConverter {
     if (isPlainObject(dependentRequired)) {
       const converted: Record<string, unknown> = {};
       for (const [name, list] of Object.entries(dependentRequired)) {
-        if (Array.isArray(list)) put(converted, name, list.filter((n): n is string => typeof n === "string"));
+        if (Array.isArray(list))
+          put(
+            converted,
+            name,
+            list.filter((n): n is string => typeof n === "string"),
+          );
       }
       out["dependentRequired"] = converted;
     }
     const dependentSchemas = schema["dependentSchemas"];
     if (isPlainObject(dependentSchemas)) {
       const converted: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(dependentSchemas)) put(converted, name, this.#convert(value, [...path, "dependentSchemas", name], refs, depth + 1));
+      for (const [name, value] of Object.entries(dependentSchemas))
+        put(converted, name, this.#convert(value, [...path, "dependentSchemas", name], refs, depth + 1));
       out["dependentSchemas"] = converted;
     }
     // `then`/`else` without `if` mean nothing (and make Ajv's strict mode warn).
@@ -253,8 +330,18 @@ export class SchemaConverter {
       delete out["else"];
     }
     // `properties` without a type: OpenAPI tools read it as an object, and so does this schema.
-    if (out["type"] === undefined && (out["properties"] !== undefined || out["additionalProperties"] !== undefined) && !hasCombinator(out)) out["type"] = "object";
-    if (out["type"] === undefined && (out["items"] !== undefined || out["prefixItems"] !== undefined) && !hasCombinator(out)) out["type"] = "array";
+    if (
+      out["type"] === undefined &&
+      (out["properties"] !== undefined || out["additionalProperties"] !== undefined) &&
+      !hasCombinator(out)
+    )
+      out["type"] = "object";
+    if (
+      out["type"] === undefined &&
+      (out["items"] !== undefined || out["prefixItems"] !== undefined) &&
+      !hasCombinator(out)
+    )
+      out["type"] = "array";
     if (out["prefixItems"] !== undefined && out["minItems"] === undefined) out["minItems"] = 0;
     this.#dropInapplicable(out);
     return out;
@@ -316,18 +403,33 @@ export class SchemaConverter {
     if (typeof extra === "boolean" || Object.keys(extra).length === 0) return resolved;
     const onlyAnnotations = Object.keys(rest).every((k) => ANNOTATIONS.has(k) || k.startsWith("x-"));
     if (onlyAnnotations && typeof resolved !== "boolean") return { ...resolved, ...extra };
-    const merged: Record<string, unknown> = { ...extra, allOf: [resolved, ...(Array.isArray(extra["allOf"]) ? extra["allOf"] : [])] };
+    const merged: Record<string, unknown> = {
+      ...extra,
+      allOf: [resolved, ...(Array.isArray(extra["allOf"]) ? extra["allOf"] : [])],
+    };
     // The allOf already requires the referenced type; stating it here too keeps keywords such as maxLength
     // next to their type, which Ajv's strict mode wants.
-    if (merged["type"] === undefined && typeof resolved !== "boolean" && resolved["type"] !== undefined) merged["type"] = resolved["type"];
+    if (merged["type"] === undefined && typeof resolved !== "boolean" && resolved["type"] !== undefined)
+      merged["type"] = resolved["type"];
     return merged;
   }
 
-  #annotation(schema: Record<string, unknown>, path: SpecPath, out: Record<string, unknown>, key: "title" | "description", mode: "line" | "multiline"): void {
+  #annotation(
+    schema: Record<string, unknown>,
+    path: SpecPath,
+    out: Record<string, unknown>,
+    key: "title" | "description",
+    mode: "line" | "multiline",
+  ): void {
     const value = schema[key];
     if (typeof value !== "string") return;
     const clean = cleanText(value, mode);
-    if (clean.removed > 0) this.#notes.push({ path: [...path, key], message: "", removed: { count: clean.removed, first: firstHidden(value) } });
+    if (clean.removed > 0)
+      this.#notes.push({
+        path: [...path, key],
+        message: "",
+        removed: { count: clean.removed, first: firstHidden(value) },
+      });
     if (clean.text === "") return;
     out[key] = key === "description" ? shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text : clean.text;
   }
@@ -337,8 +439,35 @@ export class SchemaConverter {
 const TYPE_KEYWORDS: readonly (readonly [string, readonly string[]])[] = [
   ["string", ["minLength", "maxLength", "pattern"]],
   ["number", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]],
-  ["array", ["items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"]],
-  ["object", ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "propertyNames", "unevaluatedProperties"]],
+  [
+    "array",
+    [
+      "items",
+      "prefixItems",
+      "minItems",
+      "maxItems",
+      "uniqueItems",
+      "contains",
+      "minContains",
+      "maxContains",
+      "unevaluatedItems",
+    ],
+  ],
+  [
+    "object",
+    [
+      "properties",
+      "required",
+      "additionalProperties",
+      "patternProperties",
+      "minProperties",
+      "maxProperties",
+      "dependentRequired",
+      "dependentSchemas",
+      "propertyNames",
+      "unevaluatedProperties",
+    ],
+  ],
 ];
 
 function hasCombinator(schema: Record<string, unknown>): boolean {
@@ -347,7 +476,8 @@ function hasCombinator(schema: Record<string, unknown>): boolean {
 
 /** Why a pattern cannot be kept: Ajv compiles patterns as Unicode regular expressions, and the spec caps their length. */
 export function patternProblem(pattern: string): string | null {
-  if (pattern.length > SCHEMA_LIMITS.maxPatternLength) return `it is longer than ${SCHEMA_LIMITS.maxPatternLength} characters`;
+  if (pattern.length > SCHEMA_LIMITS.maxPatternLength)
+    return `it is longer than ${SCHEMA_LIMITS.maxPatternLength} characters`;
   try {
     new RegExp(pattern, "u");
     return null;

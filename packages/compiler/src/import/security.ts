@@ -33,7 +33,11 @@ type SchemeInfo =
   | { readonly ok: false; readonly what: string; readonly at: SpecPath };
 
 export interface Auth {
-  readonly credentials: readonly { readonly credential: Credential; readonly secret: string; readonly kind: SecretKind }[];
+  readonly credentials: readonly {
+    readonly credential: Credential;
+    readonly secret: string;
+    readonly kind: SecretKind;
+  }[];
   /** Schemes of the requirement that a spec cannot express (the tool is imported without them). */
   readonly unsupported: readonly string[];
 }
@@ -57,7 +61,8 @@ export class Security {
     const requirementAt: SpecPath = own_ !== undefined ? [...operation.at, "security"] : ["security"];
     const none = { credentials: [], unsupported: [] };
     if (requirement === undefined || requirement === null) return none;
-    if (!Array.isArray(requirement)) throw new ImportProblem("KV7003", requirementAt, "security must be a list of security requirements.");
+    if (!Array.isArray(requirement))
+      throw new ImportProblem("KV7003", requirementAt, "security must be a list of security requirements.");
     if (requirement.length === 0) return none;
     let optional = false;
     let firstUnsupported: string[] | null = null;
@@ -98,7 +103,8 @@ export class Security {
   /** One KV7009 per scheme a spec cannot express, naming the tools imported without it. */
   reportUnsupported(): void {
     for (const [name, { info, tools }] of this.#unsupported) {
-      const list = tools.length <= 5 ? tools.join(", ") : `${tools.slice(0, 5).join(", ")} and ${tools.length - 5} more`;
+      const list =
+        tools.length <= 5 ? tools.join(", ") : `${tools.slice(0, 5).join(", ")} and ${tools.length - 5} more`;
       const subject = tools.length === 1 ? `${list} is` : `${tools.length} operations (${list}) are`;
       this.#ctx.report(
         report("KV7009", info.at, (m) => m.unsupportedScheme({ name, what: info.what, subject }), {
@@ -137,7 +143,10 @@ export class Security {
   /** Whether the document declares any security scheme or requirement (if not, the import says so once). */
   declaresAny(): boolean {
     const schemes = own(this.#ctx.root["components"], "securitySchemes");
-    return (isPlainObject(schemes) && Object.keys(schemes).length > 0) || (Array.isArray(this.#ctx.root["security"]) && this.#ctx.root["security"].length > 0);
+    return (
+      (isPlainObject(schemes) && Object.keys(schemes).length > 0) ||
+      (Array.isArray(this.#ctx.root["security"]) && this.#ctx.root["security"].length > 0)
+    );
   }
 }
 
@@ -156,27 +165,42 @@ function schemeInfo(value: unknown, path: SpecPath): SchemeInfo {
         : { ok: false, what: `apiKey in the header "${keyName}", which a spec cannot set`, at: path };
     }
     if (location === "query") {
-      return keyName.includes("{{") ? { ok: false, what: "apiKey with a templated query name", at: path } : { ok: true, credential: { kind: "query", name: keyName }, kind: "api key", at: path };
+      return keyName.includes("{{")
+        ? { ok: false, what: "apiKey with a templated query name", at: path }
+        : { ok: true, credential: { kind: "query", name: keyName }, kind: "api key", at: path };
     }
     if (location === "cookie") {
-      return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(keyName) ? { ok: true, credential: { kind: "cookie", name: keyName }, kind: "api key", at: path } : { ok: false, what: "apiKey in a cookie with an unusual name", at: path };
+      return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(keyName)
+        ? { ok: true, credential: { kind: "cookie", name: keyName }, kind: "api key", at: path }
+        : { ok: false, what: "apiKey in a cookie with an unusual name", at: path };
     }
     return { ok: false, what: 'apiKey without a valid "in"', at: path };
   }
   if (type === "http") {
     const scheme = String(own(value, "scheme") ?? "").toLowerCase();
     if (scheme === "bearer") return { ok: true, credential: BEARER, kind: "access token", at: path };
-    if (scheme === "basic") return { ok: true, credential: { kind: "header", name: "Authorization", prefix: "Basic " }, kind: "basic pair", at: path };
+    if (scheme === "basic")
+      return {
+        ok: true,
+        credential: { kind: "header", name: "Authorization", prefix: "Basic " },
+        kind: "basic pair",
+        at: path,
+      };
     return { ok: false, what: `http ${scheme || "(no scheme)"}`, at: path };
   }
   // OAuth 2 and OpenID Connect both end in a bearer access token on each request; obtaining it is outside.
-  if (type === "oauth2" || type === "openIdConnect") return { ok: true, credential: BEARER, kind: "access token", at: path };
+  if (type === "oauth2" || type === "openIdConnect")
+    return { ok: true, credential: BEARER, kind: "access token", at: path };
   return { ok: false, what: typeof type === "string" ? type : "(no type)", at: path };
 }
 
 /** The places credentials arrive at, as `kind:name` (cookies aside): parameters there are not the model's to fill. */
 export function credentialPlaces(auth: Auth): Set<string> {
-  return new Set(auth.credentials.flatMap((a) => (a.credential.kind === "cookie" ? [] : [`${a.credential.kind}:${a.credential.name.toLowerCase()}`])));
+  return new Set(
+    auth.credentials.flatMap((a) =>
+      a.credential.kind === "cookie" ? [] : [`${a.credential.kind}:${a.credential.name.toLowerCase()}`],
+    ),
+  );
 }
 
 /** Writes the credentials into the request's query and headers as `{{secrets.X}}` templates. */
@@ -186,14 +210,34 @@ export function applyCredentials(auth: Auth, query: Record<string, unknown>, hea
     if (a.credential.kind === "query") put(query, a.credential.name, template);
     else if (a.credential.kind === "header") put(headers, a.credential.name, `${a.credential.prefix}${template}`);
   }
-  const cookies = auth.credentials.filter((a) => a.credential.kind === "cookie").map((a) => `${a.credential.name}={{secrets.${a.secret}}}`);
+  const cookies = auth.credentials
+    .filter((a) => a.credential.kind === "cookie")
+    .map((a) => `${a.credential.name}={{secrets.${a.secret}}}`);
   if (cookies.length > 0) headers["Cookie"] = cookies.join("; ");
 }
 
 /** Parameter names that are credentials wherever they appear (compared without case, `-` and `_`). */
-const CREDENTIAL_NAMES = new Set(["token", "key", "apikey", "apitoken", "accesstoken", "authtoken", "xapikey", "xapitoken", "xauthtoken", "xaccesstoken", "privatetoken", "clientsecret", "secret", "secretkey", "subscriptionkey", "ocpapimsubscriptionkey"]);
+const CREDENTIAL_NAMES = new Set([
+  "token",
+  "key",
+  "apikey",
+  "apitoken",
+  "accesstoken",
+  "authtoken",
+  "xapikey",
+  "xapitoken",
+  "xauthtoken",
+  "xaccesstoken",
+  "privatetoken",
+  "clientsecret",
+  "secret",
+  "secretkey",
+  "subscriptionkey",
+  "ocpapimsubscriptionkey",
+]);
 /** A description that says the value is a credential (for names that could be either, such as `X-Key`). */
-const CREDENTIAL_DESCRIPTION = /\b(api[ -]?key|access[ -]token|auth(entication|orization)?[ -]token|bearer|credential|client secret|secret key)s?\b/i;
+const CREDENTIAL_DESCRIPTION =
+  /\b(api[ -]?key|access[ -]token|auth(entication|orization)?[ -]token|bearer|credential|client secret|secret key)s?\b/i;
 
 /**
  * Whether a query or header parameter carries a credential: its name says so (`token`, `api_key`, `X-Api-Key`),
@@ -203,5 +247,10 @@ const CREDENTIAL_DESCRIPTION = /\b(api[ -]?key|access[ -]token|auth(entication|o
 export function isCredentialParameter(name: string, description: string | undefined): boolean {
   const folded = name.toLowerCase().replace(/[-_ ]/g, "");
   if (CREDENTIAL_NAMES.has(folded)) return true;
-  return /key|token|secret/.test(folded) && !/page|cursor|next|continuation|idempotency|sync/.test(folded) && description !== undefined && CREDENTIAL_DESCRIPTION.test(description);
+  return (
+    /key|token|secret/.test(folded) &&
+    !/page|cursor|next|continuation|idempotency|sync/.test(folded) &&
+    description !== undefined &&
+    CREDENTIAL_DESCRIPTION.test(description)
+  );
 }

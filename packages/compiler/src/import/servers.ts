@@ -44,7 +44,11 @@ export class Servers {
       ];
       const found = candidates.find(([list]) => Array.isArray(list) && list.length > 0);
       if (found === undefined) {
-        throw new ImportProblem("KV7008", [], 'The document names no server (no "servers" list); give the API\'s URL with --server-url.');
+        throw new ImportProblem(
+          "KV7008",
+          [],
+          'The document names no server (no "servers" list); give the API\'s URL with --server-url.',
+        );
       }
       const list = found[0] as unknown[];
       // The first https server, else the first: documents often list a plain-http one first (27 of the AWS
@@ -81,7 +85,11 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
   const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
     const value = own(own(variables, name), "default");
     if (typeof value !== "string" && typeof value !== "number") {
-      throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} uses the variable {${name}}, which has no default value.`);
+      throw new ImportProblem(
+        "KV7008",
+        at,
+        `${where} ${JSON.stringify(text)} uses the variable {${name}}, which has no default value.`,
+      );
     }
     return String(value);
   });
@@ -89,11 +97,26 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
   try {
     url = new URL(substituted);
   } catch {
-    throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} is relative; give the API's absolute URL${fromOption ? "" : " with --server-url"}.`);
+    throw new ImportProblem(
+      "KV7008",
+      at,
+      `${where} ${JSON.stringify(text)} is relative; give the API's absolute URL${fromOption ? "" : " with --server-url"}.`,
+    );
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} is not an http or https URL.`);
-  if (url.username !== "" || url.password !== "") throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} contains credentials; declare a security scheme instead.`);
-  if (url.search !== "" || url.hash !== "") throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} has a query or a #fragment; give the base URL only.`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} is not an http or https URL.`);
+  if (url.username !== "" || url.password !== "")
+    throw new ImportProblem(
+      "KV7008",
+      at,
+      `${where} ${JSON.stringify(text)} contains credentials; declare a security scheme instead.`,
+    );
+  if (url.search !== "" || url.hash !== "")
+    throw new ImportProblem(
+      "KV7008",
+      at,
+      `${where} ${JSON.stringify(text)} has a query or a #fragment; give the base URL only.`,
+    );
   return { url, text, at, fromOption };
 }
 

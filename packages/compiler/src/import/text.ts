@@ -42,7 +42,13 @@ export function cleanText(input: string, mode: "line" | "multiline"): CleanText 
     }
     out += ch;
   }
-  out = mode === "line" ? out.replace(/ {2,}/g, " ").trim() : out.replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
+  out =
+    mode === "line"
+      ? out.replace(/ {2,}/g, " ").trim()
+      : out
+          .replace(/[ \t]+\n/g, "\n")
+          .replace(/\n{3,}/g, "\n\n")
+          .trim();
   return { text: out, removed };
 }
 

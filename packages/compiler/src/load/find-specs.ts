@@ -24,7 +24,15 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
   const files = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   // Errors about the file as a whole, placed at its start.
-  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => ({ code, severity: "error", file, line: 1, column: 1, path: "", message });
+  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => ({
+    code,
+    severity: "error",
+    file,
+    line: 1,
+    column: 1,
+    path: "",
+    message,
+  });
   /** Follows a symbolic link: the target's kind, or why it cannot be followed. */
   const follow = async (path: string): Promise<Stats | string> => {
     try {
@@ -34,14 +42,40 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
     }
   };
   const brokenLink = (path: string, code: string): Diagnostic =>
-    cliDiagnostic("KV9009", path, code === "ENOENT" ? CODES.KV9009.messages.brokenLink({ file: path }) : CODES.KV9009.messages.unfollowableLink({ file: path, code }));
+    cliDiagnostic(
+      "KV9009",
+      path,
+      code === "ENOENT"
+        ? CODES.KV9009.messages.brokenLink({ file: path })
+        : CODES.KV9009.messages.unfollowableLink({ file: path, code }),
+    );
   const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
-    cliDiagnostic("KV9009", path, CODES.KV9009.messages.notRegularFile({ file: path, what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info) }));
+    cliDiagnostic(
+      "KV9009",
+      path,
+      CODES.KV9009.messages.notRegularFile({
+        file: path,
+        what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info),
+      }),
+    );
   for (const input of inputs) {
     const info = await follow(input);
     if (typeof info === "string") {
-      const link = await lstat(input).then((l) => l.isSymbolicLink(), () => false);
-      diagnostics.push(link ? brokenLink(input, info) : cliDiagnostic("KV9002", input, info === "ENOENT" ? CODES.KV9002.messages.missing({ path: input }) : CODES.KV9002.messages.unreadable({ path: input, code: info })));
+      const link = await lstat(input).then(
+        (l) => l.isSymbolicLink(),
+        () => false,
+      );
+      diagnostics.push(
+        link
+          ? brokenLink(input, info)
+          : cliDiagnostic(
+              "KV9002",
+              input,
+              info === "ENOENT"
+                ? CODES.KV9002.messages.missing({ path: input })
+                : CODES.KV9002.messages.unreadable({ path: input, code: info }),
+            ),
+      );
       continue;
     }
     if (info.isFile()) {
@@ -49,14 +83,29 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
       continue;
     }
     if (!info.isDirectory()) {
-      diagnostics.push(notAFile(input, info, await lstat(input).then((l) => l.isSymbolicLink(), () => false)));
+      diagnostics.push(
+        notAFile(
+          input,
+          info,
+          await lstat(input).then(
+            (l) => l.isSymbolicLink(),
+            () => false,
+          ),
+        ),
+      );
       continue;
     }
     let entries: Dirent[];
     try {
       entries = await readdir(input, { withFileTypes: true });
     } catch (error) {
-      diagnostics.push(cliDiagnostic("KV9002", input, CODES.KV9002.messages.unreadable({ path: input, code: String(errorCode(error)) })));
+      diagnostics.push(
+        cliDiagnostic(
+          "KV9002",
+          input,
+          CODES.KV9002.messages.unreadable({ path: input, code: String(errorCode(error)) }),
+        ),
+      );
       continue;
     }
     let named = 0;
@@ -72,7 +121,11 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
         else diagnostics.push(notAFile(path, target, true));
       } else {
         const info = await lstat(path).catch(() => null);
-        diagnostics.push(info === null ? cliDiagnostic("KV9002", path, CODES.KV9002.messages.missing({ path })) : notAFile(path, info, false));
+        diagnostics.push(
+          info === null
+            ? cliDiagnostic("KV9002", path, CODES.KV9002.messages.missing({ path }))
+            : notAFile(path, info, false),
+        );
       }
     }
     if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, CODES.KV9001.messages.noSpecFiles({ input })));

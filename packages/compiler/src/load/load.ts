@@ -10,7 +10,18 @@
  * `yaml`'s `toJS()` is said there), with the alias budget of `toJS({ maxAliasCount: 50 })`.
  */
 import { createHash } from "node:crypto";
-import { type Alias, type Document, isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, parseDocument, type YAMLMap } from "yaml";
+import {
+  type Alias,
+  type Document,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  type Node as YamlNode,
+  parseDocument,
+  type YAMLMap,
+} from "yaml";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { toPlain, type WalkProblem } from "./plain.ts";
@@ -35,14 +46,15 @@ export interface LoadedSpec {
   readonly value: unknown;
 }
 
-export type LoadResult = { readonly ok: true; readonly spec: LoadedSpec } | { readonly ok: false; readonly findings: readonly PlacedFinding[] };
+export type LoadResult =
+  | { readonly ok: true; readonly spec: LoadedSpec }
+  | { readonly ok: false; readonly findings: readonly PlacedFinding[] };
 
 /** A finding with a known position (load problems happen before there is a tree to place them in). */
 export interface PlacedFinding extends Finding {
   readonly line: number;
   readonly column: number;
 }
-
 
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
 export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -53,20 +65,38 @@ const MAX_PARSE_PROBLEMS = 20;
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   const at = (line: number, column: number, f: Finding): PlacedFinding => ({ ...f, line, column });
   if (bytes.byteLength > MAX_SPEC_BYTES) {
-    return fail(at(1, 1, report("KV1001", [], (m) => m.tooLarge({ max: MAX_SPEC_BYTES, size: bytes.byteLength }))));
+    return fail(
+      at(
+        1,
+        1,
+        report("KV1001", [], (m) => m.tooLarge({ max: MAX_SPEC_BYTES, size: bytes.byteLength })),
+      ),
+    );
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     const { line, column } = firstInvalidUtf8(bytes);
-    return fail(at(line, column, report("KV1002", [], (m) => m.notUtf8)));
+    return fail(
+      at(
+        line,
+        column,
+        report("KV1002", [], (m) => m.notUtf8),
+      ),
+    );
   }
   const binary = BINARY.exec(text);
   if (binary) {
     const pos = new LineIndex(text).position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(at(pos.line, pos.column, report("KV1004", [], (m) => m.controlCharacter({ code }))));
+    return fail(
+      at(
+        pos.line,
+        pos.column,
+        report("KV1004", [], (m) => m.controlCharacter({ code })),
+      ),
+    );
   }
   const lines = new LineIndex(text);
   let doc: Document.Parsed;
@@ -85,7 +115,13 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
     // deep instead, and leave out the errors that follow from the parser giving up.
     const pos = lines.position(deepNestingOffset(text));
-    return fail(at(pos.line, pos.column, report("KV1009", [], (m) => m.tooDeep)));
+    return fail(
+      at(
+        pos.line,
+        pos.column,
+        report("KV1009", [], (m) => m.tooDeep),
+      ),
+    );
   }
   let streamBroken = false;
   const errorLines = new Set<number>();
@@ -99,24 +135,51 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     const line = lines.position(error.pos[0]).line;
     if (errorLines.has(line)) continue;
     errorLines.add(line);
-    if (error.code === "MULTIPLE_DOCS") place(error.pos[0], report("KV1007", [], (m) => m.multipleDocuments));
-    else place(error.pos[0], report("KV1004", [], (m) => m.parser({ message })));
+    if (error.code === "MULTIPLE_DOCS")
+      place(
+        error.pos[0],
+        report("KV1007", [], (m) => m.multipleDocuments),
+      );
+    else
+      place(
+        error.pos[0],
+        report("KV1004", [], (m) => m.parser({ message })),
+      );
   }
   for (const warning of doc.warnings) {
     if (warning.code === "TAG_RESOLVE_FAILED") {
       const tag = /Unresolved tag: (.*)$/.exec(firstLine(warning.message))?.[1] ?? "";
-      place(warning.pos[0], report("KV1006", [], (m) => m.tag({ tag: shortTag(tag) })));
-    } else place(warning.pos[0], report("KV1011", [], (m) => m.parserWarning({ message: firstLine(warning.message) })));
+      place(
+        warning.pos[0],
+        report("KV1006", [], (m) => m.tag({ tag: shortTag(tag) })),
+      );
+    } else
+      place(
+        warning.pos[0],
+        report("KV1011", [], (m) => m.parserWarning({ message: firstLine(warning.message) })),
+      );
   }
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version === "1.1") {
     // YAML 1.1 reads `yes` as true, `0777` as octal and dates as Date objects, and applies `<<` merge keys:
     // the spec would mean something else than it does everywhere else.
-    place(Math.max(0, text.search(/^%YAML/m)), report("KV1013", [], (m) => m.yaml11));
+    place(
+      Math.max(0, text.search(/^%YAML/m)),
+      report("KV1013", [], (m) => m.yaml11),
+    );
   }
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
-  if (doc.contents === null) return fail(at(1, 1, report("KV1003", [], (m) => m.empty)));
+  if (doc.contents === null)
+    return fail(
+      at(
+        1,
+        1,
+        report("KV1003", [], (m) => m.empty),
+      ),
+    );
 
-  const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) => place(node.range?.[0], walkFinding(problem)));
+  const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) =>
+    place(node.range?.[0], walkFinding(problem)),
+  );
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
@@ -130,7 +193,9 @@ function shortTag(tag: string): string {
 /** The parser gave up: too deep for the stack (KV1009), or anything else (KV1004). */
 function unreadable(error: unknown): Finding {
   const reason = error instanceof Error ? firstLine(error.message) : String(error);
-  return error instanceof RangeError ? report("KV1009", [], (m) => m.unreadable({ reason })) : report("KV1004", [], (m) => m.unreadable({ reason }));
+  return error instanceof RangeError
+    ? report("KV1009", [], (m) => m.unreadable({ reason }))
+    : report("KV1004", [], (m) => m.unreadable({ reason }));
 }
 
 /** Nesting deeper than this is where a file stops looking like a spec: the place to point at. */
@@ -200,7 +265,13 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
     // Overlong forms, surrogates and code points past U+10FFFF are invalid even with good continuation bytes.
     const second = bytes[i + 1];
     if (second !== undefined) {
-      if ((b === 0xe0 && second < 0xa0) || (b === 0xed && second > 0x9f) || (b === 0xf0 && second < 0x90) || (b === 0xf4 && second > 0x8f)) return { line, column };
+      if (
+        (b === 0xe0 && second < 0xa0) ||
+        (b === 0xed && second > 0x9f) ||
+        (b === 0xf0 && second < 0x90) ||
+        (b === 0xf4 && second > 0x8f)
+      )
+        return { line, column };
     }
     for (let k = 1; k <= need; k++) {
       const c = bytes[i + k];
@@ -216,7 +287,10 @@ function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
 }
 
 /** The YAML node at `path` (following aliases), and the key node of its last segment when it is a mapping value. */
-function nodeAt(spec: LoadedSpec, path: SpecPath): { found: number; node: YamlNode | undefined; key: YamlNode | undefined } {
+function nodeAt(
+  spec: LoadedSpec,
+  path: SpecPath,
+): { found: number; node: YamlNode | undefined; key: YamlNode | undefined } {
   let node = deref(spec, spec.doc.contents as YamlNode | null);
   let key: YamlNode | undefined;
   for (let i = 0; i < path.length; i++) {
@@ -266,7 +340,12 @@ function deref(spec: LoadedSpec, node: YamlNode | null | undefined): YamlNode | 
  * The position of the YAML node at `path`, or of its nearest parent that exists. A block mapping or sequence is
  * placed at its key (`http:`), which is where a reader looks; `atKey` places any value at its key.
  */
-export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey = false): { line: number; column: number } {
+export function locate(
+  spec: LoadedSpec,
+  path: SpecPath,
+  offset?: number,
+  atKey = false,
+): { line: number; column: number } {
   const { found, node, key } = nodeAt(spec, path);
   const complete = found === path.length;
   // A value that is missing or empty (`url:`) is placed at its key.
@@ -289,10 +368,17 @@ export function locate(spec: LoadedSpec, path: SpecPath, offset?: number, atKey 
  * characters from `offset` inside a one-line scalar, else the end of the key or scalar that `locate` points at.
  * Undefined where the place is a whole block (a missing field, a block mapping), which has no useful extent.
  */
-export function locateEnd(spec: LoadedSpec, path: SpecPath, offset?: number, length?: number, atKey = false): { line: number; column: number } | undefined {
+export function locateEnd(
+  spec: LoadedSpec,
+  path: SpecPath,
+  offset?: number,
+  length?: number,
+  atKey = false,
+): { line: number; column: number } | undefined {
   const { found, node, key } = nodeAt(spec, path);
   if (found !== path.length) return undefined;
-  if (key?.range && (atKey || node === undefined || (node && isCollection(node) && !node.flow))) return pos(spec, key.range[1]);
+  if (key?.range && (atKey || node === undefined || (node && isCollection(node) && !node.flow)))
+    return pos(spec, key.range[1]);
   if (!node?.range) return undefined;
   if (offset !== undefined && length !== undefined && isScalar(node)) {
     const start = offsetInScalar(spec.text, node, offset);
@@ -382,7 +468,8 @@ function templateHint(key: unknown): string {
   if (!isMap(key) || !key.flow || key.items.length !== 1) return "";
   const pair = key.items[0]!;
   const inner = isScalar(pair.key) ? pair.key.value : undefined;
-  if (typeof inner !== "string" || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null))) return "";
+  if (typeof inner !== "string" || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null)))
+    return "";
   const template = `{{${inner}}}`;
   return ` YAML read the unquoted ${template} as a mapping (a value that starts with "{" is a flow mapping); quote the value: "${template}".`;
 }

@@ -18,7 +18,17 @@
  *
  * Problems are reported as data (`WalkProblem`); each caller words them with its own codes.
  */
-import { type Alias, isAlias, isCollection, isMap, isPair, isScalar, isSeq, type Node as YamlNode, type Scalar } from "yaml";
+import {
+  type Alias,
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type Node as YamlNode,
+  type Scalar,
+} from "yaml";
 
 /** The core schema tags; any other explicit tag is refused. */
 export const CORE_TAGS: ReadonlySet<string> = new Set([
@@ -31,7 +41,8 @@ export const CORE_TAGS: ReadonlySet<string> = new Set([
   "tag:yaml.org,2002:seq",
 ]);
 
-export type AliasPolicy = { readonly kind: "expansion"; readonly maxCount: number } | { readonly kind: "uses"; readonly maxUses: number };
+export type AliasPolicy =
+  { readonly kind: "expansion"; readonly maxCount: number } | { readonly kind: "uses"; readonly maxUses: number };
 
 export type WalkProblem =
   | { readonly kind: "tag"; readonly tag: string }
@@ -58,7 +69,11 @@ class Stop extends Error {}
  * JavaScript keys they become, so `1:` and `"1":` collide too), keys that are lists or mappings, aliases inside
  * their own anchor, and aliases past the policy's budget.
  */
-export function toPlain(root: unknown, policy: AliasPolicy, report: (node: YamlNode, problem: WalkProblem) => void): { value: unknown; aliases: Map<Alias, YamlNode> } {
+export function toPlain(
+  root: unknown,
+  policy: AliasPolicy,
+  report: (node: YamlNode, problem: WalkProblem) => void,
+): { value: unknown; aliases: Map<Alias, YamlNode> } {
   const aliases = resolveAliases(root);
   const anchors = new Map<YamlNode, AnchorData>();
   const converting = new Set<YamlNode>();
@@ -126,7 +141,10 @@ export function toPlain(root: unknown, policy: AliasPolicy, report: (node: YamlN
     const yamlNode = node as YamlNode;
     // Every converted node is remembered under the "uses" policy (an alias may point at any of them); under
     // "expansion" only anchored ones, as toJS() does.
-    const remembered = (isScalar(yamlNode) || isCollection(yamlNode)) && (policy.kind === "uses" || yamlNode.anchor) ? { count: 1, aliasCount: 0, res: undefined as unknown } : null;
+    const remembered =
+      (isScalar(yamlNode) || isCollection(yamlNode)) && (policy.kind === "uses" || yamlNode.anchor)
+        ? { count: 1, aliasCount: 0, res: undefined as unknown }
+        : null;
     if (remembered) anchors.set(yamlNode, remembered);
     if (isScalar(yamlNode)) {
       checkTag(yamlNode);
@@ -148,7 +166,12 @@ export function toPlain(root: unknown, policy: AliasPolicy, report: (node: YamlN
         }
         seen.add(key);
         // Own, enumerable data properties even for "__proto__": the key stays data and never sets a prototype.
-        Object.defineProperty(out, key, { value: convert(pair.value), writable: true, enumerable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: convert(pair.value),
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       }
       converting.delete(yamlNode);
       return out;

@@ -14,7 +14,10 @@ export type RegularRead =
   /** The file cannot be opened or read: `code` is the system's error code (ENOENT, EACCES, ...). */
   | { readonly ok: false; readonly code: string; readonly what?: undefined };
 
-export async function readRegularFile(path: string, options: { readonly noFollow?: boolean } = {}): Promise<RegularRead> {
+export async function readRegularFile(
+  path: string,
+  options: { readonly noFollow?: boolean } = {},
+): Promise<RegularRead> {
   let handle;
   try {
     // O_NONBLOCK makes opening a fifo return at once; it changes nothing for a regular file. (Windows has no
@@ -50,5 +53,7 @@ export function fileKind(info: Stats): string {
 }
 
 export function errorCode(error: unknown): string {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "error";
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : "error";
 }

@@ -10,6 +10,7 @@ const FIXED_TIME = new Date(1980, 0, 1, 0, 0, 0);
 
 export function zipFiles(files: ReadonlyMap<string, Uint8Array>): Uint8Array {
   const entries: Zippable = {};
-  for (const name of [...files.keys()].sort()) entries[name] = [files.get(name)!, { level: 9, mtime: FIXED_TIME, os: 3, attrs: 0o644 << 16 }];
+  for (const name of [...files.keys()].sort())
+    entries[name] = [files.get(name)!, { level: 9, mtime: FIXED_TIME, os: 3, attrs: 0o644 << 16 }];
   return zipSync(entries, { level: 9, mtime: FIXED_TIME });
 }

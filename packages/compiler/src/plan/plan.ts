@@ -32,7 +32,12 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
-    return { plan: planTool(tool, checked), input: tool.input.compiled, output: outputSchemaOf(tool.output)?.compiled ?? null, moduleName };
+    return {
+      plan: planTool(tool),
+      input: tool.input.compiled,
+      output: outputSchemaOf(tool.output)?.compiled ?? null,
+      moduleName,
+    };
   });
   return {
     plan: {
@@ -48,7 +53,7 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
   };
 }
 
-function planTool(tool: AnalyzedTool, checked: AnalyzedSpec): ToolPlan {
+function planTool(tool: AnalyzedTool): ToolPlan {
   const { spec: t } = tool;
   const http = t.http;
   const { settings } = tool;
@@ -109,7 +114,13 @@ function planOutput(output: AnalyzedOutput, maxOutputChars: number): OutputPlan 
     case "raw":
       return { kind: "raw", maxOutputChars };
     case "select":
-      return { kind: "select", expression: output.expression, ast: output.ast, structured: output.schema !== null, maxOutputChars };
+      return {
+        kind: "select",
+        expression: output.expression,
+        ast: output.ast,
+        structured: output.schema !== null,
+        maxOutputChars,
+      };
     default: {
       const unknown: never = output;
       throw new Error(`Unexpected output ${JSON.stringify(unknown)}.`);

@@ -30,13 +30,20 @@ export interface FileChange {
 
 /** check's drift (from the committed folder's side: expected files are "missing", unexpected ones "extra"). */
 export function fromDrift(drift: readonly FileDrift[]): FileChange[] {
-  return drift.map((d) => ({ path: d.path, status: d.status === "missing" ? "added" : d.status === "extra" ? "removed" : "changed", diff: d.diff, note: d.note }));
+  return drift.map((d) => ({
+    path: d.path,
+    status: d.status === "missing" ? "added" : d.status === "extra" ? "removed" : "changed",
+    diff: d.diff,
+    note: d.note,
+  }));
 }
 
 const DESCRIPTION_SHOWN = 240;
 
 function clip(text: string): string {
-  return text.length > DESCRIPTION_SHOWN ? `${text.slice(0, cutIndex(text, DESCRIPTION_SHOWN))}… (${text.length} characters)` : text;
+  return text.length > DESCRIPTION_SHOWN
+    ? `${text.slice(0, cutIndex(text, DESCRIPTION_SHOWN))}… (${text.length} characters)`
+    : text;
 }
 
 /** Before and after of a description, which is what changes most often and matters most to the model. */
@@ -51,26 +58,37 @@ function counts(review: PackageReview): string {
   if (surface === null) parts.push("surface unknown (a manifest.json could not be read)");
   else {
     const security = surface.filter((c) => c.security).length;
-    parts.push(`${surface.length} surface change${surface.length === 1 ? "" : "s"}${security > 0 ? ` (${security} security-relevant)` : ""}`);
+    parts.push(
+      `${surface.length} surface change${surface.length === 1 ? "" : "s"}${security > 0 ? ` (${security} security-relevant)` : ""}`,
+    );
   }
-  parts.push(`${review.files.length} file${review.files.length === 1 ? "" : "s"} ${review.files.length === 1 ? "differs" : "differ"}`);
+  parts.push(
+    `${review.files.length} file${review.files.length === 1 ? "" : "s"} ${review.files.length === 1 ? "differs" : "differ"}`,
+  );
   return parts.join(", ");
 }
 
 export function renderText(reviews: readonly PackageReview[]): string[] {
   const lines: string[] = [];
   for (const review of reviews) {
-    const status = review.status === "changed" ? "" : ` (${review.status === "added" ? "new package" : "package removed"})`;
+    const status =
+      review.status === "changed" ? "" : ` (${review.status === "added" ? "new package" : "package removed"})`;
     lines.push(`${printable(review.where)}${status}: ${counts(review)}`);
     for (const c of sortChanges(review.surface ?? [])) {
       lines.push(`  ${c.security ? "[security] " : ""}${printable(c.summary)}`);
       for (const d of detail(c)) lines.push(`      ${printable(d)}`);
     }
     lines.push("  files:");
-    for (const f of review.files) lines.push(`    ${f.status.padEnd(7)} ${printable(f.path)}${f.note ? ` (${f.note})` : ""}`);
+    for (const f of review.files)
+      lines.push(`    ${f.status.padEnd(7)} ${printable(f.path)}${f.note ? ` (${f.note})` : ""}`);
     for (const f of review.files) {
       if (f.diff === null) continue;
-      lines.push("", `--- ${printable(review.where)}/${printable(f.path)} (before)`, `+++ ${printable(review.where)}/${printable(f.path)} (after)`, ...f.diff.split("\n").map(printable));
+      lines.push(
+        "",
+        `--- ${printable(review.where)}/${printable(f.path)} (before)`,
+        `+++ ${printable(review.where)}/${printable(f.path)} (after)`,
+        ...f.diff.split("\n").map(printable),
+      );
     }
     lines.push("");
   }
@@ -81,13 +99,16 @@ export function renderMarkdown(title: string, reviews: readonly PackageReview[])
   const lines: string[] = [`## ${md(title)}`, ""];
   if (reviews.length === 0) lines.push("No generated package differs.", "");
   for (const review of reviews) {
-    const status = review.status === "changed" ? "" : review.status === "added" ? " (new package)" : " (package removed)";
+    const status =
+      review.status === "changed" ? "" : review.status === "added" ? " (new package)" : " (package removed)";
     lines.push(`### ${codeSpan(review.where)}${status}`, "", `${md(counts(review))}.`, "");
     const surface = sortChanges(review.surface ?? []);
     if (surface.length > 0) {
       lines.push("| | change |", "| --- | --- |");
       for (const c of surface) {
-        const more = detail(c).map((d) => `<br>${md(d)}`).join("");
+        const more = detail(c)
+          .map((d) => `<br>${md(d)}`)
+          .join("");
         lines.push(`| ${c.security ? "⚠️ **security**" : ""} | ${md(c.summary)}${more} |`);
       }
       lines.push("");
@@ -106,5 +127,10 @@ export function renderMarkdown(title: string, reviews: readonly PackageReview[])
 }
 
 export function reviewJson(reviews: readonly PackageReview[]): unknown[] {
-  return reviews.map((r) => ({ where: r.where, status: r.status, surface: r.surface === null ? null : sortChanges(r.surface), files: r.files }));
+  return reviews.map((r) => ({
+    where: r.where,
+    status: r.status,
+    surface: r.surface === null ? null : sortChanges(r.surface),
+    files: r.files,
+  }));
 }

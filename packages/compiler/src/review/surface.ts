@@ -38,19 +38,37 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
   const a = after ?? emptyManifest();
   for (const field of ["name", "version"] as const) {
     if (before !== null && after !== null && b.server[field] !== a.server[field]) {
-      changes.push(change("server", "server", field, b.server[field], a.server[field], false, `server ${field}: ${show(b.server[field])} → ${show(a.server[field])}`));
+      changes.push(
+        change(
+          "server",
+          "server",
+          field,
+          b.server[field],
+          a.server[field],
+          false,
+          `server ${field}: ${show(b.server[field])} → ${show(a.server[field])}`,
+        ),
+      );
     }
   }
   const oldTools = new Map(b.tools.map((t) => [t.name, t]));
   const newTools = new Map(a.tools.map((t) => [t.name, t]));
   for (const tool of b.tools) {
-    if (!newTools.has(tool.name)) changes.push(change("tool-removed", tool.name, null, tool, null, false, `tool ${tool.name} removed`));
+    if (!newTools.has(tool.name))
+      changes.push(change("tool-removed", tool.name, null, tool, null, false, `tool ${tool.name} removed`));
   }
   for (const tool of a.tools) {
     const old = oldTools.get(tool.name);
     if (old === undefined) {
-      const risky = tool.annotations.destructiveHint === true || tool.output === "raw" || tool.followRedirects > 0 || tool.secrets.length > 0;
-      const what = [`${tool.method} ${tool.url}`, ...(tool.secrets.length > 0 ? [`sends ${tool.secrets.join(", ")}`] : [])].join(", ");
+      const risky =
+        tool.annotations.destructiveHint === true ||
+        tool.output === "raw" ||
+        tool.followRedirects > 0 ||
+        tool.secrets.length > 0;
+      const what = [
+        `${tool.method} ${tool.url}`,
+        ...(tool.secrets.length > 0 ? [`sends ${tool.secrets.join(", ")}`] : []),
+      ].join(", ");
       changes.push(change("tool-added", tool.name, null, null, tool, risky, `tool ${tool.name} added: ${what}`));
       continue;
     }
@@ -60,25 +78,51 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
   const oldHosts = new Map(b.egress.map((e) => [host(e), e]));
   const newHosts = new Map(a.egress.map((e) => [host(e), e]));
   for (const [key, e] of newHosts) {
-    if (!oldHosts.has(key)) changes.push(change("egress-added", key, null, null, e, true, `egress added: ${key} (${e.methods.join(", ")})`));
+    if (!oldHosts.has(key))
+      changes.push(change("egress-added", key, null, null, e, true, `egress added: ${key} (${e.methods.join(", ")})`));
     else if (oldHosts.get(key)!.methods.join() !== e.methods.join()) {
       const widened = e.methods.some((m) => !oldHosts.get(key)!.methods.includes(m));
-      changes.push(change("egress-added", key, "methods", oldHosts.get(key)!.methods, e.methods, widened, `egress ${key} methods: ${oldHosts.get(key)!.methods.join(", ")} → ${e.methods.join(", ")}`));
+      changes.push(
+        change(
+          "egress-added",
+          key,
+          "methods",
+          oldHosts.get(key)!.methods,
+          e.methods,
+          widened,
+          `egress ${key} methods: ${oldHosts.get(key)!.methods.join(", ")} → ${e.methods.join(", ")}`,
+        ),
+      );
     }
   }
-  for (const [key, e] of oldHosts) if (!newHosts.has(key)) changes.push(change("egress-removed", key, null, e, null, false, `egress removed: ${key}`));
+  for (const [key, e] of oldHosts)
+    if (!newHosts.has(key)) changes.push(change("egress-removed", key, null, e, null, false, `egress removed: ${key}`));
   const oldSecrets = new Map(b.secrets.map((s) => [s.name, s]));
   const newSecrets = new Map(a.secrets.map((s) => [s.name, s]));
   for (const [name, s] of newSecrets) {
     const old = oldSecrets.get(name);
     if (old === undefined) {
-      changes.push(change("secret-added", name, null, null, s.hosts, true, `secret ${name} added, sent to ${hostsText(s.hosts)}`));
+      changes.push(
+        change("secret-added", name, null, null, s.hosts, true, `secret ${name} added, sent to ${hostsText(s.hosts)}`),
+      );
     } else if (JSON.stringify(old.hosts) !== JSON.stringify(s.hosts)) {
       const widened = s.hosts === null || (old.hosts !== null && s.hosts.some((h) => !old.hosts!.includes(h)));
-      changes.push(change("secret-hosts", name, "hosts", old.hosts, s.hosts, widened, `secret ${name} hosts: ${hostsText(old.hosts)} → ${hostsText(s.hosts)}`));
+      changes.push(
+        change(
+          "secret-hosts",
+          name,
+          "hosts",
+          old.hosts,
+          s.hosts,
+          widened,
+          `secret ${name} hosts: ${hostsText(old.hosts)} → ${hostsText(s.hosts)}`,
+        ),
+      );
     }
   }
-  for (const [name] of oldSecrets) if (!newSecrets.has(name)) changes.push(change("secret-removed", name, null, null, null, false, `secret ${name} removed`));
+  for (const [name] of oldSecrets)
+    if (!newSecrets.has(name))
+      changes.push(change("secret-removed", name, null, null, null, false, `secret ${name} removed`));
   return changes;
 }
 
@@ -87,33 +131,75 @@ function compareTools(old: ManifestTool, tool: ManifestTool): SurfaceChange[] {
   const push = (field: string, before: unknown, after: unknown, security: boolean, summary: string): void => {
     out.push(change("tool-changed", tool.name, field, before, after, security, `tool ${tool.name}: ${summary}`));
   };
-  if (old.title !== tool.title) push("title", old.title, tool.title, false, `title ${show(old.title)} → ${show(tool.title)}`);
-  if (old.description !== tool.description) push("description", old.description, tool.description, false, "description changed");
-  if (old.inputSchemaSha256 !== tool.inputSchemaSha256) push("inputSchema", old.inputSchemaSha256, tool.inputSchemaSha256, false, "input schema changed");
-  if (old.outputSchemaSha256 !== tool.outputSchemaSha256) push("outputSchema", old.outputSchemaSha256, tool.outputSchemaSha256, false, outputSchemaSummary(old, tool));
+  if (old.title !== tool.title)
+    push("title", old.title, tool.title, false, `title ${show(old.title)} → ${show(tool.title)}`);
+  if (old.description !== tool.description)
+    push("description", old.description, tool.description, false, "description changed");
+  if (old.inputSchemaSha256 !== tool.inputSchemaSha256)
+    push("inputSchema", old.inputSchemaSha256, tool.inputSchemaSha256, false, "input schema changed");
+  if (old.outputSchemaSha256 !== tool.outputSchemaSha256)
+    push("outputSchema", old.outputSchemaSha256, tool.outputSchemaSha256, false, outputSchemaSummary(old, tool));
   for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
     const before = old.annotations[hint];
     const after = tool.annotations[hint];
     if (before === after) continue;
     // The model and the client trust these to decide what to confirm: a tool turning destructive, or no
     // longer read-only, is the reviewer's business.
-    const security = (hint === "destructiveHint" && after === true) || (hint === "readOnlyHint" && before === true && after !== true);
-    push(`annotations.${hint}`, before ?? null, after ?? null, security, `${hint} ${show(before ?? null)} → ${show(after ?? null)}`);
+    const security =
+      (hint === "destructiveHint" && after === true) || (hint === "readOnlyHint" && before === true && after !== true);
+    push(
+      `annotations.${hint}`,
+      before ?? null,
+      after ?? null,
+      security,
+      `${hint} ${show(before ?? null)} → ${show(after ?? null)}`,
+    );
   }
-  if (old.method !== tool.method) push("method", old.method, tool.method, tool.method !== "GET", `method ${old.method} → ${tool.method}`);
-  if (old.url !== tool.url) push("url", old.url, tool.url, new URL(old.origin).origin !== new URL(tool.origin).origin, `URL ${old.url} → ${tool.url}`);
-  if (old.output !== tool.output) push("output", old.output, tool.output, tool.output === "raw", `output ${old.output} → ${tool.output}${tool.output === "raw" ? " (the upstream's body reaches the model as it is)" : ""}`);
+  if (old.method !== tool.method)
+    push("method", old.method, tool.method, tool.method !== "GET", `method ${old.method} → ${tool.method}`);
+  if (old.url !== tool.url)
+    push(
+      "url",
+      old.url,
+      tool.url,
+      new URL(old.origin).origin !== new URL(tool.origin).origin,
+      `URL ${old.url} → ${tool.url}`,
+    );
+  if (old.output !== tool.output)
+    push(
+      "output",
+      old.output,
+      tool.output,
+      tool.output === "raw",
+      `output ${old.output} → ${tool.output}${tool.output === "raw" ? " (the upstream's body reaches the model as it is)" : ""}`,
+    );
   if (old.followRedirects !== tool.followRedirects) {
-    push("followRedirects", old.followRedirects, tool.followRedirects, tool.followRedirects > old.followRedirects, `redirects followed ${old.followRedirects} → ${tool.followRedirects}`);
+    push(
+      "followRedirects",
+      old.followRedirects,
+      tool.followRedirects,
+      tool.followRedirects > old.followRedirects,
+      `redirects followed ${old.followRedirects} → ${tool.followRedirects}`,
+    );
   }
   for (const [key, before] of Object.entries(old.limits) as [keyof ManifestTool["limits"], number | boolean][]) {
     const after = tool.limits[key];
-    if (before !== after) push(`limits.${key}`, before, after, key === "allowInsecureHttp" && after === true, `${key} ${show(before)} → ${show(after)}`);
+    if (before !== after)
+      push(
+        `limits.${key}`,
+        before,
+        after,
+        key === "allowInsecureHttp" && after === true,
+        `${key} ${show(before)} → ${show(after)}`,
+      );
   }
   const added = tool.secrets.filter((s) => !old.secrets.includes(s));
   const removed = old.secrets.filter((s) => !tool.secrets.includes(s));
   if (added.length > 0 || removed.length > 0) {
-    const parts = [...(added.length > 0 ? [`now sends ${added.join(", ")}`] : []), ...(removed.length > 0 ? [`no longer sends ${removed.join(", ")}`] : [])];
+    const parts = [
+      ...(added.length > 0 ? [`now sends ${added.join(", ")}`] : []),
+      ...(removed.length > 0 ? [`no longer sends ${removed.join(", ")}`] : []),
+    ];
     push("secrets", old.secrets, tool.secrets, added.length > 0, parts.join("; "));
   }
   return out;
@@ -130,10 +216,22 @@ function hostsText(hosts: readonly string[] | null): string {
 }
 
 function show(value: unknown): string {
-  return value === null || value === undefined ? "none" : typeof value === "string" ? JSON.stringify(value) : String(value);
+  return value === null || value === undefined
+    ? "none"
+    : typeof value === "string"
+      ? JSON.stringify(value)
+      : String(value);
 }
 
-function change(kind: ChangeKind, subject: string, field: string | null, before: unknown, after: unknown, security: boolean, summary: string): SurfaceChange {
+function change(
+  kind: ChangeKind,
+  subject: string,
+  field: string | null,
+  before: unknown,
+  after: unknown,
+  security: boolean,
+  summary: string,
+): SurfaceChange {
   return { kind, subject, field, before, after, security, summary };
 }
 

@@ -13,7 +13,11 @@ export interface TestPair {
   readonly specFile: string;
 }
 
-const isFile = (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
+const isFile = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 
 async function firstFile(paths: readonly string[]): Promise<string | undefined> {
   for (const p of paths) if (await isFile(p)) return p;
@@ -30,7 +34,12 @@ export async function findTests(inputs: readonly string[]): Promise<{ pairs: Tes
     const stem = basename(testFile).replace(TEST_FILE, "");
     const candidates = [".yaml", ".yml"].map((ext) => join(dirname(testFile), `${stem}${ext}`));
     const specFile = await firstFile(candidates);
-    if (specFile === undefined) problem(testFile, "KV9010", CODES.KV9010.messages.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") }));
+    if (specFile === undefined)
+      problem(
+        testFile,
+        "KV9010",
+        CODES.KV9010.messages.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") }),
+      );
     else pairs.push({ testFile, specFile });
   };
   for (const input of inputs) {

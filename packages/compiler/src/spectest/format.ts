@@ -13,8 +13,12 @@ import { TOOL_NAME } from "../analyze/spec-format.ts";
 const requestShape = obj(
   {
     method: opt(str({ enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], doc: "The HTTP method the tool must use." })),
-    path: opt(str({ min: 1, doc: "The request path the tool must send, as sent (percent-encoded), without the query." })),
-    query: opt(json("The query parameters the tool must send, all of them: name to a value, or to a list of values in order.")),
+    path: opt(
+      str({ min: 1, doc: "The request path the tool must send, as sent (percent-encoded), without the query." }),
+    ),
+    query: opt(
+      json("The query parameters the tool must send, all of them: name to a value, or to a list of values in order."),
+    ),
     headers: opt(record(str(), "Headers the tool must send (only these are checked; names are case-insensitive).")),
     body: opt(json("The body the tool must send: a JSON value (compared as JSON) or a string (compared as text).")),
   },
@@ -42,15 +46,28 @@ const expectShape = obj(
 const caseShape = obj(
   {
     name: req(str({ min: 1, max: 200, visible: "line", doc: "The case's name, shown in the report." })),
-    tool: req(str({ pattern: { source: TOOL_NAME, message: "A tool name is 1 to 128 letters, digits, _, . or -." }, doc: "The tool to call." })),
+    tool: req(
+      str({
+        pattern: { source: TOOL_NAME, message: "A tool name is 1 to 128 letters, digits, _, . or -." },
+        doc: "The tool to call.",
+      }),
+    ),
     arguments: opt(json("The tool's arguments (an object; default {}).")),
-    upstream: opt(obj({ request: opt(requestShape), response: opt(responseShape) }, "The one upstream exchange the call makes; without it, the call must make none.")),
+    upstream: opt(
+      obj(
+        { request: opt(requestShape), response: opt(responseShape) },
+        "The one upstream exchange the call makes; without it, the call must make none.",
+      ),
+    ),
     expect: req(expectShape),
   },
   "One call of one tool.",
 );
 
-export const testFileShape = obj({ tests: req(array(caseShape, { min: 1, max: 1000, doc: "The cases, run in order." })) }, "Tests of the spec next to this file (<name>.yaml).");
+export const testFileShape = obj(
+  { tests: req(array(caseShape, { min: 1, max: 1000, doc: "The cases, run in order." })) },
+  "Tests of the spec next to this file (<name>.yaml).",
+);
 
 export type TestFile = Infer<typeof testFileShape>;
 export type TestCase = TestFile["tests"][number];

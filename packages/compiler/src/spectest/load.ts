@@ -5,11 +5,20 @@
  */
 import { closest } from "../analyze/suggest.ts";
 import { checkShape } from "../analyze/structure.ts";
-import { compareDiagnostics, type Diagnostic, type Finding, formatPath, report, severityOf } from "../diagnostics/diagnostic.ts";
+import {
+  compareDiagnostics,
+  type Diagnostic,
+  type Finding,
+  formatPath,
+  report,
+  severityOf,
+} from "../diagnostics/diagnostic.ts";
 import { loadSpec, locate } from "../load/load.ts";
 import { type TestCase, type TestFile, testFileShape } from "./format.ts";
 
-export type LoadedTests = { readonly ok: true; readonly tests: readonly TestCase[]; readonly diagnostics: readonly Diagnostic[] } | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+export type LoadedTests =
+  | { readonly ok: true; readonly tests: readonly TestCase[]; readonly diagnostics: readonly Diagnostic[] }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -17,7 +26,18 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 export function loadTests(file: string, bytes: Uint8Array, tools: readonly string[]): LoadedTests {
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
-    return { ok: false, diagnostics: loaded.findings.map((f) => ({ code: f.code, severity: severityOf(f), file, line: f.line, column: f.column, path: formatPath(f.path), message: f.message })) };
+    return {
+      ok: false,
+      diagnostics: loaded.findings.map((f) => ({
+        code: f.code,
+        severity: severityOf(f),
+        file,
+        line: f.line,
+        column: f.column,
+        path: formatPath(f.path),
+        message: f.message,
+      })),
+    };
   }
   const spec = loaded.spec;
   const findings: Finding[] = [];
@@ -28,7 +48,15 @@ export function loadTests(file: string, bytes: Uint8Array, tools: readonly strin
   const diagnostics = findings
     .map((f): Diagnostic => {
       const { line, column } = locate(spec, f.path, f.offset, f.atKey);
-      return { code: f.code, severity: severityOf(f), file, line, column, path: formatPath(f.path), message: f.message };
+      return {
+        code: f.code,
+        severity: severityOf(f),
+        file,
+        line,
+        column,
+        path: formatPath(f.path),
+        message: f.message,
+      };
     })
     .sort(compareDiagnostics);
   if (diagnostics.some((d) => d.severity === "error")) return { ok: false, diagnostics };
@@ -39,9 +67,14 @@ function checkCase(c: TestCase, i: number, tools: readonly string[], out: Findin
   const at = ["tests", i];
   if (!tools.includes(c.tool)) {
     const close = closest(c.tool, tools);
-    out.push(report("KV9010", [...at, "tool"], (m) => m.unknownTool({ tool: String(c.tool), mean: close !== undefined ? ` Did you mean "${close}"?` : "" })));
+    out.push(
+      report("KV9010", [...at, "tool"], (m) =>
+        m.unknownTool({ tool: String(c.tool), mean: close !== undefined ? ` Did you mean "${close}"?` : "" }),
+      ),
+    );
   }
-  if (c.arguments !== undefined && !isObject(c.arguments)) out.push(report("KV9010", [...at, "arguments"], (m) => m.argumentsNotObject));
+  if (c.arguments !== undefined && !isObject(c.arguments))
+    out.push(report("KV9010", [...at, "arguments"], (m) => m.argumentsNotObject));
   const { text, structured, error } = c.expect;
   if (text === undefined && structured === undefined && error === undefined) {
     out.push(report("KV9010", [...at, "expect"], (m) => m.noExpectation));
@@ -50,7 +83,11 @@ function checkCase(c: TestCase, i: number, tools: readonly string[], out: Findin
   }
   const query = c.upstream?.request?.query;
   if (query !== undefined) {
-    const ok = isObject(query) && Object.values(query).every((v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")));
+    const ok =
+      isObject(query) &&
+      Object.values(query).every(
+        (v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")),
+      );
     if (!ok) out.push(report("KV9010", [...at, "upstream", "request", "query"], (m) => m.queryShape));
   }
 }

@@ -22,7 +22,8 @@ export interface RecordInput {
 
 export class RecordRefused extends Error {}
 
-const isJsonType = (contentType: string | undefined): boolean => contentType !== undefined && /\bjson\b/i.test(contentType);
+const isJsonType = (contentType: string | undefined): boolean =>
+  contentType !== undefined && /\bjson\b/i.test(contentType);
 
 function bodyValue(text: string, contentType: string | undefined): JsonValue {
   if (isJsonType(contentType)) {
@@ -41,7 +42,8 @@ function exactJson(text: string, contentType: string | undefined): JsonValue {
 }
 
 export function recordedCase(input: RecordInput, name: string): Record<string, JsonValue> {
-  if (input.exchanges.length > 1) throw new RecordRefused(`the call made ${input.exchanges.length} upstream requests; a case holds one.`);
+  if (input.exchanges.length > 1)
+    throw new RecordRefused(`the call made ${input.exchanges.length} upstream requests; a case holds one.`);
   const x = input.exchanges[0];
   const c: Record<string, JsonValue> = { name, tool: input.tool, arguments: input.arguments };
   if (x !== undefined) {
@@ -70,7 +72,9 @@ export function recordedCase(input: RecordInput, name: string): Record<string, J
     };
   }
   const { isError, text, structured } = input.result;
-  c["expect"] = isError ? { error: text } : { text, ...(structured !== undefined ? { structured: structured as JsonValue } : {}) };
+  c["expect"] = isError
+    ? { error: text }
+    : { text, ...(structured !== undefined ? { structured: structured as JsonValue } : {}) };
   const masked = mask(c, input.secrets) as Record<string, JsonValue>;
   const text2 = JSON.stringify(masked);
   const leaked = [...input.secrets].filter(([n, v]) => {
@@ -79,7 +83,9 @@ export function recordedCase(input: RecordInput, name: string): Record<string, J
     return one.containsSecret(text2);
   });
   if (leaked.length > 0) {
-    throw new RecordRefused(`the recorded exchange still holds ${leaked.map(([n]) => n).join(", ")} in an encoded form; nothing was written. Write this case by hand.`);
+    throw new RecordRefused(
+      `the recorded exchange still holds ${leaked.map(([n]) => n).join(", ")} in an encoded form; nothing was written. Write this case by hand.`,
+    );
   }
   return masked;
 }
@@ -91,21 +97,34 @@ function mask(value: JsonValue, secrets: ReadonlyMap<string, string>): JsonValue
     return out;
   }
   if (Array.isArray(value)) return value.map((v) => mask(v, secrets));
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [mask(k, secrets) as string, mask(v, secrets)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [mask(k, secrets) as string, mask(v, secrets)]));
   return value;
 }
 
 /** Appends the case to FILE (keeping what is there, comments included), or starts the file. */
-export async function appendCase(file: string, make: (taken: ReadonlySet<string>) => Record<string, JsonValue>): Promise<string> {
+export async function appendCase(
+  file: string,
+  make: (taken: ReadonlySet<string>) => Record<string, JsonValue>,
+): Promise<string> {
   const existing = await readFile(file, "utf8").catch((error: { code?: string }) => {
     if (error.code === "ENOENT") return null;
     throw error;
   });
-  const doc = existing !== null ? parseDocument(existing) : parseDocument("# Spec tests: run with kervanc test. Format: the kervanc package's schema/kervan-test.schema.json.\ntests: []\n");
-  if (doc.errors.length > 0) throw new RecordRefused(`${file} is not valid YAML (${doc.errors[0]!.message.split("\n")[0]}); nothing was written.`);
+  const doc =
+    existing !== null
+      ? parseDocument(existing)
+      : parseDocument(
+          "# Spec tests: run with kervanc test. Format: the kervanc package's schema/kervan-test.schema.json.\ntests: []\n",
+        );
+  if (doc.errors.length > 0)
+    throw new RecordRefused(
+      `${file} is not valid YAML (${doc.errors[0]!.message.split("\n")[0]}); nothing was written.`,
+    );
   let tests = isMap(doc.contents) ? doc.get("tests", true) : undefined;
   if (!isSeq(tests)) {
-    if (existing !== null && !isMap(doc.contents)) throw new RecordRefused(`${file} is not a test file (no tests: list); nothing was written.`);
+    if (existing !== null && !isMap(doc.contents))
+      throw new RecordRefused(`${file} is not a test file (no tests: list); nothing was written.`);
     tests = new YAMLSeq();
     doc.set("tests", tests);
   }

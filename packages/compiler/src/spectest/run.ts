@@ -29,16 +29,32 @@ export interface FileResult {
   readonly cases: readonly CaseResult[];
 }
 
-export async function runTestFile(testFile: string, specFile: string, options: { env: NodeJS.ProcessEnv; onLog: (line: string) => void }): Promise<FileResult> {
+export async function runTestFile(
+  testFile: string,
+  specFile: string,
+  options: { env: NodeJS.ProcessEnv; onLog: (line: string) => void },
+): Promise<FileResult> {
   const compiled = await compileDev(specFile);
   if (!compiled.ok) return { testFile, specFile, diagnostics: compiled.diagnostics, cases: [] };
   const planned = compiled.compiled.planned;
   const read = await readRegularFile(testFile);
   if (!read.ok) {
-    const message = read.what !== undefined ? `${testFile} is ${read.what}, not a test file.` : `The test file cannot be read (${read.code}).`;
-    return { testFile, specFile, diagnostics: [{ code: "KV9010", severity: "error", file: testFile, line: 1, column: 1, path: "", message }], cases: [] };
+    const message =
+      read.what !== undefined
+        ? `${testFile} is ${read.what}, not a test file.`
+        : `The test file cannot be read (${read.code}).`;
+    return {
+      testFile,
+      specFile,
+      diagnostics: [{ code: "KV9010", severity: "error", file: testFile, line: 1, column: 1, path: "", message }],
+      cases: [],
+    };
   }
-  const loaded = loadTests(testFile, read.bytes, planned.tools.map((t) => t.plan.listing.name));
+  const loaded = loadTests(
+    testFile,
+    read.bytes,
+    planned.tools.map((t) => t.plan.listing.name),
+  );
   const diagnostics = [...compiled.diagnostics, ...loaded.diagnostics];
   if (!loaded.ok) return { testFile, specFile, diagnostics, cases: [] };
 
@@ -52,7 +68,10 @@ export async function runTestFile(testFile: string, specFile: string, options: {
   const stub = await Stub.start();
   let server: DevServer | undefined;
   try {
-    server = await startDevServer(compiled.compiled, retarget(planned, stub.origin), { env, onLog: (line) => options.onLog(secrets.mask(line)) });
+    server = await startDevServer(compiled.compiled, retarget(planned, stub.origin), {
+      env,
+      onLog: (line) => options.onLog(secrets.mask(line)),
+    });
     const cases: CaseResult[] = [];
     for (const c of loaded.tests) cases.push(await runCase(c, server, stub, secrets));
     return { testFile, specFile, diagnostics, cases };
@@ -73,14 +92,25 @@ async function runCase(c: TestCase, server: DevServer, stub: Stub, secrets: Plac
     for (const [k, v] of Object.entries(response?.headers ?? {})) headers[k.toLowerCase()] = secrets.fill(v);
     stub.response = { status: response?.status ?? 200, headers, body: text };
   } else {
-    stub.response = { status: 500, headers: { "content-type": "text/plain" }, body: "kervanc test: this case expects no upstream call" };
+    stub.response = {
+      status: 500,
+      headers: { "content-type": "text/plain" },
+      body: "kervanc test: this case expects no upstream call",
+    };
   }
   let outcome: CallOutcome;
   let raw: string;
   try {
-    const result = (await server.child.request("tools/call", { name: c.tool, arguments: c.arguments ?? {} })) as { content?: { type: string; text?: string }[]; structuredContent?: unknown; isError?: boolean };
+    const result = (await server.child.request("tools/call", { name: c.tool, arguments: c.arguments ?? {} })) as {
+      content?: { type: string; text?: string }[];
+      structuredContent?: unknown;
+      isError?: boolean;
+    };
     raw = JSON.stringify(result);
-    const text = (result.content ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("\n");
+    const text = (result.content ?? [])
+      .filter((p) => p.type === "text")
+      .map((p) => p.text ?? "")
+      .join("\n");
     outcome = { isError: result.isError === true, text, structured: result.structuredContent };
   } catch (error) {
     if (!(error instanceof RpcError)) throw error;
@@ -88,6 +118,7 @@ async function runCase(c: TestCase, server: DevServer, stub: Stub, secrets: Plac
     outcome = { isError: true, text: error.message, structured: undefined };
   }
   const failures = [...compareRequest(c, stub.requests, secrets), ...compareResult(c, outcome, secrets)];
-  for (const name of secrets.leaked(raw)) failures.push(`secret ${name} reached the result (the canary check): the runtime let it through unredacted`);
+  for (const name of secrets.leaked(raw))
+    failures.push(`secret ${name} reached the result (the canary check): the runtime let it through unredacted`);
   return { name: c.name, tool: c.tool, ok: failures.length === 0, failures };
 }

@@ -28,7 +28,11 @@ export class Stub {
   readonly #server: http.Server;
   readonly origin: string;
   requests: StubRequest[] = [];
-  response: StubResponse = { status: 500, headers: { "content-type": "text/plain" }, body: "kervanc test: this case expects no upstream call" };
+  response: StubResponse = {
+    status: 500,
+    headers: { "content-type": "text/plain" },
+    body: "kervanc test: this case expects no upstream call",
+  };
 
   private constructor(server: http.Server, origin: string) {
     this.#server = server;
