@@ -86,7 +86,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
           ? { fix: { description: `Write ${parsed.replacement}`, replacement: parsed.replacement } }
           : {};
       out.push(
-        finding(parsed.message.startsWith("Unclosed") ? "KV3001" : "KV3002", path, parsed.message, {
+        finding(parsed.code, path, parsed.message, {
           offset: parsed.offset,
           length: parsed.length,
           ...fix,

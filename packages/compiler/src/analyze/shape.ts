@@ -6,7 +6,7 @@
  * Schema for editors (editor-schema.ts). A drift test keeps the committed editor schema equal to what the
  * shapes generate.
  */
-import type { DiagnosticCode } from "../diagnostics/codes.ts";
+import type { Finding, SpecPath } from "../diagnostics/diagnostic.ts";
 
 export type Visible = "line" | "multiline";
 
@@ -64,11 +64,14 @@ export interface ObjectShape<F extends Record<string, Field> = Record<string, Fi
   readonly kind: "object";
   readonly fields: F;
 }
-/** A choice between shapes; `pick` decides which one applies from the value, or explains why none does. */
+/**
+ * A choice between shapes; `pick` decides which one applies from the value, or explains why none does (a
+ * finding for the value's path, its text from codes.ts).
+ */
 export interface UnionShape<O extends readonly Shape[] = readonly Shape[]> extends Doc {
   readonly kind: "union";
   readonly options: O;
-  readonly pick: (value: unknown) => O[number] | { readonly code?: DiagnosticCode; readonly message: string };
+  readonly pick: (value: unknown) => O[number] | ((path: SpecPath) => Finding);
 }
 
 export type Shape =

@@ -5,6 +5,7 @@
  * (`SpecFile`), and for the editor JSON Schema. Limits are named constants here and nowhere else.
  */
 import { MIN_SECRET_LENGTH } from "@kervanc/runtime/secrets";
+import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import {
   array,
   bool,
@@ -68,10 +69,8 @@ const hostEntry = str({
 
 const hostItem = union([hostEntry], (v) =>
   isPlainObject(v) && Object.keys(v).length === 1
-    ? {
-        code: "KV2011" as const,
-        message: `YAML read a host:port as a key and value (because of the space after the colon); write "${Object.keys(v)[0]}:${String(Object.values(v)[0])}".`,
-      }
+    ? (path: SpecPath) =>
+        report("KV2011", path, (m) => m.hostAsMapping({ host: `${Object.keys(v)[0]}:${String(Object.values(v)[0])}` }))
     : hostEntry,
 );
 
@@ -96,7 +95,7 @@ const secretEntry = union(
       ? secretName
       : isPlainObject(v)
         ? boundSecret
-        : { message: "A secret is a NAME, or a mapping with name and hosts." },
+        : (path: SpecPath) => report("KV2003", path, (m) => m.notSecret),
   "A secret the tools may use as {{secrets.NAME}}.",
 );
 
@@ -197,10 +196,10 @@ const output = union(
     if (!isPlainObject(v)) return selectOutput;
     const hasSelect = Object.hasOwn(v, "select");
     const hasRaw = Object.hasOwn(v, "raw");
-    if (hasSelect && hasRaw) return { code: "KV2009", message: "output has both select and raw; use one of them." };
+    if (hasSelect && hasRaw) return (path: SpecPath) => report("KV2009", path, (m) => m.both);
     if (hasRaw) return rawOutput;
     if (hasSelect) return selectOutput;
-    return { code: "KV2009", message: "output needs select (a JMESPath expression) or raw: true." };
+    return (path: SpecPath) => report("KV2009", path, (m) => m.neither);
   },
   "What the model sees: select (JMESPath) or raw: true.",
 );

@@ -5,7 +5,7 @@
  * the walk never stops at the first one. The walk only descends where the format has structure: `input`,
  * `output.schema` and `body` are opaque JSON here and get their own checks.
  */
-import { type Finding, finding, formatPath, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, formatPath, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
 import { closest } from "./suggest.ts";
 import { visibleTextProblem } from "./visible-text.ts";
@@ -249,8 +249,8 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
     }
     case "union": {
       const picked = shape.pick(value);
-      if ("kind" in picked) recurse(value, picked as Shape, path);
-      else out.push(finding(picked.code ?? "KV2003", path, picked.message));
+      if (typeof picked === "function") out.push(picked(path));
+      else recurse(value, picked, path);
       return;
     }
   }

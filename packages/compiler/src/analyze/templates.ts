@@ -5,6 +5,7 @@
  * it, and whitespace inside the braces is trimmed. Input paths are identifiers only (no brackets, no dashes).
  */
 import type { Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
+import { CODES } from "../diagnostics/codes.ts";
 
 export type ParsedTemplate =
   | {
@@ -17,6 +18,7 @@ export type ParsedTemplate =
     }
   | {
       readonly ok: false;
+      readonly code: "KV3001" | "KV3002";
       readonly message: string;
       readonly offset: number;
       /** How many characters the refused template spans (for the caret range). */
@@ -54,7 +56,12 @@ export function parseTemplate(source: string): ParsedTemplate {
         const why = refusalReason(expression);
         return {
           ok: false,
-          message: `Unsupported template {{${expression}}}: ${why.reason}${why.meant ? ` Did you mean ${why.meant}?` : ""}`,
+          code: "KV3002",
+          message: CODES.KV3002.messages.unsupported({
+            expression,
+            reason: why.reason,
+            meant: why.meant ? ` Did you mean ${why.meant}?` : "",
+          }),
           offset: i,
           length: end + 2 - i,
           ...(why.meant ? { replacement: why.meant } : {}),
@@ -82,7 +89,8 @@ function unclosed(source: string, at: number): ParsedTemplate {
     const meant = `{{${single[1]!}}}`;
     return {
       ok: false,
-      message: `Unclosed "{{" in ${JSON.stringify(source)}: the template ends with a single "}"; close it with "}}". Did you mean ${meant}?`,
+      code: "KV3001",
+      message: CODES.KV3001.messages.singleBrace({ source: JSON.stringify(source), meant }),
       offset: at,
       length: single[0].length + 2,
       replacement: meant,
@@ -90,7 +98,8 @@ function unclosed(source: string, at: number): ParsedTemplate {
   }
   return {
     ok: false,
-    message: `Unclosed "{{" in ${JSON.stringify(source)}: every "{{" needs a "}}" after it (write \\{{ for a literal "{{").`,
+    code: "KV3001",
+    message: CODES.KV3001.messages.unclosed({ source: JSON.stringify(source) }),
     offset: at,
     length: source.length - at,
   };

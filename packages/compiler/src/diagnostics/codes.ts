@@ -28,7 +28,11 @@ export interface CodeInfo {
   /** A message as kervanc prints it (without file, position and path). */
   readonly example: string;
   readonly retired?: true;
-  /** The code's messages by name (some of kervanc import's KV7xxx texts and the template parser's are still written where they are found). */
+  /**
+   * The code's messages by name. A few KV7xxx texts are still written where they are found: the ones kervanc
+   * import builds while converting a schema or an answer (ImportProblem, ConvertNote, proposeOutput) and passes
+   * on whole.
+   */
   readonly messages?: Readonly<Record<string, MessageTemplate>>;
 }
 
@@ -193,6 +197,7 @@ export const CODES = {
       notList: (a: { got: string }) => `Expected a list, got ${a.got}.`,
       notRecord: (a: { got: string }) => `Expected a mapping (name: value), got ${a.got}.`,
       notObject: (a: { got: string }) => `Expected a mapping (key: value pairs), got ${a.got}.`,
+      notSecret: "A secret is a NAME, or a mapping with name and hosts.",
     },
   },
   KV2004: {
@@ -245,6 +250,10 @@ export const CODES = {
     severity: "error",
     summary: "The output section must use either select or raw: true.",
     example: "output needs select (a JMESPath expression) or raw: true.",
+    messages: {
+      both: "output has both select and raw; use one of them.",
+      neither: "output needs select (a JMESPath expression) or raw: true.",
+    },
   },
   KV2010: {
     severity: "error",
@@ -262,6 +271,10 @@ export const CODES = {
     summary: "YAML read a host:port as a key and value.",
     example:
       'YAML read a host:port as a key and value (because of the space after the colon); write "api.example.com:8443".',
+    messages: {
+      hostAsMapping: (a: { host: string }) =>
+        `YAML read a host:port as a key and value (because of the space after the colon); write "${a.host}".`,
+    },
   },
   KV2012: {
     severity: "warning",
@@ -300,12 +313,22 @@ export const CODES = {
     summary: "A template is not closed with }}.",
     example:
       'Unclosed "{{" in "https://api.example.com/items/{{input.id": every "{{" needs a "}}" after it (write \\{{ for a literal "{{").',
+    messages: {
+      singleBrace: (a: { source: string; meant: string }) =>
+        `Unclosed "{{" in ${a.source}: the template ends with a single "}"; close it with "}}". Did you mean ${a.meant}?`,
+      unclosed: (a: { source: string }) =>
+        `Unclosed "{{" in ${a.source}: every "{{" needs a "}}" after it (write \\{{ for a literal "{{").`,
+    },
   },
   KV3002: {
     severity: "error",
     summary: "A template expression is not supported.",
     example:
       'Unsupported template {{env.HOME}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start. Did you mean {{secrets.HOME}}?',
+    messages: {
+      unsupported: (a: { expression: string; reason: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: ${a.reason}${a.meant}`,
+    },
   },
   KV3003: {
     severity: "error",
@@ -890,6 +913,11 @@ export const CODES = {
       operationNotMapping: "An operation must be a mapping.",
       swagger2:
         "This is a Swagger 2.0 document; kervanc import reads OpenAPI 3.0 and 3.1 (convert it first, for example with swagger2openapi).",
+      topLevelNotMapping: "The document is not an OpenAPI document: its top level is not a mapping.",
+      noVersion: 'The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?',
+      unsupportedVersion: (a: { version: string }) =>
+        `OpenAPI ${a.version} is not supported; kervanc import reads OpenAPI 3.0 and 3.1.`,
+      pathsNotMapping: "paths must be a mapping from paths to path items.",
     },
   },
   KV7004: {
@@ -908,12 +936,20 @@ export const CODES = {
     summary: "A tool's input would need a recursive schema.",
     example:
       "The schema is recursive: #/components/schemas/Node refers to itself. A tool's input schema is inlined and cannot be recursive; leave the operation out (--exclude createNode) or cut the cycle in the document.",
+    messages: {
+      recursive: (a: { problem: string; leaveOut: string }) =>
+        `${a.problem}; ${a.leaveOut} or cut the cycle in the document.`,
+    },
   },
   KV7007: {
     severity: "error",
     summary: "An input schema, with its $refs inlined, breaks the spec's schema limits.",
     example:
       "The input schema of createReport, with its $refs inlined, has more than 2000 nodes (the spec's limit). Leave the operation out (--exclude createReport) or simplify its schemas.",
+    messages: {
+      overLimit: (a: { tool: string; problem: string; leaveOut: string }) =>
+        `The input schema of ${a.tool}, with its $refs inlined, ${a.problem} (the spec's limit). ${a.leaveOut} or simplify its schemas.`,
+    },
   },
   KV7008: {
     severity: "error",
@@ -944,6 +980,32 @@ export const CODES = {
         `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
       method: (a: { method: string }) =>
         `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
+      inapplicableKeywords: (a: { keywords: string; list: string }) =>
+        `${a.keywords} that do not apply to their schema's type (${a.list}) were left out of the input schemas: they check nothing.`,
+      pathParameterNotScalar: (a: { name: string }) =>
+        `The path parameter "${a.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
+      pathParameterNotInPath: (a: { name: string; route: string }) =>
+        `The path parameter "${a.name}" does not appear in the path ${a.route}; it is left out.`,
+      queryNameTemplate: (a: { name: string }) =>
+        `The query parameter "${a.name}" is left out: a query name cannot contain "{{".`,
+      queryObject: (a: { name: string }) =>
+        `The query parameter "${a.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`,
+      deepObject: (a: { name: string }) =>
+        `The query parameter "${a.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${a.name}[name]=value; it is left out.`,
+      credentialHeader: (a: { name: string }) =>
+        `The header parameter "${a.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`,
+      reservedHeader: (a: { name: string }) =>
+        `The header parameter "${a.name}" is left out: a spec cannot set that header.`,
+      optionalHeader: (a: { name: string }) =>
+        `The optional header parameter "${a.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`,
+      headerNotScalar: (a: { name: string }) =>
+        `The header parameter "${a.name}" is not a string, number or boolean; it is left out.`,
+      patternLeftOut: (a: { problem: string }) => `The pattern is left out: ${a.problem}.`,
+      patternPropertyLeftOut: (a: { problem: string }) => `The pattern property is left out: ${a.problem}.`,
+      keywordProperty: (a: { name: string }) =>
+        `The property "${a.name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
+      answerType: (a: { types: string }) =>
+        `The operation answers ${a.types}, which a tool cannot return (it returns JSON or text); the operation is left out.`,
     },
   },
   KV7011: {
@@ -955,6 +1017,20 @@ export const CODES = {
         `${a.option} ${a.selector} matches no tag, operationId or route ("GET /path") of an operation.`,
       noOperations: "The document has no operations to import.",
       noneLeft: "No operation is left to import after --include, --exclude and --read-only.",
+      noneImportable: "None of the selected operations can be imported (see the warnings above).",
+      tooMany: (a: { count: number; max: number; by: string; groups: string; example: string; reads: number }) =>
+        `${a.count} operations are selected, but a spec holds at most ${a.max} tools. Operations by ${a.by}: ${a.groups}. Choose with --include <tag|/path prefix|operationId|"METHOD /path">${a.example}, --exclude, or --read-only (${a.reads} GET operations); import one document several times to cover more.`,
+      specTooLarge: (a: { count: number; bytes: number; max: number; hint: string }) =>
+        `The spec for these ${a.count} operations would be ${a.bytes} bytes, more than the ${a.max} a spec may have; choose fewer with --include, --exclude or --read-only${a.hint}.`,
+      skippedTooLarge: (a: {
+        skipped: number;
+        count: number;
+        bytes: number;
+        max: number;
+        kept: number;
+        first: string;
+      }) =>
+        `Skipped ${a.skipped} operations (--skip-invalid): the spec for all ${a.count} would be ${a.bytes} bytes, more than the ${a.max} a spec may have; the first ${a.kept} are kept. The first skipped is ${a.first}.`,
     },
   },
   KV7012: {
@@ -962,18 +1038,32 @@ export const CODES = {
     summary: "The spec the import would write is refused by kervanc build; nothing is written.",
     example:
       'kervanc build would refuse the tool made from this operation: KV3017 tools[0].http.url: The URL\'s path drops {{input.name}}: a ".." segment after it removes it. Write the path without "..".',
+    messages: {
+      refused: (a: { subject: string; code: string; where: string; message: string }) =>
+        `kervanc build would refuse the ${a.subject}: ${a.code} ${a.where}${a.message}`,
+      skipped: (a: { operation: string; subject: string; code: string; where: string; message: string }) =>
+        `Skipped ${a.operation} (--skip-invalid): kervanc build would refuse the ${a.subject}: ${a.code} ${a.where}${a.message}`,
+    },
   },
   KV7013: {
     severity: "warning",
     summary: "The server URL uses plain http: the spec sets allowInsecureHttp.",
     example:
       'The server URL "http://api.example.com" uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.',
+    messages: {
+      plainHttp: (a: { where: string; url: string }) =>
+        `${a.where} ${a.url} uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.`,
+    },
   },
   KV7014: {
     severity: "warning",
     summary: "Invisible or control characters were removed from a text the model would read.",
     example:
       "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
+    messages: {
+      removed: (a: { what: string; count: number; characters: string; first: string; removed: string }) =>
+        `The ${a.what} has ${a.count} invisible or control ${a.characters} (U+${a.first}), which the spec format refuses; ${a.removed}.`,
+    },
   },
   KV7015: {
     severity: "warning",
@@ -981,18 +1071,32 @@ export const CODES = {
       "A parameter carries a credential (by its name or description): it is sent from a secret, not asked of the model.",
     example:
       'The query parameter "token" carries a credential; it is sent from the secret TOKEN instead of being an input the model fills in.',
+    messages: {
+      alreadySent: (a: { where: string }) =>
+        `${a.where} carries a credential, and the operation's security scheme already sends one; it is left out.`,
+      fromSecret: (a: { where: string; secret: string }) =>
+        `${a.where} carries a credential; it is sent from the secret ${a.secret} instead of being an input the model fills in.`,
+    },
   },
   KV7016: {
     severity: "warning",
     summary: "The document declares no security scheme: the tools are imported without authentication.",
     example:
       "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+    messages: {
+      noSchemes:
+        "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
+    },
   },
   KV7017: {
     severity: "warning",
     summary: "The first https server was chosen over a plain-http one listed before it.",
     example:
       'The server "https://ec2.amazonaws.com" is used: it is the first https one listed ("http://ec2.amazonaws.com" comes first but uses plain http). Give --server-url to choose another.',
+    messages: {
+      passedOver: (a: { server: string; passedOver: string }) =>
+        `The server ${a.server} is used: it is the first https one listed (${a.passedOver} comes first but uses plain http). Give --server-url to choose another.`,
+    },
   },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -2,12 +2,12 @@
  * A tool's input schema as it is assembled: one property per parameter (and one for the body), named so
  * templates can reference them, and texts made fit for a spec.
  */
-import { finding, type SpecPath } from "../diagnostics/diagnostic.ts";
+import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext } from "./context.ts";
 import { identifierFrom } from "./names.ts";
 import { put } from "./refs.ts";
 import { firstHidden, type JsonSchema, MAX_SCHEMA_DESCRIPTION, type SchemaConverter } from "./schema.ts";
-import { cleanText, removedMessage, shorten } from "./text.ts";
+import { cleanText, removedCharacters, shorten } from "./text.ts";
 
 /** What a parameter or body contributes to the input. */
 export interface InputSource {
@@ -63,8 +63,7 @@ export class Inputs {
   describe(text: unknown, path: SpecPath): string | undefined {
     if (typeof text !== "string") return undefined;
     const clean = cleanText(text, "multiline");
-    if (clean.removed > 0)
-      this.#ctx.report(finding("KV7014", path, removedMessage("description", clean.removed, firstHidden(text))));
+    if (clean.removed > 0) this.#ctx.report(removedCharacters(path, "description", clean.removed, firstHidden(text)));
     return clean.text === "" ? undefined : shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text;
   }
 

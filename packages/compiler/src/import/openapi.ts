@@ -43,7 +43,7 @@ import { proposeOutput } from "./responses.ts";
 import { type ConvertNote, firstHidden, type OpenApiVersion, SchemaConverter } from "./schema.ts";
 import { applyCredentials, credentialPlaces, isCredentialParameter, type SecretKind, Security } from "./security.ts";
 import { basePath, hostPort, type Server, Servers } from "./servers.ts";
-import { cleanText, removedMessage, shorten } from "./text.ts";
+import { cleanText, removedCharacters, shorten } from "./text.ts";
 
 export type { ImportOptions } from "./context.ts";
 
@@ -150,7 +150,7 @@ class Importer {
 
   run(): ImportResult {
     if (!isPlainObject(this.#source.value)) {
-      this.#report(finding("KV7003", [], "The document is not an OpenAPI document: its top level is not a mapping."));
+      this.#report(report("KV7003", [], (m) => m.topLevelNotMapping));
       return failed(this.#diagnostics(), 0);
     }
     if (!this.#checkVersion()) return failed(this.#diagnostics(), 0);
@@ -194,16 +194,14 @@ class Importer {
         .map(([k, n]) => `${k} ${n}`)
         .join(", ");
       this.#report(
-        finding(
-          "KV7010",
-          [],
-          `${total} schema keyword${total === 1 ? "" : "s"} that do not apply to their schema's type (${list}) were left out of the input schemas: they check nothing.`,
+        report("KV7010", [], (m) =>
+          m.inapplicableKeywords({ keywords: `${total} schema keyword${total === 1 ? "" : "s"}`, list }),
         ),
       );
     }
     if (built.length === 0 && !this.#hasErrors()) {
       this.#report(
-        finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", {
+        report("KV7011", ["paths"], (m) => m.noneImportable, {
           atKey: true,
         }),
       );
@@ -265,30 +263,18 @@ class Importer {
       return false;
     }
     if (typeof openapi !== "string") {
-      this.#report(
-        finding(
-          "KV7003",
-          openapi === undefined ? [] : ["openapi"],
-          'The document has no "openapi" version string (such as "3.1.0"); is it an OpenAPI document?',
-        ),
-      );
+      this.#report(report("KV7003", openapi === undefined ? [] : ["openapi"], (m) => m.noVersion));
       return false;
     }
     const match = /^3\.([01])\.\d+(-.+)?$/.exec(openapi);
     if (!match) {
-      this.#report(
-        finding(
-          "KV7003",
-          ["openapi"],
-          `OpenAPI ${openapi} is not supported; kervanc import reads OpenAPI 3.0 and 3.1.`,
-        ),
-      );
+      this.#report(report("KV7003", ["openapi"], (m) => m.unsupportedVersion({ version: openapi })));
       return false;
     }
     this.#version = match[1] === "0" ? "3.0" : "3.1";
     const paths = this.#root["paths"];
     if (paths !== undefined && paths !== null && !isPlainObject(paths)) {
-      this.#report(finding("KV7003", ["paths"], "paths must be a mapping from paths to path items."));
+      this.#report(report("KV7003", ["paths"], (m) => m.pathsNotMapping));
       return false;
     }
     return true;
@@ -298,18 +284,14 @@ class Importer {
     const selector = selectorOf(operation);
     const leaveOut = `leave the operation out (--exclude ${/\s/.test(selector) ? JSON.stringify(selector) : selector})`;
     if (problem.code === "KV7006") {
-      this.#report(
-        finding("KV7006", problem.path, `${problem.message}; ${leaveOut} or cut the cycle in the document.`),
-      );
+      this.#report(report("KV7006", problem.path, (m) => m.recursive({ problem: problem.message, leaveOut })));
     } else if (problem.code === "KV7007") {
       this.#report(
-        finding(
+        report(
           "KV7007",
           operation.at,
-          `The input schema of ${toolName}, with its $refs inlined, ${problem.message} (the spec's limit). ${capitalize(leaveOut)} or simplify its schemas.`,
-          {
-            atKey: true,
-          },
+          (m) => m.overLimit({ tool: toolName, problem: problem.message, leaveOut: capitalize(leaveOut) }),
+          { atKey: true },
         ),
       );
     } else this.#report(finding(problem.code, problem.path, problem.message));
@@ -319,10 +301,11 @@ class Importer {
     for (const note of notes) {
       if (note.removed !== undefined) {
         this.#report(
-          finding(
-            "KV7014",
+          removedCharacters(
             note.path,
-            removedMessage(String(note.path[note.path.length - 1] ?? "text"), note.removed.count, note.removed.first),
+            String(note.path[note.path.length - 1] ?? "text"),
+            note.removed.count,
+            note.removed.first,
           ),
         );
       } else this.#report(finding("KV7010", note.path, note.message));
@@ -393,21 +376,13 @@ class Importer {
     const summary = typeof op["summary"] === "string" ? cleanText(op["summary"], "line") : null;
     if (summary && summary.removed > 0)
       this.#report(
-        finding(
-          "KV7014",
-          [...at, "summary"],
-          removedMessage("summary", summary.removed, firstHidden(op["summary"] as string)),
-        ),
+        removedCharacters([...at, "summary"], "summary", summary.removed, firstHidden(op["summary"] as string)),
       );
     const rawDescription = typeof op["description"] === "string" ? op["description"] : null;
     const description = rawDescription === null ? null : cleanText(rawDescription, "multiline");
     if (description && description.removed > 0)
       this.#report(
-        finding(
-          "KV7014",
-          [...at, "description"],
-          removedMessage("description", description.removed, firstHidden(rawDescription!)),
-        ),
+        removedCharacters([...at, "description"], "description", description.removed, firstHidden(rawDescription!)),
       );
     const fullDescription = description?.text || summary?.text || `${method.toUpperCase()} ${route}`;
     const shortened = shorten(fullDescription, MAX_TOOL_DESCRIPTION);
@@ -440,23 +415,15 @@ class Importer {
     if (server.passedOver !== undefined) {
       // Reported once per server list: the same message at the same place is shown once.
       this.#report(
-        finding(
-          "KV7017",
-          server.at,
-          `The server ${JSON.stringify(server.text)} is used: it is the first https one listed (${JSON.stringify(server.passedOver)} comes first but uses plain http). Give --server-url to choose another.`,
+        report("KV7017", server.at, (m) =>
+          m.passedOver({ server: JSON.stringify(server.text), passedOver: JSON.stringify(server.passedOver) }),
         ),
       );
     }
     if (server.url.protocol === "http:") {
       // Reported once per server: the same message at the same place is shown once.
       const where = server.fromOption ? "--server-url" : "The server URL";
-      this.#report(
-        finding(
-          "KV7013",
-          server.at,
-          `${where} ${JSON.stringify(server.text)} uses plain http; the spec sets allowInsecureHttp: true, so requests and answers travel unencrypted.`,
-        ),
-      );
+      this.#report(report("KV7013", server.at, (m) => m.plainHttp({ where, url: JSON.stringify(server.text) })));
     }
     return { operation, value, comments, secrets, server };
   }
@@ -476,10 +443,16 @@ class Importer {
         const keep = Math.max(1, Math.floor((built.length * MAX_SPEC_BYTES * 0.9) / bytes.byteLength));
         if (!this.#options.skipInvalid || keep >= built.length) {
           this.#report(
-            finding(
+            report(
               "KV7011",
               ["paths"],
-              `The spec for these ${built.length} operations would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; choose fewer with --include, --exclude or --read-only${this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)"}.`,
+              (m) =>
+                m.specTooLarge({
+                  count: built.length,
+                  bytes: bytes.byteLength,
+                  max: MAX_SPEC_BYTES,
+                  hint: this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)",
+                }),
               { atKey: true },
             ),
           );
@@ -487,10 +460,18 @@ class Importer {
         }
         const left = built.slice(keep);
         this.#report(
-          finding(
+          report(
             "KV7011",
             ["paths"],
-            `Skipped ${left.length} operations (--skip-invalid): the spec for all ${built.length} would be ${bytes.byteLength} bytes, more than the ${MAX_SPEC_BYTES} a spec may have; the first ${keep} are kept. The first skipped is ${selectorOf(left[0]!.operation)}.`,
+            (m) =>
+              m.skippedTooLarge({
+                skipped: left.length,
+                count: built.length,
+                bytes: bytes.byteLength,
+                max: MAX_SPEC_BYTES,
+                kept: keep,
+                first: selectorOf(left[0]!.operation),
+              }),
             { atKey: true, severity: "warning" },
           ),
         );
@@ -507,22 +488,35 @@ class Importer {
         }
         const index = /^tools\[(\d+)\]/.exec(d.path);
         const tool = index ? built[Number(index[1])] : undefined;
-        const message = `kervanc build would refuse the ${tool ? "tool made from this operation" : "imported spec"}: ${d.code} ${d.path === "" ? "" : `${d.path}: `}${d.message}`;
+        const refusal = {
+          subject: tool ? "tool made from this operation" : "imported spec",
+          code: d.code,
+          where: d.path === "" ? "" : `${d.path}: `,
+          message: d.message,
+        };
         if (tool !== undefined && this.#options.skipInvalid) {
           refused.add(Number(index![1]));
           this.#report(
-            finding("KV7012", tool.operation.at, `${skippedPrefix(tool.operation)}${message}`, {
-              atKey: true,
-              severity: "warning",
-            }),
+            report(
+              "KV7012",
+              tool.operation.at,
+              (m) => m.skipped({ operation: operationLabel(tool.operation), ...refusal }),
+              {
+                atKey: true,
+                severity: "warning",
+              },
+            ),
           );
-        } else this.#report(finding("KV7012", tool ? tool.operation.at : [], message, { atKey: tool !== undefined }));
+        } else
+          this.#report(
+            report("KV7012", tool ? tool.operation.at : [], (m) => m.refused(refusal), { atKey: tool !== undefined }),
+          );
       }
       if (refused.size > 0 && !this.#hasErrors()) {
         built = built.filter((_, i) => !refused.has(i));
         if (built.length === 0) {
           this.#report(
-            finding("KV7011", ["paths"], "None of the selected operations can be imported (see the warnings above).", {
+            report("KV7011", ["paths"], (m) => m.noneImportable, {
               atKey: true,
             }),
           );
@@ -537,13 +531,7 @@ class Importer {
         throw new Error("kervanc import: the imported spec has no errors but was not planned.");
       }
       if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
-        this.#report(
-          finding(
-            "KV7016",
-            [],
-            "The document declares no security scheme, so the tools send no credentials. If the API needs them, add a header with {{secrets.NAME}} and a secrets entry by hand.",
-          ),
-        );
+        this.#report(report("KV7016", [], (m) => m.noSchemes));
       }
       const importDiagnostics = this.#diagnostics();
       const size = listingSize(compiled.planned);
@@ -594,11 +582,7 @@ class Importer {
       const clean = cleanText(rawDescription, "multiline");
       if (clean.removed > 0)
         this.#report(
-          finding(
-            "KV7014",
-            ["info", "description"],
-            removedMessage("description", clean.removed, firstHidden(rawDescription)),
-          ),
+          removedCharacters(["info", "description"], "description", clean.removed, firstHidden(rawDescription)),
         );
       if (clean.text !== "") description = shorten(clean.text, MAX_SERVER_DESCRIPTION).text;
     }
@@ -656,7 +640,12 @@ class Importer {
 
 /** How a warning under --skip-invalid starts: which operation was left out. */
 function skippedPrefix(operation: Operation): string {
-  return `Skipped ${operation.method.toUpperCase()} ${operation.route}${operation.operationId !== null ? ` (${operation.operationId})` : ""} (--skip-invalid): `;
+  return `Skipped ${operationLabel(operation)} (--skip-invalid): `;
+}
+
+/** `GET /pets (listPets)`: an operation as messages name it. */
+function operationLabel(operation: Operation): string {
+  return `${operation.method.toUpperCase()} ${operation.route}${operation.operationId !== null ? ` (${operation.operationId})` : ""}`;
 }
 
 function capitalize(text: string): string {

@@ -1,7 +1,7 @@
 /**
  * The document's operations (paths × methods) and the selection `--include`, `--exclude` and `--read-only` make.
  */
-import { finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { finding, type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { ImportProblem, isPlainObject } from "./refs.ts";
 
@@ -64,7 +64,7 @@ const MAX_TAGS_LISTED = 30;
  * The refusal of a selection over the tool limit: what there is to choose from (operations by tag, or by path
  * prefix when most have no tag), and how.
  */
-export function tooManyMessage(selected: readonly Operation[]): string {
+function tooMany(selected: readonly Operation[]): Finding {
   const untagged = selected.filter((op) => op.tags.length === 0).length;
   const byPath = untagged * 2 > selected.length;
   const counts = new Map<string, number>();
@@ -77,9 +77,21 @@ export function tooManyMessage(selected: readonly Operation[]): string {
   const more = groups.length > MAX_TAGS_LISTED ? ` and ${groups.length - MAX_TAGS_LISTED} more` : "";
   const reads = selected.filter((op) => op.method === "get").length;
   const example = groups.find(([group]) => group !== "(untagged)")?.[0];
-  return (
-    `${selected.length} operations are selected, but a spec holds at most ${MAX_TOOLS} tools. Operations by ${byPath ? "path" : "tag"}: ${listed.join(", ")}${more}. ` +
-    `Choose with --include <tag|/path prefix|operationId|"METHOD /path">${example !== undefined ? ` (for example --include ${/\s/.test(example) ? JSON.stringify(example) : example})` : ""}, --exclude, or --read-only (${reads} GET operations); import one document several times to cover more.`
+  const forExample =
+    example !== undefined ? ` (for example --include ${/\s/.test(example) ? JSON.stringify(example) : example})` : "";
+  return report(
+    "KV7011",
+    ["paths"],
+    (m) =>
+      m.tooMany({
+        count: selected.length,
+        max: MAX_TOOLS,
+        by: byPath ? "path" : "tag",
+        groups: `${listed.join(", ")}${more}`,
+        example: forExample,
+        reads,
+      }),
+    { atKey: true },
   );
 }
 
@@ -142,7 +154,7 @@ export function selectOperations(ctx: ImportContext, operations: readonly Operat
     return null;
   }
   if (selected.length > MAX_TOOLS) {
-    ctx.report(finding("KV7011", ["paths"], tooManyMessage(selected), { atKey: true }));
+    ctx.report(tooMany(selected));
     return null;
   }
   return selected;

@@ -7,7 +7,7 @@
  * call.
  */
 import { HEADER_NAME } from "../analyze/request.ts";
-import { finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
@@ -126,13 +126,7 @@ export function placeParameters(
     }
     const param = pathParams.get(variable[1]!);
     if (param !== undefined && !isScalarSchema(ctx.resolver, param.schema, param.schemaAt)) {
-      ctx.report(
-        finding(
-          "KV7010",
-          param.at,
-          `The path parameter "${param.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
-        ),
-      );
+      ctx.report(report("KV7010", param.at, (m) => m.pathParameterNotScalar({ name: param.name })));
       return null;
     }
     const id = inputs.add(
@@ -144,13 +138,7 @@ export function placeParameters(
   }
   for (const param of params) {
     if (param.in === "path" && !route.includes(`{${param.name}}`)) {
-      ctx.report(
-        finding(
-          "KV7010",
-          param.at,
-          `The path parameter "${param.name}" does not appear in the path ${route}; it is left out.`,
-        ),
-      );
+      ctx.report(report("KV7010", param.at, (m) => m.pathParameterNotInPath({ name: param.name, route })));
     }
   }
 
@@ -161,23 +149,11 @@ export function placeParameters(
   const credential = (param: Param, target: Record<string, unknown>): void => {
     const where = `The ${param.in} parameter "${param.name}"`;
     if (credentials.authenticated) {
-      ctx.report(
-        finding(
-          "KV7015",
-          param.at,
-          `${where} carries a credential, and the operation's security scheme already sends one; it is left out.`,
-        ),
-      );
+      ctx.report(report("KV7015", param.at, (m) => m.alreadySent({ where })));
       return;
     }
     const secret = credentials.secretFor(param);
-    ctx.report(
-      finding(
-        "KV7015",
-        param.at,
-        `${where} carries a credential; it is sent from the secret ${secret} instead of being an input the model fills in.`,
-      ),
-    );
+    ctx.report(report("KV7015", param.at, (m) => m.fromSecret({ where, secret })));
     put(target, param.name, `{{secrets.${secret}}}`);
     if (!secrets.includes(secret)) secrets.push(secret);
   };
@@ -191,13 +167,7 @@ export function placeParameters(
     if (param.in === "query") {
       if (credentials.places.has(`query:${param.name.toLowerCase()}`)) continue;
       if (param.name.includes("{{")) {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The query parameter "${param.name}" is left out: a query name cannot contain "{{".`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.queryNameTemplate({ name: param.name })));
         continue;
       }
       if (isCredentialParameter(param.name, param.description)) {
@@ -210,13 +180,7 @@ export function placeParameters(
         continue;
       }
       if (kind === "complex") {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The query parameter "${param.name}" is an object or a list of objects, which a spec cannot serialize into a query; it is left out.`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
         continue;
       }
       const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
@@ -241,23 +205,11 @@ export function placeParameters(
       const lower = param.name.toLowerCase();
       if (credentials.places.has(`header:${lower}`)) continue;
       if (lower === "authorization" || lower === "cookie") {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The header parameter "${param.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.credentialHeader({ name: param.name })));
         continue;
       }
       if (!HEADER_NAME.test(param.name) || RESERVED_HEADERS.has(lower)) {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The header parameter "${param.name}" is left out: a spec cannot set that header.`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.reservedHeader({ name: param.name })));
         continue;
       }
       if (isCredentialParameter(param.name, param.description)) {
@@ -265,23 +217,11 @@ export function placeParameters(
         continue;
       }
       if (!param.required) {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The optional header parameter "${param.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.optionalHeader({ name: param.name })));
         continue;
       }
       if (valueKind(ctx.resolver, param.schema, param.schemaAt) !== "scalar") {
-        ctx.report(
-          finding(
-            "KV7010",
-            param.at,
-            `The header parameter "${param.name}" is not a string, number or boolean; it is left out.`,
-          ),
-        );
+        ctx.report(report("KV7010", param.at, (m) => m.headerNotScalar({ name: param.name })));
         continue;
       }
       put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
@@ -342,13 +282,7 @@ function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query
           "complex",
     );
   if (!flat || param.name.includes("{{")) {
-    ctx.report(
-      finding(
-        "KV7010",
-        param.at,
-        `The query parameter "${param.name}" (style: deepObject) is not an object of plain named values, which a spec can only send as ${param.name}[name]=value; it is left out.`,
-      ),
-    );
+    ctx.report(report("KV7010", param.at, (m) => m.deepObject({ name: param.name })));
     return;
   }
   const id = inputs.add(param, "query");

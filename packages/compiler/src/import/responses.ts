@@ -9,6 +9,7 @@
  * predict them.
  */
 import { HTTP_DEFAULTS } from "../analyze/spec-format.ts";
+import { CODES } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
@@ -113,7 +114,7 @@ export function proposeOutput(
       comment: "",
       skip: {
         path: [...response.path, "content"],
-        message: `The operation answers ${types.join(", ")}, which a tool cannot return (it returns JSON or text); the operation is left out.`,
+        message: CODES.KV7010.messages.answerType({ types: types.join(", ") }),
       },
     };
   }

@@ -14,6 +14,7 @@
  * `discriminator`, `externalDocs`, `x-` extensions, unknown formats) is dropped: it would cost tokens in every
  * listing, or make `build` warn, and checks nothing.
  */
+import { CODES } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { SCHEMA_LIMITS } from "../analyze/schema-limits.ts";
 import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
@@ -111,6 +112,7 @@ const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAn
 
 export interface ConvertNote {
   readonly path: SpecPath;
+  /** A KV7010 text, filled in from its template in codes.ts. */
   readonly message: string;
   /** Characters removed from a text by the visible-text rule. */
   readonly removed?: { readonly count: number; readonly first: number };
@@ -229,7 +231,7 @@ export class SchemaConverter {
     if (typeof schema["pattern"] === "string") {
       const problem = patternProblem(schema["pattern"]);
       if (problem === null) out["pattern"] = schema["pattern"];
-      else this.#notes.push({ path: [...path, "pattern"], message: `The pattern is left out: ${problem}.` });
+      else this.#notes.push({ path: [...path, "pattern"], message: CODES.KV7010.messages.patternLeftOut({ problem }) });
     }
 
     for (const key of SCHEMA_KEYWORDS) {
@@ -262,7 +264,7 @@ export class SchemaConverter {
           dropped.add(name);
           this.#notes.push({
             path: at,
-            message: `The property "${name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
+            message: CODES.KV7010.messages.keywordProperty({ name }),
           });
           continue;
         }
@@ -296,7 +298,7 @@ export class SchemaConverter {
         if (problem !== null) {
           this.#notes.push({
             path: [...path, "patternProperties", pattern],
-            message: `The pattern property is left out: ${problem}.`,
+            message: CODES.KV7010.messages.patternPropertyLeftOut({ problem }),
           });
           continue;
         }

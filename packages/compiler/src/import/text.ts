@@ -8,6 +8,7 @@
  */
 
 import { cutIndex } from "@kervanc/runtime/cut";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 
 const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
@@ -64,8 +65,16 @@ export function shorten(text: string, max: number): { text: string; cut: boolean
   return { text: `${room.slice(0, cutIndex(text, at)).trimEnd()}…`, cut: true };
 }
 
-/** The KV7014 message for characters `cleanText` removed. */
-export function removedMessage(what: string, count: number, first: number): string {
+/** The KV7014 warning for characters `cleanText` removed from the text at `path`. */
+export function removedCharacters(path: SpecPath, what: string, count: number, first: number): Finding {
   const hex = first.toString(16).toUpperCase().padStart(4, "0");
-  return `The ${what} has ${count} invisible or control character${count === 1 ? "" : "s"} (U+${hex}${count === 1 ? "" : " first"}), which the spec format refuses; ${count === 1 ? "it was" : "they were"} removed.`;
+  return report("KV7014", path, (m) =>
+    m.removed({
+      what,
+      count,
+      characters: count === 1 ? "character" : "characters",
+      first: count === 1 ? hex : `${hex} first`,
+      removed: count === 1 ? "it was removed" : "they were removed",
+    }),
+  );
 }
