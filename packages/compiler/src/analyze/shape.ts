@@ -6,7 +6,12 @@
  * Schema for editors (editor-schema.ts). A drift test keeps the committed editor schema equal to what the
  * shapes generate.
  */
-import type { Finding, SpecPath } from "../diagnostics/diagnostic.ts";
+import type { Finding, MessagesOf, SpecPath } from "../diagnostics/diagnostic.ts";
+
+/** The KV2005 templates for a string that does not match its pattern (each states the pattern's rule). */
+export type PatternRule = Exclude<keyof MessagesOf<"KV2005">, "notInEnum">;
+/** The KV2007 templates, one per constant of the spec format. */
+export type LiteralRule = keyof MessagesOf<"KV2007">;
 
 export type Visible = "line" | "multiline";
 
@@ -19,8 +24,8 @@ export interface StringShape extends Doc {
   readonly kind: "string";
   readonly min?: number;
   readonly max?: number;
-  /** A pattern and the message to give when a value does not match it. */
-  readonly pattern?: { readonly source: string; readonly message: string };
+  /** A pattern and the KV2005 template of the message to give when a value does not match it. */
+  readonly pattern?: { readonly source: string; readonly rule: PatternRule };
   readonly visible?: Visible;
   readonly enum?: readonly string[];
 }
@@ -35,7 +40,8 @@ export interface BooleanShape extends Doc {
 export interface LiteralShape<T extends string | number | boolean = string | number | boolean> extends Doc {
   readonly kind: "literal";
   readonly value: T;
-  readonly message: string;
+  /** The KV2007 template of the message to give when a value is not the constant. */
+  readonly rule: LiteralRule;
 }
 export interface ScalarShape extends Doc {
   readonly kind: "scalar";
@@ -135,12 +141,12 @@ export const int = (min: number, max: number, doc?: string): IntegerShape => ({
 export const bool = (doc?: string): BooleanShape => ({ kind: "boolean", ...(doc ? { doc } : {}) });
 export const literal = <T extends string | number | boolean>(
   value: T,
-  message: string,
+  rule: LiteralRule,
   doc?: string,
 ): LiteralShape<T> => ({
   kind: "literal",
   value,
-  message,
+  rule,
   ...(doc ? { doc } : {}),
 });
 export const scalar = (doc?: string): ScalarShape => ({ kind: "scalar", ...(doc ? { doc } : {}) });

@@ -54,16 +54,13 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 const secretName = str({
-  pattern: {
-    source: SECRET_NAME,
-    message: "A secret name is upper case: a letter, then letters, digits or _ (for example API_KEY).",
-  },
+  pattern: { source: SECRET_NAME, rule: "secretName" },
   doc: "The secret's name; its value comes from the environment variable of the same name.",
 });
 
 const hostEntry = str({
   max: 259,
-  pattern: { source: HOST_ENTRY, message: "A host is a DNS name or a bracketed IPv6 address, with an optional :port." },
+  pattern: { source: HOST_ENTRY, rule: "host" },
   doc: "A host this secret may be sent to: `api.example.com` (port 443) or `api.example.com:8443`. Exact match, no wildcards.",
 });
 
@@ -178,13 +175,7 @@ const selectOutput = obj(
 );
 const rawOutput = obj(
   {
-    raw: req(
-      literal(
-        true,
-        "raw must be true (to select fields instead, remove raw and write select).",
-        "Return the response body as text.",
-      ),
-    ),
+    raw: req(literal(true, "raw", "Return the response body as text.")),
     maxOutputChars: opt(maxOutputChars),
   },
   "Return the response body as text.",
@@ -208,7 +199,7 @@ export const toolShape = obj(
   {
     name: req(
       str({
-        pattern: { source: TOOL_NAME, message: "A tool name is 1 to 128 letters, digits, _, . or -." },
+        pattern: { source: TOOL_NAME, rule: "toolName" },
         doc: "The tool's name, unique in the spec.",
       }),
     ),
@@ -237,7 +228,7 @@ export const toolShape = obj(
 export const specShape = obj(
   {
     $schema: opt(str({ doc: "Ignored; for editors (yaml-language-server)." })),
-    specVersion: req(literal(1, "specVersion must be the number 1.", "The spec format version.")),
+    specVersion: req(literal(1, "specVersion", "The spec format version.")),
     name: req(visibleLine(128, "The server's name (MCP serverInfo.name).")),
     version: req(visibleLine(64, 'The server\'s version, as a string: quote it ("1.0").')),
     description: opt(str({ visible: "multiline", doc: "Instructions for the model (MCP instructions)." })),

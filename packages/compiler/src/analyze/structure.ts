@@ -102,7 +102,7 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
         out.push(report("KV2004", path, (m) => m.tooLong({ length: value.length, max })));
       }
       if (pattern && !new RegExp(pattern.source, "u").test(value)) {
-        out.push(report("KV2005", path, (m) => m.pattern({ value: quoteName(value), rule: pattern.message })));
+        out.push(report("KV2005", path, (m) => m[pattern.rule]({ value: quoteName(value) })));
       }
       if (allowed && !allowed.includes(value)) {
         out.push(report("KV2005", path, (m) => m.notInEnum({ value: quoteName(value), allowed: allowed.join(", ") })));
@@ -133,8 +133,7 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
         out.push(report("KV2003", path, (m) => m.notBoolean({ got: describeValue(value) })));
       return;
     case "literal":
-      if (value !== shape.value)
-        out.push(report("KV2007", path, (m) => m.literal({ rule: shape.message, got: describeValue(value) })));
+      if (value !== shape.value) out.push(report("KV2007", path, (m) => m[shape.rule]({ got: describeValue(value) })));
       return;
     case "scalar":
       if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {

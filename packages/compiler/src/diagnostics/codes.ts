@@ -29,9 +29,8 @@ export interface CodeInfo {
   readonly example: string;
   readonly retired?: true;
   /**
-   * The code's messages by name. A few KV7xxx texts are still written where they are found: the ones kervanc
-   * import builds while converting a schema or an answer (ImportProblem, ConvertNote, proposeOutput) and passes
-   * on whole.
+   * The code's messages by name. kervanc import renders some where it finds the problem (an ImportProblem, a
+   * ConvertNote, a proposal's warning) and passes the text on whole; it still comes from here.
    */
   readonly messages?: Readonly<Record<string, MessageTemplate>>;
 }
@@ -216,7 +215,13 @@ export const CODES = {
     summary: "A string does not have the required form.",
     example: '"get item" is not valid here. A tool name is 1 to 128 letters, digits, _, . or -.',
     messages: {
-      pattern: (a: { value: string; rule: string }) => `${a.value} is not valid here. ${a.rule}`,
+      // One per pattern in the spec format (StringShape.pattern names it).
+      secretName: (a: { value: string }) =>
+        `${a.value} is not valid here. A secret name is upper case: a letter, then letters, digits or _ (for example API_KEY).`,
+      host: (a: { value: string }) =>
+        `${a.value} is not valid here. A host is a DNS name or a bracketed IPv6 address, with an optional :port.`,
+      toolName: (a: { value: string }) =>
+        `${a.value} is not valid here. A tool name is 1 to 128 letters, digits, _, . or -.`,
       notInEnum: (a: { value: string; allowed: string }) => `${a.value} is not one of ${a.allowed}.`,
     },
   },
@@ -234,7 +239,10 @@ export const CODES = {
     summary: "A value must be one exact constant.",
     example: 'specVersion must be the number 1. Got the string "1".',
     messages: {
-      literal: (a: { rule: string; got: string }) => `${a.rule} Got ${a.got}.`,
+      // One per constant in the spec format (LiteralShape.rule names it).
+      specVersion: (a: { got: string }) => `specVersion must be the number 1. Got ${a.got}.`,
+      raw: (a: { got: string }) =>
+        `raw must be true (to select fields instead, remove raw and write select). Got ${a.got}.`,
     },
   },
   KV2008: {
@@ -894,11 +902,32 @@ export const CODES = {
     severity: "error",
     summary: "The OpenAPI document cannot be read.",
     example: "The OpenAPI document is larger than 33554432 bytes (it has 40000000).",
+    messages: {
+      tooLarge: (a: { max: number; size: number }) =>
+        `The OpenAPI document is larger than ${a.max} bytes (it has ${a.size}).`,
+      notUtf8: "The OpenAPI document is not valid UTF-8 text.",
+    },
   },
   KV7002: {
     severity: "error",
     summary: "The OpenAPI document is not valid YAML or JSON.",
     example: 'The key "get" appears twice in the same mapping.',
+    messages: {
+      controlCharacter: (a: { code: string }) =>
+        `YAML and JSON do not allow the control character U+${a.code}; is this a text file?`,
+      empty: "The OpenAPI document is empty.",
+      unreadable: (a: { reason: string }) => `The document cannot be read: ${a.reason}`,
+      tooDeep: "The document is nested too deeply to read.",
+      multipleDocuments: "The file holds more than one YAML document; an OpenAPI document is one.",
+      parser: (a: { message: string }) => a.message,
+      tag: (a: { tag: string }) => `The tag ${a.tag} is not allowed: an OpenAPI document holds plain JSON values.`,
+      collectionKey: "A mapping key must be plain text or a number, not a list or a mapping.",
+      duplicateKey: (a: { key: string }) => `The key ${a.key} appears twice in the same mapping.`,
+      aliasWithoutAnchor: (a: { name: string }) => `The alias *${a.name} has no anchor &${a.name} before it.`,
+      selfAlias: (a: { name: string }) =>
+        `The alias *${a.name} is inside the node it refers to, which would make the document infinitely deep.`,
+      tooManyAliases: (a: { max: number }) => `The document uses more than ${a.max} YAML aliases.`,
+    },
   },
   KV7003: {
     severity: "error",
@@ -918,6 +947,12 @@ export const CODES = {
       unsupportedVersion: (a: { version: string }) =>
         `OpenAPI ${a.version} is not supported; kervanc import reads OpenAPI 3.0 and 3.1.`,
       pathsNotMapping: "paths must be a mapping from paths to path items.",
+      serverWithoutUrl: "A server needs a url string.",
+      refNotString: "A $ref must be a string.",
+      securityNotList: "security must be a list of security requirements.",
+      schemaNotMapping: "A schema must be a mapping (or true or false in OpenAPI 3.1).",
+      parametersNotList: "parameters must be a list.",
+      parameterShape: 'A parameter needs a name and an "in" of path, query, header or cookie.',
     },
   },
   KV7004: {
@@ -925,11 +960,23 @@ export const CODES = {
     summary: "A $ref points outside the document (import reads no other file or URL).",
     example:
       'The $ref "common.yaml#/components/schemas/Error" points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.',
+    messages: {
+      external: (a: { ref: string }) =>
+        `The $ref ${a.ref} points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.`,
+    },
   },
   KV7005: {
     severity: "error",
     summary: "A $ref points to nothing in the document.",
     example: 'The $ref "#/components/schemas/Pets" points to nothing in this document.',
+    messages: {
+      notPointer: (a: { ref: string }) =>
+        `The $ref ${a.ref} is not a JSON pointer ("#/..."); kervanc import resolves only those.`,
+      badEscape: (a: { ref: string }) => `The $ref ${a.ref} is not a valid JSON pointer (bad %-escape).`,
+      dangling: (a: { ref: string }) => `The $ref ${a.ref} points to nothing in this document.`,
+      endlessChain: "This $ref is part of a chain of references that never reaches a value.",
+      dynamic: (a: { key: string }) => `"${a.key}" is not supported: a tool's input schema must be self-contained.`,
+    },
   },
   KV7006: {
     severity: "error",
@@ -937,6 +984,9 @@ export const CODES = {
     example:
       "The schema is recursive: #/components/schemas/Node refers to itself. A tool's input schema is inlined and cannot be recursive; leave the operation out (--exclude createNode) or cut the cycle in the document.",
     messages: {
+      /** The problem as thrown while converting; `recursive` completes it once the operation is known. */
+      cycle: (a: { key: string; through: string }) =>
+        `The schema is recursive: ${a.key} refers to itself${a.through}. A tool's input schema is inlined and cannot be recursive`,
       recursive: (a: { problem: string; leaveOut: string }) =>
         `${a.problem}; ${a.leaveOut} or cut the cycle in the document.`,
     },
@@ -947,6 +997,10 @@ export const CODES = {
     example:
       "The input schema of createReport, with its $refs inlined, has more than 2000 nodes (the spec's limit). Leave the operation out (--exclude createReport) or simplify its schemas.",
     messages: {
+      // The problems, as thrown while converting; `overLimit` completes them once the operation is known.
+      tooManyNodes: (a: { max: number }) => `has more than ${a.max} nodes`,
+      tooDeep: (a: { max: number }) => `is nested deeper than ${a.max} levels`,
+      schemaLimit: (a: { problem: string }) => `breaks the spec's schema limits: ${a.problem}`,
       overLimit: (a: { tool: string; problem: string; leaveOut: string }) =>
         `The input schema of ${a.tool}, with its $refs inlined, ${a.problem} (the spec's limit). ${a.leaveOut} or simplify its schemas.`,
     },
@@ -955,6 +1009,20 @@ export const CODES = {
     severity: "error",
     summary: "There is no usable server URL (none, relative, not http(s), or http for an API that needs secrets).",
     example: 'The server URL "/api/v3" is relative; give the API\'s absolute URL with --server-url.',
+    messages: {
+      noServer: 'The document names no server (no "servers" list); give the API\'s URL with --server-url.',
+      variableWithoutDefault: (a: { where: string; url: string; name: string }) =>
+        `${a.where} ${a.url} uses the variable {${a.name}}, which has no default value.`,
+      relative: (a: { where: string; url: string; withOption: string }) =>
+        `${a.where} ${a.url} is relative; give the API's absolute URL${a.withOption}.`,
+      notHttp: (a: { where: string; url: string }) => `${a.where} ${a.url} is not an http or https URL.`,
+      credentials: (a: { where: string; url: string }) =>
+        `${a.where} ${a.url} contains credentials; declare a security scheme instead.`,
+      queryOrFragment: (a: { where: string; url: string }) =>
+        `${a.where} ${a.url} has a query or a #fragment; give the base URL only.`,
+      secretsOverHttp: (a: { url: string; name: string; withOption: string }) =>
+        `The server URL ${a.url} uses plain http, and ${a.name} sends secrets, which never travel over plain http. Give an https URL${a.withOption}, or leave the operation out.`,
+    },
   },
   KV7009: {
     severity: "warning",

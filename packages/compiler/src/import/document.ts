@@ -22,7 +22,7 @@ import {
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { BINARY, firstLine, LineIndex } from "../load/load.ts";
 import { toPlain, type WalkProblem } from "../load/plain.ts";
-import type { DiagnosticCode } from "../diagnostics/codes.ts";
+import { CODES, type DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
 export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
@@ -57,18 +57,13 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     problems: [{ code, line, column, message }],
   });
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    return fail(
-      1,
-      1,
-      "KV7001",
-      `The OpenAPI document is larger than ${MAX_DOCUMENT_BYTES} bytes (it has ${bytes.byteLength}).`,
-    );
+    return fail(1, 1, "KV7001", CODES.KV7001.messages.tooLarge({ max: MAX_DOCUMENT_BYTES, size: bytes.byteLength }));
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return fail(1, 1, "KV7001", "The OpenAPI document is not valid UTF-8 text.");
+    return fail(1, 1, "KV7001", CODES.KV7001.messages.notUtf8);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = new LineIndex(text);
@@ -76,14 +71,9 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   if (binary) {
     const pos = lines.position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(
-      pos.line,
-      pos.column,
-      "KV7002",
-      `YAML and JSON do not allow the control character U+${code}; is this a text file?`,
-    );
+    return fail(pos.line, pos.column, "KV7002", CODES.KV7002.messages.controlCharacter({ code }));
   }
-  if (text.trim() === "") return fail(1, 1, "KV7002", "The OpenAPI document is empty.");
+  if (text.trim() === "") return fail(1, 1, "KV7002", CODES.KV7002.messages.empty);
   // Large OpenAPI documents are mostly JSON, which JSON.parse reads some 30 times faster than a YAML parser;
   // JSON that JSON.parse refuses takes the YAML path below, which places the syntax error.
   if (/^\s*[{[]/.test(text)) {
@@ -95,12 +85,8 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false, version: "1.2" });
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return fail(
-      1,
-      1,
-      "KV7002",
-      `The document cannot be read: ${error instanceof Error ? firstLine(error.message) : String(error)}`,
-    );
+    const reason = error instanceof Error ? firstLine(error.message) : String(error);
+    return fail(1, 1, "KV7002", CODES.KV7002.messages.unreadable({ reason }));
   }
   const problems: ReadProblem[] = [];
   const at = (offset: number, code: DiagnosticCode, message: string): void => {
@@ -108,7 +94,7 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     problems.push({ code, line: pos.line, column: pos.column, message });
   };
   if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
-    return fail(1, 1, "KV7002", "The document is nested too deeply to read.");
+    return fail(1, 1, "KV7002", CODES.KV7002.messages.tooDeep);
   }
   const errorLines = new Set<number>();
   for (const error of doc.errors) {
@@ -120,11 +106,12 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
       error.pos[0],
       "KV7002",
       error.code === "MULTIPLE_DOCS"
-        ? "The file holds more than one YAML document; an OpenAPI document is one."
-        : firstLine(error.message),
+        ? CODES.KV7002.messages.multipleDocuments
+        : CODES.KV7002.messages.parser({ message: firstLine(error.message) }),
     );
   }
-  for (const warning of doc.warnings) at(warning.pos[0], "KV7002", firstLine(warning.message));
+  for (const warning of doc.warnings)
+    at(warning.pos[0], "KV7002", CODES.KV7002.messages.parser({ message: firstLine(warning.message) }));
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
 
   const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) =>
@@ -190,21 +177,22 @@ function pairOf(
 
 /** Each walk problem (the walk is shared with spec loading: load/plain.ts) as this reader words it. */
 function walkMessage(problem: WalkProblem): string {
+  const M = CODES.KV7002.messages;
   switch (problem.kind) {
     case "tag":
-      return `The tag ${problem.tag.replace(/^tag:yaml\.org,2002:/, "!!")} is not allowed: an OpenAPI document holds plain JSON values.`;
+      return M.tag({ tag: problem.tag.replace(/^tag:yaml\.org,2002:/, "!!") });
     case "collection-key":
-      return "A mapping key must be plain text or a number, not a list or a mapping.";
+      return M.collectionKey;
     case "duplicate-key":
-      return `The key ${JSON.stringify(problem.key)} appears twice in the same mapping.`;
+      return M.duplicateKey({ key: JSON.stringify(problem.key) });
     case "no-anchor":
-      return `The alias *${problem.name} has no anchor &${problem.name} before it.`;
+      return M.aliasWithoutAnchor({ name: problem.name });
     case "self-alias":
-      return `The alias *${problem.name} is inside the node it refers to, which would make the document infinitely deep.`;
+      return M.selfAlias({ name: problem.name });
     case "alias-budget":
-      return `The document uses more than ${MAX_ALIASES} YAML aliases.`;
+      return M.tooManyAliases({ max: MAX_ALIASES });
     case "too-deep":
-      return "The document is nested too deeply to read.";
+      return M.tooDeep;
   }
 }
 
@@ -227,7 +215,7 @@ function readJson(file: string, text: string, lines: LineIndex): ReadResult | nu
       problems: duplicates.slice(0, MAX_PROBLEMS).map(({ key, offset }) => ({
         code: "KV7002",
         ...lines.position(offset),
-        message: `The key ${JSON.stringify(key)} appears twice in the same mapping.`,
+        message: CODES.KV7002.messages.duplicateKey({ key: JSON.stringify(key) }),
       })),
     };
   }

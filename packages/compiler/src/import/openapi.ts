@@ -19,6 +19,7 @@ import { basename } from "node:path";
 import { compileSpec } from "../build.ts";
 import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
+import { CODES } from "../diagnostics/codes.ts";
 import {
   compareDiagnostics,
   type Diagnostic,
@@ -29,7 +30,7 @@ import {
   severityOf,
 } from "../diagnostics/diagnostic.ts";
 import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
-import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize, overBudgetMessage } from "../plan/budget.ts";
+import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "../plan/budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
 import { type Comment, emitSpec } from "./emit.ts";
@@ -333,11 +334,9 @@ class Importer {
       (p) => (p.in === "query" || p.in === "header") && isCredentialParameter(p.name, p.description),
     );
     if ((auth.credentials.length > 0 || credentialParams) && server.url.protocol === "http:") {
-      throw new ImportProblem(
-        "KV7008",
-        server.at,
-        `The server URL ${JSON.stringify(server.text)} uses plain http, and ${name} sends secrets, which never travel over plain http. Give an https URL${server.fromOption ? "" : " with --server-url"}, or leave the operation out.`,
-      );
+      const url = JSON.stringify(server.text);
+      const withOption = server.fromOption ? "" : " with --server-url";
+      throw new ImportProblem("KV7008", server.at, CODES.KV7008.messages.secretsOverHttp({ url, name, withOption }));
     }
     const proposal = proposeOutput(this.#resolver, op, at, pageSizeOf(this.#resolver, params));
     if (proposal.skip) {
@@ -365,8 +364,8 @@ class Importer {
     const inputJson = inputs.schema();
     const limits = checkSchemaLimits(inputJson, []);
     if (limits.length > 0) {
-      const fragment = `breaks the spec's schema limits: ${limits[0]!.message.replace(/\.$/, "")}`;
-      throw new ImportProblem("KV7007", at, fragment);
+      const problem = limits[0]!.message.replace(/\.$/, "");
+      throw new ImportProblem("KV7007", at, CODES.KV7007.messages.schemaLimit({ problem }));
     }
     this.#notes(notes);
     for (const [keyword, n] of converter.dropped)
@@ -545,7 +544,7 @@ class Importer {
           line,
           column,
           path: "tools",
-          message: overBudgetMessage(size, budget),
+          message: CODES.KV9006.messages.overBudget({ characters: size.characters, tokens: size.tokens, budget }),
         });
       }
       return {

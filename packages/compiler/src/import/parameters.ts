@@ -7,6 +7,7 @@
  * call.
  */
 import { HEADER_NAME } from "../analyze/request.ts";
+import { CODES } from "../diagnostics/codes.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
@@ -55,7 +56,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
   ];
   for (const [list, listAt] of lists) {
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new ImportProblem("KV7003", listAt, "parameters must be a list.");
+    if (!Array.isArray(list)) throw new ImportProblem("KV7003", listAt, CODES.KV7003.messages.parametersNotList);
     list.forEach((raw, i) => {
       const { value, path } = ctx.resolver.deref(raw, [...listAt, i]);
       const name = own(value, "name");
@@ -65,11 +66,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
         typeof location !== "string" ||
         !["path", "query", "header", "cookie"].includes(location)
       ) {
-        throw new ImportProblem(
-          "KV7003",
-          path,
-          'A parameter needs a name and an "in" of path, query, header or cookie.',
-        );
+        throw new ImportProblem("KV7003", path, CODES.KV7003.messages.parameterShape);
       }
       let schema = own(value, "schema");
       let schemaAt = [...path, "schema"];

@@ -5,7 +5,7 @@
  * another file or a URL is refused with its position. Problems are thrown as `ImportProblem`s; the caller
  * decides what they cost (usually the operation that needed the reference).
  */
-import type { DiagnosticCode } from "../diagnostics/codes.ts";
+import { CODES, type DiagnosticCode } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 
 /** A problem with a place in the OpenAPI document. */
@@ -40,11 +40,7 @@ export function own(value: unknown, key: string): unknown {
 export function pointerPath(ref: string, at: SpecPath): SpecPath {
   if (ref === "#") return [];
   if (!ref.startsWith("#/"))
-    throw new ImportProblem(
-      "KV7005",
-      at,
-      `The $ref ${JSON.stringify(ref)} is not a JSON pointer ("#/..."); kervanc import resolves only those.`,
-    );
+    throw new ImportProblem("KV7005", at, CODES.KV7005.messages.notPointer({ ref: JSON.stringify(ref) }));
   return ref
     .slice(2)
     .split("/")
@@ -53,11 +49,7 @@ export function pointerPath(ref: string, at: SpecPath): SpecPath {
       try {
         decoded = decodeURIComponent(segment);
       } catch {
-        throw new ImportProblem(
-          "KV7005",
-          at,
-          `The $ref ${JSON.stringify(ref)} is not a valid JSON pointer (bad %-escape).`,
-        );
+        throw new ImportProblem("KV7005", at, CODES.KV7005.messages.badEscape({ ref: JSON.stringify(ref) }));
       }
       return decoded.replace(/~1/g, "/").replace(/~0/g, "~");
     });
@@ -92,18 +84,14 @@ export class Resolver {
 
   /** Resolves one `$ref` value found at `at` (the path of the `$ref` key): the target and its path. */
   resolve(ref: unknown, at: SpecPath): { value: unknown; path: SpecPath } {
-    if (typeof ref !== "string") throw new ImportProblem("KV7003", at, "A $ref must be a string.");
+    if (typeof ref !== "string") throw new ImportProblem("KV7003", at, CODES.KV7003.messages.refNotString);
     if (!ref.startsWith("#")) {
-      throw new ImportProblem(
-        "KV7004",
-        at,
-        `The $ref ${JSON.stringify(ref)} points outside this document; kervanc import reads no other file or URL. Bundle the document into one file first.`,
-      );
+      throw new ImportProblem("KV7004", at, CODES.KV7004.messages.external({ ref: JSON.stringify(ref) }));
     }
     const path = pointerPath(ref, at);
     const value = this.at(path);
     if (value === undefined)
-      throw new ImportProblem("KV7005", at, `The $ref ${JSON.stringify(ref)} points to nothing in this document.`);
+      throw new ImportProblem("KV7005", at, CODES.KV7005.messages.dangling({ ref: JSON.stringify(ref) }));
     return { value, path };
   }
 
@@ -118,11 +106,7 @@ export class Resolver {
       const refPath = [...current.path, "$ref"];
       const key = pointerOf(current.path);
       if (seen.has(key) || i >= MAX_CHAIN)
-        throw new ImportProblem(
-          "KV7005",
-          refPath,
-          "This $ref is part of a chain of references that never reaches a value.",
-        );
+        throw new ImportProblem("KV7005", refPath, CODES.KV7005.messages.endlessChain);
       seen.add(key);
       current = this.resolve(current.value["$ref"], refPath);
     }

@@ -164,24 +164,20 @@ export class SchemaConverter {
 
   #count(n: number, path: SpecPath): void {
     this.#nodes += n;
-    if (this.#nodes > this.#budget) throw new ImportProblem("KV7007", path, `has more than ${this.#budget} nodes`);
+    if (this.#nodes > this.#budget)
+      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.tooManyNodes({ max: this.#budget }));
   }
 
   #convert(schema: unknown, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
     if (typeof schema === "boolean") return schema;
-    if (!isPlainObject(schema))
-      throw new ImportProblem("KV7003", path, "A schema must be a mapping (or true or false in OpenAPI 3.1).");
+    if (!isPlainObject(schema)) throw new ImportProblem("KV7003", path, CODES.KV7003.messages.schemaNotMapping);
     // Each schema level is at least one level of the spec's depth limit, so this is past it for sure; stopping
     // here also keeps a hostile document's nesting off the call stack.
     if (depth > SCHEMA_LIMITS.maxDepth)
-      throw new ImportProblem("KV7007", path, `is nested deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
+      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.tooDeep({ max: SCHEMA_LIMITS.maxDepth }));
     for (const key of DYNAMIC) {
       if (Object.hasOwn(schema, key))
-        throw new ImportProblem(
-          "KV7005",
-          [...path, key],
-          `"${key}" is not supported: a tool's input schema must be self-contained.`,
-        );
+        throw new ImportProblem("KV7005", [...path, key], CODES.KV7005.messages.dynamic({ key }));
     }
     if (Object.hasOwn(schema, "$ref")) return this.#convertRef(schema, path, refs, depth);
     this.#count(1, path);
@@ -380,11 +376,8 @@ export class SchemaConverter {
     const key = pointerOf(target.path);
     if (refs.includes(key)) {
       const cycle = [...refs.slice(refs.indexOf(key)), key];
-      throw new ImportProblem(
-        "KV7006",
-        refAt,
-        `The schema is recursive: ${key} refers to itself${cycle.length > 2 ? ` (through ${cycle.slice(1, -1).join(", ")})` : ""}. A tool's input schema is inlined and cannot be recursive`,
-      );
+      const through = cycle.length > 2 ? ` (through ${cycle.slice(1, -1).join(", ")})` : "";
+      throw new ImportProblem("KV7006", refAt, CODES.KV7006.messages.cycle({ key, through }));
     }
     let resolved: JsonSchema;
     const cached = this.#cache.get(key);

@@ -2,6 +2,7 @@
  * The server an operation calls: `--server-url`, else the operation's, path item's or document's servers, with
  * `{variables}` filled from their defaults. Each distinct server is parsed once (its problems too).
  */
+import { CODES } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Operation } from "./context.ts";
 import { ImportProblem, own } from "./refs.ts";
@@ -44,11 +45,7 @@ export class Servers {
       ];
       const found = candidates.find(([list]) => Array.isArray(list) && list.length > 0);
       if (found === undefined) {
-        throw new ImportProblem(
-          "KV7008",
-          [],
-          'The document names no server (no "servers" list); give the API\'s URL with --server-url.',
-        );
+        throw new ImportProblem("KV7008", [], CODES.KV7008.messages.noServer);
       }
       const list = found[0] as unknown[];
       // The first https server, else the first: documents often list a plain-http one first (27 of the AWS
@@ -58,7 +55,7 @@ export class Servers {
       const first = list[chosen];
       at = [...found[1], chosen];
       const url = own(first, "url");
-      if (typeof url !== "string") throw new ImportProblem("KV7003", at, "A server needs a url string.");
+      if (typeof url !== "string") throw new ImportProblem("KV7003", at, CODES.KV7003.messages.serverWithoutUrl);
       text = url;
       at = [...at, "url"];
       variables = own(first, "variables");
@@ -82,42 +79,28 @@ export class Servers {
 
 export function parseServer(text: string, at: SpecPath, variables: unknown, fromOption: boolean): Server {
   const where = fromOption ? "--server-url" : "The server URL";
+  const url = JSON.stringify(text);
   const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
     const value = own(own(variables, name), "default");
     if (typeof value !== "string" && typeof value !== "number") {
-      throw new ImportProblem(
-        "KV7008",
-        at,
-        `${where} ${JSON.stringify(text)} uses the variable {${name}}, which has no default value.`,
-      );
+      throw new ImportProblem("KV7008", at, CODES.KV7008.messages.variableWithoutDefault({ where, url, name }));
     }
     return String(value);
   });
-  let url: URL;
+  let parsed: URL;
   try {
-    url = new URL(substituted);
+    parsed = new URL(substituted);
   } catch {
-    throw new ImportProblem(
-      "KV7008",
-      at,
-      `${where} ${JSON.stringify(text)} is relative; give the API's absolute URL${fromOption ? "" : " with --server-url"}.`,
-    );
+    const withOption = fromOption ? "" : " with --server-url";
+    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.relative({ where, url, withOption }));
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:")
-    throw new ImportProblem("KV7008", at, `${where} ${JSON.stringify(text)} is not an http or https URL.`);
-  if (url.username !== "" || url.password !== "")
-    throw new ImportProblem(
-      "KV7008",
-      at,
-      `${where} ${JSON.stringify(text)} contains credentials; declare a security scheme instead.`,
-    );
-  if (url.search !== "" || url.hash !== "")
-    throw new ImportProblem(
-      "KV7008",
-      at,
-      `${where} ${JSON.stringify(text)} has a query or a #fragment; give the base URL only.`,
-    );
-  return { url, text, at, fromOption };
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.notHttp({ where, url }));
+  if (parsed.username !== "" || parsed.password !== "")
+    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.credentials({ where, url }));
+  if (parsed.search !== "" || parsed.hash !== "")
+    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.queryOrFragment({ where, url }));
+  return { url: parsed, text, at, fromOption };
 }
 
 /** The server URL's path without a trailing slash, so `/v2` + `/pets` joins to `/v2/pets`. */

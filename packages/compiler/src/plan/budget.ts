@@ -11,7 +11,6 @@
  *
  * `kervanc build` and `kervanc import` print the size of every server and warn (KV9006) above the budget.
  */
-import { CODES } from "../diagnostics/codes.ts";
 import type { PlannedServer } from "./plan.ts";
 
 /** The default budget, in estimated tokens: about 4% of a 200k-token context window. */
@@ -41,9 +40,4 @@ export function sizeLine(name: string, size: ListingSize, budget: number): strin
   const tools = `${size.tools} tool${size.tools === 1 ? "" : "s"}`;
   const verdict = size.tokens > budget ? `, over the budget of ${count(budget)} tokens` : ` (budget ${count(budget)})`;
   return `${name}: tools/list has ${tools} in ${count(size.characters)} characters, about ${count(size.tokens)} tokens${verdict}.`;
-}
-
-/** The KV9006 message. */
-export function overBudgetMessage(size: ListingSize, budget: number): string {
-  return CODES.KV9006.messages.overBudget({ characters: size.characters, tokens: size.tokens, budget });
 }

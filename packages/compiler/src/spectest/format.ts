@@ -48,7 +48,7 @@ const caseShape = obj(
     name: req(str({ min: 1, max: 200, visible: "line", doc: "The case's name, shown in the report." })),
     tool: req(
       str({
-        pattern: { source: TOOL_NAME, message: "A tool name is 1 to 128 letters, digits, _, . or -." },
+        pattern: { source: TOOL_NAME, rule: "toolName" },
         doc: "The tool to call.",
       }),
     ),
