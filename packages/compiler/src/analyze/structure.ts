@@ -5,6 +5,7 @@
  * the walk never stops at the first one. The walk only descends where the format has structure: `input`,
  * `output.schema` and `body` are opaque JSON here and get their own checks.
  */
+import { CODES } from "../diagnostics/codes.ts";
 import { type Finding, formatPath, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
 import { closest } from "./suggest.ts";
@@ -65,7 +66,7 @@ function otherLevel(
   if (below.length === 1) {
     const [where] = below;
     return {
-      message: `Did you mean "${where}"? The field belongs one level down: ${formatPath([...path, ...where!.split(".")])}.`,
+      message: CODES.KV2001.messages.movedDown({ field: where!, path: formatPath([...path, ...where!.split(".")]) }),
     };
   }
   if (parent) {
@@ -75,7 +76,7 @@ function otherLevel(
       !(parent.fields[match]!.shape.kind === "object" && path.length > 0 && path[path.length - 1] === match)
     ) {
       return {
-        message: `Did you mean "${match}" one level up? The field belongs at ${formatPath([...parent.path, match]) || match}.`,
+        message: CODES.KV2001.messages.movedUp({ field: match, path: formatPath([...parent.path, match]) || match }),
       };
     }
   }

@@ -6,6 +6,7 @@
  * instructions from a reviewer, so these are refused. ZWNJ and ZWJ stay allowed because real scripts and emoji
  * need them; descriptions may also use tab and line feed. CR is refused everywhere.
  */
+import { CODES } from "../diagnostics/codes.ts";
 import type { Visible } from "./shape.ts";
 
 const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
@@ -27,7 +28,7 @@ export function visibleTextProblem(text: string, mode: Visible): TextProblem | n
       return {
         offset,
         codePoint: cp,
-        message: `contains an invisible or control character (U+${hex}): people reading the spec would not see what the model reads. Remove it.`,
+        message: CODES.KV2010.messages.invisibleCharacter({ code: hex }),
       };
     }
     offset += ch.length;

@@ -173,6 +173,11 @@ export const CODES = {
         `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.${a.more}`,
       unknown: (a: { key: string; moved: string; allowed: string; more: string }) =>
         `Unknown field ${a.key}.${a.moved} Allowed here: ${a.allowed}.${a.more}`,
+      // Where a field of another level belongs: part of `unknown` (as moved) and the fix's description.
+      movedDown: (a: { field: string; path: string }) =>
+        `Did you mean "${a.field}"? The field belongs one level down: ${a.path}.`,
+      movedUp: (a: { field: string; path: string }) =>
+        `Did you mean "${a.field}" one level up? The field belongs at ${a.path}.`,
     },
   },
   KV2002: {
@@ -269,6 +274,9 @@ export const CODES = {
     example:
       "The text contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it.",
     messages: {
+      // The problem (visible-text.ts), which `hidden` and `hiddenInSchema` place in their text.
+      invisibleCharacter: (a: { code: string }) =>
+        `contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it.`,
       hidden: (a: { problem: string; hint: string }) => `The text ${a.problem}${a.hint}`,
       hiddenInSchema: (a: { keyword: string; problem: string; at: string }) =>
         `A ${a.keyword} ${a.problem} (at ${a.at})`,
