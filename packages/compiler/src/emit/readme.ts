@@ -25,6 +25,11 @@ function schemaType(schema: JsonValue | undefined): string {
   return "any";
 }
 
+/** An enum value as a reader types it: a string as it is, anything else (numbers, null, objects) as JSON. */
+function enumValueText(value: JsonValue): string {
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
 function argumentRows(tool: PlannedTool): string[] {
   const schema = tool.plan.listing.inputSchema;
   const properties = (schema["properties"] ?? {}) as JsonObject;
@@ -33,7 +38,7 @@ function argumentRows(tool: PlannedTool): string[] {
     const p = (prop && typeof prop === "object" && !Array.isArray(prop) ? prop : {}) as JsonObject;
     const description = typeof p["description"] === "string" ? md(p["description"]) : "";
     const values = Array.isArray(p["enum"])
-      ? ` (one of ${p["enum"].map((v) => codeSpan(String(v), true)).join(", ")})`
+      ? ` (one of ${p["enum"].map((v) => codeSpan(enumValueText(v), true)).join(", ")})`
       : "";
     return `| ${codeSpan(name, true)} | ${schemaType(p)} | ${required.has(name) ? "yes" : "no"} | ${description}${values} |`;
   });
