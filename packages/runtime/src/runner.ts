@@ -166,10 +166,10 @@ export class ToolRunner {
         limiter: new ToolLimiter(name, compiled.plan.rateLimit),
         carry: this.#carryFor(compiled.plan),
       };
-      const { limiter } = prepared.ready;
+      const { limiter, carry } = prepared.ready;
       limiter.acquire();
       try {
-        return this.#redactResult(await this.#run(prepared, input as JsonValue, signal, stats));
+        return this.#redactResult(await this.#run(compiled, carry, input as JsonValue, signal, stats));
       } finally {
         limiter.release();
       }
@@ -184,15 +184,12 @@ export class ToolRunner {
   }
 
   async #run(
-    prepared: PreparedTool,
+    compiled: CompiledTool,
+    carry: SecretCarry | null,
     args: JsonValue,
     callerSignal: AbortSignal,
     stats: CallStats,
   ): Promise<CallToolResult> {
-    const { compiled } = prepared;
-    // #call made it before the limiter; a missing one must never read as "sends no secrets".
-    if (prepared.ready === null) throw new Error(`Tool ${prepared.head.name} ran before it was prepared`);
-    const { carry } = prepared.ready;
     const plan = compiled.plan;
     const { request, limits } = plan;
     const toolTimeoutMs = limits.timeoutMs + TOOL_TIMEOUT_SLACK_MS;

@@ -21,6 +21,7 @@ import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
+import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -119,17 +120,12 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         if (wantAll) (callback as unknown as (e: null, a: Checked) => void)(null, usable);
         else callback(null, usable[0]!.address, usable[0]!.family);
       };
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of hop.headers) {
-        const existing = headers[name];
-        headers[name] =
-          existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-      }
+      const headers = requestHeaders(hop);
       const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
       if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
       const secure = hop.url.protocol === "https:";
       const lib = secure ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");
-      const servername = secure && !/^[\d.]+$|:/.test(connectHost) ? connectHost : "";
+      const servername = secure ? tlsServername(connectHost) : "";
       const port = hop.url.port === "" ? (secure ? 443 : 80) : Number(hop.url.port);
       const key = destinationKey({
         scheme: hop.url.protocol,
@@ -171,16 +167,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
                 return;
               }
               settled = true;
-              const responseHeaders = new Map<string, string>();
-              for (const [name, value] of Object.entries(res.headers)) {
-                if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-              }
-              resolvePromise({
-                status: res.statusCode ?? 0,
-                headers: responseHeaders,
-                body: res,
-                discard: () => res.destroy(),
-              });
+              resolvePromise(toHopResponse(res));
             },
           );
           // Bytes the connection had read before this request: any more, and the upstream answered something.

@@ -22,32 +22,8 @@ import type { Socket } from "node:net";
 import { ToolError } from "../errors.ts";
 import { type ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
-import type { Hop, HopContext, HopResponse } from "./upstream.ts";
-
-function requestHeaders(hop: Hop): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of hop.headers) {
-    const existing = headers[name];
-    headers[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return headers;
-}
-
-function toHopResponse(res: http.IncomingMessage): HopResponse {
-  const responseHeaders = new Map<string, string>();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
-  return { status: res.statusCode ?? 0, headers: responseHeaders, body: res, discard: () => res.destroy() };
-}
-
-function errorCode(error: unknown): string | null {
-  const code =
-    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-      ? error.code
-      : null;
-  return code !== null && /^[A-Z0-9_]{1,40}$/.test(code) ? code : null;
-}
+import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { errorCode, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 function proxyStatus(status: number): string {
   const phrase = process.getBuiltinModule("node:http").STATUS_CODES[status];
@@ -133,12 +109,12 @@ async function openSecureTunnel(
   ca: string | undefined,
 ): Promise<Socket> {
   const tunnel = await openTunnel(proxy, target, host, signal);
-  const isIp = /^[\d.]+$|:/.test(hostname);
+  const servername = tlsServername(hostname);
   const secure = process.getBuiltinModule("node:tls").connect({
     socket: tunnel,
     // Verified against the upstream's name (or IP literal), never the proxy's.
     host: hostname,
-    ...(isIp ? {} : { servername: hostname }),
+    ...(servername !== "" ? { servername } : {}),
     ALPNProtocols: ["http/1.1"],
     ...(ca !== undefined ? { ca } : {}),
   });
@@ -175,7 +151,7 @@ export async function sendThroughProxy(
     port,
     // What the proxy connects to is its own business; the pool is keyed by the name it was asked for.
     addresses: [],
-    servername: url.protocol === "https:" && !/^[\d.]+$|:/.test(hostname) ? hostname : "",
+    servername: url.protocol === "https:" ? tlsServername(hostname) : "",
     trust: url.protocol === "https:" ? tlsTrust(ca) : "",
     proxy: JSON.stringify([proxy.hostname, proxy.port, proxy.authorization]),
   });

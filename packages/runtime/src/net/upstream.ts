@@ -143,15 +143,17 @@ function hopFailure(error: unknown, host: string, deadline: CallDeadline, timeou
       : new ToolError(`Request to ${host} was cancelled.`);
   }
   if (deadline.hopTimedOut) return new ToolError(`Request to ${host} timed out after ${timeoutMs} ms.`);
+  const code = errorCode(error);
+  return new ToolError(code !== null ? `Request to ${host} failed (${code}).` : `Request to ${host} failed.`);
+}
+
+/** A system error's code (`ECONNRESET`) when it has one of the plain form error messages may name, else null. */
+export function errorCode(error: unknown): string | null {
   const code =
     typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
       ? error.code
       : null;
-  return new ToolError(
-    code !== null && /^[A-Z0-9_]{1,40}$/.test(code)
-      ? `Request to ${host} failed (${code}).`
-      : `Request to ${host} failed.`,
-  );
+  return code !== null && /^[A-Z0-9_]{1,40}$/.test(code) ? code : null;
 }
 
 function nextHop(hop: Hop, response: HopResponse, redirects: number, options: UpstreamOptions): Hop {
