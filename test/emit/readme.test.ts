@@ -45,3 +45,25 @@ describe("the README's arguments table", () => {
     expect(row).toContain("`[1,2]`");
   });
 });
+
+describe("the README's copy-paste lines", () => {
+  it("quote a folder name a shell would read as more than one word", () => {
+    const yaml = [
+      "specVersion: 1",
+      "name: things",
+      "version: 1.0.0",
+      "tools:",
+      "  - name: find_things",
+      "    description: Finds things.",
+      "    http:",
+      "      method: GET",
+      '      url: "https://api.example.com/things"',
+      "    output:",
+      "      raw: true",
+    ].join("\n");
+    const compiled = compileSpec("things.yaml", new TextEncoder().encode(yaml));
+    const text = readme(compiled.planned!, "a;touch $HOME`x`", "things.yaml");
+    const mcpb = text.split("\n").find((line) => line.startsWith("kervanc mcpb "));
+    expect(mcpb).toBe("kervanc mcpb '/absolute/path/to/a;touch $HOME`x`' -o a-touch-home-x.mcpb");
+  });
+});

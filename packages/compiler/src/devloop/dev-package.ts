@@ -3,14 +3,15 @@
  * private temp folder as the same package `build` writes, so its server.mjs runs the same runtime code a
  * generated server runs. Nothing is written next to the spec.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { compileSpec, type CompiledSpec, emitSpec } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
 import { TARGET } from "../emit/targets.ts";
+import { writeFiles } from "../emit/write.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 
 export type DevCompile =
@@ -67,11 +68,7 @@ export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage
   try {
     const files = await emitSpec(compiled, root);
     const dir = join(root, "package");
-    for (const [path, text] of files) {
-      const target = join(dir, path);
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, text);
-    }
+    await writeFiles(dir, files);
     return { dir, serverFile: join(dir, TARGET.node.file), remove: () => rm(root, { recursive: true, force: true }) };
   } catch (error) {
     await rm(root, { recursive: true, force: true });

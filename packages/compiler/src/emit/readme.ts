@@ -8,7 +8,7 @@ import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { codeSpan, md } from "./markdown.ts";
 import { packageName } from "./package-json.ts";
 import { FETCH_TEST_SETTING, runCommands } from "./run-commands.ts";
-import { shellWord } from "./shell.ts";
+import { command, shellWord } from "./shell.ts";
 import { TARGET } from "./targets.ts";
 import { KERVANC_VERSION } from "./versions.ts";
 import { WORKERD_CONFIG_FILE } from "./workerd-config.ts";
@@ -59,11 +59,11 @@ function clientSetup(name: string, folder: string, secrets: readonly string[]): 
   const quote = shellWord;
   const lines: string[] = ["## Add it to an MCP client", ""];
   lines.push(
-    `Clients start the server from their own working folder, so every path must be absolute: below, \`/absolute/path/to/${folder}\` stands for this folder (\`pwd\` prints it on macOS and Linux, \`cd\` on Windows).${secrets.length > 0 ? ` Replace each \`<your ${secrets[0]}>\` with the secret's value.` : ""}`,
+    `Clients start the server from their own working folder, so every path must be absolute: below, ${codeSpan(`/absolute/path/to/${folder}`)} stands for this folder (\`pwd\` prints it on macOS and Linux, \`cd\` on Windows).${secrets.length > 0 ? ` Replace each \`<your ${secrets[0]}>\` with the secret's value.` : ""}`,
     "",
   );
   lines.push("### Claude Desktop: one click", "");
-  lines.push("```sh", `kervanc mcpb /absolute/path/to/${folder} -o ${name}.mcpb`, "```", "");
+  lines.push("```sh", command(["kervanc", "mcpb", `/absolute/path/to/${folder}`, "-o", `${name}.mcpb`]), "```", "");
   lines.push(
     `Open \`${name}.mcpb\` with Claude Desktop (double-click it, or drag it onto Settings > Extensions).${secrets.length > 0 ? " Claude Desktop asks for the secrets in a form and keeps them in the operating system's keychain, not in a file." : ""} The bundle holds \`server.mjs\`, this README and the notices; sign it with \`mcpb sign\` from \`@anthropic-ai/mcpb\` if you distribute it.`,
     "",
