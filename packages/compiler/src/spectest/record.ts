@@ -3,11 +3,12 @@
  * with every secret value replaced by its `{{secrets.NAME}}` placeholder. A case in which any form of a secret
  * remains (encoded, escaped) is refused, not written: a test file is committed, a secret must never be.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { isMap, isSeq, parseDocument, YAMLSeq } from "yaml";
 import type { JsonValue } from "../analyze/shape.ts";
 import type { RecordedExchange } from "../devloop/recorder.ts";
 import { SecretVault } from "../../../runtime/src/secrets.ts";
+import { readRegularFile } from "../load/regular-file.ts";
 
 export interface RecordInput {
   readonly tool: string;
@@ -107,10 +108,13 @@ export async function appendCase(
   file: string,
   make: (taken: ReadonlySet<string>) => Record<string, JsonValue>,
 ): Promise<string> {
-  const existing = await readFile(file, "utf8").catch((error: { code?: string }) => {
-    if (error.code === "ENOENT") return null;
-    throw error;
-  });
+  // Not readFile: a named pipe or a device at FILE would block or never end (readRegularFile says so instead).
+  const read = await readRegularFile(file);
+  if (!read.ok && read.what !== undefined)
+    throw new RecordRefused(`${file} is ${read.what}, not a test file; nothing was written.`);
+  if (!read.ok && read.code !== "ENOENT")
+    throw Object.assign(new Error(`${file} could not be read (${read.code}).`), { code: read.code });
+  const existing = read.ok ? Buffer.from(read.bytes).toString("utf8") : null;
   const doc =
     existing !== null
       ? parseDocument(existing)
