@@ -17,8 +17,12 @@
  *   handwritten  node:http with a keep-alive agent, and with a fresh connection per call
  *
  *   node --import tsx scripts/bench/percall.ts '<json config>'
+ *   PERCALL_ONLY='^socket/kervanc$' node --import tsx --cpu-prof scripts/bench/percall.ts '<json config>'   # profile one variant
  */
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
 import { join } from "node:path";
 import process from "node:process";
 import { analyzeSpec } from "../../packages/compiler/src/analyze/analyze.ts";
@@ -99,17 +103,47 @@ interface RuntimeModules {
   readonly define: typeof Define;
 }
 
-async function runtimeAt(dir: string): Promise<RuntimeModules> {
-  const load = async <T>(path: string): Promise<T> => (await import(join(dir, path))) as T;
-  return {
-    runner: await load("runner.ts"),
-    secrets: await load("secrets.ts"),
-    address: await load("net/address.ts"),
-    gate: await load("net/lookup-gate.ts"),
-    transport: await load("net/node-transport.ts"),
-    define: await load("define.ts"),
-  };
+/**
+ * The runtime modules (and the package's compiled server, if any) as one esbuild bundle, minified like the
+ * shipped `server.mjs`: measuring the TypeScript sources through tsx would add its `keepNames` wrapper
+ * (`__name(...)`) to every closure, which the shipped bundle does not have.
+ */
+async function runtimeAt(
+  dir: string,
+  serverModule: string | null = null,
+): Promise<RuntimeModules & { server: CompiledServer | null }> {
+  const names = {
+    runner: "runner.ts",
+    secrets: "secrets.ts",
+    address: "net/address.ts",
+    gate: "net/lookup-gate.ts",
+    transport: "net/node-transport.ts",
+    define: "define.ts",
+  } as const;
+  const lines = Object.entries(names).map(
+    ([name, path]) => `export * as ${name} from ${JSON.stringify(join(dir, path))};`,
+  );
+  lines.push(
+    serverModule === null ? "export const server = null;" : `export { server } from ${JSON.stringify(serverModule)};`,
+  );
+  const outfile = join(tmpdir(), `kervanc-percall-${process.pid}-${bundles++}.mjs`);
+  await esbuild.build({
+    stdin: { contents: lines.join("\n"), resolveDir: dir, loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    // Minified as server.mjs is; PERCALL_READABLE=1 keeps the names, for reading a profile.
+    minify: process.env["PERCALL_READABLE"] === undefined,
+    outfile,
+    nodePaths: [join(REPO, "node_modules")],
+    logLevel: "silent",
+  });
+  return (await import(pathToFileURL(outfile).href)) as RuntimeModules & { server: CompiledServer | null };
 }
+
+let bundles = 0;
+const REPO = join(import.meta.dirname, "..", "..");
 
 function runnerCall(rt: RuntimeModules, server: CompiledServer, transport: HopTransport, withSecret: boolean): Call {
   const runner = new rt.runner.ToolRunner(server, {
@@ -126,8 +160,10 @@ function runnerCall(rt: RuntimeModules, server: CompiledServer, transport: HopTr
   return () => runner.call(PRIMARY_TOOL, PRIMARY_ARGS, signal);
 }
 
-async function packageServer(pkg: string): Promise<CompiledServer> {
-  return ((await import(join(pkg, "src", "server.ts"))) as { server: CompiledServer }).server;
+/** The built package's runtime and compiled server, bundled together as its `server.mjs` bundles them. */
+async function packageAt(pkg: string): Promise<RuntimeModules & { server: CompiledServer }> {
+  const modules = await runtimeAt(join(pkg, "src", "runtime"), join(pkg, "src", "server.ts"));
+  return { ...modules, server: modules.server! };
 }
 
 function interpretedServer(rt: RuntimeModules, specFile: string): CompiledServer {
@@ -159,8 +195,8 @@ async function batch(call: Call, count: number): Promise<{ wall: number; cpu: nu
 
 const variants: { name: string; call: Call; calls: number }[] = [];
 const token = SECRET_VALUE;
-const stubRuntime = await runtimeAt(join(config.stubPackage, "src", "runtime"));
-const repoRuntime = await runtimeAt(join(import.meta.dirname, "..", "..", "packages", "runtime", "src"));
+const stubPackage = await packageAt(config.stubPackage);
+const repoRuntime = await runtimeAt(join(REPO, "packages", "runtime", "src"));
 variants.push({
   name: "stub/handwritten",
   call: () => callTool(PRIMARY_ARGS, { send: stubSend, token, timeoutMs: 10_000 }),
@@ -181,7 +217,7 @@ variants.push({
 });
 variants.push({
   name: "stub/kervanc",
-  call: runnerCall(stubRuntime, await packageServer(config.stubPackage), stubTransport, true),
+  call: runnerCall(stubPackage, stubPackage.server, stubTransport, true),
   calls: config.stubCalls,
 });
 variants.push({
@@ -192,7 +228,7 @@ variants.push({
 
 if (config.socketPackage !== null && config.upstreamOrigin !== null) {
   const origin = new URL(config.upstreamOrigin);
-  const rt = await runtimeAt(join(config.socketPackage, "src", "runtime"));
+  const rt = await packageAt(config.socketPackage);
   const transport = rt.transport.createNodeTransport({
     policy: rt.address.createNetworkPolicy(rt.address.allowPrivateNetwork()),
     gate: new rt.gate.LookupGate(4),
@@ -216,16 +252,19 @@ if (config.socketPackage !== null && config.upstreamOrigin !== null) {
   });
   variants.push({
     name: "socket/kervanc",
-    call: runnerCall(rt, await packageServer(config.socketPackage), transport, false),
+    call: runnerCall(rt, rt.server, transport, false),
     calls: config.socketCalls,
   });
   variants.push({
     name: "socket/kervanc-unpooled",
-    call: runnerCall(rt, await packageServer(config.socketPackage), unpooled, false),
+    call: runnerCall(rt, rt.server, unpooled, false),
     calls: config.socketCalls,
   });
 }
 
+// PERCALL_ONLY=<regexp> keeps only the variants whose names match (for profiling one path with --cpu-prof).
+const only = process.env["PERCALL_ONLY"];
+if (only !== undefined) variants.splice(0, variants.length, ...variants.filter((v) => new RegExp(only).test(v.name)));
 // Warm-up: let every variant reach steady JIT state before anything is recorded.
 for (const v of variants) await batch(v.call, v.calls);
 const samples: Record<string, number[]> = {};

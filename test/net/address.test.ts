@@ -489,14 +489,50 @@ describe("classification failures", () => {
     vi.spyOn(ipaddr, "process").mockImplementation(() => {
       throw new Error("classifier failure");
     });
-    expect(checkAddress("93.184.216.34", strict)).toEqual(UNCLASSIFIABLE);
+    // A fresh policy: one that already decided this address keeps its verdict (see "kept verdicts" below).
+    expect(checkAddress("93.184.216.34", createNetworkPolicy({ localAddresses: [] }))).toEqual(UNCLASSIFIABLE);
   });
 
   it("refuses when the range classifier answers something unexpected", () => {
     const requireFromRuntime = createRequire(new URL("../../packages/runtime/package.json", import.meta.url));
     const ipaddr = requireFromRuntime("ipaddr.js") as { process: (address: string) => unknown };
     vi.spyOn(ipaddr, "process").mockReturnValue({ range: () => "unicast (93.184.216.34)" });
-    expect(checkAddress("93.184.216.34", strict)).toEqual(UNCLASSIFIABLE);
+    const policy = createNetworkPolicy({ localAddresses: [] });
+    expect(checkAddress("93.184.216.34", policy)).toEqual(UNCLASSIFIABLE);
+    // A failed classification is not kept: once the classifier answers again, so does the policy.
+    vi.restoreAllMocks();
+    expect(checkAddress("93.184.216.34", policy)).toEqual(OK);
+  });
+});
+
+describe("kept verdicts", () => {
+  it("are kept per policy: one policy's verdict never answers for another", () => {
+    const open = createNetworkPolicy({ ...allowPrivateNetwork(), localAddresses: [] });
+    const closed = createNetworkPolicy({ localAddresses: [] });
+    for (let round = 0; round < 3; round++) {
+      expect(checkAddress("10.1.2.3", open)).toEqual(OK);
+      expect(checkAddress("10.1.2.3", closed)).toEqual(no("private address"));
+      expect(checkAddress("169.254.169.254", open)).toEqual(METADATA);
+    }
+  });
+
+  it("are the same answer as a first decision, and cannot be changed by the caller", () => {
+    const policy = createNetworkPolicy({ localAddresses: [] });
+    const first = checkAddress("127.0.0.1", policy);
+    const again = checkAddress("127.0.0.1", policy);
+    expect(again).toEqual(first);
+    expect(again.ok).toBe(false);
+    expect(() => Object.assign(again, { ok: true })).toThrow(TypeError);
+    expect(checkAddress("127.0.0.1", policy).ok).toBe(false);
+  });
+
+  it("answer the same over many addresses (past its bound the memory starts over)", () => {
+    const policy = createNetworkPolicy({ localAddresses: [] });
+    for (let i = 0; i < 2000; i++) {
+      const address = `93.184.${i >> 8}.${i & 255}`;
+      expect(checkAddress(address, policy)).toEqual(OK);
+      expect(checkAddress("10.0.0.1", policy)).toEqual(no("private address"));
+    }
   });
 });
 

@@ -35,7 +35,7 @@ version: "1.0.0"
 tools:${tool("status")}${tool("html")}${tool("empty")}${tool("badjson")}
 ${tool("big", "      maxResponseBytes: 1000")}${tool("chunked", "      maxResponseBytes: 1000")}${tool("bomb", "      maxResponseBytes: 100000")}
 ${tool("gzip")}${tool("deflate")}${tool("br")}${tool("stacked")}${tool("weird")}${tool("corrupt")}
-${tool("slow", "      timeoutMs: 300")}${tool("drip", "      timeoutMs: 300")}
+${tool("slow", "      timeoutMs: 300")}${tool("drip", "      timeoutMs: 300")}${tool("reset")}${tool("cut")}
 ${tool("redirect")}${tool("follow", "      followRedirects: 2")}${tool("loop", "      followRedirects: 2")}
 ${tool("nolocation", "      followRedirects: 1")}${tool("badlocation", "      followRedirects: 1")}${tool("ftp", "      followRedirects: 1")}
 ${tool("creds", "      followRedirects: 1")}${tool("cross", "      followRedirects: 1\n      headers: { Accept: application/json, X-Api: keep-me }")}
@@ -240,6 +240,24 @@ describe("time", () => {
       res.on("close", () => clearInterval(timer));
     });
     expect(await call("drip")).toMatchObject({ isError: true, text: `Request to ${host} timed out after 300 ms.` });
+  });
+
+  it("reports an upstream that resets the connection halfway through the body with its code only", async () => {
+    routes.set("reset", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"a":');
+      setTimeout(() => res.socket?.resetAndDestroy(), 20);
+    });
+    expect(await call("reset")).toMatchObject({ isError: true, text: `Request to ${host} failed (ECONNRESET).` });
+  });
+
+  it("reports an upstream that closes the connection before the body's end", async () => {
+    routes.set("cut", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"a":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    expect(await call("cut")).toMatchObject({ isError: true, text: `Request to ${host} failed (ECONNRESET).` });
   });
 
   it("reports a refused connection with its code only", async () => {

@@ -147,7 +147,17 @@ interface PolicyState {
   readonly allow: readonly IpRange[];
   readonly deny: readonly IpRange[];
   readonly local: LocalAddresses;
+  /**
+   * Verdicts already reached, by address text, for the addresses whose verdict cannot change: every step of
+   * `decide` reads only the address and this frozen state, except the own-address step under a dynamic list
+   * (the machine's addresses, read again each time), whose verdicts are never kept. A server calls the same
+   * few upstream addresses over and over; a hop then pays a map lookup instead of parsing and classifying.
+   */
+  readonly verdicts: Map<string, AddressVerdict>;
 }
+
+/** How many verdicts a policy keeps; past that the memory starts over (a bound, not an eviction policy). */
+const MAX_KEPT_VERDICTS = 512;
 
 // The parsed state lives here rather than on the policy object, so it cannot be changed after the policy
 // is made, and an object that merely looks like a policy is not honoured.
@@ -170,7 +180,7 @@ export function createNetworkPolicy(options: NetworkPolicyOptions = {}): Network
     allowPrivate: Object.freeze(allow.map(formatRange)),
     denyList: Object.freeze(deny.map(formatRange)),
   });
-  policyStates.set(policy, Object.freeze({ allow, deny, local }));
+  policyStates.set(policy, Object.freeze({ allow, deny, local, verdicts: new Map<string, AddressVerdict>() }));
   return policy;
 }
 
@@ -228,19 +238,34 @@ function localAddressKeys(entry: unknown): string[] | undefined {
  * The checks run in the order of the reference; the first that refuses gives the reason.
  */
 export function checkAddress(address: string, policy: NetworkPolicy): AddressVerdict {
+  const state = policyStates.get(policy);
+  const kept = typeof address === "string" ? state?.verdicts.get(address) : undefined;
+  if (kept !== undefined) return kept;
+  let decided: Decided;
   try {
-    return decide(address, policy);
+    decided = decide(address, state);
   } catch {
     return refuse(REASON.unclassifiable);
   }
+  // A thrown classification, a missing state and a verdict that read the machine's addresses are never kept.
+  if (decided.final && state !== undefined) {
+    if (state.verdicts.size >= MAX_KEPT_VERDICTS) state.verdicts.clear();
+    state.verdicts.set(address, Object.freeze(decided.verdict));
+  }
+  return decided.verdict;
 }
 
-function decide(address: string, policy: NetworkPolicy): AddressVerdict {
-  const literal = parseIpLiteral(address);
-  if (literal === undefined) return refuse(REASON.notAnAddress);
-  if (literal.zone !== undefined) return refuse(REASON.zoneId);
+/** A verdict, and whether it depends on nothing but the address and the policy (so it may be kept). */
+interface Decided {
+  readonly verdict: AddressVerdict;
+  readonly final: boolean;
+}
 
-  const state = policyStates.get(policy);
+function decide(address: string, state: PolicyState | undefined): Decided {
+  const literal = parseIpLiteral(address);
+  if (literal === undefined) return final(refuse(REASON.notAnAddress));
+  if (literal.zone !== undefined) return final(refuse(REASON.zoneId));
+
   if (state === undefined) throw new Error("the policy was not made by createNetworkPolicy");
 
   const raw: IpBytes = { version: literal.version, bytes: literal.bytes };
@@ -248,21 +273,28 @@ function decide(address: string, policy: NetworkPolicy): AddressVerdict {
   const forms = [raw, ...embedded];
 
   // Metadata and the deny list come before the allow list, and look at every spelling.
-  if (forms.some((form) => METADATA.some((range) => inRange(form, range)))) return refuse(REASON.metadata);
-  if (forms.some((form) => state.deny.some((range) => inRange(form, range)))) return refuse(REASON.denied);
+  if (forms.some((form) => METADATA.some((range) => inRange(form, range)))) return final(refuse(REASON.metadata));
+  if (forms.some((form) => state.deny.some((range) => inRange(form, range)))) return final(refuse(REASON.denied));
 
-  if (isAllowed(raw, embedded, state.allow)) return { ok: true };
+  if (isAllowed(raw, embedded, state.allow)) return final({ ok: true });
 
   const localKeys = readLocalKeys(state.local);
-  if (localKeys === undefined) return refuse(REASON.ownAddressesUnknown);
-  if (forms.some((form) => localKeys.has(addressKey(form)))) return refuse(REASON.ownAddress);
+  // Under a dynamic list the machine's addresses were read, and may differ next time.
+  const keep = state.local.kind === "fixed";
+  if (localKeys === undefined) return { verdict: refuse(REASON.ownAddressesUnknown), final: keep };
+  if (forms.some((form) => localKeys.has(addressKey(form)))) return { verdict: refuse(REASON.ownAddress), final: keep };
 
   const range: unknown = ipaddr.process(canonical(raw)).range();
-  if (typeof range !== "string" || !/^[A-Za-z0-9]+$/.test(range)) return refuse(REASON.unclassifiable);
-  if (range !== "unicast") return refuse(`${range} address`);
+  if (typeof range !== "string" || !/^[A-Za-z0-9]+$/.test(range))
+    return { verdict: refuse(REASON.unclassifiable), final: false };
+  if (range !== "unicast") return { verdict: refuse(`${range} address`), final: keep };
 
-  if (BLOCKED.some((blocked) => inRange(raw, blocked))) return refuse(REASON.reserved);
-  return { ok: true };
+  if (BLOCKED.some((blocked) => inRange(raw, blocked))) return { verdict: refuse(REASON.reserved), final: keep };
+  return { verdict: { ok: true }, final: keep };
+}
+
+function final(verdict: AddressVerdict): Decided {
+  return { verdict, final: true };
 }
 
 // The raw address inside an allowPrivate range allows it. An address that embeds IPv4 is also allowed when
@@ -327,6 +359,20 @@ const ENDS_IN_NUMBER = /(?:^|\.)(?:[0-9]+|0x[0-9a-f]*)\.?$/;
  * each answer is checked.
  */
 export function classifyHost(hostname: string): HostKind {
+  // A pure function of the text, asked on every hop for the same few hosts: answers are kept (bounded).
+  const kept = typeof hostname === "string" ? classified.get(hostname) : undefined;
+  if (kept !== undefined) return kept;
+  const kind = Object.freeze(classifyHostText(hostname));
+  if (typeof hostname === "string") {
+    if (classified.size >= MAX_KEPT_VERDICTS) classified.clear();
+    classified.set(hostname, kind);
+  }
+  return kind;
+}
+
+const classified = new Map<string, HostKind>();
+
+function classifyHostText(hostname: string): HostKind {
   const invalid: HostKind = { kind: "invalid", reason: REASON.invalidHostName };
   if (typeof hostname !== "string") return invalid;
   if (hostname.startsWith("[")) {

@@ -21,7 +21,7 @@ import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
-import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { destroyOnAbort, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -108,7 +108,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       }
       const { connectHost, addresses } = await resolveChecked(hop.url, ctx.signal);
       const host = hop.url.host;
-      const checkedSet = new Set(addresses.map((a) => a.address));
+      const checked = (remote: string | undefined): boolean => addresses.some((a) => a.address === remote);
       const pinned: LookupFunction = (hostname, opts, callback) => {
         const family = typeof opts === "object" && opts !== null ? opts.family : undefined;
         const wantAll = typeof opts === "object" && opts !== null && opts.all === true;
@@ -155,13 +155,12 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
               headers,
               agent,
               lookup: pinned,
-              signal: ctx.signal,
               ...(servername !== "" ? { servername } : {}),
               ...(secure && options.ca !== undefined ? { ca: options.ca } : {}),
             },
             (res) => {
               const remote = res.socket?.remoteAddress;
-              if (remote === undefined || !checkedSet.has(remote)) {
+              if (!checked(remote)) {
                 res.destroy();
                 fail(new ToolError(`Request to ${host} was blocked: it was not checked.`));
                 return;
@@ -170,6 +169,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
               resolvePromise(toHopResponse(res));
             },
           );
+          destroyOnAbort(req, ctx.signal);
           // Bytes the connection had read before this request: any more, and the upstream answered something.
           let readBefore = -1;
           let connection: Socket | null = null;
@@ -180,7 +180,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             if (!socket.connecting) return;
             socket.once("connect", () => {
               const remote = socket.remoteAddress;
-              if (remote === undefined || !checkedSet.has(remote)) {
+              if (!checked(remote)) {
                 const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
                 fail(error);
                 req.destroy(error);

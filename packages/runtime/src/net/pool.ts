@@ -63,7 +63,11 @@ export interface Destination {
 }
 
 export function destinationKey(d: Destination): string {
-  const addresses = d.addresses.map((a) => `${a.family}/${a.address}`).sort();
+  // One address (an IP literal, or a name with one answer) is the common case: no list to sort.
+  const addresses =
+    d.addresses.length === 1
+      ? [`${d.addresses[0]!.family}/${d.addresses[0]!.address}`]
+      : d.addresses.map((a) => `${a.family}/${a.address}`).sort();
   return JSON.stringify([d.scheme, d.hostname, d.port, addresses, d.servername, d.trust, d.proxy]);
 }
 
