@@ -99,6 +99,46 @@ describe("CallDeadline: the tool's and each hop's timeout in one controller and 
     }
   });
 
+  it("tells onAbort listeners of a hop's timeout once, in order; a removed one hears nothing; the signal agrees", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    try {
+      const d = new CallDeadline(new AbortController().signal, 5_000, () => "tool timeout");
+      const heard: string[] = [];
+      d.onAbort(() => heard.push("first"));
+      const remove = d.onAbort(() => heard.push("removed"));
+      d.onAbort(() => heard.push("second"));
+      remove();
+      d.startHop(100, hopReason);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(heard).toEqual(["first", "second"]);
+      // The signal, made only now, is already aborted, with the hop's reason.
+      expect(d.signal.aborted).toBe(true);
+      expect((d.signal.reason as DOMException).name).toBe("TimeoutError");
+      // The call's end afterwards is not a second abort.
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(d.ended).toBe(true);
+      expect(heard).toEqual(["first", "second"]);
+      // A listener that comes after the abort hears it at once.
+      d.onAbort(() => heard.push("late"));
+      expect(heard).toEqual(["first", "second", "late"]);
+      d.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("tells onAbort listeners and an already made signal of a cancellation alike", () => {
+    const parent = new AbortController();
+    const d = new CallDeadline(parent.signal, 10_000, () => "tool timeout");
+    const signal = d.signal;
+    const heard: unknown[] = [];
+    signal.addEventListener("abort", () => heard.push(`signal: ${String(signal.reason)}`));
+    d.onAbort(() => heard.push("listener"));
+    parent.abort("cancelled");
+    expect(heard).toEqual(["signal: cancelled", "listener"]);
+    d.dispose();
+  });
+
   it("follows its parent: cancellation ends the call and settles the race at once", async () => {
     const parent = new AbortController();
     const d = new CallDeadline(parent.signal, 10_000, () => "tool timeout");

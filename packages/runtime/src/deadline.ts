@@ -49,10 +49,19 @@ export function deadline(parent: AbortSignal, ms: number, reason: () => unknown)
  * the call.
  */
 const ONCE = { once: true } as const;
+const noop = (): void => {};
 
 export class CallDeadline {
-  readonly #controller = new AbortController();
-  readonly signal: AbortSignal = this.#controller.signal;
+  /**
+   * Made on the first read of `signal`: on Node an AbortSignal costs more to make, listen to and release than
+   * the rest of a pooled hop's bookkeeping, and the Node transport listens through `onAbort` instead.
+   */
+  #controller: AbortController | null = null;
+  /** Whether `signal` has aborted (or would have, had it been made), and why. */
+  #aborted = false;
+  #abortReason: unknown = undefined;
+  /** The `onAbort` listeners, called once in order when the signal aborts. */
+  #listeners: (() => void)[] = [];
   readonly #parent: AbortSignal;
   readonly #toolAt: number;
   readonly #toolReason: () => unknown;
@@ -75,6 +84,32 @@ export class CallDeadline {
       parent.addEventListener("abort", this, ONCE);
       this.#arm(this.#toolAt);
     }
+  }
+
+  /** Aborts when the caller cancels, the tool's time is up, or the current hop's time is up. */
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Calls `listener` once when `signal` aborts, or at once if it has; the returned function removes it. The same
+   * event as the signal's, heard without making the signal.
+   */
+  onAbort(listener: () => void): () => void {
+    if (this.#aborted) {
+      listener();
+      return noop;
+    }
+    const listeners = this.#listeners;
+    listeners.push(listener);
+    return () => {
+      const at = listeners.indexOf(listener);
+      if (at !== -1) listeners.splice(at, 1);
+    };
   }
 
   /** Whether the call ended early: the caller cancelled or the tool's time is up. */
@@ -164,9 +199,29 @@ export class CallDeadline {
       this.#hopTimedOut = true;
       this.#hopAt = Infinity;
       this.#hopReason = null;
-      this.#controller.abort(reason());
+      this.#abort(reason());
     }
     this.#arm(Math.min(this.#toolAt, this.#hopAt));
+  }
+
+  /** Aborts the signal (made or not) and calls the `onAbort` listeners; only the first abort counts. */
+  #abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        // As an AbortSignal's listeners: one that throws does not stop the others, and its error is not lost.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
   }
 
   #end(reason: unknown): void {
@@ -176,7 +231,7 @@ export class CallDeadline {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     this.#armedAt = Infinity;
-    this.#controller.abort(reason);
+    this.#abort(reason);
     const onEnd = this.#onEnd;
     this.#onEnd = null;
     onEnd?.(reason);

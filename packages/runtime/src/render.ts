@@ -149,31 +149,54 @@ function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
   }
 }
 
+/**
+ * The URL's query: the literal query with every parameter appended as `url.searchParams.append` would, or the
+ * literal query untouched when none is. The parameters go to a list of their own, serialized once, and the URL
+ * is parsed once: a URL re-serializes its whole query at every append. The text is the same (the literal query
+ * as parsed and re-serialized, then each parameter), which test/runtime/render-search.test.ts checks.
+ */
+function renderSearch(plan: RequestPlan, ctx: RenderContext): string {
+  let params: URLSearchParams | null = null;
+  const append = (name: string, value: string): void => {
+    (params ??= new URLSearchParams(plan.search)).append(name, value);
+  };
+  for (const param of plan.query) {
+    const ref = singleRef(param.value);
+    if (ref === null) {
+      append(param.name, renderText(param.value, ctx));
+      continue;
+    }
+    const value = resolveRef(ref, ctx);
+    if (value === undefined || value === null) continue;
+    if (!Array.isArray(value)) {
+      append(param.name, scalarText(ref, value));
+      continue;
+    }
+    for (const item of value) {
+      if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
+        throw new ToolError(`Every value of query parameter "${param.name}" must be a string, number or boolean.`);
+      }
+      append(param.name, typeof item === "string" ? wellFormed(ref, item) : String(item));
+    }
+  }
+  return params === null ? plan.search : `?${(params as URLSearchParams).toString()}`;
+}
+
 export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRequest {
   const path = renderPath(plan.path, ctx);
-  const url = new URL(plan.origin + path + plan.search);
+  // A refused query value is reported after the path check, in the order the checks always ran.
+  let search = plan.search;
+  let queryError: unknown = null;
+  try {
+    search = renderSearch(plan, ctx);
+  } catch (error) {
+    queryError = error;
+  }
+  const url = new URL(plan.origin + path + search);
   if (url.pathname !== path) {
     throw new ToolError("The input values form a dot segment, which is not allowed in a URL path.");
   }
-  for (const param of plan.query) {
-    const ref = singleRef(param.value);
-    if (ref !== null) {
-      const value = resolveRef(ref, ctx);
-      if (value === undefined || value === null) continue;
-      if (Array.isArray(value)) {
-        for (const item of value) {
-          if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") {
-            throw new ToolError(`Every value of query parameter "${param.name}" must be a string, number or boolean.`);
-          }
-          url.searchParams.append(param.name, typeof item === "string" ? wellFormed(ref, item) : String(item));
-        }
-        continue;
-      }
-      url.searchParams.append(param.name, scalarText(ref, value));
-      continue;
-    }
-    url.searchParams.append(param.name, renderText(param.value, ctx));
-  }
+  if (queryError !== null) throw queryError;
   const headers: (readonly [string, string])[] = [];
   for (const header of plan.headers) {
     const value = renderText(header.value, ctx);

@@ -4,7 +4,7 @@
  * server name.
  */
 import type http from "node:http";
-import { joinChunks, type Hop, type HopResponse } from "./upstream.ts";
+import { joinChunks, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 /** The hop's headers as Node's request option: a repeated header becomes an array, in order. */
 export function requestHeaders(hop: Hop): Record<string, string | string[]> {
@@ -85,20 +85,27 @@ function readAll(res: http.IncomingMessage, max: number, tooLarge: () => Error):
 const ONCE = { once: true } as const;
 
 /**
- * Destroys the request (and with it its response, body included) when the hop's signal aborts, until the
- * request closes. This is what http.request's `signal` option does, with one listener instead of the option's
- * stream watcher and its half-dozen listeners per request. The error is the option's (`AbortError`, the
- * signal's reason as its cause), though callers word a hop's end from the signal itself.
+ * Destroys the request (and with it its response, body included) when the hop ends early, until the request
+ * closes. This is what http.request's `signal` option does, with one listener instead of the option's stream
+ * watcher and its half-dozen listeners per request, heard through the context's `onAbort` where it has one (so
+ * the runner's AbortSignal is never made). The error is the option's (`AbortError`, the signal's reason as its
+ * cause), though callers word a hop's end from the signal itself.
  */
-export function destroyOnAbort(req: http.ClientRequest, signal: AbortSignal): void {
+export function destroyOnAbort(req: http.ClientRequest, ctx: HopContext): void {
   const abort = (): void => {
     req.destroy(
-      Object.assign(new Error("The operation was aborted", { cause: signal.reason }), {
+      Object.assign(new Error("The operation was aborted", { cause: ctx.signal.reason }), {
         name: "AbortError",
         code: "ABORT_ERR",
       }),
     );
   };
+  if (ctx.onAbort !== undefined) {
+    const remove = ctx.onAbort(abort);
+    if (!req.destroyed) req.once("close", remove);
+    return;
+  }
+  const signal = ctx.signal;
   if (signal.aborted) return abort();
   signal.addEventListener("abort", abort, ONCE);
   req.once("close", () => signal.removeEventListener("abort", abort));

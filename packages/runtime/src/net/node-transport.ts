@@ -57,7 +57,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
    */
   async function resolveChecked(
     url: URL,
-    signal: AbortSignal,
+    ctx: HopContext,
     unresolvableOk = false,
   ): Promise<{ connectHost: string; addresses: Checked }> {
     const host = url.host;
@@ -71,6 +71,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }],
       };
     }
+    // Read only for a name: an IP literal needs no signal, and the runner's is made on first read.
+    const signal = ctx.signal;
     let answers: Checked;
     try {
       answers = await options.gate.lookup(kind.name, resolve, signal);
@@ -103,10 +105,10 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       const proxy = options.proxy?.forUrl(hop.url) ?? null;
       if (proxy !== null) {
         // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here.
-        await resolveChecked(hop.url, ctx.signal, true);
+        await resolveChecked(hop.url, ctx, true);
         return sendThroughProxy(hop, ctx, proxy, pool, options.ca);
       }
-      const { connectHost, addresses } = await resolveChecked(hop.url, ctx.signal);
+      const { connectHost, addresses } = await resolveChecked(hop.url, ctx);
       const host = hop.url.host;
       const checked = (remote: string | undefined): boolean => addresses.some((a) => a.address === remote);
       const pinned: LookupFunction = (hostname, opts, callback) => {
@@ -169,7 +171,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
               resolvePromise(toHopResponse(res));
             },
           );
-          destroyOnAbort(req, ctx.signal);
+          destroyOnAbort(req, ctx);
           // Bytes the connection had read before this request: any more, and the upstream answered something.
           let readBefore = -1;
           let connection: Socket | null = null;

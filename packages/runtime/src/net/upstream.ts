@@ -36,6 +36,12 @@ export interface HopResponse {
 export interface HopContext {
   /** Aborts when the hop's own timeout fires or the caller cancels. */
   readonly signal: AbortSignal;
+  /**
+   * Calls `listener` once when `signal` aborts (at once if it has); the returned function removes it. Where it
+   * is given, a transport that only needs to hear the abort uses it: the runner's context then never makes the
+   * AbortSignal, which on Node costs more than the rest of a pooled hop's bookkeeping.
+   */
+  onAbort?(listener: () => void): () => void;
   /** Whether the tool sends secrets (used by the transport for its own checks). */
   readonly sendsSecrets: boolean;
 }
@@ -108,7 +114,7 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
     try {
       let response: HopResponse;
       try {
-        response = await transport.send(hop, { signal: deadline.signal, sendsSecrets: options.secrets !== null });
+        response = await transport.send(hop, new DeadlineContext(deadline, options.secrets !== null));
       } catch (error) {
         throw hopFailure(error, host, deadline, limits.timeoutMs);
       }
@@ -128,6 +134,25 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
     } finally {
       deadline.endHop();
     }
+  }
+}
+
+/** A hop's context on the call's deadline: its signal is made only if a transport reads it. */
+class DeadlineContext implements HopContext {
+  readonly #deadline: CallDeadline;
+  readonly sendsSecrets: boolean;
+
+  constructor(deadline: CallDeadline, sendsSecrets: boolean) {
+    this.#deadline = deadline;
+    this.sendsSecrets = sendsSecrets;
+  }
+
+  get signal(): AbortSignal {
+    return this.#deadline.signal;
+  }
+
+  onAbort(listener: () => void): () => void {
+    return this.#deadline.onAbort(listener);
   }
 }
 
