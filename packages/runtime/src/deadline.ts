@@ -1,52 +1,20 @@
 /**
- * A signal that aborts when its parent does or when a timer fires, whichever comes first.
- *
- * `AbortSignal.any([parent, AbortSignal.timeout(ms)])` is the obvious spelling, but on Node 20 the timeout signal
- * is only weakly held: a garbage collection before it fires discards it, and the deadline silently never comes
- * (nodejs/node#57736; the soak suite saw it). Here the timer and the listener are strong references owned by the
- * deadline, and `dispose()` releases both when the work is done.
- */
-export interface Deadline {
-  readonly signal: AbortSignal;
-  /** Whether the timer (not the parent) aborted the signal. */
-  readonly timedOut: boolean;
-  dispose(): void;
-}
-
-export function deadline(parent: AbortSignal, ms: number, reason: () => unknown): Deadline {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onParentAbort = (): void => controller.abort(parent.reason);
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(reason());
-  }, ms);
-  if (parent.aborted) onParentAbort();
-  else parent.addEventListener("abort", onParentAbort, { once: true });
-  return {
-    signal: controller.signal,
-    get timedOut() {
-      return timedOut;
-    },
-    dispose() {
-      clearTimeout(timer);
-      parent.removeEventListener("abort", onParentAbort);
-    },
-  };
-}
-
-/**
  * The deadlines of one tool call in one AbortController and one timer: the tool's own (the whole call) and, one
- * at a time, each upstream hop's (one exchange, its body included). A call used to hold a `deadline()` for the
- * tool and another per hop, two controllers, two timers and three abort listeners, which the profile of a call
+ * at a time, each upstream hop's (one exchange, its body included). A call used to hold a deadline for the tool
+ * and another per hop, two controllers, two timers and three abort listeners, which the profile of a call
  * showed as a tenth of its CPU.
  *
+ * Why not `AbortSignal.any([parent, AbortSignal.timeout(ms)])`: on Node 20 the timeout signal is only weakly
+ * held, so a garbage collection before it fires discards it and the deadline silently never comes
+ * (nodejs/node#57736; the soak suite saw it). Here the timer and the parent's listener are strong references
+ * owned by the deadline, and `dispose()` releases both when the call is done.
+ *
  * `signal` is what the transport gets: it aborts when the caller cancels, the tool's time is up, or the current
- * hop's time is up (with the reason a per-hop `deadline()` gave: a `TimeoutError` DOMException from
- * `hopReason`). The tool-level end (cancellation or the tool's timeout) is kept apart in `ended`/`endReason`,
- * and only it settles `race()`, so a hop whose transport ignores its signal still ends with the tool's words
- * when the tool's time is up, as before. After a hop timed out the signal stays aborted: the hop's failure ends
- * the call.
+ * hop's time is up (with a `TimeoutError` DOMException from `hopReason`). The tool-level end (cancellation or
+ * the tool's timeout) is kept apart in `ended`/`endReason`, and only it settles `race()`, so a hop whose
+ * transport ignores its signal still ends with the tool's words when the tool's time is up. After a hop timed
+ * out the signal stays aborted: the hop's failure ends the call. The signal itself is made only when read;
+ * `onAbort` hears the same event without it.
  */
 const ONCE = { once: true } as const;
 const noop = (): void => {};
