@@ -77,3 +77,55 @@ export async function bundleBaselines(dir: string): Promise<BaselineFiles> {
   ]);
   return files;
 }
+
+/** Bytes of a bundle by what they come from: the SDK, zod, each other package, the runtime by area, the tools. */
+export type Composition = ReadonlyMap<string, number>;
+
+/**
+ * What a bundle is made of, from esbuild's metafile (bytes each input contributes to the minified output).
+ * `entry` is a generated package's `src/main.ts` (its own runtime shim) or a baseline's source.
+ */
+export async function composition(entry: string, shimPath: string = SDK_SHIMS): Promise<Composition> {
+  const result = await esbuild.build({
+    ...COMMON,
+    entryPoints: [entry],
+    write: false,
+    outfile: "composition.mjs",
+    metafile: true,
+    absWorkingDir: REPO,
+    nodePaths: [join(REPO, "node_modules")],
+    plugins: [{ name: "bench-sdk-shims", setup: (b) => b.onResolve({ filter: SHIM }, () => ({ path: shimPath })) }],
+  });
+  const parts = new Map<string, number>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const part = partOf(input);
+      parts.set(part, (parts.get(part) ?? 0) + bytesInOutput);
+    }
+  }
+  return parts;
+}
+
+const RUNTIME_AREAS: readonly [RegExp, string][] = [
+  [/\/sdk-shims\.ts$/, "the SDK shim (keeps the SDK's Ajv out)"],
+  [/\/runtime\/select\//, "runtime: select interpreter"],
+  [/\/runtime\/net\//, "runtime: network policy, transport, pool, proxy"],
+  [/\/runtime\/(node-main|stdio-guard|compile-cache|log)\.ts$/, "runtime: command line, stdio, logs"],
+  [
+    /\/runtime\/(node-http|http-handler|auth|client-address|rate-limit|body-budget|accept)\.ts$/,
+    "runtime: HTTP serving and auth",
+  ],
+  [/\/runtime\/(secrets|secret-scan|escapes)\.ts$/, "runtime: secrets and redaction"],
+  [/\/runtime\//, "runtime: calls (runner, render, output, plan)"],
+  [/\/src\/(main|worker)\.ts$/, "the entry module"],
+  [/\/(tools|validators)\/|\/src\/server\.ts$/, "the tool (plan, listing, validators)"],
+  [/scripts\/bench\/handwritten\//, "the hand-written server and tool"],
+];
+
+function partOf(input: string): string {
+  // A package name never starts with "."; the benchmark's own packages live under node_modules/.cache.
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/.][^/]*)\//.exec(input)?.[1];
+  if (pkg !== undefined)
+    return pkg.startsWith("@modelcontextprotocol/") ? "MCP SDK (@modelcontextprotocol/server and core)" : pkg;
+  return RUNTIME_AREAS.find(([pattern]) => pattern.test(input))?.[1] ?? "other";
+}

@@ -6,7 +6,8 @@
  * validate the arguments, render the request, (send), read and parse the body, redact, select, check the output,
  * build the result, redact the result. The spec variant used here sends a secret (so redaction is real work),
  * which kervanc allows only over https: the stub never connects, so the https URL costs nothing.
- *   kervanc      the built package's own modules (plan literals, standalone validators, runtime copy)
+ *   kervanc      the built package's own modules (plan texts, standalone validators, runtime copy), bundled and
+ *                minified as its server.mjs is
  *   interpreted  the same runtime with the plan and Ajv validators made in process from the YAML
  *   handwritten  scripts/bench/handwritten/tool.ts
  *   handwritten-safe  scripts/bench/handwritten/tool-safe.ts: the same tool doing kervanc's safety work by hand

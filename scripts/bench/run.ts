@@ -25,7 +25,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { parseArgs, promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { bundleBaselines, REPO } from "./bundles.ts";
+import { bundleBaselines, composition, REPO } from "./bundles.ts";
 import { benchTools, generateSpec, PRIMARY_ARGS, PRIMARY_TOOL, peerArgs } from "./gen-specs.ts";
 import { legacySessionTarget, type LoadCall, type LoadTarget, modernTarget, runLoad } from "./loadgen.ts";
 import type { PercallConfig, PercallResult } from "./percall.ts";
@@ -374,6 +374,33 @@ async function sectionSizes(w: Work): Promise<void> {
   } else rows.push(["peer", "n/a", "n/a", w.peerProblem ?? ""]);
   samples["size"] = Object.fromEntries([...sizes].map(([n, s]) => [n, s]));
   table("Bundle size", ["what", "bytes", "gzip -9", "note"], rows);
+  targets.push({
+    name: "1-tool server.mjs vs hand-written bundle (bytes)",
+    measured: `${formatBytes(first.bytes)} vs ${formatBytes(hw.bytes)} = ${ratio(first.bytes, hw.bytes)}`,
+    cpu: "",
+    goal: "<= 1.1x",
+    met: first.bytes <= 1.1 * hw.bytes,
+  });
+
+  // What the bytes are: the SDK and zod are in both bundles; the rest is what each server adds to them.
+  const smallest = w.packages.get(SMALLEST)!;
+  const [kParts, hParts] = await Promise.all([
+    composition(join(smallest, "src", "main.ts"), join(smallest, "src", "runtime", "sdk-shims.ts")),
+    composition(join(REPO, "scripts", "bench", "handwritten", "server.ts")),
+  ]);
+  const names = [...new Set([...kParts.keys(), ...hParts.keys()])].sort(
+    (a, b) => (kParts.get(b) ?? 0) + (hParts.get(b) ?? 0) - ((kParts.get(a) ?? 0) + (hParts.get(a) ?? 0)),
+  );
+  const total = (parts: ReadonlyMap<string, number>): number => [...parts.values()].reduce((x, y) => x + y, 0);
+  table(
+    `What the 1-tool bundles are made of (bytes of minified output by source, esbuild metafile)`,
+    ["part", "kervanc server.mjs", "hand-written bundle"],
+    [
+      ...names.map((name) => [name, formatBytes(kParts.get(name) ?? 0), formatBytes(hParts.get(name) ?? 0)]),
+      ["all of it", formatBytes(total(kParts)), formatBytes(total(hParts))],
+    ],
+    "Both bundles carry the same SDK and zod; the rows below them are what each server adds. The totals leave out esbuild's own glue between modules.",
+  );
 }
 
 async function sectionColdStart(w: Work): Promise<void> {
@@ -538,6 +565,15 @@ async function sectionPercall(w: Work): Promise<void> {
     cpu: `${formatNumber(kc)} vs ${formatNumber(stubCpuBase)} µs = ${ratio(kc, stubCpuBase)}`,
     goal: "<= 1.2x",
     met: k <= 1.2 * stubBase,
+  });
+  const ks = sum("socket/kervanc").median;
+  const ksc = cpuSum("socket/kervanc").median;
+  targets.push({
+    name: "Per call over loopback (pooled) vs hand-written keep-alive client",
+    measured: `${formatNumber(ks)} µs vs ${formatNumber(socketBase)} µs = ${ratio(ks, socketBase)}`,
+    cpu: `${formatNumber(ksc)} vs ${formatNumber(socketCpuBase)} µs = ${ratio(ksc, socketCpuBase)}`,
+    goal: "<= 1.2x",
+    met: ks <= 1.2 * socketBase,
   });
   targets.push({
     name: "Per-call overhead in process (stub upstream) vs hand-written doing the same safety work",
@@ -902,8 +938,8 @@ async function sectionHttp(w: Work): Promise<void> {
     name: "Streamable HTTP throughput vs hand-written (1 tool)",
     measured: `${formatNumber(k, 0)} vs ${formatNumber(base, 0)} calls/s = ${ratio(k, base)}`,
     cpu: `${formatNumber(kc, 0)} vs ${formatNumber(cpuBase, 0)} µs/call: ${ratio(cpuBase, kc)} of the capacity`,
-    goal: ">= 0.9x",
-    met: k >= 0.9 * base,
+    goal: ">= 0.95x",
+    met: k >= 0.95 * base,
   });
 }
 

@@ -27,6 +27,7 @@ describe("benchmark smoke run", () => {
     );
     for (const title of [
       "### Bundle size",
+      "### What the 1-tool bundles are made of",
       "### Cold start",
       "### Per-call cost in process",
       "### Per-call latency over stdio",
@@ -43,6 +44,10 @@ describe("benchmark smoke run", () => {
       "| kervanc, per additional tool",
       "| hand-written bundle, 1 tool |",
       "| interpreted server bundle",
+      "| MCP SDK (@modelcontextprotocol/server and core) |",
+      "| zod |",
+      "| runtime: select interpreter |",
+      "| the hand-written server and tool |",
       // Cold start
       '| node -e "" (process floor',
       "| hand-written, unbundled (node_modules) |",
