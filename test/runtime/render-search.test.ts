@@ -20,7 +20,7 @@ const LITERALS = [
   "?sp=a b&amp=x%26y",
 ];
 
-function planFor(literal: string) {
+function planFor(url: string, query: string) {
   const server = compileInProcess(`
 specVersion: 1
 name: search
@@ -30,8 +30,8 @@ tools:
     description: t
     input: { type: object, properties: { c: {}, d: {} } }
     http:
-      url: "https://api.example.com/v1/items${literal}"
-      query: { q: "{{input.c}}", fixed: "lit", mixed: "pre-{{input.d}}" }
+      url: "${url}"
+      query: ${query}
     output: { select: "@" }
 `);
   return server.tools[0]!.plan.request;
@@ -62,7 +62,10 @@ const value: fc.Arbitrary<JsonValue | undefined> = fc.oneof(
 
 describe("the rendered query", () => {
   it.each(LITERALS)("is the text url.searchParams.append gives, after the literal query %j", (literal) => {
-    const plan = planFor(literal);
+    const plan = planFor(
+      `https://api.example.com/v1/items${literal}`,
+      '{ q: "{{input.c}}", fixed: "lit", mixed: "pre-{{input.d}}" }',
+    );
     fc.assert(
       fc.property(value, text, (c, d) => {
         const args: Record<string, JsonValue> = { d };
@@ -75,20 +78,7 @@ describe("the rendered query", () => {
   });
 
   it("leaves the literal query untouched when no parameter is appended", () => {
-    const server = compileInProcess(`
-specVersion: 1
-name: search
-version: "1"
-tools:
-  - name: t
-    description: t
-    input: { type: object, properties: { c: {} } }
-    http:
-      url: "https://api.example.com/v1?a=b%20c&x=%2B+y"
-      query: { q: "{{input.c}}" }
-    output: { select: "@" }
-`);
-    const plan = server.tools[0]!.plan.request;
+    const plan = planFor("https://api.example.com/v1?a=b%20c&x=%2B+y", '{ q: "{{input.c}}" }');
     const rendered = renderRequest(plan, { args: {}, secrets: new Map(), hostPort: "api.example.com:443" });
     expect(rendered.url.search).toBe("?a=b%20c&x=%2B+y");
     const withValue = renderRequest(plan, { args: { c: "1" }, secrets: new Map(), hostPort: "api.example.com:443" });

@@ -5,6 +5,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import type http from "node:http";
+import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inProcess, type InProcess } from "../helpers/inprocess.ts";
 import { json, type RecordedRequest, startUpstream, type Upstream } from "../helpers/upstream.ts";
@@ -242,22 +243,16 @@ describe("time", () => {
     expect(await call("drip")).toMatchObject({ isError: true, text: `Request to ${host} timed out after 300 ms.` });
   });
 
-  it("reports an upstream that resets the connection halfway through the body with its code only", async () => {
-    routes.set("reset", (_req, res) => {
+  it.each([
+    ["resets the connection", "reset", (socket: Socket) => socket.resetAndDestroy()],
+    ["closes the connection", "cut", (socket: Socket) => socket.destroy()],
+  ])("reports an upstream that %s halfway through the body with its code only", async (_what, tool, end) => {
+    routes.set(tool, (_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
       res.write('{"a":');
-      setTimeout(() => res.socket?.resetAndDestroy(), 20);
+      setTimeout(() => end(res.socket!), 20);
     });
-    expect(await call("reset")).toMatchObject({ isError: true, text: `Request to ${host} failed (ECONNRESET).` });
-  });
-
-  it("reports an upstream that closes the connection before the body's end", async () => {
-    routes.set("cut", (_req, res) => {
-      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
-      res.write('{"a":');
-      setTimeout(() => res.socket?.destroy(), 20);
-    });
-    expect(await call("cut")).toMatchObject({ isError: true, text: `Request to ${host} failed (ECONNRESET).` });
+    expect(await call(tool)).toMatchObject({ isError: true, text: `Request to ${host} failed (ECONNRESET).` });
   });
 
   it("reports a refused connection with its code only", async () => {
