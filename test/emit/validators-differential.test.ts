@@ -1,7 +1,7 @@
 /**
  * The shortened standalone validators (emit/validator-errors.ts, emit/validator-bookkeeping.ts) against Ajv itself.
  *
- * Every schema of the fixture specs, the imported OpenAPI examples, the benchmark's tool shapes and the hard cases
+ * Every schema of the fixture specs, the imported OpenAPI examples and real API documents, the benchmark's tool shapes and the hard cases
  * in hard-schemas.ts is compiled once by the build's own Ajv pass; its validator module is emitted exactly as a
  * package gets it (rewritten, formatted, next to a bundled ajv-runtime.js) and loaded as a real module file. Then,
  * for many inputs per schema (built to fit, broken in one place, arbitrary), both must give the same result and
@@ -22,6 +22,7 @@ import {
   NO_HELPERS,
   validatorModule,
 } from "../../packages/compiler/src/emit/validators.ts";
+import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 import { formatValidationErrors } from "../../packages/runtime/src/validation.ts";
 import { generateSpec } from "../../scripts/bench/gen-specs.ts";
 import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
@@ -42,6 +43,7 @@ interface Issue {
 type Validator = ((data: unknown) => boolean) & { errors?: readonly Issue[] | null };
 
 const SPEC_DIRS = ["fixtures/valid", "fixtures/specs", "fixtures/openapi/expected", "test/emit/specs"];
+const REAL_OPENAPI = "fixtures/openapi/real";
 const INPUTS_PER_SCHEMA = 240;
 
 function specCases(file: string, bytes: Uint8Array): Case[] {
@@ -62,6 +64,12 @@ function corpus(): Case[] {
       .filter((f) => f.endsWith(".yaml"))
       .sort())
       cases.push(...specCases(`${dir}/${name}`, readFileSync(join(REPO, dir, name))));
+  // Real APIs' schemas, as `kervanc import` turns them into a spec.
+  for (const name of readdirSync(join(REPO, REAL_OPENAPI)).sort()) {
+    const imported = importOpenApi(name, readFileSync(join(REPO, REAL_OPENAPI, name)), "spec.yaml");
+    if (!imported.ok || imported.text === null) throw new Error(`${name} does not import`);
+    cases.push(...specCases(`${REAL_OPENAPI}/${name}`, new TextEncoder().encode(imported.text)));
+  }
   cases.push(...specCases("bench-8.yaml", new TextEncoder().encode(generateSpec(8, "http://127.0.0.1:8080"))));
   for (const [name, schema] of Object.entries(HARD_SCHEMAS)) {
     const result = checkAndCompileSchema(schema, []);
