@@ -32,6 +32,7 @@ import {
   type AjvHelpers,
   mergeHelpers,
   NO_HELPERS,
+  needsAjvRuntime,
   VALIDATOR_DTS,
   validatorModule,
 } from "./validators.ts";
@@ -105,7 +106,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     files.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool, source).text}`);
   }
   let ajvRuntime: BundleResult | null = null;
-  if (helpers.ucs2length || helpers.equal || helpers.formats) {
+  if (needsAjvRuntime(helpers)) {
     ajvRuntime = await bundleAjvRuntime(ajvRuntimeEntry(helpers), header);
     files.set("src/validators/ajv-runtime.js", ajvRuntime.code);
     await addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS, "typescript");

@@ -8,9 +8,15 @@
  * A `require(` left in the output fails the build: it would mean an Ajv upgrade added a helper this does not
  * know, and the server would crash when it loads. (Ajv's standalone ES module output is documented to keep
  * these requires: ajv-validator/ajv#1976 and #2598.)
+ *
+ * Each reported error is then shortened to one call of the `addError` helper from the same file
+ * (validator-errors.ts says why and when), which is what keeps a validator small, and bookkeeping nothing in the
+ * module reads is left out (validator-bookkeeping.ts).
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { CompiledSchema } from "../analyze/schemas.ts";
+import { dropUnusedBookkeeping } from "./validator-bookkeeping.ts";
+import { ADD_ERROR, shareErrorBlocks } from "./validator-errors.ts";
 
 const standaloneCode =
   (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ??
@@ -23,19 +29,33 @@ export interface AjvHelpers {
   readonly ucs2length: boolean;
   readonly equal: boolean;
   readonly formats: boolean;
+  /** kervanc's own: records one error (validator-errors.ts). */
+  readonly addError: boolean;
 }
 
-export const NO_HELPERS: AjvHelpers = { ucs2length: false, equal: false, formats: false };
+export const NO_HELPERS: AjvHelpers = { ucs2length: false, equal: false, formats: false, addError: false };
 
 /** The helpers either set needs. */
 export function mergeHelpers(a: AjvHelpers, b: AjvHelpers): AjvHelpers {
-  return { ucs2length: a.ucs2length || b.ucs2length, equal: a.equal || b.equal, formats: a.formats || b.formats };
+  return {
+    ucs2length: a.ucs2length || b.ucs2length,
+    equal: a.equal || b.equal,
+    formats: a.formats || b.formats,
+    addError: a.addError || b.addError,
+  };
+}
+
+/** Whether a set of validators needs `./ajv-runtime.js` at all. */
+export function needsAjvRuntime(helpers: AjvHelpers): boolean {
+  return helpers.ucs2length || helpers.equal || helpers.formats || helpers.addError;
 }
 
 export interface ValidatorModule {
   readonly code: string;
   /** The Ajv helpers this validator imports from `./ajv-runtime.js`. */
   readonly helpers: AjvHelpers;
+  /** Error blocks shortened to one `addError` call, and blocks left as Ajv wrote them. */
+  readonly errorBlocks: { readonly rewritten: number; readonly kept: number };
 }
 
 const REQUIRES: readonly [RegExp, keyof AjvHelpers][] = [
@@ -45,9 +65,18 @@ const REQUIRES: readonly [RegExp, keyof AjvHelpers][] = [
 
 export class ValidatorEmitError extends Error {}
 
+/**
+ * Ajv names a schema that has an `$id` in a `/*# sourceURL="<$id>" *\/` line at the top of its function, with the
+ * `$id` as a JSON string: a `*\/` inside the `$id` would end the comment and turn the rest of it into code of
+ * the server. The comment only matters for code compiled from a string at run time, so the line goes, matched
+ * string-aware; a line left that starts the same way fails the build.
+ */
+const SOURCE_URL = /^\/\*# sourceURL="(?:[^"\\\n]|\\.)*" \*\/;?\n/gm;
+const SOURCE_URL_LEFT = /^\/\*# sourceURL=/m;
+
 export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   let code = standaloneCode(compiled.ajv, compiled.validate);
-  const used = { ucs2length: false, equal: false, formats: false };
+  const used = { ucs2length: false, equal: false, formats: false, addError: false };
   for (const [pattern, helper] of REQUIRES) {
     code = code.replace(pattern, () => {
       used[helper] = true;
@@ -60,11 +89,16 @@ export function validatorModule(compiled: CompiledSchema): ValidatorModule {
       `Ajv produced a validator that still requires a module: ${/require\s*\([^)]*\)/.exec(code)?.[0]}`,
     );
   }
-  code = code.replace(/^"use strict";\n?/, "");
+  code = code.replace(/^"use strict";\n?/, "").replace(SOURCE_URL, "");
+  if (SOURCE_URL_LEFT.test(code)) throw new ValidatorEmitError("Ajv wrote a source URL comment kervanc cannot read.");
+  const shared = shareErrorBlocks(code, AJV_RUNTIME_IMPORT);
+  code = dropUnusedBookkeeping(shared.code);
+  if (shared.rewritten > 0) used.addError = true;
   const uses = code.includes(AJV_RUNTIME_IMPORT);
   return {
     code: `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`,
     helpers: used,
+    errorBlocks: { rewritten: shared.rewritten, kept: shared.kept },
   };
 }
 
@@ -80,10 +114,28 @@ export function ajvRuntimeEntry(helpers: AjvHelpers): string {
   if (helpers.ucs2length) lines.push('export { default as ucs2length } from "ajv/dist/runtime/ucs2length.js";');
   if (helpers.equal) lines.push('export { default as equal } from "ajv/dist/runtime/equal.js";');
   if (helpers.formats) lines.push('export { fullFormats as formats } from "ajv-formats/dist/formats.js";');
+  if (helpers.addError) lines.push(ADD_ERROR_SOURCE);
   return lines.join("\n") + "\n";
 }
+
+/**
+ * What Ajv's error blocks did inline, minus the fields the server never reads (`schemaPath`, `keyword`,
+ * `params`): the errors so far, or null, with one more appended.
+ */
+const ADD_ERROR_SOURCE = `// kervanc: one error of a validator, with the two fields the server reads (see validator-errors.ts).
+export function ${ADD_ERROR}(errors, instancePath, message) {
+  const error = { instancePath, message };
+  if (errors === null) return [error];
+  errors.push(error);
+  return errors;
+}`;
 
 export const AJV_RUNTIME_DTS = `export declare const ucs2length: (str: string) => number;
 export declare const equal: (a: unknown, b: unknown) => boolean;
 export declare const formats: Record<string, unknown>;
+export declare function ${ADD_ERROR}(
+  errors: { instancePath: string; message: string }[] | null,
+  instancePath: string,
+  message: string,
+): { instancePath: string; message: string }[];
 `;
