@@ -237,8 +237,9 @@ async function handle(
   const method = req.method ?? "GET";
   const body = method !== "GET" && method !== "HEAD" ? readBody(req, ticket, refused) : null;
   try {
-    const headers = new Headers();
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    // Name-value pairs, which the Request appends once (a Headers object would be copied into it again).
+    const headers: [string, string][] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
     // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs. The body
     // is not in the Request: the handler takes it from `body` after its checks (see RequestInfo.body).
     const request = new NodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
@@ -252,6 +253,7 @@ async function handle(
       if (refused.value === null) throw error;
       response = new Response(null);
     }
+    // Whatever of the body is still to come is not kept: the handler has answered.
     body?.drop();
     if (refused.value !== null) {
       logRefusal(`Warning: HTTP request refused with ${refused.value.status}: ${refused.value.message}`);
@@ -300,6 +302,7 @@ async function handle(
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
+    body?.drop();
     // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
     // connection can finish cleanly.
     if (!req.complete) req.resume();
