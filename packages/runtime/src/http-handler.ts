@@ -13,6 +13,7 @@
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
@@ -37,6 +38,11 @@ export interface HealthInfo {
 export interface RequestInfo {
   /** The client's address (after --trust-proxy), for the per-client limit when authentication is off. */
   readonly clientAddress?: string;
+  /**
+   * The request's body, when the platform reads it itself (node-http.ts): `request` then carries none. It is
+   * taken only once the request has passed the checks here, and a JSON body is handed to the SDK parsed.
+   */
+  readonly body?: () => Promise<Uint8Array>;
 }
 
 /** A request refused before it reached the MCP handler, for the log. */
@@ -62,6 +68,27 @@ export interface HttpHandlerOptions {
 export interface HttpHandler {
   fetch(request: Request, info?: RequestInfo): Promise<Response>;
   close(): Promise<void>;
+}
+
+const UNPARSED = Symbol("unparsed");
+const decoder = new TextDecoder();
+
+/**
+ * The body as the SDK would parse it, or UNPARSED when the SDK would not (or could not): only a POST with a
+ * JSON content type, within the SDK's size cap, decoded as it decodes (UTF-8, a byte-order mark dropped,
+ * malformed bytes replaced), non-empty and valid JSON. The SDK takes such a value as `parsedBody` and skips
+ * cloning the request and reading its body through a web stream, most of its per-request work here.
+ */
+export function parsedJsonBody(request: Request, body: Uint8Array): unknown {
+  if (request.method !== "POST" || body.byteLength > MAX_REQUEST_BODY_BYTES) return UNPARSED;
+  if (!isJsonContentType(request.headers.get("content-type"))) return UNPARSED;
+  const text = decoder.decode(body);
+  if (text.length === 0) return UNPARSED;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return UNPARSED;
+  }
 }
 
 export function createHttpHandler(factory: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
@@ -126,7 +153,14 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
       }
       const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
       if (wait > 0) return tooMany(wait);
-      return mcp.fetch(request);
+      if (info.body === undefined) return mcp.fetch(request);
+      const body = await info.body();
+      const parsed = parsedJsonBody(request, body);
+      if (parsed !== UNPARSED) return mcp.fetch(request, { parsedBody: parsed });
+      // Anything else (not JSON, empty, too large) goes to the SDK as it came, for its own answer.
+      return mcp.fetch(
+        new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }),
+      );
     },
     close: () => mcp.close(),
   };

@@ -1,17 +1,19 @@
 /**
  * Serving the fetch handler from `node:http`, without a framework.
  *
- * The adapter streams the request body into the web `Request` (the SDK reads it with its own size cap), streams
- * the `Response` back (SSE included), and aborts the request's signal when the client goes away. It adds what a
- * public socket needs: the client's address for the handler's per-client limit (see client-address.ts for
- * --trust-proxy), a process-wide budget on request
- * bodies in flight (503/413 before reading, see body-budget.ts), timeouts on slow headers and slow bodies, a
- * refusal of absolute-form targets that name another authority, and a drain on shutdown.
+ * The adapter reads the request body into memory (charged to a process-wide budget) and hands it to the handler
+ * beside a body-less web `Request`: the handler takes the body only once the request passed its checks, and gives
+ * the SDK a JSON body already parsed (http-handler.ts). A JSON `Response` is written back in one piece, SSE is
+ * streamed, and the request's signal is aborted when the client goes away. Besides, what a public socket needs: the
+ * client's address for the handler's per-client limit (see client-address.ts for --trust-proxy), the body budget
+ * (503/413 before reading, see body-budget.ts), timeouts on slow headers and slow bodies, a refusal of
+ * absolute-form targets that name another authority, and a drain on shutdown.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
+import { NodeRequest, readBody } from "./node-request.ts";
 import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 import type { IpRange } from "./net/ip.ts";
 
@@ -202,58 +204,6 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   };
 }
 
-/**
- * The request body as a web stream, charged to the ticket chunk by chunk. Past the budget the stream errors
- * and `refused` is set, so the caller answers with it instead of whatever the SDK made of the broken body.
- */
-function bodyStream(
-  req: http.IncomingMessage,
-  ticket: BodyTicket | null,
-  refused: { value: BodyRefusal | null },
-): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.on("data", (chunk: Buffer) => {
-          if (refused.value !== null) return;
-          const refusal = ticket?.take(chunk.length) ?? null;
-          if (refusal !== null) {
-            refused.value = refusal;
-            req.pause();
-            controller.error(new Error(refusal.message));
-            return;
-          }
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        let settled = false;
-        req.once("end", () => {
-          if (refused.value !== null || settled) return;
-          settled = true;
-          controller.close();
-        });
-        const fail = (error: Error): void => {
-          if (refused.value !== null || settled) return;
-          settled = true;
-          controller.error(error);
-        };
-        req.once("error", fail);
-        // A client that leaves mid-body must fail the read, or the handler (and the body's budget) waits forever.
-        req.once("close", () => {
-          if (!req.complete) fail(new Error("The client closed the connection before the body was complete."));
-        });
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        req.resume();
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
-}
-
 /** Waits until the response can take more, or is gone: a closed socket never drains. */
 function drainOrClose(res: http.ServerResponse): Promise<void> {
   if (res.destroyed) return Promise.resolve();
@@ -284,25 +234,27 @@ async function handle(
   res.on("close", () => {
     if (!res.writableFinished) abort.abort();
   });
+  const method = req.method ?? "GET";
+  const body = method !== "GET" && method !== "HEAD" ? readBody(req, ticket, refused) : null;
   try {
-    const headers = new Headers();
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-    const method = req.method ?? "GET";
-    const hasBody = method !== "GET" && method !== "HEAD";
-    // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs.
-    const request = new Request(new URL(target, "http://127.0.0.1"), {
-      method,
-      headers,
-      signal: abort.signal,
-      ...(hasBody ? { body: bodyStream(req, ticket, refused), duplex: "half" } : {}),
-    } as RequestInit);
+    // Name-value pairs, which the Request appends once (a Headers object would be copied into it again).
+    const headers: [string, string][] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
+    // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs. The body
+    // is not in the Request: the handler takes it from `body` after its checks (see RequestInfo.body).
+    const request = new NodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
     let response: Response;
     try {
-      response = await handler.fetch(request, { clientAddress: client });
+      response = await handler.fetch(request, {
+        clientAddress: client,
+        ...(body !== null ? { body: body.bytes } : {}),
+      });
     } catch (error) {
       if (refused.value === null) throw error;
       response = new Response(null);
     }
+    // Whatever of the body is still to come is not kept: the handler has answered.
+    body?.drop();
     if (refused.value !== null) {
       logRefusal(`Warning: HTTP request refused with ${refused.value.status}: ${refused.value.message}`);
       await response.body?.cancel();
@@ -350,6 +302,7 @@ async function handle(
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
+    body?.drop();
     // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
     // connection can finish cleanly.
     if (!req.complete) req.resume();
