@@ -66,6 +66,7 @@ describe("benchmark smoke run", () => {
       // HTTP
       "| hand-written, keep-alive upstream |",
       "| kervanc, 1 tool |",
+      "| hand-written, keep-alive upstream, no code generation",
       "| hand-written, new upstream connection per call |",
       // Build
       "| kervanc build, unchanged rebuild of the",
