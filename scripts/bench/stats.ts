@@ -40,3 +40,27 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${Math.round(bytes)} B`;
 }
+
+/** The spread of paired ratios: their median and the middle half (p25 to p75). */
+export interface PairedRatio {
+  readonly median: number;
+  readonly p25: number;
+  readonly p75: number;
+}
+
+/**
+ * The ratios `values[i] / bases[i]` of interleaved rounds, summarized: noise that hits both sides of one round (a
+ * busy neighbour, a slow core) cancels out of each ratio, so on a shared machine this is steadier than the ratio
+ * of the two medians.
+ */
+export function pairedRatio(values: readonly number[], bases: readonly number[]): PairedRatio {
+  const n = Math.min(values.length, bases.length);
+  const ratios: number[] = [];
+  for (let i = 0; i < n; i++) if (bases[i]! > 0) ratios.push(values[i]! / bases[i]!);
+  const sorted = ratios.sort((a, b) => a - b);
+  return { median: summarize(sorted).median, p25: percentile(sorted, 25), p75: percentile(sorted, 75) };
+}
+
+export function formatPaired(p: PairedRatio): string {
+  return Number.isFinite(p.median) ? `${p.median.toFixed(2)}x (${p.p25.toFixed(2)}-${p.p75.toFixed(2)})` : "n/a";
+}
