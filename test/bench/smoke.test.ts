@@ -51,6 +51,7 @@ describe("benchmark smoke run", () => {
       // Cold start
       '| node -e "" (process floor',
       "| hand-written, unbundled (node_modules) |",
+      "| hand-written bundle, 1 tool (--disallow-code-generation-from-strings) |",
       "| kervanc bundle, 1 tool |",
       "(--disallow-code-generation-from-strings) |",
       "| interpreted, 1 tool |",
