@@ -13,7 +13,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
-import { NodeRequest, readBody } from "./node-request.ts";
+import { nodeRequest, readBody } from "./node-request.ts";
 import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 import type { IpRange } from "./net/ip.ts";
 
@@ -242,7 +242,7 @@ async function handle(
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
     // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs. The body
     // is not in the Request: the handler takes it from `body` after its checks (see RequestInfo.body).
-    const request = new NodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
+    const request = nodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
     let response: Response;
     try {
       response = await handler.fetch(request, {
