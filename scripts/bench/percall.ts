@@ -20,7 +20,7 @@
  *   node --import tsx scripts/bench/percall.ts '<json config>'
  *   PERCALL_ONLY='^socket/kervanc$' node --import tsx --cpu-prof scripts/bench/percall.ts '<json config>'   # profile one variant
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
@@ -140,7 +140,10 @@ async function runtimeAt(
     nodePaths: [join(REPO, "node_modules")],
     logLevel: "silent",
   });
-  return (await import(pathToFileURL(outfile).href)) as RuntimeModules & { server: CompiledServer | null };
+  const modules = (await import(pathToFileURL(outfile).href)) as RuntimeModules & { server: CompiledServer | null };
+  // Loaded: the file is not needed any more, and runs must not pile them up in the temporary folder.
+  rmSync(outfile, { force: true });
+  return modules;
 }
 
 let bundles = 0;

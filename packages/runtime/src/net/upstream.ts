@@ -310,11 +310,7 @@ async function readBody(
 }
 
 /** Reads a body to its end, refusing it the moment it passes `max` bytes; one chunk is returned as it is. */
-export async function collect(
-  source: AsyncIterable<Uint8Array>,
-  max: number,
-  tooLarge: () => Error,
-): Promise<Uint8Array> {
+async function collect(source: AsyncIterable<Uint8Array>, max: number, tooLarge: () => Error): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of source) {
