@@ -4,7 +4,7 @@
  * runner and transport in-process, against a real upstream on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonTextNestsDeeper, valueNestsDeeper } from "../../packages/runtime/src/json-depth.ts";
+import { jsonTextNestsDeeper, scanNestsDeeper, valueNestsDeeper } from "../../packages/runtime/src/json-depth.ts";
 import { inProcess, type InProcess } from "../helpers/inprocess.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 
@@ -111,5 +111,29 @@ describe("the depth checks", () => {
     }
     expect(jsonTextNestsDeeper('["\\\\", "]]]", [[1]]]', 2)).toBe(true);
     expect(jsonTextNestsDeeper('["\\"[[[[", [1]]', 2)).toBe(false);
+  });
+
+  it("answer the same with the bracket count's shortcut as with the full scan, around the bound", () => {
+    // The shortcut answers "not deeper" only when the text has at most `max` opening brackets in all; texts
+    // with about `max` brackets, some of them inside strings or behind escapes, are where it could go wrong.
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ["[", "{", "]", "}", '"', "\\", '\\"', ",", "1", '"a"', '"[{"', " "];
+    let deeper = 0;
+    for (let round = 0; round < 4_000; round++) {
+      let text = "";
+      const length = 1 + next(24);
+      for (let i = 0; i < length; i++) text += pieces[next(pieces.length)]!;
+      const max = next(6);
+      const expected = scanNestsDeeper(text, max);
+      expect(jsonTextNestsDeeper(text, max), text).toBe(expected);
+      if (expected) deeper++;
+    }
+    // Both answers occur, so the comparison above tested something.
+    expect(deeper).toBeGreaterThan(100);
+    expect(deeper).toBeLessThan(3_900);
   });
 });
