@@ -59,15 +59,28 @@ describe("tools/list from pre-serialised listings", () => {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientCapabilities": {},
     };
+    // Twice: the first answer is made for it alone, later ones come from the one kept, frozen result (mcp.ts).
+    const list = (id: number): string =>
+      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta } })}\n`;
     const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", server], {
-      input: `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta } })}\n`,
+      input: list(1) + list(2) + list(3),
       env: { PATH: process.env["PATH"] ?? "" },
       encoding: "utf8",
       timeout: 60_000,
     });
     expect(run.status, run.stderr).toBe(0);
-    const line = run.stdout.split("\n")[0]!;
-    expect(line).toContain(`"tools":${JSON.stringify(planned)}`);
-    expect((JSON.parse(line) as { result: { tools: unknown } }).result.tools).toEqual(planned);
+    const lines = run.stdout.split("\n").filter((line) => line !== "");
+    expect(lines).toHaveLength(3);
+    for (const line of lines) {
+      expect(line).toContain(`"tools":${JSON.stringify(planned)}`);
+      expect((JSON.parse(line) as { result: { tools: unknown } }).result.tools).toEqual(planned);
+    }
+  });
+
+  it("bundles the texts as compact JSON in string literals, while the reviewed module keeps them laid out", async () => {
+    const plain = JSON.stringify({ name: "plain", description: "Nothing special." }).slice(0, -1);
+    const module = await readFile(join(root, "out", "listing-bytes", "src", "tools", "plain.ts"), "utf8");
+    expect(module).toContain('listing: `{\n  "name": "plain",\n  "description": "Nothing special.",');
+    expect(await readFile(server, "utf8")).toContain(`'${plain},`);
   });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { defineServer, defineTool } from "../../packages/runtime/src/define.ts";
-import { toolsList } from "../../packages/runtime/src/mcp.ts";
+import { listingSource, toolsList } from "../../packages/runtime/src/mcp.ts";
 import { ToolRunner } from "../../packages/runtime/src/runner.ts";
 import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
 import type { CompiledTool, CompiledValidator, ToolPlan } from "../../packages/runtime/src/plan.ts";
@@ -84,6 +84,24 @@ describe("plans parsed on first use", () => {
     expect(Object.isFrozen(plan.request.path.parts)).toBe(true);
     expect(Object.isFrozen(plan.listing.inputSchema)).toBe(true);
     expect(Object.isFrozen(toolsList([tool]).tools[0]!.inputSchema)).toBe(true);
+  });
+
+  it("answers the first tools/list with a result of its own, and later ones with one kept, frozen result", () => {
+    const tool = generated(planned, "not JSON");
+    const list = listingSource([tool]);
+    const first = list();
+    const second = list();
+    const wire = JSON.stringify({ tools: [planned.listing] });
+    expect(JSON.stringify(first)).toBe(wire);
+    // The first result is used once: unfrozen, and not what later answers are made of.
+    expect(Object.isFrozen(first.tools[0]!.inputSchema)).toBe(false);
+    (first.tools[0]!.inputSchema as Record<string, unknown>)["type"] = "changed by the first answer";
+    expect(JSON.stringify(second)).toBe(wire);
+    expect(Object.isFrozen(second)).toBe(true);
+    expect(Object.isFrozen(second.tools[0]!.inputSchema)).toBe(true);
+    expect(list()).toBe(second);
+    // Listing never read a plan.
+    expect(() => tool.plan).toThrow(SyntaxError);
   });
 
   it("refuses a plan whose head says otherwise (a build fault), instead of calling another host", () => {

@@ -23,9 +23,7 @@ const noRuntimeSchemas: jsonSchemaValidator = {
 
 export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
   const { plan } = compiled;
-  // Computed once, on the first tools/list: HTTP builds a server per request, and this is that request's hot path.
-  let listing: { readonly tools: readonly ToolListing[] } | null = null;
-  const listTools = (): { readonly tools: readonly ToolListing[] } => (listing ??= toolsList(compiled.tools));
+  const listTools = listingSource(compiled.tools);
   const info = { name: plan.name, version: plan.version };
   const options = {
     // No listChanged: a generated server's tools never change while it runs, so it never sends
@@ -47,13 +45,36 @@ export function createServerFactory(compiled: CompiledServer, runner: ToolRunner
   };
 }
 
+type ToolsListResult = { readonly tools: readonly ToolListing[] };
+
+/**
+ * What answers each `tools/list`. From the second on, one result is kept, deep-frozen, and shared: HTTP builds a
+ * server per request and this is that request's hot path, and no answer can change what a later one says. The
+ * first answer gets a result of its own, not frozen and not kept: a stdio session lists once, and freezing every
+ * tool's schemas costs twice what parsing them does, on the way to a client's first answer.
+ */
+export function listingSource(tools: readonly CompiledTool[]): () => ToolsListResult {
+  let kept: ToolsListResult | null = null;
+  let listed = false;
+  return () => {
+    if (kept !== null) return kept;
+    if (!listed) {
+      listed = true;
+      return toolsList(tools, false);
+    }
+    return (kept = toolsList(tools));
+  };
+}
+
 /**
  * The `tools/list` result. A generated tool carries its entry as JSON text, parsed here without reading the
  * tool's plan; the SDK writes the result out as compact JSON, so the texts' whitespace never reaches the wire.
+ * Frozen unless `frozen` is false, for a result that is used once and dropped.
  */
-export function toolsList(tools: readonly CompiledTool[]): { readonly tools: readonly ToolListing[] } {
+export function toolsList(tools: readonly CompiledTool[], frozen = true): ToolsListResult {
   const entries = tools.map((tool) =>
     tool.listingJson !== undefined ? (JSON.parse(tool.listingJson) as ToolListing) : tool.plan.listing,
   );
-  return deepFreeze({ tools: entries });
+  const result = { tools: entries };
+  return frozen ? deepFreeze(result) : result;
 }

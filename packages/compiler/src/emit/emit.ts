@@ -89,6 +89,8 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     files.set(`src/runtime/${rel}`, `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`);
   }
 
+  // What the bundler reads instead of a package file: each tool module with its JSON texts minified (modules.ts).
+  const bundleOnly: FileTree = new Map();
   let helpers: AjvHelpers = NO_HELPERS;
   const addValidatorModule = async (path: string, compiled: Parameters<typeof validatorModule>[0]): Promise<void> => {
     const validator = validatorModule(compiled);
@@ -104,6 +106,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     }
     const source = { index, specFile: ctx.specFile, line: ctx.toolLines?.[index] ?? 0 };
     files.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool, source).text}`);
+    bundleOnly.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool, source, "compact").text}`);
   }
   let ajvRuntime: BundleResult | null = null;
   if (needsAjvRuntime(helpers)) {
@@ -131,7 +134,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   // output folder): declaration files and the other package files stay in memory.
   const staged = (path: string): boolean =>
     path === "tsconfig.json" || path === "package.json" || (path.startsWith("src/") && !path.endsWith(".d.ts"));
-  await writeFiles(stageDir, new Map([...files].filter(([path]) => staged(path))));
+  await writeFiles(stageDir, new Map([...files, ...bundleOnly].filter(([path]) => staged(path))));
   const built: { readonly file: string; readonly code: string; readonly inputs: BundleResult["inputs"] }[] = [];
   for (const target of TARGETS) {
     const bundle = await bundleServer(stageDir, target, header);
