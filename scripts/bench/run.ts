@@ -90,8 +90,8 @@ const PLAN = SMOKE
   : {
       sizes: [1, 10, 100, 200],
       multi: { specs: 20, tools: 10 },
-      coldRuns: 15,
-      percall: { rounds: 21, stubCalls: 4000, socketCalls: 1000 },
+      coldRuns: 25,
+      percall: { rounds: 41, stubCalls: 3000, socketCalls: 1000 },
       stdio: { rounds: 10, calls: 200, warmup: 300 },
       http: { warmup: 5000, windows: 10, window: 9500, minorWindow: 2500, connections: 50 },
       buildRuns: 5,
