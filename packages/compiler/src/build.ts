@@ -36,7 +36,7 @@ import { readRegularFile } from "./load/regular-file.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
-import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate, locateEnd, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
@@ -47,6 +47,8 @@ export interface CompiledSpec {
   readonly file: string;
   readonly folder: string;
   readonly diagnostics: readonly Diagnostic[];
+  /** The spec's text, decoded once by the load stage; undefined when it is not UTF-8 within the size limit. */
+  readonly text: string | undefined;
   readonly loaded: LoadedSpec | null;
   readonly planned: PlannedServer | null;
 }
@@ -61,7 +63,7 @@ export function compileSpec(
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
     const diagnostics = loaded.findings.map((f) => placeAt(file, f.line, f.column, f));
-    return { file, folder, diagnostics, loaded: null, planned: null };
+    return { file, folder, diagnostics, text: loaded.text, loaded: null, planned: null };
   }
   const spec = loaded.spec;
   const checked = analyzeSpec(spec.value, {
@@ -75,7 +77,7 @@ export function compileSpec(
     return `${basename(file)}:${line}:${column} ${formatPath(path)}`;
   };
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked, placeOf) : null;
-  return { file, folder, diagnostics, loaded: spec, planned };
+  return { file, folder, diagnostics, text: spec.text, loaded: spec, planned };
 }
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
@@ -178,8 +180,7 @@ async function compileAll(
     }
     const result = compileSpec(file, read.bytes);
     diagnostics.push(...result.diagnostics);
-    const text = sourceOf(read.bytes);
-    if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
+    if (result.text !== undefined && result.diagnostics.length > 0) sources.set(file, result.text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
       diagnostics.push(
@@ -207,16 +208,6 @@ async function compileAll(
   }
   diagnostics.sort(compareDiagnostics);
   return { diagnostics, compiled, ok: !hasErrors(diagnostics), sources };
-}
-
-/** The text of a spec for code frames: only a file that is UTF-8 text of at most the spec size limit. */
-function sourceOf(bytes: Uint8Array): string | undefined {
-  if (bytes.byteLength > MAX_SPEC_BYTES) return undefined;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
