@@ -125,7 +125,8 @@ describe("kervanc import", () => {
     expect(lines.slice(at + 1, at + 6)).toEqual([
       `  6 | ${written[5]}`,
       `> 7 | ${written[6]}`,
-      "    | ^",
+      // The key underlined, as build frames the same KV9006 (both are made in one place, build.ts's overBudget).
+      "    | ^^^^^",
       `  8 | ${written[7]}`,
       "  see kervanc docs/diagnostics.md#kv9006",
     ]);

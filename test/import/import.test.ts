@@ -8,11 +8,12 @@
  * with `npm run accept`, and review the diff.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { build, compileSpec } from "../../packages/compiler/src/build.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
-import { REPO } from "../helpers/kervanc.ts";
+import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { api, codes, importFixture, type ImportResult, imp, ok200, specOf, text, problems } from "./helpers.ts";
 
 const GOOD = ["petstore.yaml", "tickets.json", "notes.yaml"];
@@ -594,5 +595,22 @@ describe("the tools/list budget", () => {
       `The tools/list of this server has ${listing.length} characters (about ${Math.ceil(listing.length / 4)} tokens), more than the budget of 100 tokens. Leave out tools, or shorten descriptions and schemas.`,
     );
     expect(importFixture("fixtures/openapi/petstore.yaml").diagnostics.some((d) => d.code === "KV9006")).toBe(false);
+  });
+
+  it("is the same KV9006 that kervanc build reports for the written spec (one place makes it)", async () => {
+    const result = importFixture("fixtures/openapi/petstore.yaml", { toolsBudget: 100 });
+    const dir = await tempDir("budget");
+    try {
+      const spec = join(dir, "spec.yaml");
+      await writeFile(spec, result.text!);
+      const built = await build({ inputs: [spec], outDir: join(dir, "out"), toolsBudget: 100 });
+      const fromBuild = built.diagnostics.find((d) => d.code === "KV9006");
+      expect(fromBuild).toBeDefined();
+      // Build places it with its range, like every placed diagnostic; the import's was made by hand without one.
+      expect(fromBuild!.endColumn).toBeDefined();
+      expect(result.diagnostics.find((d) => d.code === "KV9006")).toEqual({ ...fromBuild, file: "spec.yaml" });
+    } finally {
+      await removeDir(dir);
+    }
   });
 });

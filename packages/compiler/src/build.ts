@@ -91,6 +91,19 @@ function place(spec: LoadedSpec, f: Finding): Diagnostic {
   return { ...placeAt(spec.file, line, column, f), ...range };
 }
 
+/**
+ * KV9006 when a server's tools/list is estimated above `budget` tokens, placed at the spec's `tools` key: the one
+ * place it is made, for build and for import (which checks the spec it writes).
+ */
+export function overBudget(spec: LoadedSpec, size: ListingSize, budget: number): Diagnostic | null {
+  if (size.tokens <= budget) return null;
+  const { characters, tokens } = size;
+  return place(
+    spec,
+    report("KV9006", ["tools"], (m) => m.overBudget({ characters, tokens, budget }), { atKey: true }),
+  );
+}
+
 function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
   return {
     code: f.code,
@@ -279,18 +292,8 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
-    if (size.tokens > budget)
-      diagnostics.push(
-        place(
-          compiled[i]!.loaded!,
-          report(
-            "KV9006",
-            ["tools"],
-            (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }),
-            { atKey: true },
-          ),
-        ),
-      );
+    const warning = overBudget(compiled[i]!.loaded!, size, budget);
+    if (warning !== null) diagnostics.push(warning);
   }
   diagnostics.sort(compareDiagnostics);
 
