@@ -91,6 +91,16 @@ function place(spec: LoadedSpec, f: Finding): Diagnostic {
   return { ...placeAt(spec.file, line, column, f), ...range };
 }
 
+/** Why a spec file was not read: not a regular file (KV9009) or a read error (KV1010); for build, check and dev. */
+export function unreadableSpec(file: string, read: { readonly what?: string; readonly code?: string }): Diagnostic {
+  const { what } = read;
+  const finding =
+    what !== undefined
+      ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
+      : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
+  return placeAt(file, 1, 1, finding);
+}
+
 /**
  * KV9006 when a server's tools/list is estimated above `budget` tokens, placed at the spec's `tools` key: the one
  * place it is made, for build and for import (which checks the spec it writes).
@@ -183,12 +193,7 @@ async function compileAll(
     // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
     const read = await readRegularFile(file);
     if (!read.ok) {
-      const what = read.what;
-      const unread =
-        what !== undefined
-          ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
-          : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
-      diagnostics.push(placeAt(file, 1, 1, unread));
+      diagnostics.push(unreadableSpec(file, read));
       continue;
     }
     const result = compileSpec(file, read.bytes);
