@@ -87,6 +87,17 @@ describe("kervanc call", () => {
     }
   });
 
+  it("prints a broken spec's diagnostics as build does, with the code frame, and calls nothing", async () => {
+    const broken = join(dir, "broken.yaml");
+    const text = weatherSpec(upstream.origin).replace("    description:", "    descripton:");
+    await writeFile(broken, text);
+    const line = text.split("\n").findIndex((l) => l.startsWith("    descripton:")) + 1;
+    const r = await kervanc(["call", broken, "get_forecast", "{}"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`> ${line} |     descripton:`);
+    expect(r.stderr).toContain("  see kervanc docs/diagnostics.md#kv2001\n");
+  });
+
   it("refuses arguments that are not a JSON object, and an unknown tool, as usage errors (exit 2)", async () => {
     const notJson = await kervanc(["call", spec, "get_forecast", "{city: Paris}"]);
     expect(notJson.code).toBe(2);
