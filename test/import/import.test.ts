@@ -93,6 +93,17 @@ describe("reading hostile bytes", () => {
     );
   });
 
+  it("hands back the text it decoded, for code frames (the command does not decode the bytes again)", () => {
+    const yaml = "openapi: 3.1.0\ninfo: [\n";
+    expect(bytes(new TextEncoder().encode(yaml)).documentText).toBe(yaml);
+    const json = '{"openapi": "3.1.0", "openapi": "3.0.0"}';
+    expect(bytes(new TextEncoder().encode(`\ufeff${json}`)).documentText).toBe(json);
+    const ok = importFixture("fixtures/openapi/notes.yaml");
+    expect(ok.ok).toBe(true);
+    expect(ok.documentText).toBe(readFileSync(join(REPO, "fixtures/openapi/notes.yaml"), "utf8"));
+    expect(bytes(new Uint8Array([0x6f, 0x3a, 0x20, 0xff])).documentText).toBeUndefined();
+  });
+
   it("refuses text that is not UTF-8, control characters and empty files, with positions", () => {
     expect(codes(bytes(new Uint8Array([0x6f, 0x3a, 0x20, 0xff])))).toEqual(["error KV7001"]);
     const control = bytes(new TextEncoder().encode("openapi: 3.1.0\ninfo:\u0007 x\n"));

@@ -65,9 +65,11 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
             : `The OpenAPI document cannot be read (${read.code}).`;
     return report(command, failure(command.input, message), started, new Map());
   }
-  // The document's text as the importer reads it (a BOM dropped, invalid UTF-8 replaced), for the frames.
-  const sources = new Map([[command.input, new TextDecoder().decode(read.bytes)]]);
   const result = importOpenApi(command.input, read.bytes, command.out, command);
+  // The document's text as the importer decoded it, for the frames (decoded once); bytes that are not UTF-8 are
+  // framed with the invalid sequences replaced.
+  const text = result.documentText ?? new TextDecoder().decode(read.bytes);
+  const sources = new Map([[command.input, text]]);
   if (!result.ok || result.text === null) return report(command, result, started, sources);
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.

@@ -65,6 +65,8 @@ export interface ImportResult {
   readonly operations: number;
   readonly secrets: readonly string[];
   readonly size: ListingSize | null;
+  /** The document's text as the importer read it (a BOM dropped), for code frames; absent when it is not text. */
+  readonly documentText?: string;
 }
 
 /** Tool descriptions are cut to this length (the model reads them in every listing); the spec notes the cut. */
@@ -111,9 +113,9 @@ export function importOpenApi(
       path: "",
       message: p.message,
     }));
-    return failed(diagnostics, 0);
+    return { ...failed(diagnostics, 0), ...(read.text !== undefined ? { documentText: read.text } : {}) };
   }
-  return new Importer(read.source, outFile, options).run();
+  return { ...new Importer(read.source, outFile, options).run(), documentText: read.source.text };
 }
 
 function failed(diagnostics: Diagnostic[], operations: number): ImportResult {
