@@ -5,6 +5,7 @@
  * @microsoft/jest-sarif; no network).
  */
 import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Ajv } from "ajv";
@@ -104,6 +105,21 @@ describe("code frames", () => {
     const text = renderText([d], { sources: new Map([["x.yaml", "a\u001b[31mb\u0007"]]) });
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
     expect(text).toContain("a\\u001B[31mb\\u0007");
+  });
+
+  it("come from the text the load stage decoded: also for a spec it refuses, and none for bytes that are not UTF-8", async () => {
+    // The spec's bytes are decoded once (load.ts) and the text handed along, not decoded again for the frames.
+    const ok = compileSpec("ok.yaml", readFileSync(join(REPO, FRAMES, "wide.yaml")));
+    expect(ok.text).toBe(ok.loaded!.text);
+    const broken = compileSpec("broken.yaml", new TextEncoder().encode("name: a\nname: b\n"));
+    expect(broken.loaded).toBeNull();
+    expect(broken.text).toBe("name: a\nname: b\n");
+    expect(compileSpec("latin1.yaml", Uint8Array.from([0x6e, 0x3a, 0x20, 0xe9, 0x0a])).text).toBeUndefined();
+    const spec = join(dir, "duplicate.yaml");
+    await writeFile(spec, "version: 1\nname: a\nname: b\n");
+    const r = await cli(["build", spec, "-o", join(dir, "duplicate-out")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error KV1005[^\n]*\n[^\n]*\n> +3 \| name: b\n/);
   });
 
   it("names the documentation of every diagnostic, and every anchor exists in docs/diagnostics.md", () => {

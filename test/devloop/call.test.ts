@@ -6,6 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CODES } from "../../packages/compiler/src/diagnostics/codes.ts";
 import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 import { kervancIn, SECRET, weatherSpec } from "./specs.ts";
@@ -72,6 +73,29 @@ describe("kervanc call", () => {
     const r = await kervancIn(["call", spec, "get_forecast", '{"city": "Paris"}'], "", env);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("API_KEY");
+  });
+
+  it("refuses a spec path that is a folder or missing with the messages of codes.ts (KV9009, KV1010)", async () => {
+    const missing = join(dir, "missing.yaml");
+    for (const [path, expected] of [
+      [dir, `KV9009: ${CODES.KV9009.messages.notRegularFile({ file: dir, what: "a folder" })}`],
+      [missing, `KV1010: ${CODES.KV1010.messages.unreadable({ code: "ENOENT" })}`],
+    ] as const) {
+      const call = await kervanc(["call", path, "get_forecast", "{}"]);
+      expect(call.code).toBe(1);
+      expect(call.stderr.split("\n")[0]).toBe(`${path}:1:1 - error ${expected}`);
+    }
+  });
+
+  it("prints a broken spec's diagnostics as build does, with the code frame, and calls nothing", async () => {
+    const broken = join(dir, "broken.yaml");
+    const text = weatherSpec(upstream.origin).replace("    description:", "    descripton:");
+    await writeFile(broken, text);
+    const line = text.split("\n").findIndex((l) => l.startsWith("    descripton:")) + 1;
+    const r = await kervanc(["call", broken, "get_forecast", "{}"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`> ${line} |     descripton:`);
+    expect(r.stderr).toContain("  see kervanc docs/diagnostics.md#kv2001\n");
   });
 
   it("refuses arguments that are not a JSON object, and an unknown tool, as usage errors (exit 2)", async () => {

@@ -126,6 +126,9 @@ describe("kervanc dev over stdio", () => {
       expect(stderr.text().slice(mark)).toContain(
         `${spec}:${line}:5 - error KV2001: tools[1].descripton: Unknown field "descripton". Did you mean "description" (a required field, missing here)?`,
       );
+      // Printed as build prints it: the code frame from the edited spec and the documentation anchor.
+      expect(stderr.text().slice(mark)).toContain(`> ${line} |     descripton: Weather alerts for a city.\n`);
+      expect(stderr.text().slice(mark)).toContain("  see kervanc docs/diagnostics.md#kv2001\n");
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["get_forecast", "get_alerts"]);
       expect((await client.callTool({ name: "get_forecast", arguments: { city: "Rome" } })).structuredContent).toEqual({
         city: "Rome",

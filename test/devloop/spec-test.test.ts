@@ -206,8 +206,13 @@ describe("kervanc test", () => {
     const r = await kervanc(["test", file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `${join(file, "weather.test.yaml")}:3:11 - error KV9010: tests[0].tool: This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?`,
+      `${join(file, "weather.test.yaml")}:3:11 - error KV9010: tests[0].tool: This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?\n  see kervanc docs/diagnostics.md#kv9010\n`,
     );
+    // --format json: the diagnostics as build's JSON has them, with the documentation anchor.
+    const json = await kervanc(["test", file, "--format", "json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { diagnostics: { code: string; doc: string }[] };
+    expect(report.diagnostics.map((d) => `${d.code} ${d.doc}`)).toEqual(["KV9010 docs/diagnostics.md#kv9010"]);
   });
 
   it("is refused when NODE_ENV=production", async () => {

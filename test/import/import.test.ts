@@ -8,11 +8,12 @@
  * with `npm run accept`, and review the diff.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { build, compileSpec } from "../../packages/compiler/src/build.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
-import { REPO } from "../helpers/kervanc.ts";
+import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { api, codes, importFixture, type ImportResult, imp, ok200, specOf, text, problems } from "./helpers.ts";
 
 const GOOD = ["petstore.yaml", "tickets.json", "notes.yaml"];
@@ -90,6 +91,17 @@ describe("reading hostile bytes", () => {
     expect(result.diagnostics[0]!.message).toBe(
       "The OpenAPI document is larger than 33554432 bytes (it has 33554433).",
     );
+  });
+
+  it("hands back the text it decoded, for code frames (the command does not decode the bytes again)", () => {
+    const yaml = "openapi: 3.1.0\ninfo: [\n";
+    expect(bytes(new TextEncoder().encode(yaml)).documentText).toBe(yaml);
+    const json = '{"openapi": "3.1.0", "openapi": "3.0.0"}';
+    expect(bytes(new TextEncoder().encode(`\ufeff${json}`)).documentText).toBe(json);
+    const ok = importFixture("fixtures/openapi/notes.yaml");
+    expect(ok.ok).toBe(true);
+    expect(ok.documentText).toBe(readFileSync(join(REPO, "fixtures/openapi/notes.yaml"), "utf8"));
+    expect(bytes(new Uint8Array([0x6f, 0x3a, 0x20, 0xff])).documentText).toBeUndefined();
   });
 
   it("refuses text that is not UTF-8, control characters and empty files, with positions", () => {
@@ -594,5 +606,22 @@ describe("the tools/list budget", () => {
       `The tools/list of this server has ${listing.length} characters (about ${Math.ceil(listing.length / 4)} tokens), more than the budget of 100 tokens. Leave out tools, or shorten descriptions and schemas.`,
     );
     expect(importFixture("fixtures/openapi/petstore.yaml").diagnostics.some((d) => d.code === "KV9006")).toBe(false);
+  });
+
+  it("is the same KV9006 that kervanc build reports for the written spec (one place makes it)", async () => {
+    const result = importFixture("fixtures/openapi/petstore.yaml", { toolsBudget: 100 });
+    const dir = await tempDir("budget");
+    try {
+      const spec = join(dir, "spec.yaml");
+      await writeFile(spec, result.text!);
+      const built = await build({ inputs: [spec], outDir: join(dir, "out"), toolsBudget: 100 });
+      const fromBuild = built.diagnostics.find((d) => d.code === "KV9006");
+      expect(fromBuild).toBeDefined();
+      // Build places it with its range, like every placed diagnostic; the import's was made by hand without one.
+      expect(fromBuild!.endColumn).toBeDefined();
+      expect(result.diagnostics.find((d) => d.code === "KV9006")).toEqual({ ...fromBuild, file: "spec.yaml" });
+    } finally {
+      await removeDir(dir);
+    }
   });
 });

@@ -36,7 +36,7 @@ import { readRegularFile } from "./load/regular-file.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
-import { type LoadedSpec, loadSpec, locate, locateEnd, MAX_SPEC_BYTES, sourceText } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate, locateEnd, sourceText } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
@@ -47,6 +47,8 @@ export interface CompiledSpec {
   readonly file: string;
   readonly folder: string;
   readonly diagnostics: readonly Diagnostic[];
+  /** The spec's text, decoded once by the load stage; undefined when it is not UTF-8 within the size limit. */
+  readonly text: string | undefined;
   readonly loaded: LoadedSpec | null;
   readonly planned: PlannedServer | null;
 }
@@ -61,7 +63,7 @@ export function compileSpec(
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
     const diagnostics = loaded.findings.map((f) => placeAt(file, f.line, f.column, f));
-    return { file, folder, diagnostics, loaded: null, planned: null };
+    return { file, folder, diagnostics, text: loaded.text, loaded: null, planned: null };
   }
   const spec = loaded.spec;
   const checked = analyzeSpec(spec.value, {
@@ -75,7 +77,7 @@ export function compileSpec(
     return `${basename(file)}:${line}:${column} ${formatPath(path)}`;
   };
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked, placeOf) : null;
-  return { file, folder, diagnostics, loaded: spec, planned };
+  return { file, folder, diagnostics, text: spec.text, loaded: spec, planned };
 }
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
@@ -87,6 +89,29 @@ function place(spec: LoadedSpec, f: Finding): Diagnostic {
       ? { endLine: end.line, endColumn: end.column }
       : {};
   return { ...placeAt(spec.file, line, column, f), ...range };
+}
+
+/** Why a spec file was not read: not a regular file (KV9009) or a read error (KV1010); for build, check and dev. */
+export function unreadableSpec(file: string, read: { readonly what?: string; readonly code?: string }): Diagnostic {
+  const { what } = read;
+  const finding =
+    what !== undefined
+      ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
+      : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
+  return placeAt(file, 1, 1, finding);
+}
+
+/**
+ * KV9006 when a server's tools/list is estimated above `budget` tokens, placed at the spec's `tools` key: the one
+ * place it is made, for build and for import (which checks the spec it writes).
+ */
+export function overBudget(spec: LoadedSpec, size: ListingSize, budget: number): Diagnostic | null {
+  if (size.tokens <= budget) return null;
+  const { characters, tokens } = size;
+  return place(
+    spec,
+    report("KV9006", ["tools"], (m) => m.overBudget({ characters, tokens, budget }), { atKey: true }),
+  );
 }
 
 function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
@@ -168,18 +193,12 @@ async function compileAll(
     // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
     const read = await readRegularFile(file);
     if (!read.ok) {
-      const what = read.what;
-      const unread =
-        what !== undefined
-          ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
-          : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
-      diagnostics.push(placeAt(file, 1, 1, unread));
+      diagnostics.push(unreadableSpec(file, read));
       continue;
     }
     const result = compileSpec(file, read.bytes);
     diagnostics.push(...result.diagnostics);
-    const text = sourceOf(read.bytes);
-    if (text !== undefined && result.diagnostics.length > 0) sources.set(file, text);
+    if (result.text !== undefined && result.diagnostics.length > 0) sources.set(file, result.text);
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
       diagnostics.push(
@@ -207,16 +226,6 @@ async function compileAll(
   }
   diagnostics.sort(compareDiagnostics);
   return { diagnostics, compiled, ok: !hasErrors(diagnostics), sources };
-}
-
-/** The text of a spec for code frames: only a file that is UTF-8 text of at most the spec size limit. */
-function sourceOf(bytes: Uint8Array): string | undefined {
-  if (bytes.byteLength > MAX_SPEC_BYTES) return undefined;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -288,18 +297,8 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
   for (const [i, { size }] of sizes.entries()) {
-    if (size.tokens > budget)
-      diagnostics.push(
-        place(
-          compiled[i]!.loaded!,
-          report(
-            "KV9006",
-            ["tools"],
-            (m) => m.overBudget({ characters: size.characters, tokens: size.tokens, budget }),
-            { atKey: true },
-          ),
-        ),
-      );
+    const warning = overBudget(compiled[i]!.loaded!, size, budget);
+    if (warning !== null) diagnostics.push(warning);
   }
   diagnostics.sort(compareDiagnostics);
 

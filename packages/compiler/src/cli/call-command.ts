@@ -45,7 +45,7 @@ export async function callCommand(
   refuseInProduction("kervanc call", process.env);
   const args = parseArguments(command.arguments ?? (stdin.isTTY === true ? "" : await readAll(stdin)));
   const compiled = await compileDev(command.spec);
-  printDiagnostics(io, compiled.diagnostics, false);
+  printDiagnostics(io, compiled.diagnostics, "text", compiled.sources);
   if (!compiled.ok) {
     io.stderr(
       `Found ${plural(compiled.diagnostics.filter((d) => d.severity === "error").length, "error")}; nothing was called.\n`,

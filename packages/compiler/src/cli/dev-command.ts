@@ -9,6 +9,7 @@ import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { DevSession } from "../devloop/dev-session.ts";
 import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
 import type { JsonRpcMessage } from "../devloop/server-child.ts";
+import { printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
 import type { Io } from "../cli.ts";
 
@@ -41,8 +42,10 @@ export async function devCommand(
     spec: command.spec,
     ...(command.secretsFile !== undefined ? { secretsFile: command.secretsFile } : {}),
     env: process.env,
-    // Diagnostics and the server's log are multi-line-safe but never drive the terminal.
+    // The server's log is multi-line-safe but never drives the terminal.
     log: (line) => io.stderr(`${terminalSafe(line)}\n`),
+    // Diagnostics as build prints them (frames, documentation anchors, colour by the same rules).
+    diagnostics: (diagnostics, sources) => printDiagnostics(io, diagnostics, "text", sources),
     ...(repl || http ? {} : { toClient: (message: JsonRpcMessage) => io.stdout(`${JSON.stringify(message)}\n`) }),
     ...(http ? { httpPort: command.httpPort } : {}),
   });

@@ -5,25 +5,22 @@
  * like build's too: each diagnostic with its code frame (from the OpenAPI document, or the written spec) and
  * its documentation anchor, coloured by the same rules.
  */
-import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { type DiagnosticFormat, jsonDiagnostics } from "../diagnostics/formats.ts";
 import type { CommandOutput } from "../import/command.ts";
 import type { Io } from "../cli.ts";
 import { printDiagnostics } from "./print.ts";
 
-/** Prints what the import command composed (in JSON for every format but text) in `format`. */
+/** Prints what the import command composed (a report value for every format but text) in `format`. */
 export function printImport(io: Io, result: CommandOutput, format: DiagnosticFormat): number {
-  if (format === "text") {
+  if (format === "text" || result.json === null) {
     printDiagnostics(io, result.diagnostics, "text", result.sources);
-    io.stdout(result.stdout);
     io.stderr(result.stderr);
     return result.code;
   }
-  const value = JSON.parse(result.stdout) as { diagnostics?: Diagnostic[] };
-  const diagnostics = value.diagnostics ?? [];
+  // The report is a value, serialized here once (it was JSON text the CLI parsed back before).
   if (format === "json")
-    io.stdout(`${JSON.stringify({ ...value, diagnostics: jsonDiagnostics(diagnostics) }, null, 2)}\n`);
-  else printDiagnostics(io, diagnostics, format);
+    io.stdout(`${JSON.stringify({ ...result.json, diagnostics: jsonDiagnostics(result.diagnostics) }, null, 2)}\n`);
+  else printDiagnostics(io, result.diagnostics, format);
   io.stderr(result.stderr);
   return result.code;
 }

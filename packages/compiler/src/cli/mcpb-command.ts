@@ -9,6 +9,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Io } from "../cli.ts";
 import { parseManifest } from "../emit/manifest.ts";
+import { count } from "../plan/budget.ts";
 import { zipFiles } from "../mcpb/archive.ts";
 import { type Author, mcpbManifest, parseAuthor } from "../mcpb/manifest.ts";
 import { UsageError } from "./args.ts";
@@ -83,7 +84,7 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   }
   const secrets = manifest.secrets.map((s) => s.name);
   io.stdout(
-    `Wrote ${printable(command.out)} (${archive.length.toLocaleString("en-US")} bytes): ${manifest.tools.length} tool${manifest.tools.length === 1 ? "" : "s"}` +
+    `Wrote ${printable(command.out)} (${count(archive.length)} bytes): ${manifest.tools.length} tool${manifest.tools.length === 1 ? "" : "s"}` +
       `${secrets.length > 0 ? `; the client asks for ${secrets.join(", ")} and keeps ${secrets.length === 1 ? "it" : "them"} in the keychain` : ""}.\n`,
   );
   return 0;

@@ -1,10 +1,11 @@
 /** `kervanc test`: every case of every spec-test file, reported like a test runner. */
 import process from "node:process";
-import { compareDiagnostics, type Diagnostic, formatDiagnostic } from "../diagnostics/diagnostic.ts";
+import { compareDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.ts";
+import { jsonDiagnostics } from "../diagnostics/formats.ts";
 import { refuseInProduction, DEV_BANNER } from "../devloop/relax.ts";
 import { findTests } from "../spectest/find.ts";
 import { type FileResult, runTestFile } from "../spectest/run.ts";
-import { plural } from "./print.ts";
+import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
 import type { Io } from "../cli.ts";
 
@@ -38,9 +39,11 @@ export async function testCommand(command: TestCommand, io: Io): Promise<number>
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const ok = failed === 0 && errors === 0 && cases.length > 0;
   if (json) {
-    io.stdout(`${JSON.stringify({ ok, passed, failed, diagnostics, files: results }, null, 2)}\n`);
+    // Diagnostics as build's JSON has them (with the documentation anchor), in the summary and in each file.
+    const files = results.map((r) => ({ ...r, diagnostics: jsonDiagnostics(r.diagnostics) }));
+    io.stdout(`${JSON.stringify({ ok, passed, failed, diagnostics: jsonDiagnostics(diagnostics), files }, null, 2)}\n`);
   } else {
-    for (const d of found.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
+    printDiagnostics(io, found.diagnostics, "text");
     const problems = errors > 0 ? `, ${plural(errors, "error")} in specs or test files` : "";
     io.stdout(`\n${passed} passed, ${failed} failed${problems}.\n`);
   }
@@ -49,7 +52,7 @@ export async function testCommand(command: TestCommand, io: Io): Promise<number>
 
 function printFile(io: Io, result: FileResult): void {
   io.stdout(`${printable(result.testFile)} (${printable(result.specFile)})\n`);
-  for (const d of result.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`);
+  printDiagnostics(io, result.diagnostics, "text");
   for (const c of result.cases) {
     io.stdout(`  ${c.ok ? "PASS" : "FAIL"} ${printable(c.name)}\n`);
     for (const failure of c.failures) {

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compileSpec, type CompiledSpec, emitSpec } from "../build.ts";
+import { compileSpec, type CompiledSpec, emitSpec, unreadableSpec } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
@@ -18,39 +18,28 @@ export type DevCompile =
   | {
       readonly ok: true;
       readonly diagnostics: readonly Diagnostic[];
+      /** The spec's text, for code frames (empty when it is not UTF-8 text). */
+      readonly sources: ReadonlyMap<string, string>;
       readonly compiled: CompiledSpec & { readonly planned: PlannedServer };
     }
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+  | {
+      readonly ok: false;
+      readonly diagnostics: readonly Diagnostic[];
+      readonly sources: ReadonlyMap<string, string>;
+    };
 
 /** Reads and compiles one spec with the development relaxation (plain http to loopback hosts, secrets included). */
 export async function compileDev(file: string): Promise<DevCompile> {
   const read = await readRegularFile(file);
-  if (!read.ok) {
-    const message =
-      read.what !== undefined
-        ? `${file} is ${read.what}, not a spec file; kervanc reads only regular files.`
-        : `The spec file cannot be read (${read.code}).`;
-    return {
-      ok: false,
-      diagnostics: [
-        {
-          code: read.what !== undefined ? "KV9009" : "KV1010",
-          severity: "error",
-          file,
-          line: 1,
-          column: 1,
-          path: "",
-          message,
-        },
-      ],
-    };
-  }
+  if (!read.ok) return { ok: false, diagnostics: [unreadableSpec(file, read)], sources: new Map() };
   const compiled = compileSpec(file, read.bytes, { devLoopbackHttp: true });
+  const sources = new Map(compiled.text !== undefined ? [[file, compiled.text]] : []);
   if (hasErrors(compiled.diagnostics) || compiled.planned === null)
-    return { ok: false, diagnostics: compiled.diagnostics };
+    return { ok: false, diagnostics: compiled.diagnostics, sources };
   return {
     ok: true,
     diagnostics: compiled.diagnostics,
+    sources,
     compiled: compiled as CompiledSpec & { planned: PlannedServer },
   };
 }

@@ -10,7 +10,7 @@
  */
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
-import { type Diagnostic, formatDiagnostic } from "../diagnostics/diagnostic.ts";
+import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { compileDev } from "./dev-package.ts";
 import { type DevServer, type HttpServer, startDevServer, startHttpServer } from "./dev-server.ts";
@@ -32,6 +32,8 @@ export interface DevSessionOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Lines for the user (stderr). */
   readonly log: (line: string) => void;
+  /** Each build's diagnostics, with the spec's text for code frames: the CLI prints them as build does. */
+  readonly diagnostics: (diagnostics: readonly Diagnostic[], sources: ReadonlyMap<string, string>) => void;
   /** Relaying for an MCP client on stdio: each message for the client. Absent: the REPL drives the server. */
   readonly toClient?: (message: JsonRpcMessage) => void;
   /**
@@ -104,7 +106,7 @@ export class DevSession {
   async #rebuild(): Promise<void> {
     const { log } = this.#options;
     const compiled = await compileDev(this.#options.spec);
-    printDiagnostics(log, compiled.diagnostics);
+    if (compiled.diagnostics.length > 0) this.#options.diagnostics(compiled.diagnostics, compiled.sources);
     if (!compiled.ok) {
       const errors = compiled.diagnostics.filter((d) => d.severity === "error").length;
       log(
@@ -245,10 +247,6 @@ export class DevSession {
     await this.#current?.server.close();
     this.#current = null;
   }
-}
-
-function printDiagnostics(log: (line: string) => void, diagnostics: readonly Diagnostic[]): void {
-  for (const d of diagnostics) log(formatDiagnostic(d));
 }
 
 /** dev sends tools/list_changed on every reload, so it says so, whatever the child advertises. */

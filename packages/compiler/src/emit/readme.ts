@@ -5,9 +5,10 @@
 import type { JsonObject, JsonValue, OutputPlan } from "@kervanc/runtime";
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
 import { SPEC_LIMITS } from "../analyze/spec-format.ts";
+import { DEPLOY_FILES } from "./deploy-files.ts";
 import { codeSpan, md } from "./markdown.ts";
 import { packageName } from "./package-json.ts";
-import { FETCH_TEST_SETTING, runCommands } from "./run-commands.ts";
+import { FETCH_TEST_SETTING, runCommands, SAMPLE_PORT } from "./run-commands.ts";
 import { command, shellWord } from "./shell.ts";
 import { TARGET } from "./targets.ts";
 import { KERVANC_VERSION } from "./versions.ts";
@@ -125,7 +126,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Node.js 20.19 or newer", "");
   lines.push(...sh(run.nodeStdio, run.nodeHttp));
   lines.push(
-    "The first serves stdio; the second serves Streamable HTTP on `http://127.0.0.1:3000/mcp`. Options: `--host H` (listening off loopback needs `--allowed-host NAME`, the Host name clients use, and authentication, see below), `--port N`, `--allowed-host NAME`, `--secrets-file FILE` (secrets from a file; the environment wins; Node itself takes `--env-file`, so that spelling is refused), `--deny-network CIDR`, `--allow-private-network` (tests only, see below), `--no-upstream-keep-alive` (a fresh upstream connection per request instead of the pool), `--help`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB each and at 64 (`--max-bodies`) and 32 MiB (`--max-body-memory BYTES`) in flight (503 past them), a request must arrive within 30 s (`--request-timeout MS`; its headers within `--headers-timeout MS`, 10 s), and SIGINT/SIGTERM let calls in flight finish. On Node 22.1 and later, `NODE_COMPILE_CACHE=DIR` (a folder only the server's user can write to; the server refuses any other) makes later starts faster.",
+    `The first serves stdio; the second serves Streamable HTTP on \`http://127.0.0.1:${SAMPLE_PORT}/mcp\`. Options: \`--host H\` (listening off loopback needs \`--allowed-host NAME\`, the Host name clients use, and authentication, see below), \`--port N\`, \`--allowed-host NAME\`, \`--secrets-file FILE\` (secrets from a file; the environment wins; Node itself takes \`--env-file\`, so that spelling is refused), \`--deny-network CIDR\`, \`--allow-private-network\` (tests only, see below), \`--no-upstream-keep-alive\` (a fresh upstream connection per request instead of the pool), \`--help\`. Host and Origin headers must name an allowed host (localhost by default), request bodies are capped at 4 MiB each and at 64 (\`--max-bodies\`) and 32 MiB (\`--max-body-memory BYTES\`) in flight (503 past them), a request must arrive within 30 s (\`--request-timeout MS\`; its headers within \`--headers-timeout MS\`, 10 s), and SIGINT/SIGTERM let calls in flight finish. On Node 22.1 and later, \`NODE_COMPILE_CACHE=DIR\` (a folder only the server's user can write to; the server refuses any other) makes later starts faster.`,
     "",
   );
   lines.push("To use it from an MCP client, see [Add it to an MCP client](#add-it-to-an-mcp-client) below.", "");
@@ -150,7 +151,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Cloudflare Workers (workerd)", "");
   lines.push(...sh(run.workerd));
   lines.push(
-    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:3000 without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, \`npx wrangler deploy -c deploy/wrangler.toml\` deploys \`worker.mjs\` as a module worker; set each secret with \`wrangler secret put NAME\`.`,
+    `\`${WORKERD_CONFIG_FILE}\` serves \`worker.mjs\` on 127.0.0.1:${SAMPLE_PORT} without \`nodejs_compat\`, takes the secrets from workerd's environment and lets outbound requests reach public addresses only. On Cloudflare, \`npx wrangler deploy -c ${DEPLOY_FILES.wrangler}\` deploys \`worker.mjs\` as a module worker; set each secret with \`wrangler secret put NAME\`.`,
     "",
   );
   lines.push("### Settings of the fetch handler", "");
@@ -201,7 +202,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   }
   lines.push("## What is in this package", "");
   lines.push(
-    "`manifest.json` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. `sbom.cdx.json` (CycloneDX) lists the third-party code bundled into `server.mjs` and `worker.mjs`, and `THIRD_PARTY_NOTICES.md` carries their licenses. `workerd.capnp` is the sample workerd configuration, and `deploy/` holds a Dockerfile, a Kubernetes manifest and a wrangler.toml. To verify that the package is exactly what its spec builds, run `kervanc check` on the spec and this package's parent folder.",
+    `\`manifest.json\` records where the package came from (the kervanc version and the spec's sha256), its tools, the hosts it calls and the secrets it reads. \`sbom.cdx.json\` (CycloneDX) lists the third-party code bundled into \`server.mjs\` and \`worker.mjs\`, and \`THIRD_PARTY_NOTICES.md\` carries their licenses. \`${WORKERD_CONFIG_FILE}\` is the sample workerd configuration, and \`deploy/\` holds a Dockerfile, a Kubernetes manifest and a wrangler.toml. To verify that the package is exactly what its spec builds, run \`kervanc check\` on the spec and this package's parent folder.`,
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;

@@ -14,7 +14,7 @@ export const WORKERD_COMPATIBILITY_DATE = "2025-09-01";
 const capnpText = (text: string): string => JSON.stringify(text);
 
 /**
- * The sample workerd configuration: worker.mjs on 127.0.0.1:3000, no `nodejs_compat`, secrets from the
+ * The sample workerd configuration: worker.mjs on 127.0.0.1 at SAMPLE_PORT, no `nodejs_compat`, secrets from the
  * environment workerd runs in, and outbound requests to public addresses only (workerd's own address check,
  * which also covers what host names resolve to).
  */

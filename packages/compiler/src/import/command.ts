@@ -21,16 +21,33 @@ export interface ImportCommand extends ImportOptions {
 
 export interface CommandOutput {
   readonly code: number;
-  readonly stdout: string;
+  /**
+   * With `json`, the report every machine format is made from, as a value: the CLI adds the diagnostics in the
+   * chosen format and serializes it once. Null for text.
+   */
+  readonly json: ImportReport | null;
   /** What follows the diagnostics on stderr (the summary, or why nothing was written). */
   readonly stderr: string;
-  /** Printed by the CLI in the chosen format (with `json`, they are in `stdout` already). */
+  /** Printed by the CLI in the chosen format. */
   readonly diagnostics: readonly Diagnostic[];
   /**
    * The text of each file the diagnostics point into, for code frames: the OpenAPI document as read, and the spec
    * when it was written (only then does the file on disk hold the text the frame would show).
    */
   readonly sources: ReadonlyMap<string, string>;
+}
+
+/** What `--format json` prints (the diagnostics get their documentation anchors in the CLI). */
+export interface ImportReport {
+  readonly ok: boolean;
+  readonly written: boolean;
+  readonly out?: string;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly error?: "exists" | "write";
+  readonly operations?: number;
+  readonly tools?: ImportResult["tools"];
+  readonly secrets?: readonly string[];
+  readonly toolsList?: (NonNullable<ImportResult["size"]> & { readonly budget: number }) | null;
 }
 
 export async function importCommand(command: ImportCommand): Promise<CommandOutput> {
@@ -48,9 +65,11 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
             : `The OpenAPI document cannot be read (${read.code}).`;
     return report(command, failure(command.input, message), started, new Map());
   }
-  // The document's text as the importer reads it (a BOM dropped, invalid UTF-8 replaced), for the frames.
-  const sources = new Map([[command.input, new TextDecoder().decode(read.bytes)]]);
   const result = importOpenApi(command.input, read.bytes, command.out, command);
+  // The document's text as the importer decoded it, for the frames (decoded once); bytes that are not UTF-8 are
+  // framed with the invalid sequences replaced.
+  const text = result.documentText ?? new TextDecoder().decode(read.bytes);
+  const sources = new Map([[command.input, text]]);
   if (!result.ok || result.text === null) return report(command, result, started, sources);
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.
@@ -60,9 +79,7 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
       : `is ${fileKind(existing)}, not a spec file; choose another -o.`;
     return {
       code: 1,
-      stdout: command.json
-        ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "exists" }, null, 2)}\n`
-        : "",
+      json: command.json ? { ok: false, written: false, diagnostics: result.diagnostics, error: "exists" } : null,
       stderr: `kervanc: ${oneLine(command.out)} ${why}\n`,
       diagnostics: result.diagnostics,
       sources,
@@ -83,9 +100,7 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
       typeof (error as { path?: unknown }).path === "string" ? (error as { path: string }).path : command.out;
     return {
       code: 1,
-      stdout: command.json
-        ? `${JSON.stringify({ ok: false, written: false, diagnostics: result.diagnostics, error: "write" }, null, 2)}\n`
-        : "",
+      json: command.json ? { ok: false, written: false, diagnostics: result.diagnostics, error: "write" } : null,
       stderr: `kervanc: cannot write ${oneLine(where)} (${errorCode(error)}); nothing was written.\n`,
       diagnostics: result.diagnostics,
       sources,
@@ -109,7 +124,7 @@ function report(
   const { diagnostics } = result;
   const budget = command.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
   if (command.json) {
-    const value = {
+    const value: ImportReport = {
       ok: result.ok,
       written: result.ok,
       out: command.out,
@@ -119,13 +134,13 @@ function report(
       secrets: result.secrets,
       toolsList: result.size === null ? null : { ...result.size, budget },
     };
-    return { code: result.ok ? 0 : 1, stdout: `${JSON.stringify(value, null, 2)}\n`, stderr: "", diagnostics, sources };
+    return { code: result.ok ? 0 : 1, json: value, stderr: "", diagnostics, sources };
   }
   let stderr = "";
   if (!result.ok) {
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
     stderr += `Found ${errors} error${errors === 1 ? "" : "s"}; nothing was written.\n`;
-    return { code: 1, stdout: "", stderr, diagnostics, sources };
+    return { code: 1, json: null, stderr, diagnostics, sources };
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   stderr += `Imported ${result.tools.length} of ${result.operations} operation${result.operations === 1 ? "" : "s"} from ${oneLine(command.input)} into ${oneLine(command.out)} in ${seconds} s.\n`;
@@ -133,5 +148,5 @@ function report(
     stderr += `The server reads these secrets from environment variables of the same name: ${result.secrets.join(", ")}.\n`;
   stderr += `${oneLine(sizeLine(basename(command.out), result.size!, budget))}\n`;
   stderr += `Review the outputs marked "proposal" in ${oneLine(command.out)}, then build it: kervanc build ${oneLine(command.out)} -o <out>.\n`;
-  return { code: 0, stdout: "", stderr, diagnostics, sources };
+  return { code: 0, json: null, stderr, diagnostics, sources };
 }

@@ -47,25 +47,34 @@ export interface ReadProblem {
 
 export type ReadResult =
   | { readonly ok: true; readonly source: OpenApiSource }
-  | { readonly ok: false; readonly problems: readonly ReadProblem[] };
+  | {
+      readonly ok: false;
+      readonly problems: readonly ReadProblem[];
+      /** The document's text when it was decoded (for code frames); absent when it is too large or not UTF-8. */
+      readonly text?: string;
+    };
 
 const MAX_PROBLEMS = 20;
 
 export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
+  // Declared before the decode so every failure after it hands the decoded text back (no second decode for frames).
+  let text: string | undefined;
   const fail = (line: number, column: number, code: DiagnosticCode, message: string): ReadResult => ({
     ok: false,
     problems: [{ code, line, column, message }],
+    ...(text !== undefined ? { text } : {}),
   });
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
     return fail(1, 1, "KV7001", CODES.KV7001.messages.tooLarge({ max: MAX_DOCUMENT_BYTES, size: bytes.byteLength }));
   }
-  let text: string;
+  let decoded: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return fail(1, 1, "KV7001", CODES.KV7001.messages.notUtf8);
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1);
+  text = decoded;
   const lines = new LineIndex(text);
   const binary = BINARY.exec(text);
   if (binary) {
@@ -112,12 +121,12 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   }
   for (const warning of doc.warnings)
     at(warning.pos[0], "KV7002", CODES.KV7002.messages.parser({ message: firstLine(warning.message) }));
-  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
+  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
 
   const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) =>
     at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)),
   );
-  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS) };
+  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
   const root = doc.contents as YamlNode | null;
   const deref = (node: unknown): YamlNode | undefined =>
     isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined);
@@ -217,6 +226,7 @@ function readJson(file: string, text: string, lines: LineIndex): ReadResult | nu
         ...lines.position(offset),
         message: CODES.KV7002.messages.duplicateKey({ key: JSON.stringify(key) }),
       })),
+      text,
     };
   }
   return {

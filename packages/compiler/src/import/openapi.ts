@@ -16,7 +16,7 @@
  *   KV7013); an operation that sends secrets to it is an error (KV7008), since secrets never travel over http.
  */
 import { basename } from "node:path";
-import { compileSpec } from "../build.ts";
+import { compileSpec, overBudget } from "../build.ts";
 import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
 import { CODES } from "../diagnostics/codes.ts";
@@ -29,7 +29,7 @@ import {
   report,
   severityOf,
 } from "../diagnostics/diagnostic.ts";
-import { locate, MAX_SPEC_BYTES } from "../load/load.ts";
+import { MAX_SPEC_BYTES } from "../load/load.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "../plan/budget.ts";
 import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
@@ -65,6 +65,8 @@ export interface ImportResult {
   readonly operations: number;
   readonly secrets: readonly string[];
   readonly size: ListingSize | null;
+  /** The document's text as the importer read it (a BOM dropped), for code frames; absent when it is not text. */
+  readonly documentText?: string;
 }
 
 /** Tool descriptions are cut to this length (the model reads them in every listing); the spec notes the cut. */
@@ -111,9 +113,9 @@ export function importOpenApi(
       path: "",
       message: p.message,
     }));
-    return failed(diagnostics, 0);
+    return { ...failed(diagnostics, 0), ...(read.text !== undefined ? { documentText: read.text } : {}) };
   }
-  return new Importer(read.source, outFile, options).run();
+  return { ...new Importer(read.source, outFile, options).run(), documentText: read.source.text };
 }
 
 function failed(diagnostics: Diagnostic[], operations: number): ImportResult {
@@ -535,18 +537,8 @@ class Importer {
       const importDiagnostics = this.#diagnostics();
       const size = listingSize(compiled.planned);
       const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
-      if (size.tokens > budget) {
-        const { line, column } = locate(compiled.loaded, ["tools"], undefined, true);
-        specDiagnostics.push({
-          code: "KV9006",
-          severity: "warning",
-          file: this.#outFile,
-          line,
-          column,
-          path: "tools",
-          message: CODES.KV9006.messages.overBudget({ characters: size.characters, tokens: size.tokens, budget }),
-        });
-      }
+      const warning = overBudget(compiled.loaded, size, budget);
+      if (warning !== null) specDiagnostics.push(warning);
       return {
         ok: true,
         diagnostics: [...importDiagnostics, ...specDiagnostics.sort(compareDiagnostics)],

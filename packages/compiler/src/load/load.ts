@@ -48,7 +48,12 @@ export interface LoadedSpec {
 
 export type LoadResult =
   | { readonly ok: true; readonly spec: LoadedSpec }
-  | { readonly ok: false; readonly findings: readonly PlacedFinding[] };
+  | {
+      readonly ok: false;
+      readonly findings: readonly PlacedFinding[];
+      /** The file's text when it is UTF-8 within the size limit (for code frames); absent when it is not. */
+      readonly text?: string;
+    };
 
 /** A finding with a known position (load problems happen before there is a tree to place them in). */
 export interface PlacedFinding extends Finding {
@@ -86,11 +91,13 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
       ),
     );
   }
+  // From here on every failure hands back the decoded text, so no caller decodes the bytes again for frames.
+  const failWithText = (f: PlacedFinding): LoadResult => ({ ok: false, findings: [f], text });
   const binary = BINARY.exec(text);
   if (binary) {
     const pos = new LineIndex(text).position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(
+    return failWithText(
       at(
         pos.line,
         pos.column,
@@ -104,7 +111,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false });
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return fail(at(1, 1, unreadable(error)));
+    return failWithText(at(1, 1, unreadable(error)));
   }
   const placed: PlacedFinding[] = [];
   const place = (offset: number | undefined, f: Finding): void => {
@@ -115,7 +122,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
     // deep instead, and leave out the errors that follow from the parser giving up.
     const pos = lines.position(deepNestingOffset(text));
-    return fail(
+    return failWithText(
       at(
         pos.line,
         pos.column,
@@ -167,9 +174,9 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
       report("KV1013", [], (m) => m.yaml11),
     );
   }
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), text };
   if (doc.contents === null)
-    return fail(
+    return failWithText(
       at(
         1,
         1,
@@ -180,7 +187,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) =>
     place(node.range?.[0], walkFinding(problem)),
   );
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS) };
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), text };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
 }

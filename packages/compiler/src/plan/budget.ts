@@ -30,9 +30,14 @@ export function listingSize(planned: PlannedServer): ListingSize {
   return { tools: planned.tools.length, characters, tokens: Math.ceil(characters / CHARS_PER_TOKEN) };
 }
 
-/** `1,234`: sizes are read by people. Fixed to en-US so output does not depend on the machine's locale. */
+/**
+ * `1,234`: sizes are read by people. Grouped by hand as en-US does (the same text, whatever the machine's
+ * locale): `toLocaleString` loads ICU's number formatting on its first call, about 18 ms of every build for three
+ * commas.
+ */
 export function count(n: number): string {
-  return n.toLocaleString("en-US");
+  if (!Number.isSafeInteger(n) || n < 0) return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
 /** One line per server for the build and import summaries. */
