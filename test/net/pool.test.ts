@@ -326,6 +326,52 @@ describe("a reused connection the upstream closed", () => {
     ]);
   });
 
+  /** The flaky server as the egress proxy: plain-http targets go to it in absolute form, over pooled connections. */
+  function throughFlakyProxy(proxy: Server) {
+    const settings: ProxySettings = {
+      forUrl: () => ({
+        hostPort: `127.0.0.1:${proxy.port}`,
+        hostname: "127.0.0.1",
+        port: proxy.port,
+        authorization: null,
+      }),
+      credentials: [],
+      summary: [],
+    };
+    // api.proxied.test resolves only at the proxy.
+    return transportWith({
+      resolve: () => {
+        throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+      },
+      proxy: settings,
+    }).transport;
+  }
+
+  it("through a proxy too: retries a GET once, on a fresh connection to the proxy", async () => {
+    const proxy = await dropsSecondRequest();
+    const transport = throughFlakyProxy(proxy);
+    const url = "http://api.proxied.test:8080/x";
+    expect(await call(transport, url)).toBe('200 {"from":"flaky"}');
+    expect(await call(transport, url)).toBe('200 {"from":"flaky"}');
+    expect(proxy.requests.map((r) => [r.method, r.host, r.connection])).toEqual([
+      ["GET", "api.proxied.test:8080", 0],
+      ["GET", "api.proxied.test:8080", 0],
+      ["GET", "api.proxied.test:8080", 1],
+    ]);
+  });
+
+  it("through a proxy too: does not retry a POST", async () => {
+    const proxy = await dropsSecondRequest();
+    const transport = throughFlakyProxy(proxy);
+    const url = "http://api.proxied.test:8080/x";
+    expect(await call(transport, url, "POST")).toBe('200 {"from":"flaky"}');
+    await expect(call(transport, url, "POST")).rejects.toMatchObject({ code: "ECONNRESET" });
+    expect(proxy.requests.map((r) => [r.method, r.connection])).toEqual([
+      ["POST", 0],
+      ["POST", 0],
+    ]);
+  });
+
   it("does not retry a GET once part of an answer came back", async () => {
     const server = await dropsSecondRequest(true);
     const { transport } = transportWith({});

@@ -18,7 +18,7 @@ import type { Duplex } from "node:stream";
 import { ToolError } from "../errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
-import { ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
+import { ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
 import { destroyOnAbort, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
@@ -172,12 +172,9 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             },
           );
           destroyOnAbort(req, ctx);
-          // Bytes the connection had read before this request: any more, and the upstream answered something.
-          let readBefore = -1;
-          let connection: Socket | null = null;
+          const watch = new RetryWatch();
           req.on("socket", (socket: Socket) => {
-            connection = socket;
-            readBefore = socket.bytesRead;
+            watch.socket(socket);
             // A reused connection was checked when it connected (and its responses are checked above).
             if (!socket.connecting) return;
             socket.once("connect", () => {
@@ -190,8 +187,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             });
           });
           req.on("error", (error) => {
-            const answered = settled || connection === null || (connection as Socket).bytesRead !== readBefore;
-            if (!ctx.signal.aborted && retryableOnFreshConnection(hop.method, req.reusedSocket, answered, error)) {
+            if (!ctx.signal.aborted && watch.retryable(req, hop.method, settled, error)) {
               settled = true;
               resolvePromise(attempt(false));
               return;

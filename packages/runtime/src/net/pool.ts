@@ -25,7 +25,7 @@
  * upstream read the first copy before closing; POST, PUT, PATCH and DELETE fail as they did before. A
  * request on a fresh connection, or one that received any part of a response, is never retried.
  */
-import type { Agent, AgentOptions } from "node:http";
+import type { Agent, AgentOptions, ClientRequest } from "node:http";
 import type { Socket } from "node:net";
 
 export interface PoolLimits {
@@ -189,4 +189,27 @@ export function retryableOnFreshConnection(
   if (!reusedSocket || bytesCameBack || !SAFE_METHODS.has(method)) return false;
   const code = typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
   return typeof code === "string" && STALE_CODES.has(code);
+}
+
+/**
+ * What the retry rule needs to know about one request's connection: how many bytes it had read when the request
+ * was handed to it, so that any more means something came back. Both Node hops (direct, and through a proxy)
+ * feed it the request's socket.
+ */
+export class RetryWatch {
+  #connection: Socket | null = null;
+  #readBefore = -1;
+
+  /** Node assigned the request this socket. */
+  socket(socket: Socket): void {
+    this.#connection = socket;
+    this.#readBefore = socket.bytesRead;
+  }
+
+  /** Whether the failed request may be sent once more, on a fresh connection (`retryableOnFreshConnection`). */
+  retryable(req: ClientRequest, method: string, responded: boolean, error: unknown): boolean {
+    const connection = this.#connection;
+    const answered = responded || connection === null || connection.bytesRead !== this.#readBefore;
+    return retryableOnFreshConnection(method, req.reusedSocket, answered, error);
+  }
 }

@@ -20,7 +20,7 @@
 import type http from "node:http";
 import type { Socket } from "node:net";
 import { ToolError } from "../errors.ts";
-import { type ConnectionPool, destinationKey, retryableOnFreshConnection, tlsTrust } from "./pool.ts";
+import { type ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
 import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import { errorCode, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
@@ -226,9 +226,7 @@ function exchange(
   const host = url.host;
   return new Promise<HopResponse>((resolve, reject) => {
     let responded = false;
-    // Bytes the connection had read before this request: any more, and something came back.
-    let readBefore = -1;
-    let connection: Socket | null = null;
+    const watch = new RetryWatch();
     const req = nodeHttp.request(options, (res) => {
       responded = true;
       if (url.protocol === "http:" && res.statusCode === 407) {
@@ -238,14 +236,10 @@ function exchange(
       }
       resolve(toHopResponse(res));
     });
-    req.on("socket", (socket: Socket) => {
-      connection = socket;
-      readBefore = socket.bytesRead;
-    });
+    req.on("socket", (socket: Socket) => watch.socket(socket));
     req.on("error", (error) => {
       const signal = options.signal;
-      const answered = responded || connection === null || (connection as Socket).bytesRead !== readBefore;
-      if (!(signal?.aborted ?? false) && retryableOnFreshConnection(hop.method, req.reusedSocket, answered, error))
+      if (!(signal?.aborted ?? false) && watch.retryable(req, hop.method, responded, error))
         reject(new StaleConnection());
       else reject(error);
     });
