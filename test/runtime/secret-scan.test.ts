@@ -60,6 +60,16 @@ describe("text redaction behind escapes", () => {
     expect(v.redactText("%4\\u0032ABCDEFGHIJ")).toBe(`%4${REDACTED}`);
   });
 
+  it("reads the text as a reader that never undoes one family does (found by the property below)", () => {
+    // Undoing every family reads `%1a` as an escape and no secret; a reader leaving percent escapes alone
+    // undoes the JSON and HTML escapes and reads `%1aaaaaaaa`.
+    const v = vault("aaaaaaaa");
+    expect(v.redactText("%1aaaa\\u0061aa&#97;")).toBe(`%1${REDACTED}`);
+    // The same behind an outer JSON layer: two JSON passes, no percent pass.
+    expect(v.redactText("%1aaaaaa\\\\u0061a")).toBe(`%1${REDACTED}`);
+    expect(v.redactText("&#1aaaa\\u0061aa%61")).toBe(`&#1${REDACTED}`);
+  });
+
   it("finds a secret whose own text looks like an escape", () => {
     for (const secret of ["ab%41cd\\nef&amp;gh", "x\\u0041yz-12345"]) {
       const v = vault(secret);

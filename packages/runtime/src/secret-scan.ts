@@ -12,7 +12,7 @@
  *
  * The cost is linear in the text: each pass is one scan (indexOf from one escape start to the next) that
  * builds the next view, and each form is searched with indexOf (no regular expressions over the body). A text
- * is searched once as it is and in at most 4 chains of 3 passes (see findSpans); a pass that undoes nothing
+ * is searched once as it is and in at most 10 chains of 3 passes (see findSpans); a pass that undoes nothing
  * ends its chain, so a text with no `\`, `&` or `%` is searched once, and one with a single family in 3 passes.
  *
  * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\xXX`, `\/ \\ \" \' \b \f \n \r \t`),
@@ -73,6 +73,9 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
  * reader that undoes only JSON escapes reads `&#1` + `2\u0041` as `&#12A`, where undoing every family at once
  * takes the `2` into the character reference; and JSON-escaping `&#92;\u0061` (`\a` with its backslash as an
  * HTML reference) gives `&#92;\\u0061`, which reads as `\u0061`, not `\a`, if both layers are undone at once.
+ * When the text holds several families, there are also chains that never undo one or two of them, every pass
+ * undoing the same others: text of a family's form right before a secret (`%1` + `aaa\u0061aa&#97;`) makes a
+ * reader that undoes that family read an escape (`%1a`) and one that does not read the secret.
  */
 export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
@@ -86,20 +89,26 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
   if (present === 0) return spans;
   const possible = possibleForms(text, forms, shortest);
   if (possible.length === 0) return spans;
-  const firsts = [ALL];
+  // Each chain: the families its first pass undoes, and those of the passes after it.
+  const chains: Array<readonly [number, number]> = [[ALL, ALL]];
   if (present !== BACKSLASH && present !== ENTITY && present !== PERCENT) {
-    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) firsts.push(family);
+    for (const family of [BACKSLASH, ENTITY, PERCENT]) if ((present & family) !== 0) chains.push([family, ALL]);
+    // A reader that never undoes some family: around the secret, text of that family's form (`%1` before
+    // `a\u0061...`) can take a character of the secret into an escape that the reader leaves as it is.
+    for (const some of [BACKSLASH, ENTITY, PERCENT, BACKSLASH | ENTITY, BACKSLASH | PERCENT, ENTITY | PERCENT]) {
+      if ((present & some) === some && some !== present) chains.push([some, some]);
+    }
   }
   const seen: string[] = [];
-  for (const first of firsts) {
+  for (const [first, then] of chains) {
     let view: View | null = decodeView(root, first);
     for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
       if (pass === 1) {
-        if (seen.includes(view.text)) break;
-        seen.push(view.text);
+        if (seen.includes(`${then}:${view.text}`)) break;
+        seen.push(`${then}:${view.text}`);
       }
       search(view, possible, spans);
-      view = pass < MAX_DECODE_PASSES && familiesIn(view.text) !== 0 ? decodeView(view, ALL) : null;
+      view = pass < MAX_DECODE_PASSES && (familiesIn(view.text) & then) !== 0 ? decodeView(view, then) : null;
     }
   }
   return spans;
