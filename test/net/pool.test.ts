@@ -156,6 +156,22 @@ async function call(transport: ReturnType<typeof createNodeTransport>, url: stri
   return `${response.status} ${body}`;
 }
 
+/** A transport whose every request goes through the egress proxy on 127.0.0.1:port; api.proxied.test resolves only there. */
+function throughProxy(port: number, ca?: string) {
+  const settings: ProxySettings = {
+    forUrl: () => ({ hostPort: `127.0.0.1:${port}`, hostname: "127.0.0.1", port, authorization: null }),
+    credentials: [],
+    summary: [],
+  };
+  return transportWith({
+    resolve: () => {
+      throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+    },
+    ...(ca !== undefined ? { ca } : {}),
+    proxy: settings,
+  });
+}
+
 describe("keep-alive reuse", () => {
   it("reuses one connection for sequential requests to the same destination", async () => {
     const server = await startServer({ label: "a" });
@@ -251,24 +267,7 @@ describe("pooled connections never cross destinations", () => {
     const b = await startServer({ label: "b", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
     const proxy = await startProxy();
     try {
-      const settings: ProxySettings = {
-        forUrl: () => ({
-          hostPort: `127.0.0.1:${proxy.port}`,
-          hostname: "127.0.0.1",
-          port: proxy.port,
-          authorization: null,
-        }),
-        credentials: [],
-        summary: [],
-      };
-      // api.proxied.test resolves only at the proxy.
-      const { transport } = transportWith({
-        resolve: () => {
-          throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
-        },
-        ca: tlsFile("proxied-ca.pem"),
-        proxy: settings,
-      });
+      const { transport } = throughProxy(proxy.port, tlsFile("proxied-ca.pem"));
       for (const [server, label] of [
         [a, "a"],
         [b, "b"],
@@ -327,25 +326,7 @@ describe("a reused connection the upstream closed", () => {
   });
 
   /** The flaky server as the egress proxy: plain-http targets go to it in absolute form, over pooled connections. */
-  function throughFlakyProxy(proxy: Server) {
-    const settings: ProxySettings = {
-      forUrl: () => ({
-        hostPort: `127.0.0.1:${proxy.port}`,
-        hostname: "127.0.0.1",
-        port: proxy.port,
-        authorization: null,
-      }),
-      credentials: [],
-      summary: [],
-    };
-    // api.proxied.test resolves only at the proxy.
-    return transportWith({
-      resolve: () => {
-        throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
-      },
-      proxy: settings,
-    }).transport;
-  }
+  const throughFlakyProxy = (proxy: Server) => throughProxy(proxy.port).transport;
 
   it("through a proxy too: retries a GET once, on a fresh connection to the proxy", async () => {
     const proxy = await dropsSecondRequest();
