@@ -35,19 +35,16 @@ export interface AjvHelpers {
 
 export const NO_HELPERS: AjvHelpers = { ucs2length: false, equal: false, formats: false, addError: false };
 
+const HELPERS = Object.keys(NO_HELPERS) as (keyof AjvHelpers)[];
+
 /** The helpers either set needs. */
 export function mergeHelpers(a: AjvHelpers, b: AjvHelpers): AjvHelpers {
-  return {
-    ucs2length: a.ucs2length || b.ucs2length,
-    equal: a.equal || b.equal,
-    formats: a.formats || b.formats,
-    addError: a.addError || b.addError,
-  };
+  return Object.fromEntries(HELPERS.map((name) => [name, a[name] || b[name]])) as unknown as AjvHelpers;
 }
 
 /** Whether a set of validators needs `./ajv-runtime.js` at all. */
 export function needsAjvRuntime(helpers: AjvHelpers): boolean {
-  return helpers.ucs2length || helpers.equal || helpers.formats || helpers.addError;
+  return HELPERS.some((name) => helpers[name]);
 }
 
 export interface ValidatorModule {
@@ -76,7 +73,7 @@ const SOURCE_URL_LEFT = /^\/\*# sourceURL=/m;
 
 export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   let code = standaloneCode(compiled.ajv, compiled.validate);
-  const used = { ucs2length: false, equal: false, formats: false, addError: false };
+  const used: { -readonly [K in keyof AjvHelpers]: boolean } = { ...NO_HELPERS };
   for (const [pattern, helper] of REQUIRES) {
     code = code.replace(pattern, () => {
       used[helper] = true;
