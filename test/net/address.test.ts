@@ -11,6 +11,7 @@ import {
   checkAddress,
   classifyHost,
   createNetworkPolicy,
+  LOCAL_ADDRESSES_MAX_AGE_MS,
   METADATA_RANGES,
   NetworkPolicyError,
   type AddressVerdict,
@@ -431,23 +432,73 @@ describe("this machine's addresses", () => {
     expect(checkAddress("127.0.0.1", unreadable)).toEqual(OK);
   });
 
-  it("defaults to os.networkInterfaces(), read at each check", () => {
+  // One interface list as os.networkInterfaces() gives it.
+  const interfaces = (...addresses: string[]): ReturnType<typeof os.networkInterfaces> => ({
+    eth0: addresses.map((address) => ({
+      address,
+      netmask: "255.255.255.0",
+      family: "IPv4" as const,
+      mac: "00:00:00:00:00:00",
+      internal: false,
+      cidr: `${address}/24`,
+    })),
+  });
+
+  it("defaults to os.networkInterfaces(), read again once the last read is more than a second old", () => {
+    let now = 1_000;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
+    const read = vi.spyOn(os, "networkInterfaces").mockReturnValue(interfaces("93.184.216.34"));
     const policy = createNetworkPolicy();
-    const spy = vi.spyOn(os, "networkInterfaces").mockReturnValue({
-      eth0: [
-        {
-          address: "93.184.216.34",
-          netmask: "255.255.255.0",
-          family: "IPv4",
-          mac: "00:00:00:00:00:00",
-          internal: false,
-          cidr: "93.184.216.34/24",
-        },
-      ],
-    });
     expect(checkAddress("93.184.216.34", policy)).toEqual(OWN);
     expect(checkAddress("93.184.216.35", policy)).toEqual(OK);
-    expect(spy).toHaveBeenCalledTimes(2);
+    now += LOCAL_ADDRESSES_MAX_AGE_MS;
+    expect(checkAddress("93.184.216.34", policy)).toEqual(OWN);
+    expect(checkAddress("93.184.216.36", policy)).toEqual(OK);
+    expect(read).toHaveBeenCalledTimes(1);
+
+    // The machine takes another address: past the age, the list is read again and every verdict that read the
+    // old one is gone with it, the refusal and the permission alike.
+    read.mockReturnValue(interfaces("93.184.216.35"));
+    now += 1;
+    expect(checkAddress("93.184.216.35", policy)).toEqual(OWN);
+    expect(checkAddress("93.184.216.34", policy)).toEqual(OK);
+    expect(read).toHaveBeenCalledTimes(2);
+  });
+
+  it("reads the interfaces again when the clock goes back", () => {
+    let now = 5_000;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
+    const read = vi.spyOn(os, "networkInterfaces").mockReturnValue(interfaces("93.184.216.34"));
+    const policy = createNetworkPolicy();
+    expect(checkAddress("93.184.216.35", policy)).toEqual(OK);
+    read.mockReturnValue(interfaces("93.184.216.35"));
+    now -= 1;
+    expect(checkAddress("93.184.216.35", policy)).toEqual(OWN);
+  });
+
+  it("keeps no failed read: the next check reads again", () => {
+    vi.spyOn(performance, "now").mockReturnValue(1_000);
+    const read = vi.spyOn(os, "networkInterfaces").mockImplementation(() => {
+      throw new Error("EACCES");
+    });
+    const policy = createNetworkPolicy();
+    expect(checkAddress("93.184.216.34", policy)).toEqual(OWN_UNKNOWN);
+    read.mockReturnValue(interfaces("93.184.216.35"));
+    expect(checkAddress("93.184.216.34", policy)).toEqual(OK);
+    expect(checkAddress("93.184.216.35", policy)).toEqual(OWN);
+    read.mockReturnValue({});
+    // Within the age the good read answers; an empty list read now would have meant "unknown".
+    expect(checkAddress("93.184.216.35", policy)).toEqual(OWN);
+  });
+
+  it("keeps each policy's read to itself", () => {
+    vi.spyOn(performance, "now").mockReturnValue(1_000);
+    const read = vi.spyOn(os, "networkInterfaces").mockReturnValue(interfaces("93.184.216.34"));
+    const first = createNetworkPolicy();
+    expect(checkAddress("93.184.216.35", first)).toEqual(OK);
+    read.mockReturnValue(interfaces("93.184.216.35"));
+    expect(checkAddress("93.184.216.35", createNetworkPolicy())).toEqual(OWN);
+    expect(checkAddress("93.184.216.35", first)).toEqual(OK);
   });
 
   it("refuses this machine's real addresses by default", () => {

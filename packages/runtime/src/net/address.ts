@@ -57,7 +57,8 @@ export interface NetworkPolicyOptions {
   denyList?: string[];
   /**
    * This machine's own addresses, or a function that returns them at each check. Zone IDs are ignored.
-   * By default they are read from os.networkInterfaces() at each check.
+   * By default they are read from os.networkInterfaces(), again whenever the last read is more than
+   * LOCAL_ADDRESSES_MAX_AGE_MS old; a function is called at every check.
    */
   localAddresses?: string[] | (() => string[]);
 }
@@ -141,7 +142,23 @@ const BLOCKED: readonly IpRange[] = [
 ].map(builtInRange);
 
 type LocalAddresses =
-  { kind: "fixed"; keys: ReadonlySet<string> } | { kind: "dynamic"; read: () => unknown; emptyIsUnknown: boolean };
+  | { kind: "fixed"; keys: ReadonlySet<string> }
+  | { kind: "dynamic"; read: () => unknown; emptyIsUnknown: boolean; maxAgeMs: number };
+
+/**
+ * How long one read of this machine's addresses (the default, os.networkInterfaces()) answers for. Reading them
+ * costs about 45-60 µs of blocking system calls, which every hop to a public address paid before (more than the
+ * rest of a call's own work). A second is well inside the window the check already has: an address checked now
+ * is connected to later, up to the hop's timeout, so an address this machine takes in between was never caught.
+ */
+export const LOCAL_ADDRESSES_MAX_AGE_MS = 1000;
+
+/** One successful read of a dynamic list, and the verdicts that read it (they go when it goes). */
+interface LocalSnapshot {
+  readonly keys: ReadonlySet<string>;
+  readonly readAt: number;
+  readonly verdicts: Map<string, AddressVerdict>;
+}
 
 interface PolicyState {
   readonly allow: readonly IpRange[];
@@ -154,6 +171,8 @@ interface PolicyState {
    * few upstream addresses over and over; a hop then pays a map lookup instead of parsing and classifying.
    */
   readonly verdicts: Map<string, AddressVerdict>;
+  /** The current read of a dynamic list that may be reused (maxAgeMs > 0); the box is the mutable part. */
+  readonly snapshot: { current: LocalSnapshot | null };
 }
 
 /** How many verdicts a policy keeps; past that the memory starts over (a bound, not an eviction policy). */
@@ -180,7 +199,10 @@ export function createNetworkPolicy(options: NetworkPolicyOptions = {}): Network
     allowPrivate: Object.freeze(allow.map(formatRange)),
     denyList: Object.freeze(deny.map(formatRange)),
   });
-  policyStates.set(policy, Object.freeze({ allow, deny, local, verdicts: new Map<string, AddressVerdict>() }));
+  policyStates.set(
+    policy,
+    Object.freeze({ allow, deny, local, verdicts: new Map<string, AddressVerdict>(), snapshot: { current: null } }),
+  );
   return policy;
 }
 
@@ -200,9 +222,11 @@ function parseRanges(option: string, entries: unknown): IpRange[] {
 }
 
 function parseLocalAddresses(option: unknown): LocalAddresses {
-  if (option === undefined) return { kind: "dynamic", read: readSystemAddresses, emptyIsUnknown: true };
+  if (option === undefined) {
+    return { kind: "dynamic", read: readSystemAddresses, emptyIsUnknown: true, maxAgeMs: LOCAL_ADDRESSES_MAX_AGE_MS };
+  }
   if (typeof option === "function") {
-    return { kind: "dynamic", read: () => (option as () => unknown)(), emptyIsUnknown: false };
+    return { kind: "dynamic", read: () => (option as () => unknown)(), emptyIsUnknown: false, maxAgeMs: 0 };
   }
   if (!Array.isArray(option)) {
     throw new NetworkPolicyError(
@@ -239,7 +263,10 @@ function localAddressKeys(entry: unknown): string[] | undefined {
  */
 export function checkAddress(address: string, policy: NetworkPolicy): AddressVerdict {
   const state = policyStates.get(policy);
-  const kept = typeof address === "string" ? state?.verdicts.get(address) : undefined;
+  const kept =
+    typeof address === "string" && state !== undefined
+      ? (state.verdicts.get(address) ?? liveSnapshot(state)?.verdicts.get(address))
+      : undefined;
   if (kept !== undefined) return kept;
   let decided: Decided;
   try {
@@ -247,18 +274,24 @@ export function checkAddress(address: string, policy: NetworkPolicy): AddressVer
   } catch {
     return refuse(REASON.unclassifiable);
   }
-  // A thrown classification, a missing state and a verdict that read the machine's addresses are never kept.
-  if (decided.final && state !== undefined) {
-    if (state.verdicts.size >= MAX_KEPT_VERDICTS) state.verdicts.clear();
-    state.verdicts.set(address, Object.freeze(decided.verdict));
+  // A thrown classification and a missing state are never kept; a verdict that read the machine's addresses is
+  // kept with that read (and goes with it), or not at all when the read is not reused.
+  const into = decided.final ? state?.verdicts : decided.snapshot?.verdicts;
+  if (into !== undefined) {
+    if (into.size >= MAX_KEPT_VERDICTS) into.clear();
+    into.set(address, Object.freeze(decided.verdict));
   }
   return decided.verdict;
 }
 
-/** A verdict, and whether it depends on nothing but the address and the policy (so it may be kept). */
+/**
+ * A verdict, whether it depends on nothing but the address and the policy (so it may be kept), and otherwise
+ * the read of the machine's addresses it depends on, when that read is reused.
+ */
 interface Decided {
   readonly verdict: AddressVerdict;
   readonly final: boolean;
+  readonly snapshot?: LocalSnapshot | undefined;
 }
 
 function decide(address: string, state: PolicyState | undefined): Decided {
@@ -278,19 +311,21 @@ function decide(address: string, state: PolicyState | undefined): Decided {
 
   if (isAllowed(raw, embedded, state.allow)) return final({ ok: true });
 
-  const localKeys = readLocalKeys(state.local);
+  const { keys: localKeys, snapshot } = readLocalKeys(state);
   // Under a dynamic list the machine's addresses were read, and may differ next time.
   const keep = state.local.kind === "fixed";
-  if (localKeys === undefined) return { verdict: refuse(REASON.ownAddressesUnknown), final: keep };
-  if (forms.some((form) => localKeys.has(addressKey(form)))) return { verdict: refuse(REASON.ownAddress), final: keep };
+  const decided = (verdict: AddressVerdict): Decided => ({ verdict, final: keep, snapshot });
+  // An unreadable list is never kept in any form (readLocalKeys keeps no snapshot of it).
+  if (localKeys === undefined) return decided(refuse(REASON.ownAddressesUnknown));
+  if (forms.some((form) => localKeys.has(addressKey(form)))) return decided(refuse(REASON.ownAddress));
 
   const range: unknown = ipaddr.process(canonical(raw)).range();
   if (typeof range !== "string" || !/^[A-Za-z0-9]+$/.test(range))
     return { verdict: refuse(REASON.unclassifiable), final: false };
-  if (range !== "unicast") return { verdict: refuse(`${range} address`), final: keep };
+  if (range !== "unicast") return decided(refuse(`${range} address`));
 
-  if (BLOCKED.some((blocked) => inRange(raw, blocked))) return { verdict: refuse(REASON.reserved), final: keep };
-  return { verdict: { ok: true }, final: keep };
+  if (BLOCKED.some((blocked) => inRange(raw, blocked))) return decided(refuse(REASON.reserved));
+  return decided({ ok: true });
 }
 
 function final(verdict: AddressVerdict): Decided {
@@ -307,8 +342,34 @@ function isAllowed(raw: IpBytes, embedded: readonly IpBytes[], allow: readonly I
   return inAllow(raw) || (embedded.length > 0 && embedded.every(inAllow));
 }
 
-function readLocalKeys(local: LocalAddresses): ReadonlySet<string> | undefined {
-  if (local.kind === "fixed") return local.keys;
+/** The snapshot of a dynamic list that is still young enough to answer, or null (it is then dropped). */
+function liveSnapshot(state: PolicyState): LocalSnapshot | null {
+  const current = state.snapshot.current;
+  if (current === null || state.local.kind !== "dynamic") return null;
+  const age = performance.now() - current.readAt;
+  if (age >= 0 && age <= state.local.maxAgeMs) return current;
+  state.snapshot.current = null;
+  return null;
+}
+
+/**
+ * This machine's addresses as keys (undefined when they cannot be read), and the snapshot they came from when
+ * the read may be reused. Only a successful read is kept, so a failure is tried again at the next check.
+ */
+function readLocalKeys(state: PolicyState): { keys: ReadonlySet<string> | undefined; snapshot?: LocalSnapshot } {
+  const local = state.local;
+  if (local.kind === "fixed") return { keys: local.keys };
+  const live = liveSnapshot(state);
+  if (live !== null) return { keys: live.keys, snapshot: live };
+  const readAt = performance.now();
+  const keys = readDynamic(local);
+  if (keys === undefined || local.maxAgeMs <= 0) return { keys };
+  const snapshot: LocalSnapshot = { keys, readAt, verdicts: new Map() };
+  state.snapshot.current = snapshot;
+  return { keys, snapshot };
+}
+
+function readDynamic(local: Extract<LocalAddresses, { kind: "dynamic" }>): ReadonlySet<string> | undefined {
   let list: unknown;
   try {
     list = local.read();
