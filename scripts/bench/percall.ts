@@ -16,6 +16,8 @@
  *   kervanc      the package's ToolRunner over its real Node transport (address check, pooled keep-alive
  *                connections), and the same with pooling off (a pinned fresh connection per call)
  *   handwritten  node:http with a keep-alive agent, and with a fresh connection per call
+ *   ...-named    the same two keep-alive clients calling the upstream by host name (`localhost`), where a hop
+ *                asks DNS when it opens a connection (kervanc) or Node's agent does (hand-written)
  *
  *   node --import tsx scripts/bench/percall.ts '<json config>'
  *   PERCALL_ONLY='^socket/kervanc$' node --import tsx --cpu-prof scripts/bench/percall.ts '<json config>'   # profile one variant
@@ -50,6 +52,9 @@ export interface PercallConfig {
   /** Built package of the 1-tool spec against the local upstream, or null to skip the socket variants. */
   readonly socketPackage: string | null;
   readonly upstreamOrigin: string | null;
+  /** The same 1-tool spec built against the upstream by host name (`localhost`), and that origin. */
+  readonly namedPackage: string | null;
+  readonly namedOrigin: string | null;
   readonly rounds: number;
   readonly stubCalls: number;
   readonly socketCalls: number;
@@ -264,6 +269,24 @@ if (config.socketPackage !== null && config.upstreamOrigin !== null) {
     call: runnerCall(rt, rt.server, unpooled, false),
     calls: config.socketCalls,
   });
+  if (config.namedPackage !== null && config.namedOrigin !== null) {
+    const named = await packageAt(config.namedPackage);
+    const namedTransport = named.transport.createNodeTransport({
+      policy: named.address.createNetworkPolicy(named.address.allowPrivateNetwork()),
+      gate: new named.gate.LookupGate(4),
+    });
+    const namedKeepAlive = nodeSend(new URL(config.namedOrigin), false);
+    variants.push({
+      name: "socket/handwritten-named",
+      call: () => callTool(PRIMARY_ARGS, { send: namedKeepAlive, token: undefined, timeoutMs: 10_000 }),
+      calls: config.socketCalls,
+    });
+    variants.push({
+      name: "socket/kervanc-named",
+      call: runnerCall(named, named.server, namedTransport, false),
+      calls: config.socketCalls,
+    });
+  }
 }
 
 // PERCALL_ONLY=<regexp> keeps only the variants whose names match (for profiling one path with --cpu-prof).

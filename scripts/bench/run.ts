@@ -223,6 +223,9 @@ interface Work {
   /** 1-tool spec with a secret and an https origin, and its package (for the stub per-call figures). */
   readonly secretSpec: string;
   readonly secretPackage: string;
+  /** The 1-tool spec built against the upstream by host name (`localhost` instead of 127.0.0.1), and that origin. */
+  readonly namedPackage: string;
+  readonly namedOrigin: string;
   readonly multiDir: string;
   readonly baselines: Awaited<ReturnType<typeof bundleBaselines>>;
   readonly peer: PeerSetup | null;
@@ -244,6 +247,8 @@ async function prepare(origin: string): Promise<Work> {
   }
   const secretSpec = join(specDir, "secret-1.yaml");
   await writeFile(secretSpec, generateSpec(1, "https://api.bench.example", { secrets: true, name: "secret-1" }));
+  const namedOrigin = origin.replace("//127.0.0.1:", "//localhost:");
+  await writeFile(join(specDir, "named-1.yaml"), generateSpec(1, namedOrigin, { name: "named-1" }));
   for (let i = 0; i < PLAN.multi.specs; i++) {
     await writeFile(
       join(multiDir, `multi-${String(i).padStart(2, "0")}.yaml`),
@@ -274,6 +279,8 @@ async function prepare(origin: string): Promise<Work> {
     packages,
     secretSpec,
     secretPackage: join(out, "secret-1"),
+    namedPackage: join(out, "named-1"),
+    namedOrigin,
     multiDir,
     baselines,
     peer,
@@ -537,6 +544,8 @@ async function sectionPercall(w: Work): Promise<void> {
     stubSpec: w.secretSpec,
     socketPackage: w.packages.get(SMALLEST)!,
     upstreamOrigin: w.origin,
+    namedPackage: w.namedPackage,
+    namedOrigin: w.namedOrigin,
     rounds: PLAN.percall.rounds,
     stubCalls: PLAN.percall.stubCalls,
     socketCalls: PLAN.percall.socketCalls,
@@ -566,6 +575,8 @@ async function sectionPercall(w: Work): Promise<void> {
     "socket/handwritten-fresh": "hand-written, loopback upstream, new connection per call",
     "socket/kervanc": "kervanc, loopback upstream (its transport: pooled keep-alive connections, net/pool.ts)",
     "socket/kervanc-unpooled": "kervanc, loopback upstream, pooling off (new pinned connection per call)",
+    "socket/handwritten-named": "hand-written, loopback upstream by host name (localhost), keep-alive",
+    "socket/kervanc-named": "kervanc, loopback upstream by host name (localhost; DNS asked per new connection)",
   };
   const rows = Object.entries(labels).map(([name, label]) => {
     const s = sum(name);

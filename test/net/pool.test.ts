@@ -214,34 +214,90 @@ describe("pooled connections never cross destinations", () => {
     ]);
   });
 
-  it("a changed DNS answer gets a new, checked connection, not the pooled one", async () => {
+  it("resolves a host name once per connection, not once per request", async () => {
+    const server = await startServer({ label: "named" });
+    const asked: string[] = [];
+    const pooled = transportWith({ resolve: (name) => (asked.push(name), [{ address: "127.0.0.1", family: 4 }]) });
+    for (let i = 0; i < 5; i++)
+      expect(await call(pooled.transport, `http://api.example.test:${server.port}/x`)).toBe('200 {"from":"named"}');
+    expect(server.accepted.length).toBe(1);
+    expect(asked).toEqual(["api.example.test"]);
+
+    // Without pooling every request opens a connection, so every request resolves and is checked.
+    asked.length = 0;
+    const fresh = createNodeTransport({
+      policy: createNetworkPolicy(allowPrivateNetwork()),
+      gate: new LookupGate(2),
+      pool: false,
+      resolve: async (name) => (asked.push(name), [{ address: "127.0.0.1", family: 4 }]),
+    });
+    for (let i = 0; i < 3; i++)
+      expect(await call(fresh, `http://api.example.test:${server.port}/x`)).toBe('200 {"from":"named"}');
+    expect(asked.length).toBe(3);
+  });
+
+  it("a changed DNS answer is used, checked, by the next new connection; the pooled one keeps its address", async () => {
     const first = await startServer({ label: "first", address: "127.0.0.1" });
     const second = await startServer({ label: "second", address: "127.0.0.2", port: first.port });
-    const answers = ["127.0.0.1", "127.0.0.2", "127.0.0.1"];
-    const { transport } = transportWith({ resolve: () => [{ address: answers.shift()!, family: 4 }] });
+    let answer = "127.0.0.1";
+    const { transport } = transportWith({ resolve: () => [{ address: answer, family: 4 }] });
     const url = `http://rebind.example.test:${first.port}/x`;
     expect(await call(transport, url)).toBe('200 {"from":"first"}');
-    expect(await call(transport, url)).toBe('200 {"from":"second"}');
-    // Back to the first answer: its pooled connection may serve again (it is the destination it was checked for).
+    answer = "127.0.0.2";
+    // The idle connection still leads to the address it was checked for.
     expect(await call(transport, url)).toBe('200 {"from":"first"}');
+    // Two at once: one takes the pooled connection, the other opens one, which resolves again.
+    expect((await Promise.all([call(transport, url), call(transport, url)])).sort()).toEqual([
+      '200 {"from":"first"}',
+      '200 {"from":"second"}',
+    ]);
     expect(first.accepted.length).toBe(1);
     expect(second.accepted.length).toBe(1);
   });
 
-  it("a disallowed second answer is refused although a pooled connection to the first one is idle", async () => {
+  it("a disallowed answer refuses every new connection, and no request ever reaches that address", async () => {
     const server = await startServer({ label: "first" });
-    const answers = ["127.0.0.1", "127.0.0.3"];
+    const refused = await startServer({ label: "refused", address: "127.0.0.3", port: server.port });
+    let answer = "127.0.0.1";
     const { pool, transport } = transportWith({
-      resolve: () => [{ address: answers.shift()!, family: 4 }],
+      resolve: () => [{ address: answer, family: 4 }],
       policy: { allowPrivate: ["127.0.0.1/32"], localAddresses: [] },
     });
     const url = `http://rebind.example.test:${server.port}/x`;
+    const blocked = `Request to rebind.example.test:${server.port} was blocked: it resolves to a disallowed address (loopback address).`;
     expect(await call(transport, url)).toBe('200 {"from":"first"}');
     expect(pool.idle).toBe(1);
-    await expect(call(transport, url)).rejects.toThrow(
-      `Request to rebind.example.test:${server.port} was blocked: it resolves to a disallowed address (loopback address).`,
-    );
-    expect(server.requests.length).toBe(1);
+    answer = "127.0.0.3";
+    // The pooled connection was checked for 127.0.0.1 and goes nowhere else.
+    expect(await call(transport, url)).toBe('200 {"from":"first"}');
+    // A second connection must be opened for one of these, and its lookup is refused.
+    const both = await Promise.allSettled([call(transport, url), call(transport, url)]);
+    expect(both.map((r) => (r.status === "fulfilled" ? r.value : (r.reason as Error).message)).sort()).toEqual([
+      '200 {"from":"first"}',
+      blocked,
+    ]);
+    pool.close();
+    await expect(call(transport, url)).rejects.toThrow(blocked);
+    expect(refused.accepted.length).toBe(0);
+    expect(server.accepted.length).toBe(1);
+  });
+
+  it("a connection is not kept past the maximum age, so a busy destination resolves again", async () => {
+    const server = await startServer({ label: "aged" });
+    let asked = 0;
+    const { transport } = transportWith({
+      resolve: () => (asked++, [{ address: "127.0.0.1", family: 4 }]),
+      limits: { maxConnectionAgeMs: 50 },
+    });
+    const url = `http://aged.example.test:${server.port}/x`;
+    expect(await call(transport, url)).toBe('200 {"from":"aged"}');
+    await new Promise((done) => setTimeout(done, 100));
+    // Past its age when this request finishes: closed instead of kept.
+    expect(await call(transport, url)).toBe('200 {"from":"aged"}');
+    await server.closedCount(1);
+    expect(await call(transport, url)).toBe('200 {"from":"aged"}');
+    expect(server.accepted.length).toBe(2);
+    expect(asked).toBe(2);
   });
 
   it("a TLS connection opened for one name is never used for another name on the same address and port", async () => {

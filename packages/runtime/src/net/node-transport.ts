@@ -1,14 +1,17 @@
 /**
  * The Node hop transport: resolve once, check every address, connect only to the checked addresses.
  *
- * DNS is asked once per hop (`dns.lookup` with `all` and `verbatim`), bounded by the hop's signal and the
- * process-wide lookup gate. Every answer must pass the address policy; one bad answer blocks the request.
- * A new connection uses a `lookup` function that answers only for that host name and only with the checked
- * addresses, so a second DNS answer (rebinding) can never be used, and its remote address is checked again
- * once connected. Connections are kept alive and reused only for the same checked destination (see pool.ts
- * for why that is safe, the bounds, and the one retry of a safe request on a reused connection the upstream
- * closed); the remote address of every response is checked, reused connection or not. With `pool: false`
- * every request gets a fresh connection (`agent: false`, no proxy variables) and is never retried.
+ * A host name is resolved when a connection to it is opened, not on every request: the new connection's
+ * `lookup` asks DNS once (`dns.lookup` with `all` and `verbatim`), bounded by the hop's signal and the
+ * process-wide lookup gate; every answer must pass the address policy (one bad answer blocks the request), and
+ * the lookup answers only for that host name and only with the checked addresses, so a second DNS answer
+ * (rebinding) can never be used. Once connected, the socket's remote address is checked against that set, which
+ * the connection keeps. Connections are kept alive and reused only for the same destination (see pool.ts for
+ * why that is safe, the bounds, and the one retry of a safe request on a reused connection the upstream
+ * closed); the remote address of every response is checked against the set its connection was opened with,
+ * reused connection or not. An IP literal is checked on every request (a kept verdict). With `pool: false`
+ * every request gets a fresh connection (`agent: false`, no proxy variables), hence a lookup, and is never
+ * retried.
  *
  * node:http, node:https, node:dns and node:zlib are loaded on first use, not at start-up: every built-in
  * loaded at start costs compile time, much more under --disallow-code-generation-from-strings.
@@ -38,6 +41,9 @@ export interface NodeTransportOptions {
 }
 
 type Checked = readonly { address: string; family: number }[];
+
+/** The addresses each direct connection was checked against when it was opened (pooled ones live on). */
+const openedWith = new WeakMap<Socket, Checked>();
 
 function blocked(host: string, reason: string): ToolError {
   return new ToolError(`Request to ${host} was blocked: it resolves to a disallowed address (${reason}).`);
@@ -108,19 +114,33 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         await resolveChecked(hop.url, ctx, true);
         return sendThroughProxy(hop, ctx, proxy, pool, options.ca);
       }
-      const { connectHost, addresses } = await resolveChecked(hop.url, ctx);
       const host = hop.url.host;
-      const checked = (remote: string | undefined): boolean => addresses.some((a) => a.address === remote);
+      const kind = classifyHost(hop.url.hostname);
+      if (kind.kind === "invalid") throw blocked(host, kind.reason);
+      // An IP literal is checked now (a kept verdict, so cheap); a name is resolved and checked only when a new
+      // connection is opened for it, in `pinned` below.
+      const literal = kind.kind === "ip" ? (await resolveChecked(hop.url, ctx)).addresses : null;
+      const connectHost = kind.kind === "ip" ? kind.address : kind.name;
+      /** The lookup of this request's new connection, while it runs or once it ran. */
+      let lookup: Promise<Checked> | null = null;
+      let resolved: Checked | null = null;
+      const checkedSet = (socket: Socket | null | undefined): Checked | undefined =>
+        literal ?? (socket ? openedWith.get(socket) : undefined);
       const pinned: LookupFunction = (hostname, opts, callback) => {
         const family = typeof opts === "object" && opts !== null ? opts.family : undefined;
         const wantAll = typeof opts === "object" && opts !== null && opts.all === true;
-        const usable = addresses.filter((a) => family === undefined || family === 0 || a.family === family);
-        if (hostname !== connectHost || usable.length === 0) {
-          callback(Object.assign(new Error("lookup refused"), { code: "ENOTFOUND" }), "", 4);
-          return;
-        }
-        if (wantAll) (callback as unknown as (e: null, a: Checked) => void)(null, usable);
-        else callback(null, usable[0]!.address, usable[0]!.family);
+        const refuse = (): void => callback(Object.assign(new Error("lookup refused"), { code: "ENOTFOUND" }), "", 4);
+        if (hostname !== connectHost || kind.kind !== "name") return refuse();
+        lookup ??= resolveChecked(hop.url, ctx).then(({ addresses }) => (resolved = addresses));
+        lookup.then(
+          (addresses) => {
+            const usable = addresses.filter((a) => family === undefined || family === 0 || a.family === family);
+            if (usable.length === 0) return refuse();
+            if (wantAll) (callback as unknown as (e: null, a: Checked) => void)(null, usable);
+            else callback(null, usable[0]!.address, usable[0]!.family);
+          },
+          (error: unknown) => callback(error as Error, "", 4),
+        );
       };
       const headers = requestHeaders(hop);
       const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
@@ -133,7 +153,6 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         scheme: hop.url.protocol,
         hostname: hop.url.hostname,
         port,
-        addresses,
         servername,
         trust: secure ? tlsTrust(options.ca) : "",
         proxy: "",
@@ -162,7 +181,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             },
             (res) => {
               const remote = res.socket?.remoteAddress;
-              if (!checked(remote)) {
+              if (!checkedSet(res.socket)?.some((a) => a.address === remote)) {
                 res.destroy();
                 fail(new ToolError(`Request to ${host} was blocked: it was not checked.`));
                 return;
@@ -179,14 +198,26 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             if (!socket.connecting) return;
             socket.once("connect", () => {
               const remote = socket.remoteAddress;
-              if (!checked(remote)) {
+              const opened = literal ?? resolved;
+              if (opened === null || !opened.some((a) => a.address === remote)) {
                 const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
                 fail(error);
                 req.destroy(error);
+                return;
               }
+              openedWith.set(socket, opened);
             });
           });
           req.on("error", (error) => {
+            // Ended while its connection's lookup ran (a timeout or a cancellation): the lookup words it, as it
+            // did when every request resolved before connecting.
+            if (lookup !== null && resolved === null) {
+              lookup.then(
+                () => fail(error),
+                (lookupError: unknown) => fail(lookupError),
+              );
+              return;
+            }
             if (!ctx.signal.aborted && watch.retryable(req, hop.method, settled, error)) {
               settled = true;
               resolvePromise(attempt(false));

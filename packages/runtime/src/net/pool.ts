@@ -1,23 +1,27 @@
 /**
  * Keep-alive connections for the Node hop transport, pooled per checked destination.
  *
- * Why reusing a connection keeps the address policy: a connection is only ever handed to a request whose
- * destination key is the one it was opened for, and the key holds everything that made it safe to open: the
- * scheme, the host name, the port, the full set of addresses that name resolved to and that passed the policy
- * (the pinned lookup answered only from that set, and the socket's remote address was checked against it), the
- * TLS server name and whether certificates are verified, and, through an egress proxy, the proxy (host, port,
- * credentials) and the target. Every hop still resolves and checks its host before the key is computed, so a
- * pooled connection is reused only when the name's current, checked answer is the very set it was opened for:
- * a DNS answer that changes (rebinding included) gives a new key, hence a new connection, opened through the
- * pinned lookup and checked again; an answer that is refused is refused before any pool is looked at. The
- * transport still checks the remote address of every response, reused connection or not.
+ * Why reusing a connection keeps the address policy: every connection is checked when it is opened. Its host name
+ * is resolved then, every answer must pass the policy, the pinned lookup answers only from that set, and the
+ * socket's remote address is checked against it; the transport keeps that set with the connection and checks
+ * the remote address of every response against it, reused connection or not. A pooled connection therefore only
+ * ever leads to an address that was checked for its host name. It is handed only to a request whose destination
+ * key is the one it was opened for: the scheme, the host name, the port, the TLS server name and whether
+ * certificates are verified, and, through an egress proxy, the proxy (host, port, credentials) and the target.
+ * A DNS answer that changes (rebinding included) is seen by the next new connection, which resolves and is
+ * checked again; an answer that is refused refuses that connection, and no request ever reaches the refused
+ * address. What a reused connection skips is the lookup: a server that calls one host over and over asks DNS once
+ * per connection, as any keep-alive client does, instead of once per request (a lookup per call costs far more
+ * than the rest of the hop, and is a network round trip where the resolver does not cache).
  *
  * Bounds (the defaults below; docs/runtime.md documents them): an idle connection closes after 4 s, before the
  * 5 s keep-alive timeout of a default Node server and most proxies (Node also shortens it to the upstream's
- * `Keep-Alive: timeout=N` hint minus one second), at most 128 idle connections per destination and 256 idle
- * connections in all; past either, a connection that finishes is closed instead of kept. At most 256
- * destinations hold a pool at once; past that, and after dropping pools that hold no connection, a request
- * connects without pooling, as the transport did before. Idle connections never keep the process alive.
+ * `Keep-Alive: timeout=N` hint minus one second); a connection is not kept past 60 s after its first answer, so
+ * even under steady traffic a changed DNS answer is used within a minute; at most 128 idle connections per
+ * destination and 256 idle connections in all; past any of these, a connection that finishes is closed instead
+ * of kept. At most 256 destinations hold a pool at once; past that, and after dropping pools that hold no
+ * connection, a request connects without pooling, as the transport did before. Idle connections never keep the
+ * process alive.
  *
  * Retry: a request sent on a reused connection that the upstream had already closed (the keep-alive race)
  * fails with ECONNRESET or EPIPE before any byte came back on it. It is sent once more, on a fresh connection,
@@ -37,6 +41,8 @@ export interface PoolLimits {
   readonly idleTimeoutMs: number;
   /** Destinations that hold a pool at once; requests to further ones connect without pooling. */
   readonly maxDestinations: number;
+  /** A connection is closed instead of kept once this long has passed since it first finished a request. */
+  readonly maxConnectionAgeMs: number;
 }
 
 export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
@@ -47,6 +53,8 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
   maxIdleTotal: 256,
   idleTimeoutMs: 4000,
   maxDestinations: 256,
+  // About a typical DNS answer's TTL: how long a busy destination keeps using the addresses it resolved to.
+  maxConnectionAgeMs: 60_000,
 });
 
 /** Everything that made a connection safe to open; two requests share connections only if all of it is equal. */
@@ -55,8 +63,6 @@ export interface Destination {
   /** The host name (or IP literal) as the URL names it. */
   readonly hostname: string;
   readonly port: number;
-  /** Every address the name resolved to that passed the policy (the pinned lookup answers only these). */
-  readonly addresses: readonly { readonly address: string; readonly family: number }[];
   /** The TLS server name (SNI and certificate check), "" for none. */
   readonly servername: string;
   /** How the TLS certificate is verified: `tlsTrust()`, "" for plain http. */
@@ -66,12 +72,7 @@ export interface Destination {
 }
 
 export function destinationKey(d: Destination): string {
-  // One address (an IP literal, or a name with one answer) is the common case: no list to sort.
-  const addresses =
-    d.addresses.length === 1
-      ? [`${d.addresses[0]!.family}/${d.addresses[0]!.address}`]
-      : d.addresses.map((a) => `${a.family}/${a.address}`).sort();
-  return JSON.stringify([d.scheme, d.hostname, d.port, addresses, d.servername, d.trust, d.proxy]);
+  return JSON.stringify([d.scheme, d.hostname, d.port, d.servername, d.trust, d.proxy]);
 }
 
 const caIds = new Map<string, number>();
@@ -94,7 +95,8 @@ export class ConnectionPool {
   readonly limits: PoolLimits;
   readonly #agents = new Map<string, Agent>();
   readonly #idle = new Set<Socket>();
-  readonly #watched = new WeakSet<Socket>();
+  /** When each connection first finished a request (and was watched for its close). */
+  readonly #firstKept = new WeakMap<Socket, number>();
 
   constructor(limits: Partial<PoolLimits> = {}) {
     this.limits = { ...DEFAULT_POOL_LIMITS, ...limits };
@@ -150,19 +152,22 @@ export class ConnectionPool {
   /** Counts idle connections across destinations and enforces the total. */
   #instrument(agent: Agent): void {
     const idle = this.#idle;
-    const watched = this.#watched;
+    const firstKept = this.#firstKept;
     const max = this.limits.maxIdleTotal;
+    const maxAge = this.limits.maxConnectionAgeMs;
     // Node's keepSocketAlive returns whether to keep the socket (its typings say void).
     const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Socket) => boolean;
     const reuse = agent.reuseSocket.bind(agent);
     // Node calls keepSocketAlive when a finished connection is about to go idle; false closes it instead.
     (agent as unknown as { keepSocketAlive: (socket: Socket) => boolean }).keepSocketAlive = (socket) => {
+      const now = performance.now();
+      const since = firstKept.get(socket);
+      if (since === undefined) {
+        firstKept.set(socket, now);
+        socket.once("close", () => idle.delete(socket));
+      } else if (!(now - since >= 0 && now - since < maxAge)) return false;
       if (idle.size >= max || !keep(socket)) return false;
       idle.add(socket);
-      if (!watched.has(socket)) {
-        watched.add(socket);
-        socket.once("close", () => idle.delete(socket));
-      }
       return true;
     };
     agent.reuseSocket = (socket: Socket, request): void => {

@@ -148,9 +148,8 @@ export async function sendThroughProxy(
   const key = destinationKey({
     scheme: url.protocol,
     hostname,
-    port,
     // What the proxy connects to is its own business; the pool is keyed by the name it was asked for.
-    addresses: [],
+    port,
     servername: url.protocol === "https:" ? tlsServername(hostname) : "",
     trust: url.protocol === "https:" ? tlsTrust(ca) : "",
     proxy: JSON.stringify([proxy.hostname, proxy.port, proxy.authorization]),
