@@ -157,14 +157,15 @@ async function call(transport: ReturnType<typeof createNodeTransport>, url: stri
 }
 
 /** A transport whose every request goes through the egress proxy on 127.0.0.1:port; api.proxied.test resolves only there. */
-function throughProxy(port: number, ca?: string) {
+function throughProxy(port: number, ca?: string, asked: string[] = []) {
   const settings: ProxySettings = {
     forUrl: () => ({ hostPort: `127.0.0.1:${port}`, hostname: "127.0.0.1", port, authorization: null }),
     credentials: [],
     summary: [],
   };
   return transportWith({
-    resolve: () => {
+    resolve: (name) => {
+      asked.push(name);
       throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
     },
     ...(ca !== undefined ? { ca } : {}),
@@ -323,7 +324,8 @@ describe("pooled connections never cross destinations", () => {
     const b = await startServer({ label: "b", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
     const proxy = await startProxy();
     try {
-      const { transport } = throughProxy(proxy.port, tlsFile("proxied-ca.pem"));
+      const asked: string[] = [];
+      const { transport } = throughProxy(proxy.port, tlsFile("proxied-ca.pem"), asked);
       for (const [server, label] of [
         [a, "a"],
         [b, "b"],
@@ -334,6 +336,8 @@ describe("pooled connections never cross destinations", () => {
         expect(await call(transport, `https://api.proxied.test:${server.port}/x`)).toBe(`200 {"from":"${label}"}`);
       }
       expect(proxy.connects).toEqual([`api.proxied.test:${a.port}`, `api.proxied.test:${b.port}`]);
+      // The target is checked here when a tunnel is opened, not on every request through it.
+      expect(asked).toEqual(["api.proxied.test", "api.proxied.test"]);
       expect(a.accepted.length).toBe(1);
       expect(b.accepted.length).toBe(1);
     } finally {

@@ -110,9 +110,16 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
     async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
       const proxy = options.proxy?.forUrl(hop.url) ?? null;
       if (proxy !== null) {
-        // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here.
-        await resolveChecked(hop.url, ctx, true);
-        return sendThroughProxy(hop, ctx, proxy, pool, options.ca);
+        // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here:
+        // checked when a tunnel is opened (a pooled tunnel was checked when it was), or before a plain-http request.
+        return sendThroughProxy(
+          hop,
+          ctx,
+          proxy,
+          pool,
+          async () => void (await resolveChecked(hop.url, ctx, true)),
+          options.ca,
+        );
       }
       const host = hop.url.host;
       const kind = classifyHost(hop.url.hostname);

@@ -14,7 +14,9 @@
  *
  * Tunnels and proxy connections are kept alive in the transport's pool (pool.ts), keyed by the proxy (host,
  * port, credentials) and the target (scheme, host, port, TLS server name), so a tunnel opened to one upstream
- * carries requests to that upstream only. A reused tunnel the proxy or upstream closed is retried once, on a
+ * carries requests to that upstream only. The local check of the target (`check`: the address policy on what
+ * the name resolves to here, if it does) runs when a tunnel is opened, as the direct transport checks a
+ * connection when it opens it; a plain-http request, which the proxy forwards on its own, is checked every time. A reused tunnel the proxy or upstream closed is retried once, on a
  * fresh tunnel, for safe methods only (pool.ts). node:http and node:tls are loaded on first use.
  */
 import type http from "node:http";
@@ -125,17 +127,45 @@ async function openSecureTunnel(
   return secure;
 }
 
-/** The request option that carries a request's signal to the pooled agent's tunnel opener. */
+/** The request options that carry a request's signal and check to the pooled agent's tunnel opener. */
 const TUNNEL_SIGNAL = "kervancTunnelSignal";
+const TUNNEL_CHECK = "kervancTunnelCheck";
+
+/**
+ * The local check of one request's target, run at most once, remembered while it runs: a request that ends
+ * during it (a timeout) is worded by the check, as when every request was checked before it was sent.
+ */
+class TargetCheck {
+  #running: Promise<void> | null = null;
+  #done = false;
+  readonly #run: () => Promise<void>;
+
+  constructor(run: () => Promise<void>) {
+    this.#run = run;
+  }
+
+  start(): Promise<void> {
+    this.#running ??= this.#run().finally(() => (this.#done = true));
+    return this.#running;
+  }
+
+  /** The check's outcome if it is still running, else null. */
+  get pending(): Promise<void> | null {
+    return this.#done ? null : this.#running;
+  }
+}
 
 export async function sendThroughProxy(
   hop: Hop,
   ctx: HopContext,
   proxy: EgressProxy,
   pool: ConnectionPool | null,
+  /** Checks the target here (the address policy on what its name resolves to locally); throws a ToolError. */
+  checkTarget: () => Promise<void>,
   /** For tests: the CA certificates the upstream is verified against, instead of the default store. */
   ca?: string,
 ): Promise<HopResponse> {
+  const check = new TargetCheck(checkTarget);
   const nodeHttp = process.getBuiltinModule("node:http");
   const url = hop.url;
   const host = url.host;
@@ -155,7 +185,7 @@ export async function sendThroughProxy(
     proxy: JSON.stringify([proxy.hostname, proxy.port, proxy.authorization]),
   });
 
-  let options: http.RequestOptions & { [TUNNEL_SIGNAL]?: AbortSignal };
+  let options: http.RequestOptions & { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: TargetCheck };
   let pooled: http.Agent | undefined;
   if (url.protocol === "https:") {
     const target = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
@@ -163,14 +193,19 @@ export async function sendThroughProxy(
       const agent = new nodeHttp.Agent(agentOptions);
       // Every connection of this agent is a fresh tunnel to this one target; the request's signal bounds it.
       (agent as unknown as { createConnection: unknown }).createConnection = (
-        connectOptions: { [TUNNEL_SIGNAL]?: AbortSignal },
+        connectOptions: { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: TargetCheck },
         callback: (error: unknown, socket?: Socket) => void,
       ): undefined => {
         const signal = connectOptions[TUNNEL_SIGNAL] ?? AbortSignal.timeout(30_000);
-        openSecureTunnel(proxy, target, hostname, host, signal, ca).then(
-          (socket) => callback(null, socket),
-          (error: unknown) => callback(error),
-        );
+        // A tunnel is only opened for a request, which brings its check; none would be a bug, refused.
+        const tunnelCheck = connectOptions[TUNNEL_CHECK];
+        const checked = tunnelCheck ? tunnelCheck.start() : Promise.reject(new Error("a tunnel without a check"));
+        checked
+          .then(() => openSecureTunnel(proxy, target, hostname, host, signal, ca))
+          .then(
+            (socket) => callback(null, socket),
+            (error: unknown) => callback(error),
+          );
         return undefined;
       };
       return agent;
@@ -183,13 +218,15 @@ export async function sendThroughProxy(
       headers,
       signal: ctx.signal,
     };
-    if (pooled !== undefined) options = { ...base, agent: pooled, [TUNNEL_SIGNAL]: ctx.signal };
+    if (pooled !== undefined) options = { ...base, agent: pooled, [TUNNEL_SIGNAL]: ctx.signal, [TUNNEL_CHECK]: check };
     else {
+      await check.start();
       const secure = await openSecureTunnel(proxy, target, hostname, host, ctx.signal, ca);
       // No agent: with one (even `agent: false`, which makes a fresh one) Node ignores createConnection.
       options = { ...base, createConnection: () => secure };
     }
   } else {
+    await check.start();
     if (proxy.authorization !== null) headers["proxy-authorization"] = proxy.authorization;
     pooled = pool?.agent(key, (agentOptions) => new nodeHttp.Agent(agentOptions));
     options = {
@@ -204,11 +241,11 @@ export async function sendThroughProxy(
     };
   }
   try {
-    return await exchange(nodeHttp, options, hop, bodyBytes);
+    return await exchange(nodeHttp, options, hop, bodyBytes, check);
   } catch (error) {
     if (!(error instanceof StaleConnection)) throw error;
-    // Once, on a fresh connection that is not pooled.
-    return await sendThroughProxy(hop, ctx, proxy, null, ca);
+    // Once, on a fresh connection that is not pooled, checked again.
+    return await sendThroughProxy(hop, ctx, proxy, null, checkTarget, ca);
   }
 }
 
@@ -220,6 +257,7 @@ function exchange(
   options: http.RequestOptions,
   hop: Hop,
   bodyBytes: Buffer | null,
+  check: TargetCheck,
 ): Promise<HopResponse> {
   const url = hop.url;
   const host = url.host;
@@ -237,6 +275,14 @@ function exchange(
     });
     req.on("socket", (socket: Socket) => watch.socket(socket));
     req.on("error", (error) => {
+      const pending = check.pending;
+      if (pending !== null) {
+        pending.then(
+          () => reject(error),
+          (checkError: unknown) => reject(checkError),
+        );
+        return;
+      }
       const signal = options.signal;
       if (!(signal?.aborted ?? false) && watch.retryable(req, hop.method, responded, error))
         reject(new StaleConnection());
