@@ -10,6 +10,8 @@
  *            --json FILE             also write every sample as JSON
  *            --skip-peer             leave out the peer (its rows say so)
  *            --keep                  keep the work folder (built packages, specs) for inspection
+ *            --only a,b              run only these sections (size, cold, percall, stdio, http, build), to
+ *                                    look at one change; the figures of a full run come from one run
  *
  * Sections: bundle size, cold start (spawn to first tools/list answer over stdio), per-call cost in process
  * (stub upstream, and a real loopback upstream), per-call latency over stdio, Streamable HTTP throughput with 50
@@ -59,6 +61,7 @@ const { values: flags } = parseArgs({
     json: { type: "string" },
     "skip-peer": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    only: { type: "string" },
   },
 });
 const SMOKE = flags.smoke;
@@ -1091,6 +1094,15 @@ async function sectionBuild(w: Work): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------------------
 
+const SECTIONS: Readonly<Record<string, (w: Work) => Promise<void>>> = {
+  size: sectionSizes,
+  cold: sectionColdStart,
+  percall: sectionPercall,
+  stdio: sectionStdioCalls,
+  http: sectionHttp,
+  build: sectionBuild,
+};
+
 async function main(): Promise<void> {
   const started = performance.now();
   const cpuModel =
@@ -1098,7 +1110,13 @@ async function main(): Promise<void> {
   const npmVersion = (await execFileAsync("npm", ["--version"]).catch(() => ({ stdout: "unknown" }))).stdout.trim();
   const version = (pkg: string): string =>
     (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
-  log(`mode: ${SMOKE ? "smoke" : "full"}; servers run on ${NODE}`);
+  const chosen = flags.only === undefined ? Object.keys(SECTIONS) : flags.only.split(",").map((name) => name.trim());
+  const unknown = chosen.filter((name) => !Object.hasOwn(SECTIONS, name));
+  if (unknown.length > 0 || chosen.length === 0)
+    throw new Error(`--only takes sections from ${Object.keys(SECTIONS).join(", ")}; got "${flags.only}".`);
+  log(
+    `mode: ${SMOKE ? "smoke" : "full"}${flags.only === undefined ? "" : ` (only ${chosen.join(", ")})`}; servers run on ${NODE}`,
+  );
   const upstream = await startUpstream();
   const w = await prepare(upstream.origin);
   try {
@@ -1117,12 +1135,7 @@ async function main(): Promise<void> {
       }`,
       "",
     );
-    await sectionSizes(w);
-    await sectionColdStart(w);
-    await sectionPercall(w);
-    await sectionStdioCalls(w);
-    await sectionHttp(w);
-    await sectionBuild(w);
+    for (const name of chosen) await SECTIONS[name]!(w);
     table(
       "Targets",
       [
