@@ -66,10 +66,16 @@ describe("request targets", () => {
       "*",
       "mcp",
       "ftp://127.0.0.1:3000/mcp",
+      // Paths that do not parse, or that name an authority once read as a URL.
+      "//[",
+      "//evil.example/mcp",
+      "/\\evil.example/mcp",
     ]) {
       expect(requestTarget(target, "127.0.0.1:3000"), target).toBeNull();
     }
     expect(requestTarget("http://127.0.0.1:3000/mcp", undefined)).toBeNull();
+    // A path is read as the handler's URL will read it.
+    expect(requestTarget("/a/../mcp", "127.0.0.1:3000")).toBe("/mcp");
   });
 });
 

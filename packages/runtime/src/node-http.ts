@@ -13,6 +13,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
+import { throttledLog } from "./log.ts";
 import { nodeRequest, readBody } from "./node-request.ts";
 import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 import type { IpRange } from "./net/ip.ts";
@@ -54,6 +55,15 @@ export function isLoopbackHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** The origin every request's URL is built on: the Host header is checked by the handler, never used in URLs. */
+const TARGET_BASE = "http://127.0.0.1";
+
+/**
+ * Methods a web `Request` cannot carry (the fetch standard forbids them). CONNECT never reaches the request
+ * listener; TRACE and TRACK would, and are answered 405 here rather than failing to become a `Request`.
+ */
+const UNSERVED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /**
  * The path and query of the request target, or null when it must be refused. Origin-form (`/mcp`) is the
  * normal case. Absolute-form (`http://host/mcp`) is what a proxy sends; it is accepted only when its authority
@@ -61,7 +71,18 @@ export function isLoopbackHost(host: string): boolean {
  * naming another authority would be served under a name the check never saw.
  */
 export function requestTarget(target: string, hostHeader: string | undefined): string | null {
-  if (target.startsWith("/")) return target;
+  if (target.startsWith("/")) {
+    // Read as the URL the handler will be given: a target that does not parse (`//[`), or that names an
+    // authority once read (`//evil.example/mcp`, and `/\\evil.example/mcp`, since a URL reads `\\` as `/`),
+    // is not a path.
+    let url: URL;
+    try {
+      url = new URL(target, TARGET_BASE);
+    } catch {
+      return null;
+    }
+    return url.origin === TARGET_BASE ? url.pathname + url.search : null;
+  }
   if (!/^https?:\/\//i.test(target) || hostHeader === undefined) return null;
   let url: URL;
   try {
@@ -91,28 +112,13 @@ function declaredBody(req: http.IncomingMessage): { has: boolean; length: number
  */
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string): void {
   res
-    .writeHead(status, { "content-type": "text/plain", ...(status === 503 ? { "retry-after": "5" } : {}) })
+    .writeHead(status, {
+      "content-type": "text/plain",
+      ...(status === 503 ? { "retry-after": "5" } : {}),
+      ...(status === 405 ? { allow: "GET, HEAD, POST" } : {}),
+    })
     .end(`${message}\n`);
   req.resume();
-}
-
-/**
- * A log for refusals that an attacker can cause by the thousand: the first line goes out, then at most one
- * every 10 s, counting the ones left out.
- */
-function throttledLog(log: (line: string) => void): (line: string) => void {
-  let last = -Infinity;
-  let skipped = 0;
-  return (line) => {
-    const now = Date.now();
-    if (now - last < 10_000) {
-      skipped++;
-      return;
-    }
-    log(skipped > 0 ? `${line} (and ${skipped} more refusals since the last report)` : line);
-    last = now;
-    skipped = 0;
-  };
 }
 
 export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptions): Promise<NodeHttpServer> {
@@ -131,6 +137,10 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       connectionsCheckingInterval: 1000,
     },
     (req, res) => {
+      if (UNSERVED_METHODS.has(req.method ?? "")) {
+        refuse(req, res, 405, "Method not allowed.");
+        return;
+      }
       const target = requestTarget(req.url ?? "/", req.headers.host);
       if (target === null) {
         refuse(req, res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
@@ -240,9 +250,9 @@ async function handle(
     // Name-value pairs, which the Request appends once (a Headers object would be copied into it again).
     const headers: [string, string][] = [];
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-    // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs. The body
-    // is not in the Request: the handler takes it from `body` after its checks (see RequestInfo.body).
-    const request = nodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
+    // The URL's origin is fixed (TARGET_BASE). The body is not in the Request: the handler takes it from `body`
+    // after its checks (see RequestInfo.body).
+    const request = nodeRequest(new URL(target, TARGET_BASE).href, { method, headers }, abort.signal);
     let response: Response;
     try {
       response = await handler.fetch(request, {

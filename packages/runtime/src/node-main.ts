@@ -13,7 +13,15 @@ import { type Authenticator, type AuthSettings, createAuthenticator } from "./au
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
-import { type CallRecord, createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
+import {
+  type CallRecord,
+  createLogger,
+  LOG_LEVELS,
+  type LogFormat,
+  type Logger,
+  type LogLevel,
+  oneLine,
+} from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
 import { createServerFactory } from "./mcp.ts";
@@ -362,7 +370,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   if (options.allowInsecureSecrets)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
   const factory = createServerFactory(compiled, runner);
-  const onerror = (error: Error): void => log(`Error: ${error.message}`);
+  // One line each: a report can quote what a client sent (http-handler.ts also cuts and throttles them).
+  const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);
   if (!options.http) {
     // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
     // and never reaches its own buffer limit (which would close it).
