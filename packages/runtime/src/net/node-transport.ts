@@ -21,7 +21,7 @@ import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
-import { destroyOnAbort, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { destroyOnAbort, failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -172,6 +172,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             },
           );
           destroyOnAbort(req, ctx);
+          failOnSilentClose(req, host, fail);
           const watch = new RetryWatch();
           req.on("socket", (socket: Socket) => {
             watch.socket(socket);

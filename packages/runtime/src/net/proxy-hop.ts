@@ -22,7 +22,7 @@ import type { Socket } from "node:net";
 import { ToolError } from "../errors.ts";
 import { type ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
-import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import { errorCode, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 function proxyStatus(status: number): string {
@@ -237,6 +237,8 @@ function exchange(
       resolve(toHopResponse(res));
     });
     req.on("socket", (socket: Socket) => watch.socket(socket));
+    // After a response or an error this rejection is ignored.
+    failOnSilentClose(req, host, reject);
     req.on("error", (error) => {
       const signal = options.signal;
       if (!(signal?.aborted ?? false) && watch.retryable(req, hop.method, responded, error))
