@@ -376,6 +376,10 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
     // and never reaches its own buffer limit (which would close it).
     const input = guardStdio(process.stdin, process.stdout, { log });
+    // The SDK's transport waits for a drain with one listener per answer written while stdout is full; the
+    // guard bounds how many answers can wait (MAX_OUTPUT_BACKLOG_BYTES), so many listeners are no leak, and
+    // Node's warning about them would be a line of noise (and not JSON with --log-format json).
+    process.stdout.setMaxListeners(0);
     const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_MESSAGE_BYTES });
     const handle = serveStdio(factory, { legacy: "serve", onerror, transport });
     const stop = (): void => {
