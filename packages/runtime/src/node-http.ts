@@ -23,15 +23,18 @@ export interface ServeLimits extends BodyLimits {
   readonly requestTimeoutMs: number;
   /** The headers must arrive within this (never more than requestTimeoutMs); 408 otherwise. */
   readonly headersTimeoutMs: number;
+  /** A client that takes nothing of its response for this long is disconnected. */
+  readonly sendTimeoutMs: number;
 }
 
-/** The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout and --headers-timeout. */
+/** The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout, --headers-timeout and --send-timeout. */
 export const DEFAULT_SERVE_LIMITS: ServeLimits = {
   maxBodyBytes: MAX_REQUEST_BODY_BYTES,
   maxBodies: 64,
   maxBodyBytesTotal: 32 * 1024 * 1024,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
+  sendTimeoutMs: 30_000,
 };
 
 export interface NodeHttpOptions {
@@ -124,6 +127,12 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: num
 export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptions): Promise<NodeHttpServer> {
   const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
   const logRefusal = throttledLog(options.log);
+  const logStall = throttledLog(options.log, "disconnections");
+  const stall: Stall = {
+    ms: limits.sendTimeoutMs,
+    onStall: () =>
+      logStall(`Warning: an HTTP client took none of its response for ${limits.sendTimeoutMs} ms; disconnected.`),
+  };
   const budget = new BodyBudget(limits);
   let inFlight = 0;
   let idle: (() => void) | null = null;
@@ -164,7 +173,7 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
         Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
         options.trustProxy ?? [],
       );
-      void handle(handler, target, client, req, res, ticket, options.log, logRefusal).finally(() => {
+      void handle(handler, target, client, req, res, ticket, stall, options.log, logRefusal).finally(() => {
         ticket?.release();
         inFlight--;
         if (inFlight === 0 && idle) idle();
@@ -214,18 +223,49 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   };
 }
 
-/** Waits until the response can take more, or is gone: a closed socket never drains. */
-function drainOrClose(res: http.ServerResponse): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
+/**
+ * The most bytes handed to a response at once. A write completes only when all of it has reached the kernel, so
+ * a client on a slow link must take this much (not a whole answer of up to megabytes) within the send timeout.
+ */
+const PIECE_BYTES = 64 * 1024;
+
+/** How long a client may take none of its response, and what to do (log) when it does. */
+interface Stall {
+  readonly ms: number;
+  readonly onStall: () => void;
+}
+
+/**
+ * Disconnects the client when the response has not reached `event` (a drain, or its finish) within `stallMs`:
+ * a client that reads nothing would otherwise hold the response's memory and its connection, and for a
+ * streamed answer its request's body slot, for as long as it keeps the connection open. Resolves on `event` or
+ * when the response is gone (a closed socket never drains).
+ */
+function reached(res: http.ServerResponse, event: "drain" | "finish", stall: Stall): Promise<void> {
+  if (res.destroyed || (event === "finish" && res.writableFinished)) return Promise.resolve();
   return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      stall.onStall();
+      res.destroy();
+    }, stall.ms).unref();
     const done = (): void => {
-      res.off("drain", done);
+      clearTimeout(timer);
+      res.off(event, done);
       res.off("close", done);
       resolve();
     };
-    res.once("drain", done);
+    res.once(event, done);
     res.once("close", done);
   });
+}
+
+/** Writes `bytes` in pieces of at most PIECE_BYTES as the client takes them; false when the response is gone. */
+async function writePieces(res: http.ServerResponse, bytes: Uint8Array, stall: Stall): Promise<boolean> {
+  for (let offset = 0; offset < bytes.byteLength; offset += PIECE_BYTES) {
+    if (res.destroyed) return false;
+    if (!res.write(bytes.subarray(offset, offset + PIECE_BYTES))) await reached(res, "drain", stall);
+  }
+  return !res.destroyed;
 }
 
 async function handle(
@@ -235,6 +275,7 @@ async function handle(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   ticket: BodyTicket | null,
+  stall: Stall,
   log: (line: string) => void,
   logRefusal: (line: string) => void,
 ): Promise<void> {
@@ -295,17 +336,29 @@ async function handle(
       const whole = new Uint8Array(await response.arrayBuffer());
       if (abort.signal.aborted) return;
       outHeaders["content-length"] = String(whole.byteLength);
-      res.writeHead(response.status, outHeaders).end(whole);
+      res.writeHead(response.status, outHeaders);
+      if (whole.byteLength <= PIECE_BYTES) res.end(whole);
+      else {
+        // A large answer goes out piece by piece as the client takes it; as before, the request's body slot
+        // is not held meanwhile (the answer holds no part of the request).
+        void writePieces(res, whole, stall).then((written) => {
+          if (written) res.end();
+          void reached(res, "finish", stall);
+        });
+        return;
+      }
+      void reached(res, "finish", stall);
       return;
     }
     res.writeHead(response.status, outHeaders);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        if (!res.write(chunk)) await drainOrClose(res);
+        if (!(await writePieces(res, chunk, stall))) break;
         if (abort.signal.aborted) break;
       }
     }
     res.end();
+    void reached(res, "finish", stall);
   } catch (error) {
     if (abort.signal.aborted) return;
     log(`Error: HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -62,6 +62,7 @@ Options:
   --max-body-memory BYTES    total bytes of those bodies; past it 503, before reading (default 33554432)
   --request-timeout MS       a request's headers and body must arrive within this; 408 (default 30000)
   --headers-timeout MS       a request's headers must arrive within this; 408 (default 10000)
+  --send-timeout MS          a client that reads none of its response for this long is disconnected (default 30000)
   --secrets-file FILE        read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
@@ -81,6 +82,7 @@ const LIMIT_FLAGS = [
   ["max-body-memory", "maxBodyBytesTotal"],
   ["request-timeout", "requestTimeoutMs"],
   ["headers-timeout", "headersTimeoutMs"],
+  ["send-timeout", "sendTimeoutMs"],
 ] as const;
 
 export class UsageError extends Error {
@@ -134,6 +136,7 @@ export function parseNodeOptions(
         "max-body-memory": { type: "string" },
         "request-timeout": { type: "string" },
         "headers-timeout": { type: "string" },
+        "send-timeout": { type: "string" },
         "env-file": { type: "string", multiple: true },
         "secrets-file": { type: "string", multiple: true },
         "auth-tokens-file": { type: "string" },
