@@ -130,7 +130,10 @@ describe("text a client puts into the SDK's error reports", () => {
     });
   const reports = async (target: typeof server): Promise<string[]> => {
     await fetch(target.url.replace(/\/mcp$/, "/healthz")).then((r) => r.text());
-    return target.stderr().split("\n").filter((line) => line !== "" && !/^(Loaded|Serving) /.test(line));
+    return target
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "" && !/^(Loaded|Serving) /.test(line));
   };
 
   it("never lets the client forge a log line", async () => {
