@@ -49,6 +49,19 @@ describe("HTTP limit flags", () => {
     );
   });
 
+  // A Node timer holds at most 2^31 - 1 ms: a longer one fires after 1 ms (with a TimeoutOverflowWarning), so
+  // `--drain-timeout 3000000000` cut calls in flight at once instead of waiting for them.
+  it.each(["--request-timeout", "--headers-timeout", "--send-timeout", "--drain-timeout"])(
+    "refuses %s past what a timer can hold, and takes the longest it can",
+    (flag) => {
+      const http = flag === "--drain-timeout" ? [] : ["--http"];
+      expect(() => parseNodeOptions([...http, flag, "2147483648"], {})).toThrow(
+        new UsageError(`${flag} must be at most 2147483647 (milliseconds).`),
+      );
+      expect(() => parseNodeOptions([...http, flag, "2147483647"], {})).not.toThrow();
+    },
+  );
+
   it("need --http", () => {
     expect(() => parseNodeOptions(["--max-bodies", "8"], {})).toThrow(/need --http/);
   });

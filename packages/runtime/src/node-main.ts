@@ -85,6 +85,14 @@ const LIMIT_FLAGS = [
   ["send-timeout", "sendTimeoutMs"],
 ] as const;
 
+/** The longest timer Node keeps: a longer one fires after 1 ms instead (with a TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Refuses a timeout flag's value that a timer cannot hold. */
+function timerMs(flag: string, raw: string): void {
+  if (Number(raw) > MAX_TIMER_MS) throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} (milliseconds).`);
+}
+
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
@@ -192,6 +200,7 @@ export function parseNodeOptions(
     const raw = v[flag];
     if (raw === undefined) continue;
     if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new UsageError(`--${flag} must be a whole number above 0.`);
+    if (flag.endsWith("-timeout")) timerMs(`--${flag}`, raw);
     limits[key] = Number(raw);
   }
   const port = v.port === undefined ? 3000 : Number(v.port);
@@ -200,6 +209,7 @@ export function parseNodeOptions(
   const drainMs = v["drain-timeout"] === undefined ? 10_000 : Number(v["drain-timeout"]);
   if (!Number.isInteger(drainMs) || drainMs < 0)
     throw new UsageError("--drain-timeout must be a number of milliseconds.");
+  timerMs("--drain-timeout", String(drainMs));
   const host = v.host ?? "127.0.0.1";
   const allowedHosts = v["allowed-host"] ?? [];
   if (http && !isLoopbackHost(host) && allowedHosts.length === 0) {
