@@ -22,7 +22,11 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   // 1 MB answers: a batch of 20 calls is about 20 MB, far more than a loopback socket's buffers hold.
   const big = "a".repeat(1_000_000);
-  upstream = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(big));
+  // And 1 MB of control characters, each six bytes once JSON-escaped: a 6 MB answer.
+  const escaped = "\u0001".repeat(1_000_000);
+  upstream = http.createServer((req, res) =>
+    res.writeHead(200, { "content-type": "text/plain" }).end(req.url === "/escaped" ? escaped : big),
+  );
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   root = await tempDir("unread");
@@ -39,6 +43,10 @@ tools:
   - name: get
     description: Gets a big thing.
     http: { url: "${origin}/big" }
+    output: { raw: true, maxOutputChars: 1000000 }
+  - name: escaped
+    description: Gets a thing that is six times larger as JSON.
+    http: { url: "${origin}/escaped" }
     output: { raw: true, maxOutputChars: 1000000 }
 `,
   );
@@ -163,5 +171,61 @@ describe("clients that never read their answers", () => {
     } finally {
       hog.destroy();
     }
+  }, 60_000);
+
+  it("a large answer being written when SIGTERM arrives is written to the end before the server exits", async () => {
+    const server = await serve();
+    const child = children.at(-1)!;
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "escaped",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const socket = net.connect(server.port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => {});
+    const first = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.write(
+      request(server.port, call, {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "escaped",
+        connection: "close",
+      }),
+    );
+    // The answer has begun; the client stops reading while the server still has most of it to write.
+    await first;
+    socket.pause();
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (server.stderr().includes("Stopping: waiting for calls in flight.")) resolve();
+        else setTimeout(check, 50);
+      };
+      check();
+    });
+    socket.resume();
+    await ended;
+    const text = Buffer.concat(chunks).toString("latin1");
+    const head = text.slice(0, text.indexOf("\r\n\r\n"));
+    const body = text.slice(head.length + 4);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+    expect(length).toBeGreaterThan(6_000_000);
+    expect(body.length).toBe(length);
+    expect(await exited).toBe(0);
   }, 60_000);
 });

@@ -337,17 +337,12 @@ async function handle(
       if (abort.signal.aborted) return;
       outHeaders["content-length"] = String(whole.byteLength);
       res.writeHead(response.status, outHeaders);
+      // The answer holds no part of the request: its body slot is free while the client takes the answer. The
+      // request stays in flight until then, so a drain on shutdown waits for the answer to be written.
+      ticket?.release();
       if (whole.byteLength <= PIECE_BYTES) res.end(whole);
-      else {
-        // A large answer goes out piece by piece as the client takes it; as before, the request's body slot
-        // is not held meanwhile (the answer holds no part of the request).
-        void writePieces(res, whole, stall).then((written) => {
-          if (written) res.end();
-          void reached(res, "finish", stall);
-        });
-        return;
-      }
-      void reached(res, "finish", stall);
+      else if (await writePieces(res, whole, stall)) res.end();
+      await reached(res, "finish", stall);
       return;
     }
     res.writeHead(response.status, outHeaders);
@@ -358,7 +353,7 @@ async function handle(
       }
     }
     res.end();
-    void reached(res, "finish", stall);
+    await reached(res, "finish", stall);
   } catch (error) {
     if (abort.signal.aborted) return;
     log(`Error: HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
