@@ -300,8 +300,11 @@ export function mergeSecretsFiles(
 
 export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
   const vault = new SecretVault();
+  // The log is best effort: when stderr's reader has gone (a client that closed its end of the pipe, a log
+  // collector that died), a write fails with EPIPE, and an unhandled stream error would end the process.
+  process.stderr.on("error", () => {});
   const write = (line: string): void => {
-    process.stderr.write(`${line}\n`);
+    if (!process.stderr.destroyed) process.stderr.write(`${line}\n`);
   };
   let logger: Logger = createLogger(vault, write, { format: "text", level: "info" });
   const log = (line: string): void => logger.line(line);

@@ -1,8 +1,14 @@
 /**
- * A stdio client that keeps writing requests but stops reading the answers, against the bundle as a process.
+ * stdio clients that misuse the server's output streams, against the bundle as a process.
+ *
+ * A client that keeps writing requests but stops reading the answers.
  * The server wrote every answer into stdout's buffer regardless, so its memory grew with every request (about
  * 400 MB for 1,000 requests of 100 kB each; Node also warned of a listener leak on stdout). It must stop reading
  * requests while its answers wait, and answer every one of them once the client reads again.
+ *
+ * A client that closes its end of the server's stderr (it does not want the log): the next log line's write
+ * failed with EPIPE, nothing handled the error, and the server exited with code 1. The log is best effort; the
+ * protocol is on stdout.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -115,4 +121,63 @@ describe("a stdio client that stops reading", () => {
       }
     },
   );
+});
+
+describe("a stdio client that closes the server's stderr", () => {
+  it("is still served: a log line that cannot be written is dropped", { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, [join(root, "out", "quiet", "server.mjs")], {
+      env: { PATH: process.env["PATH"] ?? "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const lines: string[] = [];
+      const waiting: ((line: string) => void)[] = [];
+      let buffered = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        let end: number;
+        while ((end = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, end);
+          buffered = buffered.slice(end + 1);
+          const waiter = waiting.shift();
+          if (waiter) waiter(line);
+          else lines.push(line);
+        }
+      });
+      const exited = new Promise<never>((_resolve, reject) =>
+        child.once("exit", (code) => reject(new Error(`the server exited (${code})`))),
+      );
+      exited.catch(() => {});
+      const exchange = (line: string): Promise<Record<string, unknown>> =>
+        Promise.race([
+          new Promise<Record<string, unknown>>((resolve) => {
+            waiting.push((answer) => resolve(JSON.parse(answer) as Record<string, unknown>));
+            child.stdin.write(`${line}\n`);
+          }),
+          exited,
+        ]);
+      // The server has started (it said so on stderr); then the client closes its end of the pipe.
+      await new Promise((resolve) => child.stderr.once("data", resolve));
+      child.stderr.destroy();
+      // Each of these makes the server write a log line to the closed pipe.
+      for (let i = 0; i < 3; i++)
+        expect(await exchange("not json")).toMatchObject({ id: null, error: { code: -32700 } });
+      expect(
+        await exchange(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+          }),
+        ),
+      ).toMatchObject({ id: 1, result: { serverInfo: { name: "quiet" } } });
+      child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+      const listed = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }));
+      expect(listed).toMatchObject({ id: 2, result: { tools: [{ name: "get" }] } });
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
 });
