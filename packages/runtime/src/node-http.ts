@@ -27,7 +27,10 @@ export interface ServeLimits extends BodyLimits {
   readonly sendTimeoutMs: number;
 }
 
-/** The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout, --headers-timeout and --send-timeout. */
+/**
+ * The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout, --headers-timeout and
+ * --send-timeout.
+ */
 export const DEFAULT_SERVE_LIMITS: ServeLimits = {
   maxBodyBytes: MAX_REQUEST_BODY_BYTES,
   maxBodies: 64,
@@ -76,7 +79,7 @@ const UNSERVED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 export function requestTarget(target: string, hostHeader: string | undefined): string | null {
   if (target.startsWith("/")) {
     // Read as the URL the handler will be given: a target that does not parse (`//[`), or that names an
-    // authority once read (`//evil.example/mcp`, and `/\\evil.example/mcp`, since a URL reads `\\` as `/`),
+    // authority once read (`//evil.example/mcp`, and `/\evil.example/mcp`, since a URL reads `\` as `/`),
     // is not a path.
     let url: URL;
     try {
