@@ -134,8 +134,15 @@ export function guardStdio(input: Readable, output: Writable, options: StdioGuar
         return;
       }
     }
-    if (ended) forward.end();
+    if (ended) endForward();
     else input.resume();
+  };
+
+  // The end of input reaches the SDK a turn after the last line, as it did when lines went straight through: it
+  // closes its transport at the end and drops answers not yet written, and it answers a line a few microtasks
+  // after it gets it.
+  const endForward = (): void => {
+    setImmediate(() => forward.end());
   };
 
   input.on("data", (chunk: Buffer) => {
@@ -168,7 +175,7 @@ export function guardStdio(input: Readable, output: Writable, options: StdioGuar
   const finish = (): void => {
     if (ended) return;
     ended = true;
-    if (queue.length === 0 && !pumping) forward.end();
+    if (queue.length === 0 && !pumping) endForward();
   };
   input.once("end", finish);
   input.once("close", finish);
