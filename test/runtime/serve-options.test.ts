@@ -49,6 +49,19 @@ describe("HTTP limit flags", () => {
     );
   });
 
+  // A Node timer holds at most 2^31 - 1 ms: a longer one fires after 1 ms (with a TimeoutOverflowWarning), so
+  // `--drain-timeout 3000000000` cut calls in flight at once instead of waiting for them.
+  it.each(["--request-timeout", "--headers-timeout", "--send-timeout", "--drain-timeout"])(
+    "refuses %s past what a timer can hold, and takes the longest it can",
+    (flag) => {
+      const http = flag === "--drain-timeout" ? [] : ["--http"];
+      expect(() => parseNodeOptions([...http, flag, "2147483648"], {})).toThrow(
+        new UsageError(`${flag} must be at most 2147483647 (milliseconds).`),
+      );
+      expect(() => parseNodeOptions([...http, flag, "2147483647"], {})).not.toThrow();
+    },
+  );
+
   it("need --http", () => {
     expect(() => parseNodeOptions(["--max-bodies", "8"], {})).toThrow(/need --http/);
   });
@@ -66,10 +79,16 @@ describe("request targets", () => {
       "*",
       "mcp",
       "ftp://127.0.0.1:3000/mcp",
+      // Paths that do not parse, or that name an authority once read as a URL.
+      "//[",
+      "//evil.example/mcp",
+      "/\\evil.example/mcp",
     ]) {
       expect(requestTarget(target, "127.0.0.1:3000"), target).toBeNull();
     }
     expect(requestTarget("http://127.0.0.1:3000/mcp", undefined)).toBeNull();
+    // A path is read as the handler's URL will read it.
+    expect(requestTarget("/a/../mcp", "127.0.0.1:3000")).toBe("/mcp");
   });
 });
 

@@ -9,12 +9,14 @@
  * metadata (RFC 9728) is served at /.well-known/oauth-protected-resource, and JWT access tokens are verified by
  * `jose` against the authorization server's JWKS (signature, issuer, audience equal to this server's resource
  * URL, expiry, not-before; asymmetric algorithms only, so `alg: none` and HMAC tokens are refused). The key set
- * is cached and fetched again when a token names a key it does not hold (at most once per cooldown).
+ * is cached and fetched again when a token names a key it does not hold (at most one attempt per cooldown, and
+ * never more than MAX_JWKS_BYTES read).
  *
  * A token is never logged or shown: refusals say why in fixed words. The subject (the JWT `sub`, or a digest
  * prefix of a static token) keys the per-client request limit.
  */
-import { createRemoteJWKSet } from "jose/jwks/remote";
+import { JOSEError } from "jose/errors";
+import { createRemoteJWKSet, customFetch, type FetchImplementation } from "jose/jwks/remote";
 import { jwtVerify } from "jose/jwt/verify";
 
 export interface OAuthSettings {
@@ -61,6 +63,38 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
  * authorization server at most one request per cooldown, and a rotated-in key is picked up within it.
  */
 export const JWKS_COOLDOWN_MS = 5_000;
+/** The largest key set read: one holds a few keys, a few kilobytes. */
+export const MAX_JWKS_BYTES = 1024 * 1024;
+
+/**
+ * The key set's fetch, for jose: at most one attempt per cooldown whatever its outcome, and a body read only up
+ * to MAX_JWKS_BYTES. jose spaces fetches by the last successful one only, so while the key set could not be
+ * read (the server down, an error status, not JSON) every request that brought a token fetched it again; and
+ * it reads the whole body, however large, within its timeout.
+ */
+function keySetFetch(cooldownMs: number): FetchImplementation {
+  let attemptedAt = -Infinity;
+  return async (url, init) => {
+    const now = Date.now();
+    if (now - attemptedAt < cooldownMs) throw new JOSEError("The key set was fetched moments ago, and failed.");
+    attemptedAt = now;
+    const response = await fetch(url, init);
+    const reader = response.body?.getReader();
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const step = reader ? await reader.read() : { done: true as const, value: undefined };
+      if (step.done) break;
+      total += step.value.byteLength;
+      if (total > MAX_JWKS_BYTES) {
+        await reader?.cancel().catch(() => {});
+        throw new JOSEError(`The key set is larger than ${MAX_JWKS_BYTES} bytes.`);
+      }
+      chunks.push(step.value);
+    }
+    return new Response(new Blob(chunks), { status: response.status, headers: response.headers });
+  };
+}
 
 /** The metadata URL of RFC 9728 §3.1: the well-known segment goes between the host and the resource's path. */
 export function resourceMetadataUrl(resource: string): string {
@@ -132,6 +166,7 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
     cooldownDuration: cooldownMs,
     cacheMaxAge: 10 * 60_000,
     timeoutDuration: 5_000,
+    [customFetch]: keySetFetch(cooldownMs),
   });
   const challenge = (error?: string): string =>
     `Bearer resource_metadata="${metadataUrl}"${error !== undefined ? `, error="${error}"` : ""}`;

@@ -20,6 +20,7 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth.ts";
+import { oneLine, throttledLog } from "./log.ts";
 import type { ClientRateLimit } from "./rate-limit.ts";
 
 /** The largest request body read (the SDK answers 413 beyond it). */
@@ -57,6 +58,10 @@ export interface HttpHandlerOptions {
   /** Host names a browser Origin may name; default as allowedHosts. */
   readonly allowedOrigins?: readonly string[];
   readonly responseMode?: "auto" | "json" | "sse";
+  /**
+   * The SDK's reports (mostly of malformed requests): each message is one line of at most MAX_REPORT_CHARS
+   * characters, and at most one every 10 s is passed on (log.ts).
+   */
   readonly onerror?: (error: Error) => void;
   readonly auth?: Authenticator | null;
   readonly clientLimit?: ClientRateLimit | null;
@@ -96,11 +101,14 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
   const allowedOrigins = [
     ...(options.allowedOrigins ?? (options.allowedHosts ? options.allowedHosts : localhostAllowedOrigins())),
   ];
+  const onerror = options.onerror;
+  // The SDK reports every malformed request, quoting parts of it: one short line each, and not one per request.
+  const report = onerror !== undefined ? throttledLog((line) => onerror(new Error(line)), "reports") : undefined;
   const mcp = createMcpHandler(factory, {
     legacy: "stateless",
     responseMode: options.responseMode ?? "auto",
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    ...(options.onerror ? { onerror: options.onerror } : {}),
+    ...(report !== undefined ? { onerror: (error: Error) => report(oneLine(error.message)) } : {}),
   });
   return {
     async fetch(request: Request, info: RequestInfo = {}): Promise<Response> {

@@ -7,6 +7,7 @@
  * argument values and no upstream bodies, only what an operator needs: which tool, how it ended, how long it
  * took, the upstream's status and the response's size, and a request id to find the line again.
  */
+import { cutIndex } from "./cut.ts";
 import type { JsonValue } from "./plan.ts";
 import type { SecretVault } from "./secrets.ts";
 
@@ -95,4 +96,41 @@ export function createLogger(
       if (enabled("debug")) write(vault.redactText(`Refused an HTTP request with ${status}: ${reason}`));
     },
   };
+}
+
+/**
+ * A log for lines that an attacker can cause by the thousand (refused requests, the SDK's reports of malformed
+ * ones): the first line goes out, then at most one every 10 s, counting the ones left out as `what`.
+ */
+export function throttledLog(log: (line: string) => void, what = "refusals"): (line: string) => void {
+  let last = -Infinity;
+  let skipped = 0;
+  return (line) => {
+    const now = Date.now();
+    if (now - last < 10_000) {
+      skipped++;
+      return;
+    }
+    log(skipped > 0 ? `${line} (and ${skipped} more ${what} since the last report)` : line);
+    last = now;
+    skipped = 0;
+  };
+}
+
+/** The most characters of a report's text that are logged. */
+export const MAX_REPORT_CHARS = 300;
+
+/**
+ * A report's text as one short line. The SDK quotes what a client sent in some of its reports (a method name,
+ * a protocol version, from a body of up to 4 MiB), so line breaks and other control characters are escaped,
+ * and the text is cut: a client can neither forge log lines nor make one request write megabytes to the log.
+ */
+export function oneLine(text: string): string {
+  const flat = text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  if (flat.length <= MAX_REPORT_CHARS) return flat;
+  const cut = cutIndex(flat, MAX_REPORT_CHARS);
+  return `${flat.slice(0, cut)}... (${flat.length - cut} more characters)`;
 }

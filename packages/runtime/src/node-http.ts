@@ -13,6 +13,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
+import { throttledLog } from "./log.ts";
 import { nodeRequest, readBody } from "./node-request.ts";
 import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 import type { IpRange } from "./net/ip.ts";
@@ -22,15 +23,21 @@ export interface ServeLimits extends BodyLimits {
   readonly requestTimeoutMs: number;
   /** The headers must arrive within this (never more than requestTimeoutMs); 408 otherwise. */
   readonly headersTimeoutMs: number;
+  /** A client that takes nothing of its response for this long is disconnected. */
+  readonly sendTimeoutMs: number;
 }
 
-/** The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout and --headers-timeout. */
+/**
+ * The defaults of server.mjs's --max-bodies, --max-body-memory, --request-timeout, --headers-timeout and
+ * --send-timeout.
+ */
 export const DEFAULT_SERVE_LIMITS: ServeLimits = {
   maxBodyBytes: MAX_REQUEST_BODY_BYTES,
   maxBodies: 64,
   maxBodyBytesTotal: 32 * 1024 * 1024,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
+  sendTimeoutMs: 30_000,
 };
 
 export interface NodeHttpOptions {
@@ -54,6 +61,15 @@ export function isLoopbackHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
 
+/** The origin every request's URL is built on: the Host header is checked by the handler, never used in URLs. */
+const TARGET_BASE = "http://127.0.0.1";
+
+/**
+ * Methods a web `Request` cannot carry (the fetch standard forbids them). CONNECT never reaches the request
+ * listener; TRACE and TRACK would, and are answered 405 here rather than failing to become a `Request`.
+ */
+const UNSERVED_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /**
  * The path and query of the request target, or null when it must be refused. Origin-form (`/mcp`) is the
  * normal case. Absolute-form (`http://host/mcp`) is what a proxy sends; it is accepted only when its authority
@@ -61,7 +77,18 @@ export function isLoopbackHost(host: string): boolean {
  * naming another authority would be served under a name the check never saw.
  */
 export function requestTarget(target: string, hostHeader: string | undefined): string | null {
-  if (target.startsWith("/")) return target;
+  if (target.startsWith("/")) {
+    // Read as the URL the handler will be given: a target that does not parse (`//[`), or that names an
+    // authority once read (`//evil.example/mcp`, and `/\evil.example/mcp`, since a URL reads `\` as `/`),
+    // is not a path.
+    let url: URL;
+    try {
+      url = new URL(target, TARGET_BASE);
+    } catch {
+      return null;
+    }
+    return url.origin === TARGET_BASE ? url.pathname + url.search : null;
+  }
   if (!/^https?:\/\//i.test(target) || hostHeader === undefined) return null;
   let url: URL;
   try {
@@ -91,33 +118,24 @@ function declaredBody(req: http.IncomingMessage): { has: boolean; length: number
  */
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string): void {
   res
-    .writeHead(status, { "content-type": "text/plain", ...(status === 503 ? { "retry-after": "5" } : {}) })
+    .writeHead(status, {
+      "content-type": "text/plain",
+      ...(status === 503 ? { "retry-after": "5" } : {}),
+      ...(status === 405 ? { allow: "GET, HEAD, POST" } : {}),
+    })
     .end(`${message}\n`);
   req.resume();
-}
-
-/**
- * A log for refusals that an attacker can cause by the thousand: the first line goes out, then at most one
- * every 10 s, counting the ones left out.
- */
-function throttledLog(log: (line: string) => void): (line: string) => void {
-  let last = -Infinity;
-  let skipped = 0;
-  return (line) => {
-    const now = Date.now();
-    if (now - last < 10_000) {
-      skipped++;
-      return;
-    }
-    log(skipped > 0 ? `${line} (and ${skipped} more refusals since the last report)` : line);
-    last = now;
-    skipped = 0;
-  };
 }
 
 export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptions): Promise<NodeHttpServer> {
   const limits: ServeLimits = { ...DEFAULT_SERVE_LIMITS, ...options.limits };
   const logRefusal = throttledLog(options.log);
+  const logStall = throttledLog(options.log, "disconnections");
+  const stall: Stall = {
+    ms: limits.sendTimeoutMs,
+    onStall: () =>
+      logStall(`Warning: an HTTP client took none of its response for ${limits.sendTimeoutMs} ms; disconnected.`),
+  };
   const budget = new BodyBudget(limits);
   let inFlight = 0;
   let idle: (() => void) | null = null;
@@ -131,6 +149,10 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       connectionsCheckingInterval: 1000,
     },
     (req, res) => {
+      if (UNSERVED_METHODS.has(req.method ?? "")) {
+        refuse(req, res, 405, "Method not allowed.");
+        return;
+      }
       const target = requestTarget(req.url ?? "/", req.headers.host);
       if (target === null) {
         refuse(req, res, 400, "Bad request target: use /mcp, or an absolute URL whose authority is the Host header.");
@@ -154,7 +176,7 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
         Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
         options.trustProxy ?? [],
       );
-      void handle(handler, target, client, req, res, ticket, options.log, logRefusal).finally(() => {
+      void handle(handler, target, client, req, res, ticket, stall, options.log, logRefusal).finally(() => {
         ticket?.release();
         inFlight--;
         if (inFlight === 0 && idle) idle();
@@ -204,18 +226,49 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   };
 }
 
-/** Waits until the response can take more, or is gone: a closed socket never drains. */
-function drainOrClose(res: http.ServerResponse): Promise<void> {
-  if (res.destroyed) return Promise.resolve();
+/**
+ * The most bytes handed to a response at once. A write completes only when all of it has reached the kernel, so
+ * a client on a slow link must take this much (not a whole answer of up to megabytes) within the send timeout.
+ */
+const PIECE_BYTES = 64 * 1024;
+
+/** How long a client may take none of its response, and what to do (log) when it does. */
+interface Stall {
+  readonly ms: number;
+  readonly onStall: () => void;
+}
+
+/**
+ * Disconnects the client when the response has not reached `event` (a drain, or its finish) within `stallMs`:
+ * a client that reads nothing would otherwise hold the response's memory and its connection, and for a
+ * streamed answer its request's body slot, for as long as it keeps the connection open. Resolves on `event` or
+ * when the response is gone (a closed socket never drains).
+ */
+function reached(res: http.ServerResponse, event: "drain" | "finish", stall: Stall): Promise<void> {
+  if (res.destroyed || (event === "finish" && res.writableFinished)) return Promise.resolve();
   return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      stall.onStall();
+      res.destroy();
+    }, stall.ms).unref();
     const done = (): void => {
-      res.off("drain", done);
+      clearTimeout(timer);
+      res.off(event, done);
       res.off("close", done);
       resolve();
     };
-    res.once("drain", done);
+    res.once(event, done);
     res.once("close", done);
   });
+}
+
+/** Writes `bytes` in pieces of at most PIECE_BYTES as the client takes them; false when the response is gone. */
+async function writePieces(res: http.ServerResponse, bytes: Uint8Array, stall: Stall): Promise<boolean> {
+  for (let offset = 0; offset < bytes.byteLength; offset += PIECE_BYTES) {
+    if (res.destroyed) return false;
+    if (!res.write(bytes.subarray(offset, offset + PIECE_BYTES))) await reached(res, "drain", stall);
+  }
+  return !res.destroyed;
 }
 
 async function handle(
@@ -225,6 +278,7 @@ async function handle(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   ticket: BodyTicket | null,
+  stall: Stall,
   log: (line: string) => void,
   logRefusal: (line: string) => void,
 ): Promise<void> {
@@ -240,9 +294,9 @@ async function handle(
     // Name-value pairs, which the Request appends once (a Headers object would be copied into it again).
     const headers: [string, string][] = [];
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-    // The URL's origin is fixed: the Host header is checked by the handler, never used to build URLs. The body
-    // is not in the Request: the handler takes it from `body` after its checks (see RequestInfo.body).
-    const request = nodeRequest(new URL(target, "http://127.0.0.1").href, { method, headers }, abort.signal);
+    // The URL's origin is fixed (TARGET_BASE). The body is not in the Request: the handler takes it from `body`
+    // after its checks (see RequestInfo.body).
+    const request = nodeRequest(new URL(target, TARGET_BASE).href, { method, headers }, abort.signal);
     let response: Response;
     try {
       response = await handler.fetch(request, {
@@ -285,17 +339,24 @@ async function handle(
       const whole = new Uint8Array(await response.arrayBuffer());
       if (abort.signal.aborted) return;
       outHeaders["content-length"] = String(whole.byteLength);
-      res.writeHead(response.status, outHeaders).end(whole);
+      res.writeHead(response.status, outHeaders);
+      // The answer holds no part of the request: its body slot is free while the client takes the answer. The
+      // request stays in flight until then, so a drain on shutdown waits for the answer to be written.
+      ticket?.release();
+      if (whole.byteLength <= PIECE_BYTES) res.end(whole);
+      else if (await writePieces(res, whole, stall)) res.end();
+      await reached(res, "finish", stall);
       return;
     }
     res.writeHead(response.status, outHeaders);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        if (!res.write(chunk)) await drainOrClose(res);
+        if (!(await writePieces(res, chunk, stall))) break;
         if (abort.signal.aborted) break;
       }
     }
     res.end();
+    await reached(res, "finish", stall);
   } catch (error) {
     if (abort.signal.aborted) return;
     log(`Error: HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);

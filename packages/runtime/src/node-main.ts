@@ -13,7 +13,15 @@ import { type Authenticator, type AuthSettings, createAuthenticator } from "./au
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
-import { type CallRecord, createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from "./log.ts";
+import {
+  type CallRecord,
+  createLogger,
+  LOG_LEVELS,
+  type LogFormat,
+  type Logger,
+  type LogLevel,
+  oneLine,
+} from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
 import { createServerFactory } from "./mcp.ts";
@@ -54,6 +62,7 @@ Options:
   --max-body-memory BYTES    total bytes of those bodies; past it 503, before reading (default 33554432)
   --request-timeout MS       a request's headers and body must arrive within this; 408 (default 30000)
   --headers-timeout MS       a request's headers must arrive within this; 408 (default 10000)
+  --send-timeout MS          a client that reads none of its response for this long is disconnected (default 30000)
   --secrets-file FILE        read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
@@ -73,7 +82,16 @@ const LIMIT_FLAGS = [
   ["max-body-memory", "maxBodyBytesTotal"],
   ["request-timeout", "requestTimeoutMs"],
   ["headers-timeout", "headersTimeoutMs"],
+  ["send-timeout", "sendTimeoutMs"],
 ] as const;
+
+/** The longest timer Node keeps: a longer one fires after 1 ms instead (with a TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Refuses a timeout flag's value that a timer cannot hold. */
+function timerMs(flag: string, raw: string): void {
+  if (Number(raw) > MAX_TIMER_MS) throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} (milliseconds).`);
+}
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -126,6 +144,7 @@ export function parseNodeOptions(
         "max-body-memory": { type: "string" },
         "request-timeout": { type: "string" },
         "headers-timeout": { type: "string" },
+        "send-timeout": { type: "string" },
         "env-file": { type: "string", multiple: true },
         "secrets-file": { type: "string", multiple: true },
         "auth-tokens-file": { type: "string" },
@@ -181,6 +200,7 @@ export function parseNodeOptions(
     const raw = v[flag];
     if (raw === undefined) continue;
     if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new UsageError(`--${flag} must be a whole number above 0.`);
+    if (flag.endsWith("-timeout")) timerMs(`--${flag}`, raw);
     limits[key] = Number(raw);
   }
   const port = v.port === undefined ? 3000 : Number(v.port);
@@ -189,6 +209,7 @@ export function parseNodeOptions(
   const drainMs = v["drain-timeout"] === undefined ? 10_000 : Number(v["drain-timeout"]);
   if (!Number.isInteger(drainMs) || drainMs < 0)
     throw new UsageError("--drain-timeout must be a number of milliseconds.");
+  timerMs("--drain-timeout", String(drainMs));
   const host = v.host ?? "127.0.0.1";
   const allowedHosts = v["allowed-host"] ?? [];
   if (http && !isLoopbackHost(host) && allowedHosts.length === 0) {
@@ -279,8 +300,11 @@ export function mergeSecretsFiles(
 
 export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
   const vault = new SecretVault();
+  // The log is best effort: when stderr's reader has gone (a client that closed its end of the pipe, a log
+  // collector that died), a write fails with EPIPE, and an unhandled stream error would end the process.
+  process.stderr.on("error", () => {});
   const write = (line: string): void => {
-    process.stderr.write(`${line}\n`);
+    if (!process.stderr.destroyed) process.stderr.write(`${line}\n`);
   };
   let logger: Logger = createLogger(vault, write, { format: "text", level: "info" });
   const log = (line: string): void => logger.line(line);
@@ -362,11 +386,16 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   if (options.allowInsecureSecrets)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
   const factory = createServerFactory(compiled, runner);
-  const onerror = (error: Error): void => log(`Error: ${error.message}`);
+  // One line each: a report can quote what a client sent (http-handler.ts also cuts and throttles them).
+  const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);
   if (!options.http) {
     // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
     // and never reaches its own buffer limit (which would close it).
     const input = guardStdio(process.stdin, process.stdout, { log });
+    // The SDK's transport waits for a drain with one listener per answer written while stdout is full; the
+    // guard bounds how many answers can wait (MAX_OUTPUT_BACKLOG_BYTES), so many listeners are no leak, and
+    // Node's warning about them would be a line of noise (and not JSON with --log-format json).
+    process.stdout.setMaxListeners(0);
     const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_MESSAGE_BYTES });
     const handle = serveStdio(factory, { legacy: "serve", onerror, transport });
     const stop = (): void => {

@@ -8,10 +8,12 @@
  * not one valid JSON-RPC 2.0 message (a batch, `jsonrpc` other than "2.0", a non-string method, array
  * params, an `id` that is null or not a safe integer) is answered -32600, with its `id` when it has a usable
  * one and null otherwise, as JSON-RPC 2.0 asks. Each gets one short log line. Only valid messages reach the
- * SDK, byte for byte as they came.
+ * SDK, byte for byte as they came. While the client leaves more than MAX_OUTPUT_BACKLOG_BYTES of answers unread,
+ * no more requests are read.
  */
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
+import { throttledLog } from "./log.ts";
 
 /** The largest stdio message read: the SDK's own limit. */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -22,8 +24,15 @@ const NEWLINE = 0x0a;
 
 type RequestId = string | number;
 
+/**
+ * The most bytes of answers left waiting in stdout's buffer before requests stop being read: a client that
+ * writes requests without reading the answers would otherwise grow the server's memory with every one.
+ */
+export const MAX_OUTPUT_BACKLOG_BYTES = 1024 * 1024;
+
 export interface StdioGuardOptions {
   readonly maxMessageBytes?: number;
+  readonly maxOutputBacklogBytes?: number;
   readonly log: (line: string) => void;
 }
 
@@ -33,11 +42,17 @@ export interface StdioGuardOptions {
  */
 export function guardStdio(input: Readable, output: Writable, options: StdioGuardOptions): Readable {
   const max = options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
+  const maxBacklog = options.maxOutputBacklogBytes ?? MAX_OUTPUT_BACKLOG_BYTES;
   const forward = new PassThrough();
   let parts: Buffer[] = [];
   let size = 0;
   // Set while skipping the rest of an oversized line; it finds the line's top-level id as the bytes pass.
   let skipping: IdScanner | null = null;
+  // Complete lines not yet handled, in order (an oversized line is its id): input is paused while any wait.
+  const queue: (Buffer | { readonly oversized: RequestId | null })[] = [];
+  let pumping = false;
+  let ended = false;
+  const logStall = throttledLog(options.log, "stalls");
 
   const reply = (id: RequestId | null, code: number, message: string): void => {
     if (output.writable) output.write(`${JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
@@ -45,43 +60,89 @@ export function guardStdio(input: Readable, output: Writable, options: StdioGuar
 
   const endLine = (): void => {
     if (skipping !== null) {
-      const id = skipping.id;
+      queue.push({ oversized: skipping.id });
       skipping = null;
-      options.log(`Warning: stdio: a message over ${max} bytes was dropped (id ${JSON.stringify(id)}).`);
-      reply(id, INVALID_REQUEST, `Message larger than ${max} bytes; it was not read.`);
       return;
     }
-    const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    queue.push(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
     parts = [];
     size = 0;
-    handleLine(line);
   };
 
-  const handleLine = (line: Buffer): void => {
+  /** Handles one line; true when it went on to the SDK (whose answer comes later). */
+  const handleLine = (line: Buffer): boolean => {
     const text = line.toString("utf8").replace(/\r$/, "");
-    if (text.trim() === "") return;
+    if (text.trim() === "") return false;
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
       options.log(`Warning: stdio: a line that is not JSON (${line.length} bytes) was answered ${PARSE_ERROR}.`);
       reply(null, PARSE_ERROR, "Parse error: the line is not JSON.");
-      return;
+      return false;
     }
     const problem = invalidMessage(message);
     if (problem === null) {
       forward.write(Buffer.concat([line, Buffer.from("\n")]));
-      return;
+      return true;
     }
     const record = typeof message === "object" && message !== null && !Array.isArray(message) ? message : null;
     // A malformed response is never answered (JSON-RPC answers requests only).
     if (record !== null && !("method" in record) && ("result" in record || "error" in record)) {
       options.log(`Warning: stdio: an invalid JSON-RPC response was dropped: ${problem}.`);
-      return;
+      return false;
     }
     const id = record !== null && "id" in record ? usableId(record.id) : null;
     options.log(`Warning: stdio: an invalid JSON-RPC message was answered ${INVALID_REQUEST}: ${problem}.`);
     reply(id, INVALID_REQUEST, `Invalid Request: ${problem}.`);
+    return false;
+  };
+
+  /**
+   * Handles the queued lines while the client reads what the server writes. The SDK answers a message a few
+   * microtasks after it gets it, so after each line handed to it the next waits for a turn of the event loop,
+   * by which time the answer is in stdout's buffer; while that buffer holds more than `maxBacklog` bytes, no
+   * line is handled and no input read (the client sees its writes block, as a pipe does), until it drains.
+   */
+  const pump = (): void => {
+    pumping = false;
+    while (queue.length > 0) {
+      if (output.writableLength > maxBacklog && !output.destroyed) {
+        logStall(
+          `Warning: stdio: the client is not reading its responses (${output.writableLength} bytes waiting); requests are read again once it does.`,
+        );
+        pumping = true;
+        const resume = (): void => {
+          output.off("drain", resume);
+          output.off("close", resume);
+          pump();
+        };
+        output.on("drain", resume);
+        output.on("close", resume);
+        return;
+      }
+      const entry = queue.shift()!;
+      let forwarded = false;
+      if (Buffer.isBuffer(entry)) forwarded = handleLine(entry);
+      else {
+        options.log(`Warning: stdio: a message over ${max} bytes was dropped (id ${JSON.stringify(entry.oversized)}).`);
+        reply(entry.oversized, INVALID_REQUEST, `Message larger than ${max} bytes; it was not read.`);
+      }
+      if (forwarded && queue.length > 0) {
+        pumping = true;
+        setImmediate(pump);
+        return;
+      }
+    }
+    if (ended) endForward();
+    else input.resume();
+  };
+
+  // The end of input reaches the SDK a turn after the last line, as it did when lines went straight through: it
+  // closes its transport at the end and drops answers not yet written, and it answers a line a few microtasks
+  // after it gets it.
+  const endForward = (): void => {
+    setImmediate(() => forward.end());
   };
 
   input.on("data", (chunk: Buffer) => {
@@ -106,9 +167,18 @@ export function guardStdio(input: Readable, output: Writable, options: StdioGuar
       endLine();
       start = newline + 1;
     }
+    if (queue.length > 0 && !pumping) {
+      input.pause();
+      pump();
+    }
   });
-  input.once("end", () => forward.end());
-  input.once("close", () => forward.end());
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
+    if (queue.length === 0 && !pumping) endForward();
+  };
+  input.once("end", finish);
+  input.once("close", finish);
   input.on("error", (error) => forward.destroy(error));
   return forward;
 }

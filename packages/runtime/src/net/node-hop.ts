@@ -4,6 +4,7 @@
  * server name.
  */
 import type http from "node:http";
+import { ToolError } from "../errors.ts";
 import { joinChunks, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 /** The hop's headers as Node's request option: a repeated header becomes an array, in order. */
@@ -80,6 +81,19 @@ function readAll(res: http.IncomingMessage, max: number, tooLarge: () => Error):
     res.on("error", onError);
     res.on("close", onClose);
   });
+}
+
+/**
+ * Fails the hop when its request closes with neither a response nor an error. Node's client does that when the
+ * upstream answers `101 Switching Protocols` to a request that asked for no upgrade (with no `upgrade` listener
+ * it destroys the socket and says nothing), and an abort after that finds the request destroyed and emits
+ * nothing either: without this the call waited for its deadline and was reported as timed out. `fail` must
+ * ignore calls after the hop settled (a response or an error comes before `close`).
+ */
+export function failOnSilentClose(req: http.ClientRequest, host: string, fail: (error: Error) => void): void {
+  req.once("close", () =>
+    fail(new ToolError(`Request to ${host} failed: the upstream ended the exchange without a usable response.`)),
+  );
 }
 
 const ONCE = { once: true } as const;

@@ -24,7 +24,7 @@ import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
-import { destroyOnAbort, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { destroyOnAbort, failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -198,6 +198,11 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             },
           );
           destroyOnAbort(req, ctx);
+          // An error may be worded later (by its connection's lookup, below): a close after it is not silent.
+          let errored = false;
+          failOnSilentClose(req, host, (error) => {
+            if (!errored) fail(error);
+          });
           const watch = new RetryWatch();
           req.on("socket", (socket: Socket) => {
             watch.socket(socket);
@@ -216,6 +221,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             });
           });
           req.on("error", (error) => {
+            errored = true;
             // Ended while its connection's lookup ran (a timeout or a cancellation): the lookup words it, as it
             // did when every request resolved before connecting.
             if (lookup !== null && resolved === null) {

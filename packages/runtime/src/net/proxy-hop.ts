@@ -24,7 +24,7 @@ import type { Socket } from "node:net";
 import { ToolError } from "../errors.ts";
 import { type ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
-import { requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import { errorCode, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 function proxyStatus(status: number): string {
@@ -274,7 +274,14 @@ function exchange(
       resolve(toHopResponse(res));
     });
     req.on("socket", (socket: Socket) => watch.socket(socket));
+    // After a response this rejection is ignored; after an error (which may be worded later, by the check) it is
+    // not made.
+    let errored = false;
+    failOnSilentClose(req, host, (error) => {
+      if (!errored) reject(error);
+    });
     req.on("error", (error) => {
+      errored = true;
       const pending = check.pending;
       if (pending !== null) {
         pending.then(

@@ -1,0 +1,173 @@
+/**
+ * Hostile HTTP clients against the bundle as a process (an adversarial review of the serving surface): request
+ * lines and bodies a web `Request` cannot hold, and text a client puts into the SDK's error reports. Each must
+ * get a clear answer, and the server's log must stay one short line per report, in lines the client cannot
+ * forge.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import net from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHttpServer } from "../helpers/http.ts";
+import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+
+let upstream: Upstream;
+let root: string;
+let server: { child: ChildProcess; port: number; url: string; stderr: () => string };
+
+beforeAll(async () => {
+  upstream = await startUpstream((_req, res) => json(res, 200, { ok: true }));
+  root = await tempDir("hostile");
+  await mkdir(join(root, "specs"));
+  await writeFile(
+    join(root, "specs", "hostile.yaml"),
+    `specVersion: 1
+name: hostile
+version: "1.0.0"
+defaults:
+  http: { allowInsecureHttp: true }
+tools:
+  - name: get
+    description: Gets a thing.
+    http: { url: "${upstream.origin}/thing" }
+    output: { select: "@" }
+`,
+  );
+  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
+  expect(built.code).toBe(0);
+  const started = await startHttpServer(join(root, "out", "hostile", "server.mjs"), ["--allow-private-network"]);
+  server = { ...started, port: Number(new URL(started.url).port) };
+}, 120_000);
+
+afterAll(async () => {
+  server?.child.kill("SIGKILL");
+  await upstream?.close();
+  if (root) await removeDir(root);
+});
+
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2026-07-28",
+};
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** Sends raw bytes on a fresh connection and resolves with the response's status line. */
+function statusLine(text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(server.port, "127.0.0.1");
+    let received = "";
+    socket.on("error", () => {});
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+      const end = received.indexOf("\r\n");
+      if (end >= 0) {
+        socket.destroy();
+        resolve(received.slice(0, end));
+      }
+    });
+    socket.once("close", () => resolve(received.split("\r\n")[0] ?? ""));
+    socket.write(text);
+  });
+}
+
+/**
+ * The server's stderr once the reports about the requests answered so far are in it: the server writes a report
+ * before it answers the request that caused it, and one more round trip gives the pipe time to deliver it.
+ */
+async function settled(): Promise<string> {
+  await fetch(server.url.replace(/\/mcp$/, "/healthz")).then((r) => r.text());
+  return server.stderr();
+}
+
+describe("request lines a web Request cannot hold", () => {
+  it("answers TRACE with 405 and a target that is not a path with 400, logging no error", async () => {
+    const host = `host: 127.0.0.1:${server.port}\r\n`;
+    const before = server.stderr().length;
+    expect(await statusLine(`TRACE /mcp HTTP/1.1\r\n${host}\r\n`)).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(await statusLine(`POST //[ HTTP/1.1\r\n${host}content-length: 2\r\n\r\n{}`)).toBe(
+      "HTTP/1.1 400 Bad Request",
+    );
+    // Paths that name another authority once read as URLs (WHATWG reads `\` as `/`): not origin-form.
+    expect(await statusLine(`POST //evil.example/mcp HTTP/1.1\r\n${host}content-length: 2\r\n\r\n{}`)).toBe(
+      "HTTP/1.1 400 Bad Request",
+    );
+    expect(await statusLine(`POST /\\evil.example/mcp HTTP/1.1\r\n${host}content-length: 2\r\n\r\n{}`)).toBe(
+      "HTTP/1.1 400 Bad Request",
+    );
+    const log = (await settled()).slice(before);
+    expect(log).not.toMatch(/^Error/m);
+    // The server goes on serving.
+    const ok = await fetch(server.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+    });
+    expect(ok.status).toBe(200);
+  });
+});
+
+describe("text a client puts into the SDK's error reports", () => {
+  // Each test has its own server: the reports are throttled, so only a server's first report shows its text.
+  const fresh = async (): Promise<typeof server> => {
+    const started = await startHttpServer(join(root, "out", "hostile", "server.mjs"), ["--allow-private-network"]);
+    return { ...started, port: Number(new URL(started.url).port) };
+  };
+  /** A request the SDK refuses and reports: its method header disagrees with the method in its body. */
+  const refused = (target: typeof server, method: string): Promise<number> =>
+    fetch(target.url, {
+      method: "POST",
+      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { _meta: META } }),
+    }).then(async (r) => {
+      await r.arrayBuffer();
+      return r.status;
+    });
+  const reports = async (target: typeof server): Promise<string[]> => {
+    await fetch(target.url.replace(/\/mcp$/, "/healthz")).then((r) => r.text());
+    return target
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "" && !/^(Loaded|Serving) /.test(line));
+  };
+
+  it("never lets the client forge a log line", async () => {
+    const target = await fresh();
+    try {
+      expect(await refused(target, "x\nError: forged by the client\r\nWarning: forged too")).toBe(400);
+      const lines = await reports(target);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain("x\\u000aError: forged by the client\\u000d\\u000aWarning: forged too");
+    } finally {
+      target.child.kill("SIGKILL");
+    }
+  });
+
+  it("logs a short line however long the client's text", async () => {
+    const target = await fresh();
+    try {
+      expect(await refused(target, "y".repeat(1_000_000))).toBe(400);
+      const lines = await reports(target);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.length).toBeLessThan(1_000);
+      expect(lines[0]).toMatch(/\.\.\. \(\d+ more characters\)$/);
+    } finally {
+      target.child.kill("SIGKILL");
+    }
+  });
+
+  it("logs one report, not one per request, when a client sends malformed requests by the hundred", async () => {
+    const target = await fresh();
+    try {
+      for (let i = 0; i < 100; i++) expect(await refused(target, `bad-${i}`)).toBe(400);
+      expect(await reports(target)).toHaveLength(1);
+    } finally {
+      target.child.kill("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,231 @@
+/**
+ * HTTP clients that send a request and never read the answer, against the bundle as a process. A streamed
+ * answer holds its request's body slot (--max-bodies) until it is written, so a few such clients held every slot
+ * for as long as they kept their connections open, and every other client was answered 503 meanwhile; a JSON
+ * answer held its memory and connection just as long. A client that takes nothing of its answer for
+ * --send-timeout is disconnected.
+ */
+import type { ChildProcess } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHttpServer } from "../helpers/http.ts";
+import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+
+let root: string;
+let upstream: http.Server;
+let serverPath: string;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  // 1 MB answers: a batch of 20 calls is about 20 MB, far more than a loopback socket's buffers hold.
+  const big = "a".repeat(1_000_000);
+  // And 1 MB of control characters, each six bytes once JSON-escaped: a 6 MB answer.
+  const escaped = "\u0001".repeat(1_000_000);
+  upstream = http.createServer((req, res) =>
+    res.writeHead(200, { "content-type": "text/plain" }).end(req.url === "/escaped" ? escaped : big),
+  );
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  root = await tempDir("unread");
+  await mkdir(join(root, "specs"));
+  await writeFile(
+    join(root, "specs", "big.yaml"),
+    `specVersion: 1
+name: big
+version: "1.0.0"
+defaults:
+  http: { allowInsecureHttp: true, maxResponseBytes: 2000000 }
+  rateLimit: { perMinute: 10000, concurrency: 100 }
+tools:
+  - name: get
+    description: Gets a big thing.
+    http: { url: "${origin}/big" }
+    output: { raw: true, maxOutputChars: 1000000 }
+  - name: escaped
+    description: Gets a thing that is six times larger as JSON.
+    http: { url: "${origin}/escaped" }
+    output: { raw: true, maxOutputChars: 1000000 }
+`,
+  );
+  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
+  expect(built.code).toBe(0);
+  serverPath = join(root, "out", "big", "server.mjs");
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  upstream?.closeAllConnections();
+  upstream?.close();
+  if (root) await removeDir(root);
+});
+
+async function serve(args: string[] = []): Promise<{ port: number; url: string; stderr: () => string }> {
+  const started = await startHttpServer(serverPath, ["--allow-private-network", "--send-timeout", "1000", ...args]);
+  children.push(started.child);
+  return { url: started.url, port: Number(new URL(started.url).port), stderr: started.stderr };
+}
+
+/**
+ * Opens a connection that sends `requests` (whole HTTP requests) and never reads a byte of the answers. Its
+ * close cannot be seen from here: a client that does not read never reads the end of the stream either.
+ */
+function neverReads(port: number, requests: string): net.Socket {
+  const socket = net.connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  socket.write(requests);
+  socket.pause();
+  return socket;
+}
+
+function request(port: number, body: string, headers: Record<string, string>): string {
+  const lines = [`POST /mcp HTTP/1.1`, `host: 127.0.0.1:${port}`, `content-length: ${Buffer.byteLength(body)}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join("\r\n")}\r\n\r\n${body}`;
+}
+
+const LEGACY = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+};
+
+describe("clients that never read their answers", () => {
+  it("are disconnected, so they cannot hold every body slot", async () => {
+    const server = await serve(["--max-bodies", "2"]);
+    const batch = JSON.stringify(
+      Array.from({ length: 20 }, (_, i) => ({
+        jsonrpc: "2.0",
+        id: i + 1,
+        method: "tools/call",
+        params: { name: "get", arguments: {} },
+      })),
+    );
+    // Both slots of --max-bodies 2, held by answers nobody reads (a batch is answered as a stream).
+    const hogs = [
+      neverReads(server.port, request(server.port, batch, LEGACY)),
+      neverReads(server.port, request(server.port, batch, LEGACY)),
+    ];
+    try {
+      // Another client, honouring Retry-After as a client should (shortened here), is served once the slots
+      // are free again; while they are held it is answered 503.
+      let statuses: number[] = [];
+      for (;;) {
+        const answer = await fetch(server.url, {
+          method: "POST",
+          headers: LEGACY,
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        });
+        const text = await answer.text();
+        statuses.push(answer.status);
+        if (answer.status === 200) {
+          expect(text).toContain('"name":"get"');
+          break;
+        }
+        expect(answer.status).toBe(503);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      statuses = [...new Set(statuses)];
+      expect(statuses.at(-1)).toBe(200);
+      expect(server.stderr()).toContain("an HTTP client took none of its response for 1000 ms; disconnected.");
+    } finally {
+      for (const hog of hogs) hog.destroy();
+    }
+  }, 60_000);
+
+  it("are disconnected when the answer is one JSON document too", async () => {
+    const server = await serve();
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "get",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "get",
+    };
+    // About 1 MB of JSON per answer: thirty pipelined on one connection fill the loopback buffers.
+    const hog = neverReads(server.port, request(server.port, call, headers).repeat(30));
+    try {
+      await new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (server.stderr().includes("took none of its response")) resolve();
+          else setTimeout(check, 100);
+        };
+        check();
+      });
+      expect(children.at(-1)!.exitCode).toBeNull();
+    } finally {
+      hog.destroy();
+    }
+  }, 60_000);
+
+  it("a large answer being written when SIGTERM arrives is written to the end before the server exits", async () => {
+    const server = await serve();
+    const child = children.at(-1)!;
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "escaped",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const socket = net.connect(server.port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.on("error", () => {});
+    const first = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.write(
+      request(server.port, call, {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": "escaped",
+        connection: "close",
+      }),
+    );
+    // The answer has begun; the client stops reading while the server still has most of it to write.
+    await first;
+    socket.pause();
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    child.kill("SIGTERM");
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (server.stderr().includes("Stopping: waiting for calls in flight.")) resolve();
+        else setTimeout(check, 50);
+      };
+      check();
+    });
+    socket.resume();
+    await ended;
+    const text = Buffer.concat(chunks).toString("latin1");
+    const head = text.slice(0, text.indexOf("\r\n\r\n"));
+    const body = text.slice(head.length + 4);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    const length = Number(/content-length: (\d+)/i.exec(head)?.[1]);
+    expect(length).toBeGreaterThan(6_000_000);
+    expect(body.length).toBe(length);
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
