@@ -114,6 +114,68 @@ describe("text redaction behind escapes", () => {
   });
 });
 
+describe("escapes and case the scan once missed (adversarial review)", () => {
+  const v = vault(TOKEN);
+  const each = (secret: string, escape: (ch: string) => string): string => [...secret].map(escape).join("");
+
+  it("reads numeric references with any number of leading zeros, as HTML does", () => {
+    for (const zeros of [5, 8, 40]) {
+      const z = "0".repeat(zeros);
+      for (const text of [
+        each(TOKEN, (ch) => `&#${z}${ch.codePointAt(0)};`),
+        each(TOKEN, (ch) => `&#x${z}${ch.codePointAt(0)!.toString(16)}`),
+        each(TOKEN, (ch) => `&#X${z}${ch.codePointAt(0)!.toString(16).toUpperCase()};`),
+      ]) {
+        expect(v.redactText(`<b>${text}</b>`), text).toBe(`<b>${REDACTED}</b>`);
+      }
+    }
+    // Past the zeros, a value beyond U+10FFFF is no reference.
+    const beyond = `&#000${"9".repeat(8)};&#x0001100000;`;
+    expect(findSpans(beyond, [foldCase(TOKEN)])).toEqual([]);
+  });
+
+  it("reads JavaScript's \\u{...} and unescape's %uXXXX", () => {
+    for (const text of [
+      each(TOKEN, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`),
+      each(TOKEN, (ch) => `\\u{0000000${ch.codePointAt(0)!.toString(16).toUpperCase()}}`),
+      each(TOKEN, (ch) => `%u${ch.codePointAt(0)!.toString(16).padStart(4, "0")}`),
+    ]) {
+      expect(v.redactText(`(${text})`), text).toBe(`(${REDACTED})`);
+    }
+    // Behind a JSON layer, as a JSON string would carry them.
+    const layered = JSON.stringify(each(TOKEN, (ch) => `\\u{${ch.codePointAt(0)!.toString(16)}}`));
+    expect(v.redactText(layered)).toBe(`"${REDACTED}"`);
+    const emoji = vault("key😀😀-value");
+    expect(emoji.redactText("key\\u{1F600}\\u{1f600}-value")).toBe(REDACTED);
+    expect(emoji.redactText("key%uD83D%uDE00%ud83d%ude00-value")).toBe(REDACTED);
+  });
+
+  it("reads every named reference HTML has for an ASCII character, and &amp; &lt; &gt; &quot; without the ;", () => {
+    const underscored = vault("sk_live_[0123]{4567}|`x`*");
+    const named =
+      "sk&UnderBar;live&lowbar;&lbrack;0123&rbrack;&lbrace;4567&rbrace;&VerticalLine;&DiacriticalGrave;x&grave;&midast;";
+    expect(underscored.redactText(named)).toBe(REDACTED);
+    expect(underscored.redactText(named.replace("&VerticalLine;", "&vert;"))).toBe(REDACTED);
+    const quoted = vault('a&b<c>d"e-token');
+    expect(quoted.redactText("a&ampb&ltc&gtd&quote-token")).toBe(REDACTED);
+    expect(quoted.redactText("a&AMP;b&LT;c&GT;d&QUOT;e-token")).toBe(REDACTED);
+    const tabbed = vault("tab\tnew\nline-secret");
+    expect(tabbed.redactText("tab&Tab;new&NewLine;line-secret")).toBe(REDACTED);
+  });
+
+  it("folds letters that upper-case alike: dotless ı, long ſ, the Kelvin sign, final ς", () => {
+    expect(v.redactText(TOKEN.toUpperCase().toLocaleLowerCase("tr"))).toBe(REDACTED);
+    expect(v.redactText(TOKEN.replace(/s/g, "\u017f").replace(/i/g, "\u0131"))).toBe(REDACTED);
+    expect(v.redactText(TOKEN.replace(/k/g, "\u212a"))).toBe(REDACTED);
+    expect(v.redactText(TOKEN.toUpperCase().replace(/I/g, "\u0130"))).toBe(REDACTED);
+    // Behind escapes too: ſ as a reference, ı percent-encoded.
+    expect(v.redactText(TOKEN.replace("s", "&#383;").replace("i", "%C4%B1"))).toBe(REDACTED);
+    const greek = vault("κλειδίςσ-1234");
+    expect(greek.redactText("ϰλειδίσς-1234")).toBe(REDACTED);
+    expect(greek.redactText("ΚΛΕΙΔΊΣΣ-1234")).toBe(REDACTED);
+  });
+});
+
 /** One character of a secret, escaped in one of the ways an upstream might. */
 function escapeChar(ch: string, how: number, upperHex: boolean): string {
   const cp = ch.codePointAt(0)!;

@@ -24,11 +24,52 @@ import { backslashEscape, characterReference, percentRun, type EscapeSink } from
 /** How many times escapes are undone; each pass can reveal the next layer. */
 export const MAX_DECODE_PASSES = 3;
 
-/** Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. */
+/**
+ * Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. Lower
+ * case alone leaves apart characters that upper-case alike: `ı` (a Turkish lower-casing of `I`) and `ſ` (long
+ * s) upper-case to `I` and `S`, final `ς` to `Σ`, and a few Greek, Cyrillic and Latin letters likewise; each
+ * is folded to the lower case of its upper case (FOLD_AGAIN), so `ſk_lıve` matches `sk_live`.
+ */
 export function foldCase(text: string): string {
   // U+0130 (İ) is the only character whose lower case is longer than itself.
-  return (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+  const lower = (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+  return FOLD_AGAIN_ANY.test(lower) ? lower.replace(FOLD_AGAIN_ALL, (c) => FOLD_AGAIN.get(c)!) : lower;
 }
+
+/**
+ * Every character (one UTF-16 unit) whose upper case lower-cases to another single unit than its own lower
+ * case, mapped to that unit: computed over the BMP with String.prototype.toUpperCase and toLowerCase.
+ */
+const FOLD_AGAIN: ReadonlyMap<string, string> = new Map(
+  [
+    [0xb5, 0x3bc],
+    [0x131, 0x69],
+    [0x17f, 0x73],
+    [0x345, 0x3b9],
+    [0x3c2, 0x3c3],
+    [0x3d0, 0x3b2],
+    [0x3d1, 0x3b8],
+    [0x3d5, 0x3c6],
+    [0x3d6, 0x3c0],
+    [0x3f0, 0x3ba],
+    [0x3f1, 0x3c1],
+    [0x3f5, 0x3b5],
+    [0x1c80, 0x432],
+    [0x1c81, 0x434],
+    [0x1c82, 0x43e],
+    [0x1c83, 0x441],
+    [0x1c84, 0x442],
+    [0x1c85, 0x442],
+    [0x1c86, 0x44a],
+    [0x1c87, 0x463],
+    [0x1c88, 0xa64b],
+    [0x1e9b, 0x1e61],
+    [0x1fbe, 0x3b9],
+  ].map(([from, to]) => [String.fromCharCode(from!), String.fromCharCode(to!)]),
+);
+const FOLD_AGAIN_CLASS = `[${[...FOLD_AGAIN.keys()].join("")}]`;
+const FOLD_AGAIN_ANY = new RegExp(FOLD_AGAIN_CLASS);
+const FOLD_AGAIN_ALL = new RegExp(FOLD_AGAIN_CLASS, "g");
 
 /**
  * A decoded view: its text, and how it maps to the text it was decoded from (its parent). The map is a list of

@@ -43,8 +43,6 @@ export class SecretVault {
   #numeric = false;
   /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
   #endsInBackslash = false;
-  /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
-  #recombines = false;
   /**
    * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
    * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
@@ -90,13 +88,15 @@ export class SecretVault {
     this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
-    this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
     this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
   }
 
   /**
    * Replaces every span of a text that reads as a known form of a secret, escapes undone, with `[redacted]`.
-   * Replacing can bring text together that did not touch before, so the result is searched again until clean.
+   * Replacing changes how the text around a span reads, so the result is searched again until clean: text can
+   * come together across an inserted `[redacted]`, and an escape that took in characters of the span is cut
+   * short by the `[` (`\u006` + `&#54` + the secret's hex: `&#54736...` reads as one large reference until the
+   * hex is replaced, and then `&#54` is `6`, completing `\u0066` after a copy of the secret that lacked its `f`).
    */
   redactText(text: string): string {
     if (text.length < this.#shortest) return text;
@@ -105,8 +105,6 @@ export class SecretVault {
       const spans = findSpans(out, this.#forms);
       if (spans.length === 0) return out;
       out = replaceSpans(out, spans, REDACTED);
-      // A new match must take in a bracket of an inserted `[redacted]` (or lie inside one).
-      if (!this.#recombines) return out;
     }
     return findSpans(out, this.#forms).length === 0 ? out : REDACTED;
   }
