@@ -65,7 +65,11 @@ const NAMED_ENTITIES: ReadonlyMap<string, number> = new Map([
   ["NewLine", 0x0a],
 ]);
 const LONGEST_ENTITY_NAME = 16;
-/** The names of ASCII characters HTML also reads without the `;` (`&ampx` is `&x` in text). */
+/**
+ * The names of ASCII characters HTML also reads without the `;`: `&amp-x` is `&-x`. Not when a letter, digit or
+ * `=` follows (`&ltoken`): HTML leaves those alone in attribute values, where URLs are echoed, and reading them
+ * would hide a secret that starts with `lt` right after a `&`.
+ */
 const LEGACY_NAMES: readonly string[] = ["amp", "AMP", "lt", "LT", "gt", "GT", "quot", "QUOT"];
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
@@ -125,7 +129,7 @@ export function characterReference(s: string, i: number, out: EscapeSink): numbe
     return semicolon + 1 - i;
   }
   for (const name of LEGACY_NAMES) {
-    if (s.startsWith(name, i + 1)) {
+    if (s.startsWith(name, i + 1) && !continuesName(s.charCodeAt(i + 1 + name.length))) {
       out.escape(NAMED_ENTITIES.get(name)!, i, i + 1 + name.length);
       return 1 + name.length;
     }
@@ -192,6 +196,12 @@ function codePointDigits(s: string, from: number, hex: boolean): [number, number
     value = value * (hex ? 16 : 10) + d;
   }
   return [value > 0x10ffff ? -1 : value, j];
+}
+
+/** Whether a character after a reference's name keeps HTML from reading it without its `;` (a letter, digit, `=`). */
+function continuesName(c: number): boolean {
+  const lower = c | 0x20;
+  return (lower >= 0x61 && lower <= 0x7a) || decimalDigit(c) >= 0 || c === 0x3d;
 }
 
 function percentByte(s: string, i: number): number {
