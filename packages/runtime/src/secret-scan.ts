@@ -15,9 +15,10 @@
  * is searched once as it is and in at most 10 chains of 3 passes (see findSpans); a pass that undoes nothing
  * ends its chain, so a text with no `\`, `&` or `%` is searched once, and one with a single family in 3 passes.
  *
- * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\xXX`, `\/ \\ \" \' \b \f \n \r \t`),
- * HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`), the named
- * references listed in escapes.ts, and percent escapes (`%73`, `%c3%bc` as UTF-8, either case).
+ * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\u{73}`, `\xXX`, `\/ \\ \" \' \b \f \n \r
+ * \t`), HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`, any leading
+ * zeros), the named references listed in escapes.ts, percent escapes (`%73`, `%c3%bc` as UTF-8, either case) and
+ * `unescape`'s `%u0073`.
  */
 import { backslashEscape, characterReference, percentRun, type EscapeSink } from "./escapes.ts";
 
