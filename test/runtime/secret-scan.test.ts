@@ -166,6 +166,18 @@ describe("escapes and case the scan once missed (adversarial review)", () => {
     expect(tabbed.redactText("tab&Tab;new&NewLine;line-secret")).toBe(REDACTED);
   });
 
+  it("folds every character of the BMP as its upper case folds, one unit for one", () => {
+    const apart: string[] = [];
+    for (let unit = 0; unit < 0x10000; unit++) {
+      if (unit >= 0xd800 && unit < 0xe000) continue;
+      const ch = String.fromCharCode(unit);
+      const upper = ch.toUpperCase();
+      if (upper.length === 1 && foldCase(ch) !== foldCase(upper)) apart.push(ch);
+      expect(foldCase(ch).length).toBe(1);
+    }
+    expect(apart).toEqual([]);
+  });
+
   it("folds letters that upper-case alike: dotless ı, long ſ, the Kelvin sign, final ς", () => {
     expect(v.redactText(TOKEN.toUpperCase().toLocaleLowerCase("tr"))).toBe(REDACTED);
     expect(v.redactText(TOKEN.replace(/s/g, "\u017f").replace(/i/g, "\u0131"))).toBe(REDACTED);
@@ -173,6 +185,7 @@ describe("escapes and case the scan once missed (adversarial review)", () => {
     expect(v.redactText(TOKEN.toUpperCase().replace(/I/g, "\u0130"))).toBe(REDACTED);
     // Behind escapes too: ſ as a reference, ı percent-encoded.
     expect(v.redactText(TOKEN.replace("s", "&#383;").replace("i", "%C4%B1"))).toBe(REDACTED);
+    expect(vault("μ-secret-1234").redactText("\u00b5-SECRET-1234")).toBe(REDACTED);
     const greek = vault("κλειδίςσ-1234");
     expect(greek.redactText("ϰλειδίσς-1234")).toBe(REDACTED);
     expect(greek.redactText("ΚΛΕΙΔΊΣΣ-1234")).toBe(REDACTED);
