@@ -165,6 +165,46 @@ function undoPercent(text: string, plusIsSpace: boolean): string {
   });
 }
 
+/**
+ * One pass that undoes the families in `mask` (1 JSON and JavaScript, 2 HTML, 4 percent) together, left to right:
+ * where escapes of two families overlap, the one that starts first is read, as a reader undoing both at once would.
+ */
+export function undoFamilies(text: string, mask: number): string {
+  const parts: string[] = [];
+  if (mask & 1) parts.push(String.raw`\\(?:u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\/"'bfnrt])`);
+  if (mask & 2) parts.push(String.raw`&(?:#[xX]0*[0-9a-fA-F]{1,6}|#0*[0-9]{1,7}|[a-zA-Z]{2,16});?`);
+  if (mask & 4) parts.push(String.raw`%u[0-9a-fA-F]{4}|(?:%[0-9a-fA-F]{2})+`);
+  return text.replace(new RegExp(parts.join("|"), "g"), (m: string, at: number) => {
+    if (m[0] === "\\") return undoJson(m);
+    if (m[0] === "%") return undoPercent(m, false);
+    // The character after the reference decides whether a name without its `;` is read: read it with that
+    // character after it (which the match could not take in), then drop the character again.
+    const after = text[at + m.length] ?? "";
+    const read = undoHtml(m + after);
+    return after === "" ? read : read.slice(0, -after.length);
+  });
+}
+
+/**
+ * The readings of `text` that hold the secret, by every reader that makes up to three passes, each undoing any
+ * set of the three families together (343 orders), case folded as Unicode does.
+ */
+export function readersThatLeak(text: string, secret: string): string[] {
+  const wanted = fold(secret);
+  const seen = new Set<string>([text]);
+  let layer = [text];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: string[] = [];
+    for (const t of layer)
+      for (let mask = 1; mask <= 7; mask++) {
+        const d = undoFamilies(t, mask);
+        if (!seen.has(d)) (seen.add(d), next.push(d));
+      }
+    layer = next;
+  }
+  return [...seen].filter((r) => fold(r).includes(wanted));
+}
+
 /** Every reading of a text this check considers: escapes undone in every order, reversed, base64 and hex decoded. */
 export function readings(text: string): string[] {
   const decoders: Array<(t: string) => string> = [

@@ -92,7 +92,8 @@ export function backslashEscape(s: string, i: number, out: EscapeSink): number {
   const next = s[i + 1];
   if (next === undefined) return 0;
   if (next === "u" && s.charCodeAt(i + 2) === 0x7b /* { */) {
-    const [value, end] = codePointDigits(s, i + 3, true);
+    const value = codePointDigits(s, i + 3, true);
+    const end = digitsEnd;
     if (end === i + 3 || value < 0 || s.charCodeAt(end) !== 0x7d /* } */) return 0;
     out.escape(value, i, end + 1);
     return end + 1 - i;
@@ -115,7 +116,8 @@ export function characterReference(s: string, i: number, out: EscapeSink): numbe
   if (s.charCodeAt(i + 1) === 0x23 /* # */) {
     const hex = s[i + 2] === "x" || s[i + 2] === "X";
     const from = hex ? i + 3 : i + 2;
-    let [value, j] = codePointDigits(s, from, hex);
+    const value = codePointDigits(s, from, hex);
+    let j = digitsEnd;
     if (j === from || value < 0) return 0;
     if (s.charCodeAt(j) === 0x3b /* ; */) j++;
     out.escape(value, i, j);
@@ -180,23 +182,31 @@ export function percentRun(s: string, i: number, out: EscapeSink): number {
 }
 
 /**
- * The code point named by the decimal or hex digits at `from`, and where they end: -1 for a value past U+10FFFF.
+ * The code point named by the decimal or hex digits at `from` (-1 for a value past U+10FFFF); where they end is
+ * left in digitsEnd.
  * Leading zeros are skipped however many there are (HTML and JavaScript read `&#00000000115;` and
  * `\u{0000000073}` as `s`); each zero is read once, so a long run of them stays linear. Past the zeros, eight
  * digits are more than any code point has, so the scan stops there and the value is too large.
  */
-function codePointDigits(s: string, from: number, hex: boolean): [number, number] {
+function codePointDigits(s: string, from: number, hex: boolean): number {
   let j = from;
   while (s.charCodeAt(j) === 0x30 /* 0 */) j++;
   let value = 0;
   for (let significant = 0; j < s.length; j++, significant++) {
     const d = hex ? hexDigit(s.charCodeAt(j)) : decimalDigit(s.charCodeAt(j));
     if (d < 0) break;
-    if (significant === 7) return [-1, j];
+    if (significant === 7) {
+      digitsEnd = j;
+      return -1;
+    }
     value = value * (hex ? 16 : 10) + d;
   }
-  return [value > 0x10ffff ? -1 : value, j];
+  digitsEnd = j;
+  return value > 0x10ffff ? -1 : value;
 }
+
+/** Where the digits codePointDigits read last end (a second result, without allocating a pair per reference). */
+let digitsEnd = 0;
 
 /** Whether a character after a reference's name keeps HTML from reading it without its `;` (a letter, digit, `=`). */
 function continuesName(c: number): boolean {

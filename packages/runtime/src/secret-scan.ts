@@ -121,9 +121,15 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
  * HTML reference) gives `&#92;\\u0061`, which reads as `\u0061`, not `\a`, if both layers are undone at once.
  * When the text holds several families, there are also chains that never undo one or two of them, every pass
  * undoing the same others: text of a family's form right before a secret (`%1` + `aaa\u0061aa&#97;`) makes a
- * reader that undoes that family read an escape (`%1a`) and one that does not read the secret.
+ * reader that undoes that family read an escape (`%1a`) and one that does not read the secret. With
+ * `finishLeftAlone` (the vault sets it when a secret holds `\`, `&` or `%`), such a chain undoes every family
+ * once the ones it undoes are gone, as a reader that undoes percent escapes last does.
  */
-export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
+export function findSpans(
+  text: string,
+  forms: readonly string[],
+  options: { readonly finishLeftAlone?: boolean } = {},
+): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
   let shortest = Infinity;
@@ -145,16 +151,28 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
       if ((present & some) === some && some !== present) chains.push([some, some]);
     }
   }
-  const seen: string[] = [];
+  // A view reached again (the same text, families to undo and passes left) reads on as it did before.
+  const seen: Array<{ readonly pass: number; readonly families: number; readonly text: string }> = [];
+  const finish = options.finishLeftAlone === true;
   for (const [first, then] of chains) {
+    let families = then;
     let view: View | null = decodeView(root, first);
     for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
-      if (pass === 1) {
-        if (seen.includes(`${then}:${view.text}`)) break;
-        seen.push(`${then}:${view.text}`);
-      }
+      const text = view.text;
+      if (seen.some((s) => s.pass === pass && s.families === families && s.text === text)) break;
+      seen.push({ pass, families, text });
       search(view, possible, spans);
-      view = pass < MAX_DECODE_PASSES && (familiesIn(view.text) & then) !== 0 ? decodeView(view, then) : null;
+      if (pass === MAX_DECODE_PASSES) break;
+      const left = familiesIn(view.text);
+      let next = (left & families) !== 0 ? decodeView(view, families) : null;
+      // finishLeftAlone: a reader that left some families alone undoes them once it is done with the others. A
+      // secret's own `\`, `&` or `%` can take in the text after it in one reading and not in another: a final
+      // `\` as `%5c` before `/` is read as `\/` by a reader undoing the JSON and HTML layers before the percent.
+      if (finish && next === null && families !== ALL && (left & ~families) !== 0) {
+        families = ALL;
+        next = decodeView(view, ALL);
+      }
+      view = next;
     }
   }
   return spans;

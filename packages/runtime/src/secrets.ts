@@ -44,6 +44,11 @@ export class SecretVault {
   /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
   #endsInBackslash = false;
   /**
+   * Whether a secret holds `\`, `&` or `%`, which can be read together with the text around it (findSpans's
+   * finishLeftAlone); most secrets hold none, and skip the extra readings.
+   */
+  #scan: { readonly finishLeftAlone: boolean } = { finishLeftAlone: false };
+  /**
    * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
    * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
    */
@@ -74,6 +79,7 @@ export class SecretVault {
       throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
     }
     this.#values.add(value);
+    if (/[\\&%]/.test(value)) this.#scan = { finishLeftAlone: true };
     const forms = new Set(this.#forms);
     for (const form of secretForms(value)) {
       forms.add(foldCase(form));
@@ -102,16 +108,16 @@ export class SecretVault {
     if (text.length < this.#shortest) return text;
     let out = text;
     for (let round = 0; round < 4; round++) {
-      const spans = findSpans(out, this.#forms);
+      const spans = findSpans(out, this.#forms, this.#scan);
       if (spans.length === 0) return out;
       out = replaceSpans(out, spans, REDACTED);
     }
-    return findSpans(out, this.#forms).length === 0 ? out : REDACTED;
+    return findSpans(out, this.#forms, this.#scan).length === 0 ? out : REDACTED;
   }
 
   /** Whether a text holds any known form, escapes undone. */
   containsSecret(text: string): boolean {
-    return text.length >= this.#shortest && findSpans(text, this.#forms).length > 0;
+    return text.length >= this.#shortest && findSpans(text, this.#forms, this.#scan).length > 0;
   }
 
   /**
