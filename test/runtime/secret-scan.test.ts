@@ -175,6 +175,19 @@ describe("escapes and case the scan once missed (adversarial review)", () => {
     expect(tabbed.redactText("tab&Tab;new&NewLine;line-secret")).toBe(REDACTED);
   });
 
+  it("reads + as a space when a secret holds one, as form encoding writes it, mixed with percent escapes", () => {
+    const v = vault("correct horse battery staple", "abc+def/ghi=jkl");
+    for (const text of [
+      "correct+horse%20battery+staple",
+      "correct+horse+battery+st&#97;ple",
+      "correct+horse\\u0020battery+staple",
+    ]) {
+      expect(v.redactText(`<${text}>`), text).toBe(`<${REDACTED}>`);
+    }
+    // A secret holding `+` is still found as it is and percent-encoded.
+    expect(v.redactText("abc+def/ghi=jkl abc%2Bdef%2Fghi%3Djkl")).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
   it("folds every character of the BMP as its upper case folds, one unit for one", () => {
     const apart: string[] = [];
     for (let unit = 0; unit < 0x10000; unit++) {

@@ -76,6 +76,11 @@ const FOLD_AGAIN_ALL = new RegExp(`[${[...FOLD_AGAIN.keys()].join("")}]`, "g");
  */
 const FOLD_AGAIN_BEYOND_LATIN1 = new RegExp(`[${[...FOLD_AGAIN.keys()].filter((c) => c > "\u00ff").join("")}]`);
 
+/** `+` as a space, one unit for one (ScanOptions.plusIsSpace). */
+export function foldPlus(text: string): string {
+  return text.includes("+") ? text.replaceAll("+", " ") : text;
+}
+
 /**
  * A decoded view: its text, and how it maps to the text it was decoded from (its parent). The map is a list of
  * segments: a literal segment is a run copied unchanged, an escape segment is what one escape decoded to.
@@ -125,21 +130,29 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
  * `finishLeftAlone` (the vault sets it when a secret holds `\`, `&` or `%`), such a chain undoes every family
  * once the ones it undoes are gone, as a reader that undoes percent escapes last does.
  */
-export function findSpans(
-  text: string,
-  forms: readonly string[],
-  options: { readonly finishLeftAlone?: boolean } = {},
-): Array<[number, number]> {
+/** How findSpans reads: the vault sets these from the secrets it holds (see SecretVault.add). */
+export interface ScanOptions {
+  /** Chains that leave families alone undo them once the others are done (a secret holds `\`, `&` or `%`). */
+  readonly finishLeftAlone?: boolean;
+  /**
+   * `+` reads as a space, as form encoding writes one (a secret holds a space): then `correct+horse%20battery`
+   * reads as the secret too. The forms must be folded the same way (foldPlus).
+   */
+  readonly plusIsSpace?: boolean;
+}
+
+export function findSpans(text: string, forms: readonly string[], options: ScanOptions = {}): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
   let shortest = Infinity;
   for (const form of forms) shortest = Math.min(shortest, form.length);
   if (text.length < shortest) return spans;
   const root: View = { text, parent: null, segments: null };
-  search(root, forms, spans);
+  const plus = options.plusIsSpace === true;
+  search(root, forms, spans, plus);
   const present = familiesIn(text);
   if (present === 0) return spans;
-  const possible = possibleForms(text, forms, shortest);
+  const possible = possibleForms(text, forms, shortest, plus);
   if (possible.length === 0) return spans;
   // Each chain: the families its first pass undoes, and those of the passes after it.
   const chains: Array<readonly [number, number]> = [[ALL, ALL]];
@@ -161,7 +174,7 @@ export function findSpans(
       const text = view.text;
       if (seen.some((s) => s.pass === pass && s.families === families && s.text === text)) break;
       seen.push({ pass, families, text });
-      search(view, possible, spans);
+      search(view, possible, spans, plus);
       if (pass === MAX_DECODE_PASSES) break;
       const left = familiesIn(view.text);
       let next = (left & families) !== 0 ? decodeView(view, families) : null;
@@ -185,7 +198,12 @@ export function findSpans(
  * twice the escape starts cannot be read from it: a short string with an escape or two is ruled out without
  * decoding it.
  */
-function possibleForms(text: string, forms: readonly string[], shortest: number): readonly string[] {
+function possibleForms(
+  text: string,
+  forms: readonly string[],
+  shortest: number,
+  plusIsSpace: boolean,
+): readonly string[] {
   const budget = 2 * (occurrences(text, "\\") + occurrences(text, "&") + occurrences(text, "%"));
   if (budget >= shortest) return forms;
   const folded = foldCase(text);
@@ -198,6 +216,7 @@ function possibleForms(text: string, forms: readonly string[], shortest: number)
     if (c < 128) ASCII_SEEN[c] = stamp;
     else (other ??= new Set()).add(c);
   }
+  if (plusIsSpace && ASCII_SEEN[0x2b] === stamp) ASCII_SEEN[0x20] = stamp;
   // Lower-casing a capital sigma depends on its neighbours (σ or final ς), which a view can change.
   if (other !== null && (other.has(0x3c3) || other.has(0x3c2))) (other.add(0x3c3), other.add(0x3c2));
   return forms.filter((form) => {
@@ -214,8 +233,8 @@ function possibleForms(text: string, forms: readonly string[], shortest: number)
 const ASCII_SEEN = new Uint32Array(128);
 let asciiStamp = 0;
 
-function search(view: View, forms: readonly string[], spans: Array<[number, number]>): void {
-  const folded = foldCase(view.text);
+function search(view: View, forms: readonly string[], spans: Array<[number, number]>, plusIsSpace: boolean): void {
+  const folded = plusIsSpace ? foldPlus(foldCase(view.text)) : foldCase(view.text);
   for (const form of forms) {
     for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
       spans.push(originalSpan(view, at, at + form.length - 1));

@@ -8,7 +8,15 @@
  * docs/runtime.md ("Redaction").
  */
 import type { JsonValue } from "./plan.ts";
-import { decodeOnce, findSpans, foldCase, MAX_DECODE_PASSES, replaceSpans } from "./secret-scan.ts";
+import {
+  decodeOnce,
+  findSpans,
+  foldCase,
+  foldPlus,
+  MAX_DECODE_PASSES,
+  replaceSpans,
+  type ScanOptions,
+} from "./secret-scan.ts";
 
 export const REDACTED = "[redacted]";
 export const MIN_SECRET_LENGTH = 8;
@@ -44,10 +52,11 @@ export class SecretVault {
   /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
   #endsInBackslash = false;
   /**
-   * Whether a secret holds `\`, `&` or `%`, which can be read together with the text around it (findSpans's
-   * finishLeftAlone); most secrets hold none, and skip the extra readings.
+   * How texts are read (ScanOptions), from what the secrets hold: `\`, `&` or `%`, which can be read together
+   * with the text around them (finishLeftAlone), or a space, which form encoding writes as `+` (plusIsSpace).
+   * Most secrets hold none, and skip the extra work.
    */
-  #scan: { readonly finishLeftAlone: boolean } = { finishLeftAlone: false };
+  #scan: ScanOptions = {};
   /**
    * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
    * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
@@ -79,7 +88,9 @@ export class SecretVault {
       throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
     }
     this.#values.add(value);
-    if (/[\\&%]/.test(value)) this.#scan = { finishLeftAlone: true };
+    const finishLeftAlone = this.#scan.finishLeftAlone === true || /[\\&%]/.test(value);
+    const plusIsSpace = this.#scan.plusIsSpace === true || value.includes(" ");
+    this.#scan = { finishLeftAlone, plusIsSpace };
     const forms = new Set(this.#forms);
     for (const form of secretForms(value)) {
       forms.add(foldCase(form));
@@ -91,7 +102,9 @@ export class SecretVault {
         if (decoded !== null && decoded.length >= MIN_SECRET_LENGTH) forms.add(foldCase(decoded));
       }
     }
-    this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+    // With plusIsSpace the text is read with `+` as a space, so the forms must be too.
+    const folded = plusIsSpace ? new Set([...forms].map(foldPlus)) : forms;
+    this.#forms = [...folded].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
     this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
     this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
