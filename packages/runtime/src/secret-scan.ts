@@ -115,6 +115,17 @@ const ENTITY = 2;
 const PERCENT = 4;
 const ALL = BACKSLASH | ENTITY | PERCENT;
 
+/** How findSpans reads: the vault sets these from the secrets it holds (see SecretVault.add). */
+export interface ScanOptions {
+  /** Chains that leave families alone undo them once the others are done (a secret holds `\`, `&` or `%`). */
+  readonly finishLeftAlone?: boolean;
+  /**
+   * `+` reads as a space, as form encoding writes one (a secret holds a space): then `correct+horse%20battery`
+   * reads as the secret too. The forms must be folded the same way (foldPlus).
+   */
+  readonly plusIsSpace?: boolean;
+}
+
 /**
  * Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone.
  *
@@ -130,17 +141,6 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
  * `finishLeftAlone` (the vault sets it when a secret holds `\`, `&` or `%`), such a chain undoes every family
  * once the ones it undoes are gone, as a reader that undoes percent escapes last does.
  */
-/** How findSpans reads: the vault sets these from the secrets it holds (see SecretVault.add). */
-export interface ScanOptions {
-  /** Chains that leave families alone undo them once the others are done (a secret holds `\`, `&` or `%`). */
-  readonly finishLeftAlone?: boolean;
-  /**
-   * `+` reads as a space, as form encoding writes one (a secret holds a space): then `correct+horse%20battery`
-   * reads as the secret too. The forms must be folded the same way (foldPlus).
-   */
-  readonly plusIsSpace?: boolean;
-}
-
 export function findSpans(text: string, forms: readonly string[], options: ScanOptions = {}): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
@@ -171,12 +171,12 @@ export function findSpans(text: string, forms: readonly string[], options: ScanO
     let families = then;
     let view: View | null = decodeView(root, first);
     for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
-      const text = view.text;
-      if (seen.some((s) => s.pass === pass && s.families === families && s.text === text)) break;
-      seen.push({ pass, families, text });
+      const viewText = view.text;
+      if (seen.some((s) => s.pass === pass && s.families === families && s.text === viewText)) break;
+      seen.push({ pass, families, text: viewText });
       search(view, possible, spans, plus);
       if (pass === MAX_DECODE_PASSES) break;
-      const left = familiesIn(view.text);
+      const left = familiesIn(viewText);
       let next = (left & families) !== 0 ? decodeView(view, families) : null;
       // finishLeftAlone: a reader that left some families alone undoes them once it is done with the others. A
       // secret's own `\`, `&` or `%` can take in the text after it in one reading and not in another: a final

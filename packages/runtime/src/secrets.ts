@@ -105,7 +105,8 @@ export class SecretVault {
     // With plusIsSpace the text is read with `+` as a space, so the forms must be too.
     const folded = plusIsSpace ? new Set([...forms].map(foldPlus)) : forms;
     this.#forms = [...folded].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
-    this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
+    // Before `+` is folded: a form such as `1.5e+300` can be a number's text.
+    this.#numeric = [...forms].some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
     this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
   }
