@@ -14,6 +14,7 @@ import { json, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream
 
 const CANARY = 'Cn4ry/+=&"x\\y ü-tok3n';
 const NUMERIC = "820461937520";
+const REDACTED_LINE = "[redacted]";
 const forms = (value: string): string[] => [
   value,
   encodeURIComponent(value),
@@ -22,6 +23,23 @@ const forms = (value: string): string[] => [
   Buffer.from(value).toString("base64"),
   Buffer.from(value).toString("base64url"),
 ];
+
+/**
+ * Spellings of a secret that the scanner once let through (each line of the body is one): numeric references
+ * with eight leading zeros, JavaScript's \u{...}, unescape's %uXXXX, and a copy lacking its last character
+ * that the replacement of a hex copy right after it completes (`\u006` + `&#101` is `n` once the hex form
+ * that the reference read into is gone).
+ */
+function escapedForms(value: string): string[] {
+  const each = (escape: (cp: number) => string): string => [...value].map((ch) => escape(ch.codePointAt(0)!)).join("");
+  return [
+    each((cp) => `&#00000000${cp};`),
+    each((cp) => `&#x00000000${cp.toString(16)}`),
+    each((cp) => `\\u{${cp.toString(16)}}`),
+    each((cp) => `%u${cp.toString(16).padStart(4, "0")}`),
+    `${value.slice(0, -1)}\\u006&#101${Buffer.from(value).toString("hex")}`,
+  ];
+}
 
 let upstream: Upstream;
 let elsewhere: Upstream;
@@ -87,6 +105,20 @@ tools:
     description: A redirect to another host never carries secrets there.
     http: { url: "${origin}/away", headers: { X-Key: "{{secrets.API_TOKEN}}" }, followRedirects: 2 }
     output: { select: "@" }
+  - name: joined
+    description: An expression that builds the secret from pieces is redacted before the cut.
+    http: { url: "${origin}/pieces", headers: { X-Key: "{{secrets.API_TOKEN}}" } }
+    output: { select: "join('', parts)", maxOutputChars: 40 }
+  - name: joined_key
+    description: A key built from pieces, named in an output validation error.
+    http: { url: "${origin}/pieces", headers: { X-Key: "{{secrets.API_TOKEN}}" } }
+    output:
+      select: "from_items([[join('', parts[1:]), \`1\`]])"
+      schema: { type: object, additionalProperties: { type: string } }
+  - name: raw_escapes
+    description: Escapes the scanner once missed, and a copy that appears only once another is replaced.
+    http: { url: "${origin}/escapes", headers: { X-Key: "{{secrets.API_TOKEN}}" } }
+    output: { raw: true }
   - name: elsewhere
     description: Puts the other host on the egress list, so only the secret's binding can stop redirect_away.
     http: { url: "${elsewhereOrigin}/x" }
@@ -126,6 +158,12 @@ beforeAll(async () => {
       } else if (req.path === "/number") {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(`{"n": ${NUMERIC}, "big": ${NUMERIC}000000000000000}`);
+      } else if (req.path === "/pieces") {
+        // The cut at 40 characters falls on the secret's last character: `"` + 17 x + 22 of its 23 characters.
+        json(res, 200, { parts: ["x".repeat(17), CANARY.slice(0, 9), CANARY.slice(9)] });
+      } else if (req.path === "/escapes") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(escapedForms(CANARY).join("\n"));
       } else if (req.path === "/away") {
         res.writeHead(302, { location: `${elsewhere.origin}/steal?k=${encodeURIComponent(CANARY)}` }).end();
       } else json(res, 200, reflected);
@@ -222,6 +260,33 @@ describe("a hostile upstream that reflects secrets", () => {
     const arith = await client.callTool("number_arith", {});
     expect(arith.isError).toBe(true);
     expect(arith.content?.[0]?.text).toMatch(/^Internal error in tool "number_arith" \(ref: [0-9a-f]{8}\)\.$/);
+  });
+
+  it("redacts what an expression builds from pieces before cutting it (no prefix of the secret is left)", async () => {
+    const result = await client.callTool("joined", {});
+    expectNoSecret(result);
+    expect(result.content?.[0]?.text).toBe(`"${"x".repeat(17)}[redacted]"`);
+    expect(result.content?.[0]?.text).not.toContain(CANARY.slice(0, 12));
+  });
+
+  it("redacts a key built from pieces before an output validation error names it", async () => {
+    const result = await client.callTool("joined_key", {});
+    expect(result).toMatchObject({
+      isError: true,
+      content: [
+        {
+          type: "text",
+          text: "Output validation error: Invalid structured content for tool joined_key: data/[redacted] must be string",
+        },
+      ],
+    });
+  });
+
+  it("redacts the escapes the scanner once missed, and a copy that shows only once another is replaced", async () => {
+    const result = await client.callTool("raw_escapes", {});
+    expectNoSecret(result);
+    const lines = result.content?.[0]?.text?.split("\n") ?? [];
+    expect(lines).toEqual([REDACTED_LINE, REDACTED_LINE, REDACTED_LINE, REDACTED_LINE, "[redacted][redacted]"]);
   });
 
   it("fails only the calls that need a missing secret", async () => {

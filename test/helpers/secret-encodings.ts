@@ -92,25 +92,62 @@ export function encodings(value: string): Record<string, string> {
 }
 
 function undoJson(text: string): string {
-  return text.replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\/"'bfnrt])/g, (_, e: string) => {
+  return text.replace(/\\(u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\/"'bfnrt])/g, (m, e: string) => {
+    if (e[1] === "{") {
+      const cp = parseInt(e.slice(2, -1), 16);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+    }
     if (e[0] === "u" || e[0] === "x") return String.fromCharCode(parseInt(e.slice(1), 16));
     return ({ b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" } as Record<string, string>)[e] ?? e;
   });
 }
 
+/** HTML's named references of ASCII characters (letters and digits have none), and the four read without `;`. */
+const HTML_NAMED: Record<string, string> = {
+  amp: "&",
+  AMP: "&",
+  quot: '"',
+  QUOT: '"',
+  lt: "<",
+  LT: "<",
+  gt: ">",
+  GT: ">",
+  apos: "'",
+  sol: "/",
+  bsol: "\\",
+  plus: "+",
+  equals: "=",
+  lowbar: "_",
+  UnderBar: "_",
+  lbrack: "[",
+  rbrack: "]",
+  lsqb: "[",
+  rsqb: "]",
+  lbrace: "{",
+  rbrace: "}",
+  lcub: "{",
+  rcub: "}",
+  vert: "|",
+  verbar: "|",
+  VerticalLine: "|",
+  grave: "`",
+  DiacriticalGrave: "`",
+  ast: "*",
+  midast: "*",
+  Tab: "\t",
+  NewLine: "\n",
+};
+/** Read without the `;` only when no letter, digit or `=` follows (as HTML reads attribute values). */
+const HTML_LEGACY = /^(amp|AMP|lt|LT|gt|GT|quot|QUOT)$/;
+
 function undoHtml(text: string): string {
-  const named: Record<string, string> = {
-    amp: "&",
-    quot: '"',
-    lt: "<",
-    gt: ">",
-    apos: "'",
-    sol: "/",
-    plus: "+",
-    equals: "=",
-  };
-  return text.replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,6});?/g, (m, e: string) => {
-    if (e[0] !== "#") return named[e] ?? m;
+  const html = /&(#[xX]0*[0-9a-fA-F]{1,6}|#0*[0-9]{1,7}|[a-zA-Z]{2,16})(;?)/g;
+  return text.replace(html, (m, e: string, semi: string, at: number) => {
+    if (e[0] !== "#") {
+      if (semi && Object.hasOwn(HTML_NAMED, e)) return HTML_NAMED[e]!;
+      const next = text[at + m.length - semi.length] ?? "";
+      return HTML_LEGACY.test(e) && !/[0-9=]/.test(next) ? HTML_NAMED[e]! + semi : m;
+    }
     const cp = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
     return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
   });
@@ -118,13 +155,54 @@ function undoHtml(text: string): string {
 
 function undoPercent(text: string, plusIsSpace: boolean): string {
   const spaced = plusIsSpace ? text.replace(/\+/g, " ") : text;
-  return spaced.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+  return spaced.replace(/%u[0-9a-fA-F]{4}|(%[0-9a-fA-F]{2})+/g, (run) => {
+    if (run[1] === "u") return String.fromCharCode(parseInt(run.slice(2), 16));
     try {
       return decodeURIComponent(run);
     } catch {
       return Buffer.from(run.replace(/%/g, ""), "hex").toString("latin1");
     }
   });
+}
+
+/**
+ * One pass that undoes the families in `mask` (1 JSON and JavaScript, 2 HTML, 4 percent) together, left to right:
+ * where escapes of two families overlap, the one that starts first is read, as a reader undoing both at once would.
+ */
+export function undoFamilies(text: string, mask: number): string {
+  const parts: string[] = [];
+  if (mask & 1) parts.push(String.raw`\\(?:u\{0*[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\\/"'bfnrt])`);
+  if (mask & 2) parts.push(String.raw`&(?:#[xX]0*[0-9a-fA-F]{1,6}|#0*[0-9]{1,7}|[a-zA-Z]{2,16});?`);
+  if (mask & 4) parts.push(String.raw`%u[0-9a-fA-F]{4}|(?:%[0-9a-fA-F]{2})+`);
+  return text.replace(new RegExp(parts.join("|"), "g"), (m: string, at: number) => {
+    if (m[0] === "\\") return undoJson(m);
+    if (m[0] === "%") return undoPercent(m, false);
+    // The character after the reference decides whether a name without its `;` is read: read it with that
+    // character after it (which the match could not take in), then drop the character again.
+    const after = text[at + m.length] ?? "";
+    const read = undoHtml(m + after);
+    return after === "" ? read : read.slice(0, -after.length);
+  });
+}
+
+/**
+ * The readings of `text` that hold the secret, by every reader that makes up to three passes, each undoing any
+ * set of the three families together (343 orders), case folded as Unicode does.
+ */
+export function readersThatLeak(text: string, secret: string): string[] {
+  const wanted = fold(secret);
+  const seen = new Set<string>([text]);
+  let layer = [text];
+  for (let depth = 0; depth < 3; depth++) {
+    const next: string[] = [];
+    for (const t of layer)
+      for (let mask = 1; mask <= 7; mask++) {
+        const d = undoFamilies(t, mask);
+        if (!seen.has(d)) (seen.add(d), next.push(d));
+      }
+    layer = next;
+  }
+  return [...seen].filter((r) => fold(r).includes(wanted));
 }
 
 /** Every reading of a text this check considers: escapes undone in every order, reversed, base64 and hex decoded. */
@@ -164,10 +242,15 @@ export function readings(text: string): string[] {
   return out;
 }
 
+/** Case ignored as Unicode does it for these purposes: `ſ`, `ı`, `K` (Kelvin) and `ς` read as `s`, `i`, `k`, `σ`. */
+function fold(text: string): string {
+  return text.toUpperCase().toLowerCase();
+}
+
 /** The readings of `text` that hold the secret (case ignored); empty when the text is clean. */
 export function leaks(text: string, secret: string): string[] {
-  const wanted = [secret.toLowerCase(), Buffer.from(secret).toString("latin1").toLowerCase()];
-  return readings(text).filter((r) => wanted.some((w) => r.toLowerCase().includes(w)));
+  const wanted = [fold(secret), fold(Buffer.from(secret).toString("latin1"))];
+  return readings(text).filter((r) => wanted.some((w) => fold(r).includes(w)));
 }
 
 /** Every string in a value, keys included, as a client reads them. */

@@ -153,4 +153,18 @@ describe("SecretVault", () => {
       { numRuns: 300 },
     );
   });
+
+  it("searches again after replacing: a replacement can end an escape that reached into it and reveal a copy", () => {
+    const token = "sk-live-0123456789abcdef";
+    const v = vault(token);
+    const hex = Buffer.from(token).toString("hex");
+    // `&#54` + the hex form reads as one large reference (&#54736...), so the copy before it lacks its `f`. Once
+    // the hex form is replaced, `&#54` is `6` and `\u006` + `6` is the `f`: the text would read as the secret.
+    const text = `${token.slice(0, -1)}\\u006&#54${hex}`;
+    const redacted = v.redactText(text);
+    expect(redacted).toBe(`${REDACTED}${REDACTED}`);
+    expect(v.redactText(redacted)).toBe(redacted);
+    // In a parsed JSON value as well (value by value), and with a secret that holds no bracket.
+    expect(v.parseJson(JSON.stringify({ k: text }))).toEqual({ k: `${REDACTED}${REDACTED}` });
+  });
 });

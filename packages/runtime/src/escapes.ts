@@ -10,7 +10,10 @@ export interface EscapeSink {
   escape(cp: number, from: number, to: number): void;
 }
 
-/** Named HTML references for the punctuation a secret is likely to hold; the full HTML list is not carried. */
+/**
+ * Named HTML references: every one HTML defines for an ASCII character (its punctuation, tab and newline; letters
+ * and digits have none), and a few more. References of other characters are not carried.
+ */
 const NAMED_ENTITIES: ReadonlyMap<string, number> = new Map([
   ["amp", 0x26],
   ["lt", 0x3c],
@@ -45,8 +48,29 @@ const NAMED_ENTITIES: ReadonlyMap<string, number> = new Map([
   ["rsqb", 0x5d],
   ["lcub", 0x7b],
   ["rcub", 0x7d],
+  ["AMP", 0x26],
+  ["LT", 0x3c],
+  ["GT", 0x3e],
+  ["QUOT", 0x22],
+  ["lbrack", 0x5b],
+  ["rbrack", 0x5d],
+  ["lbrace", 0x7b],
+  ["rbrace", 0x7d],
+  ["midast", 0x2a],
+  ["UnderBar", 0x5f],
+  ["DiacriticalGrave", 0x60],
+  ["vert", 0x7c],
+  ["VerticalLine", 0x7c],
+  ["Tab", 0x09],
+  ["NewLine", 0x0a],
 ]);
-const LONGEST_ENTITY_NAME = 6;
+const LONGEST_ENTITY_NAME = 16;
+/**
+ * The names of ASCII characters HTML also reads without the `;`: `&amp-x` is `&-x`. Not when a letter, digit or
+ * `=` follows (`&ltoken`): HTML leaves those alone in attribute values, where URLs are echoed, and reading them
+ * would hide a secret that starts with `lt` right after a `&`.
+ */
+const LEGACY_NAMES: readonly string[] = ["amp", "AMP", "lt", "LT", "gt", "GT", "quot", "QUOT"];
 
 const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
   "/": 0x2f,
@@ -60,10 +84,20 @@ const SIMPLE_ESCAPES: Readonly<Record<string, number>> = {
   t: 0x09,
 };
 
-/** Reads a backslash escape: `\uXXXX` (either case), `\xXX`, or one of SIMPLE_ESCAPES. */
+/**
+ * Reads a backslash escape: `\uXXXX` (either case), JavaScript's `\u{X...}` (any number of hex digits, as
+ * JavaScript allows, naming a code point), `\xXX`, or one of SIMPLE_ESCAPES.
+ */
 export function backslashEscape(s: string, i: number, out: EscapeSink): number {
   const next = s[i + 1];
   if (next === undefined) return 0;
+  if (next === "u" && s.charCodeAt(i + 2) === 0x7b /* { */) {
+    const value = codePointDigits(s, i + 3, true);
+    const end = digitsEnd;
+    if (end === i + 3 || value < 0 || s.charCodeAt(end) !== 0x7d /* } */) return 0;
+    out.escape(value, i, end + 1);
+    return end + 1 - i;
+  }
   if (next === "u" || next === "x") {
     const digits = next === "u" ? 4 : 2;
     const value = hexValue(s, i + 2, digits);
@@ -82,33 +116,43 @@ export function characterReference(s: string, i: number, out: EscapeSink): numbe
   if (s.charCodeAt(i + 1) === 0x23 /* # */) {
     const hex = s[i + 2] === "x" || s[i + 2] === "X";
     const from = hex ? i + 3 : i + 2;
-    let j = from;
-    let value = 0;
-    // Seven digits bound the value (and the scan) while allowing leading zeros.
-    while (j < s.length && j - from < 7) {
-      const d = hex ? hexDigit(s.charCodeAt(j)) : decimalDigit(s.charCodeAt(j));
-      if (d < 0) break;
-      value = value * (hex ? 16 : 10) + d;
-      j++;
-    }
-    if (j === from || value > 0x10ffff) return 0;
+    const value = codePointDigits(s, from, hex);
+    let j = digitsEnd;
+    if (j === from || value < 0) return 0;
     if (s.charCodeAt(j) === 0x3b /* ; */) j++;
     out.escape(value, i, j);
     return j - i;
   }
   // Look for the `;` only as far as the longest name reaches, so a text full of bare `&` stays linear.
   const semicolon = s.slice(i + 2, i + 2 + LONGEST_ENTITY_NAME).indexOf(";") + i + 2;
-  if (semicolon < i + 2) return 0;
-  const value = NAMED_ENTITIES.get(s.slice(i + 1, semicolon));
-  if (value === undefined) return 0;
-  out.escape(value, i, semicolon + 1);
-  return semicolon + 1 - i;
+  const value = semicolon < i + 2 ? undefined : NAMED_ENTITIES.get(s.slice(i + 1, semicolon));
+  if (value !== undefined) {
+    out.escape(value, i, semicolon + 1);
+    return semicolon + 1 - i;
+  }
+  for (const name of LEGACY_NAMES) {
+    if (s.startsWith(name, i + 1) && !continuesName(s.charCodeAt(i + 1 + name.length))) {
+      out.escape(NAMED_ENTITIES.get(name)!, i, i + 1 + name.length);
+      return 1 + name.length;
+    }
+  }
+  return 0;
 }
 
-/** A run of percent escapes, read as UTF-8; a byte that is not part of a valid sequence ends the run. */
+/**
+ * A run of percent escapes, read as UTF-8; a byte that is not part of a valid sequence ends the run. JavaScript's
+ * `unescape` form `%uXXXX` (one UTF-16 unit) is read in the run too.
+ */
 export function percentRun(s: string, i: number, out: EscapeSink): number {
   let j = i;
   for (;;) {
+    if (s.charCodeAt(j + 1) === 0x75 /* u */ && s.charCodeAt(j) === 0x25) {
+      const unit = hexValue(s, j + 2, 4);
+      if (unit < 0) break;
+      out.escape(unit, j, j + 6);
+      j += 6;
+      continue;
+    }
     const lead = percentByte(s, j);
     if (lead < 0) break;
     const length =
@@ -135,6 +179,39 @@ export function percentRun(s: string, i: number, out: EscapeSink): number {
     j += 3 * length;
   }
   return j - i;
+}
+
+/**
+ * The code point named by the decimal or hex digits at `from` (-1 for a value past U+10FFFF); where they end is
+ * left in digitsEnd.
+ * Leading zeros are skipped however many there are (HTML and JavaScript read `&#00000000115;` and
+ * `\u{0000000073}` as `s`); each zero is read once, so a long run of them stays linear. Past the zeros, eight
+ * digits are more than any code point has, so the scan stops there and the value is too large.
+ */
+function codePointDigits(s: string, from: number, hex: boolean): number {
+  let j = from;
+  while (s.charCodeAt(j) === 0x30 /* 0 */) j++;
+  let value = 0;
+  for (let significant = 0; j < s.length; j++, significant++) {
+    const d = hex ? hexDigit(s.charCodeAt(j)) : decimalDigit(s.charCodeAt(j));
+    if (d < 0) break;
+    if (significant === 7) {
+      digitsEnd = j;
+      return -1;
+    }
+    value = value * (hex ? 16 : 10) + d;
+  }
+  digitsEnd = j;
+  return value > 0x10ffff ? -1 : value;
+}
+
+/** Where the digits codePointDigits read last end (a second result, without allocating a pair per reference). */
+let digitsEnd = 0;
+
+/** Whether a character after a reference's name keeps HTML from reading it without its `;` (a letter, digit, `=`). */
+function continuesName(c: number): boolean {
+  const lower = c | 0x20;
+  return (lower >= 0x61 && lower <= 0x7a) || decimalDigit(c) >= 0 || c === 0x3d;
 }
 
 function percentByte(s: string, i: number): number {

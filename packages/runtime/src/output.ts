@@ -3,8 +3,8 @@
  *
  * The response is untrusted: its status line, reason phrase and error bodies are never shown. In select mode
  * the JSON is parsed and redacted before the expression runs, so an expression cannot reshape or probe a secret
- * that an API echoed. In raw mode the text is redacted before it is cut, so a cut cannot leave a prefix of a
- * secret behind.
+ * that an API echoed; what the expression makes is redacted again before it is cut (it can join pieces). In
+ * raw mode the text is redacted before it is cut. Either way a cut cannot leave a prefix of a secret behind.
  */
 import { cutIndex } from "./cut.ts";
 import { emptySuccess } from "./empty.ts";
@@ -95,6 +95,10 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
     // Kervan masks evaluation errors (the model sees an internal error with a ref); the log gets this text.
     throw new Error(`output.select failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // The data was redacted, but an expression can build a secret from pieces that are not one (`join('', parts)`,
+  // a key from `from_items`). Redact what it made before it is checked, measured and cut: the cut would leave
+  // all but the end of a secret, which is no form of it.
+  value = vault.redactValue(value);
   const max = output.maxOutputChars;
   // evaluateSelect has already measured the result's serialised size against its maxBytes budget, so this
   // stringify is bounded.

@@ -15,19 +15,70 @@
  * is searched once as it is and in at most 10 chains of 3 passes (see findSpans); a pass that undoes nothing
  * ends its chain, so a text with no `\`, `&` or `%` is searched once, and one with a single family in 3 passes.
  *
- * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\xXX`, `\/ \\ \" \' \b \f \n \r \t`),
- * HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`), the named
- * references listed in escapes.ts, and percent escapes (`%73`, `%c3%bc` as UTF-8, either case).
+ * Decoded: JSON and JavaScript string escapes (`\uXXXX` in any case, `\u{73}`, `\xXX`, `\/ \\ \" \' \b \f \n \r
+ * \t`), HTML numeric character references (`&#115;`, `&#x73;`, `&#X73;`, with or without the `;`, any leading
+ * zeros), the named references listed in escapes.ts, percent escapes (`%73`, `%c3%bc` as UTF-8, either case) and
+ * `unescape`'s `%u0073`.
  */
 import { backslashEscape, characterReference, percentRun, type EscapeSink } from "./escapes.ts";
 
 /** How many times escapes are undone; each pass can reveal the next layer. */
 export const MAX_DECODE_PASSES = 3;
 
-/** Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. */
+/**
+ * Lower case with one UTF-16 unit per unit, so positions in the folded text are positions in the text. Lower
+ * case alone leaves apart characters that upper-case alike: `ı` (a Turkish lower-casing of `I`) and `ſ` (long
+ * s) upper-case to `I` and `S`, final `ς` to `Σ`, and a few Greek, Cyrillic and Latin letters likewise; each
+ * is folded to the lower case of its upper case (FOLD_AGAIN), so `ſk_lıve` matches `sk_live`.
+ */
 export function foldCase(text: string): string {
   // U+0130 (İ) is the only character whose lower case is longer than itself.
-  return (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+  const lower = (text.includes("\u0130") ? text.replace(/\u0130/g, "i") : text).toLowerCase();
+  const again = FOLD_AGAIN_BEYOND_LATIN1.test(lower) || lower.includes("\u00b5");
+  return again ? lower.replace(FOLD_AGAIN_ALL, (c) => FOLD_AGAIN.get(c)!) : lower;
+}
+
+/**
+ * Every character (one UTF-16 unit) whose upper case lower-cases to another single unit than its own lower
+ * case, mapped to that unit: computed over the BMP with String.prototype.toUpperCase and toLowerCase.
+ */
+const FOLD_AGAIN: ReadonlyMap<string, string> = new Map(
+  [
+    [0xb5, 0x3bc],
+    [0x131, 0x69],
+    [0x17f, 0x73],
+    [0x345, 0x3b9],
+    [0x3c2, 0x3c3],
+    [0x3d0, 0x3b2],
+    [0x3d1, 0x3b8],
+    [0x3d5, 0x3c6],
+    [0x3d6, 0x3c0],
+    [0x3f0, 0x3ba],
+    [0x3f1, 0x3c1],
+    [0x3f5, 0x3b5],
+    [0x1c80, 0x432],
+    [0x1c81, 0x434],
+    [0x1c82, 0x43e],
+    [0x1c83, 0x441],
+    [0x1c84, 0x442],
+    [0x1c85, 0x442],
+    [0x1c86, 0x44a],
+    [0x1c87, 0x463],
+    [0x1c88, 0xa64b],
+    [0x1e9b, 0x1e61],
+    [0x1fbe, 0x3b9],
+  ].map(([from, to]) => [String.fromCharCode(from!), String.fromCharCode(to!)]),
+);
+const FOLD_AGAIN_ALL = new RegExp(`[${[...FOLD_AGAIN.keys()].join("")}]`, "g");
+/**
+ * The same characters but µ (U+00B5, tested with includes): with none in Latin-1, V8 answers for a text held
+ * one byte a character without scanning it, where a class with µ scanned 4 MiB of plain text in about 3 ms.
+ */
+const FOLD_AGAIN_BEYOND_LATIN1 = new RegExp(`[${[...FOLD_AGAIN.keys()].filter((c) => c > "\u00ff").join("")}]`);
+
+/** `+` as a space, one unit for one (ScanOptions.plusIsSpace). */
+export function foldPlus(text: string): string {
+  return text.includes("+") ? text.replaceAll("+", " ") : text;
 }
 
 /**
@@ -64,6 +115,17 @@ const ENTITY = 2;
 const PERCENT = 4;
 const ALL = BACKSLASH | ENTITY | PERCENT;
 
+/** How findSpans reads: the vault sets these from the secrets it holds (see SecretVault.add). */
+export interface ScanOptions {
+  /** Chains that leave families alone undo them once the others are done (a secret holds `\`, `&` or `%`). */
+  readonly finishLeftAlone?: boolean;
+  /**
+   * `+` reads as a space, as form encoding writes one (a secret holds a space): then `correct+horse%20battery`
+   * reads as the secret too. The forms must be folded the same way (foldPlus).
+   */
+  readonly plusIsSpace?: boolean;
+}
+
 /**
  * Every span of `text` that reads as one of `forms` (already case-folded), as it is or once escapes are undone.
  *
@@ -75,19 +137,22 @@ const ALL = BACKSLASH | ENTITY | PERCENT;
  * HTML reference) gives `&#92;\\u0061`, which reads as `\u0061`, not `\a`, if both layers are undone at once.
  * When the text holds several families, there are also chains that never undo one or two of them, every pass
  * undoing the same others: text of a family's form right before a secret (`%1` + `aaa\u0061aa&#97;`) makes a
- * reader that undoes that family read an escape (`%1a`) and one that does not read the secret.
+ * reader that undoes that family read an escape (`%1a`) and one that does not read the secret. With
+ * `finishLeftAlone` (the vault sets it when a secret holds `\`, `&` or `%`), such a chain undoes every family
+ * once the ones it undoes are gone, as a reader that undoes percent escapes last does.
  */
-export function findSpans(text: string, forms: readonly string[]): Array<[number, number]> {
+export function findSpans(text: string, forms: readonly string[], options: ScanOptions = {}): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   // Undoing escapes never makes a text longer, so a text shorter than every form cannot hold one in any view.
   let shortest = Infinity;
   for (const form of forms) shortest = Math.min(shortest, form.length);
   if (text.length < shortest) return spans;
   const root: View = { text, parent: null, segments: null };
-  search(root, forms, spans);
+  const plus = options.plusIsSpace === true;
+  search(root, forms, spans, plus);
   const present = familiesIn(text);
   if (present === 0) return spans;
-  const possible = possibleForms(text, forms, shortest);
+  const possible = possibleForms(text, forms, shortest, plus);
   if (possible.length === 0) return spans;
   // Each chain: the families its first pass undoes, and those of the passes after it.
   const chains: Array<readonly [number, number]> = [[ALL, ALL]];
@@ -99,16 +164,28 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
       if ((present & some) === some && some !== present) chains.push([some, some]);
     }
   }
-  const seen: string[] = [];
+  // A view reached again (the same text, families to undo and passes left) reads on as it did before.
+  const seen: Array<{ readonly pass: number; readonly families: number; readonly text: string }> = [];
+  const finish = options.finishLeftAlone === true;
   for (const [first, then] of chains) {
+    let families = then;
     let view: View | null = decodeView(root, first);
     for (let pass = 1; view !== null && view.text.length >= shortest; pass++) {
-      if (pass === 1) {
-        if (seen.includes(`${then}:${view.text}`)) break;
-        seen.push(`${then}:${view.text}`);
+      const viewText = view.text;
+      if (seen.some((s) => s.pass === pass && s.families === families && s.text === viewText)) break;
+      seen.push({ pass, families, text: viewText });
+      search(view, possible, spans, plus);
+      if (pass === MAX_DECODE_PASSES) break;
+      const left = familiesIn(viewText);
+      let next = (left & families) !== 0 ? decodeView(view, families) : null;
+      // finishLeftAlone: a reader that left some families alone undoes them once it is done with the others. A
+      // secret's own `\`, `&` or `%` can take in the text after it in one reading and not in another: a final
+      // `\` as `%5c` before `/` is read as `\/` by a reader undoing the JSON and HTML layers before the percent.
+      if (finish && next === null && families !== ALL && (left & ~families) !== 0) {
+        families = ALL;
+        next = decodeView(view, ALL);
       }
-      search(view, possible, spans);
-      view = pass < MAX_DECODE_PASSES && (familiesIn(view.text) & then) !== 0 ? decodeView(view, then) : null;
+      view = next;
     }
   }
   return spans;
@@ -121,7 +198,12 @@ export function findSpans(text: string, forms: readonly string[]): Array<[number
  * twice the escape starts cannot be read from it: a short string with an escape or two is ruled out without
  * decoding it.
  */
-function possibleForms(text: string, forms: readonly string[], shortest: number): readonly string[] {
+function possibleForms(
+  text: string,
+  forms: readonly string[],
+  shortest: number,
+  plusIsSpace: boolean,
+): readonly string[] {
   const budget = 2 * (occurrences(text, "\\") + occurrences(text, "&") + occurrences(text, "%"));
   if (budget >= shortest) return forms;
   const folded = foldCase(text);
@@ -134,6 +216,7 @@ function possibleForms(text: string, forms: readonly string[], shortest: number)
     if (c < 128) ASCII_SEEN[c] = stamp;
     else (other ??= new Set()).add(c);
   }
+  if (plusIsSpace && ASCII_SEEN[0x2b] === stamp) ASCII_SEEN[0x20] = stamp;
   // Lower-casing a capital sigma depends on its neighbours (σ or final ς), which a view can change.
   if (other !== null && (other.has(0x3c3) || other.has(0x3c2))) (other.add(0x3c3), other.add(0x3c2));
   return forms.filter((form) => {
@@ -150,8 +233,8 @@ function possibleForms(text: string, forms: readonly string[], shortest: number)
 const ASCII_SEEN = new Uint32Array(128);
 let asciiStamp = 0;
 
-function search(view: View, forms: readonly string[], spans: Array<[number, number]>): void {
-  const folded = foldCase(view.text);
+function search(view: View, forms: readonly string[], spans: Array<[number, number]>, plusIsSpace: boolean): void {
+  const folded = plusIsSpace ? foldPlus(foldCase(view.text)) : foldCase(view.text);
   for (const form of forms) {
     for (let at = folded.indexOf(form); at >= 0; at = folded.indexOf(form, at + 1)) {
       spans.push(originalSpan(view, at, at + form.length - 1));

@@ -8,7 +8,15 @@
  * docs/runtime.md ("Redaction").
  */
 import type { JsonValue } from "./plan.ts";
-import { decodeOnce, findSpans, foldCase, MAX_DECODE_PASSES, replaceSpans } from "./secret-scan.ts";
+import {
+  decodeOnce,
+  findSpans,
+  foldCase,
+  foldPlus,
+  MAX_DECODE_PASSES,
+  replaceSpans,
+  type ScanOptions,
+} from "./secret-scan.ts";
 
 export const REDACTED = "[redacted]";
 export const MIN_SECRET_LENGTH = 8;
@@ -43,8 +51,12 @@ export class SecretVault {
   #numeric = false;
   /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
   #endsInBackslash = false;
-  /** Whether a form could match across an inserted `[redacted]`, so redacted text must be searched again. */
-  #recombines = false;
+  /**
+   * How texts are read (ScanOptions), from what the secrets hold: `\`, `&` or `%`, which can be read together
+   * with the text around them (finishLeftAlone), or a space, which form encoding writes as `+` (plusIsSpace).
+   * Most secrets hold none, and skip the extra work.
+   */
+  #scan: ScanOptions = {};
   /**
    * The length of the shortest form. Undoing escapes never makes a text longer, so a shorter text cannot hold a
    * form in any view (findSpans makes the same test); most strings of a body are shorter, and skip the search.
@@ -76,6 +88,9 @@ export class SecretVault {
       throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
     }
     this.#values.add(value);
+    const finishLeftAlone = this.#scan.finishLeftAlone === true || /[\\&%]/.test(value);
+    const plusIsSpace = this.#scan.plusIsSpace === true || value.includes(" ");
+    this.#scan = { finishLeftAlone, plusIsSpace };
     const forms = new Set(this.#forms);
     for (const form of secretForms(value)) {
       forms.add(foldCase(form));
@@ -87,33 +102,36 @@ export class SecretVault {
         if (decoded !== null && decoded.length >= MIN_SECRET_LENGTH) forms.add(foldCase(decoded));
       }
     }
-    this.#forms = [...forms].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
-    this.#numeric = this.#forms.some((form) => NUMBER_TOKEN_CHARS.test(form));
+    // With plusIsSpace the text is read with `+` as a space, so the forms must be too.
+    const folded = plusIsSpace ? new Set([...forms].map(foldPlus)) : forms;
+    this.#forms = [...folded].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
+    // Before `+` is folded: a form such as `1.5e+300` can be a number's text.
+    this.#numeric = [...forms].some((form) => NUMBER_TOKEN_CHARS.test(form));
     this.#endsInBackslash = this.#forms.some((form) => form.endsWith("\\"));
-    this.#recombines = this.#forms.some((form) => /[[\]]/.test(form) || REDACTED.includes(form));
     this.#shortest = this.#forms.reduce((min, form) => Math.min(min, form.length), Infinity);
   }
 
   /**
    * Replaces every span of a text that reads as a known form of a secret, escapes undone, with `[redacted]`.
-   * Replacing can bring text together that did not touch before, so the result is searched again until clean.
+   * Replacing changes how the text around a span reads, so the result is searched again until clean: text can
+   * come together across an inserted `[redacted]`, and an escape that took in characters of the span is cut
+   * short by the `[` (`\u006` + `&#54` + the secret's hex: `&#54736...` reads as one large reference until the
+   * hex is replaced, and then `&#54` is `6`, completing `\u0066` after a copy of the secret that lacked its `f`).
    */
   redactText(text: string): string {
     if (text.length < this.#shortest) return text;
     let out = text;
     for (let round = 0; round < 4; round++) {
-      const spans = findSpans(out, this.#forms);
+      const spans = findSpans(out, this.#forms, this.#scan);
       if (spans.length === 0) return out;
       out = replaceSpans(out, spans, REDACTED);
-      // A new match must take in a bracket of an inserted `[redacted]` (or lie inside one).
-      if (!this.#recombines) return out;
     }
-    return findSpans(out, this.#forms).length === 0 ? out : REDACTED;
+    return findSpans(out, this.#forms, this.#scan).length === 0 ? out : REDACTED;
   }
 
   /** Whether a text holds any known form, escapes undone. */
   containsSecret(text: string): boolean {
-    return text.length >= this.#shortest && findSpans(text, this.#forms).length > 0;
+    return text.length >= this.#shortest && findSpans(text, this.#forms, this.#scan).length > 0;
   }
 
   /**
