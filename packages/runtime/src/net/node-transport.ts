@@ -200,9 +200,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
           destroyOnAbort(req, ctx);
           // An error may be worded later (by its connection's lookup, below): a close after it is not silent.
           let errored = false;
-          failOnSilentClose(req, host, (error) => {
-            if (!errored) fail(error);
-          });
+          failOnSilentClose(req, host, () => !settled && !errored, fail);
           const watch = new RetryWatch();
           req.on("socket", (socket: Socket) => {
             watch.socket(socket);

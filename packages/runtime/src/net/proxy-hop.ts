@@ -274,12 +274,9 @@ function exchange(
       resolve(toHopResponse(res));
     });
     req.on("socket", (socket: Socket) => watch.socket(socket));
-    // After a response this rejection is ignored; after an error (which may be worded later, by the check) it is
-    // not made.
+    // Not after a response, nor after an error (which may be worded later, by the check).
     let errored = false;
-    failOnSilentClose(req, host, (error) => {
-      if (!errored) reject(error);
-    });
+    failOnSilentClose(req, host, () => !responded && !errored, reject);
     req.on("error", (error) => {
       errored = true;
       const pending = check.pending;
