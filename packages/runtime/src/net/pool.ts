@@ -1,5 +1,5 @@
 /**
- * Keep-alive connections for the Node hop transport, pooled per checked destination.
+ * Keep-alive connections for the Node hop transport, pooled per destination, each checked when it was opened.
  *
  * Why reusing a connection keeps the address policy: every connection is checked when it is opened. Its host name
  * is resolved then, every answer must pass the policy, the pinned lookup answers only from that set, and the
@@ -57,7 +57,10 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = Object.freeze({
   maxConnectionAgeMs: 60_000,
 });
 
-/** Everything that made a connection safe to open; two requests share connections only if all of it is equal. */
+/**
+ * Where a connection leads, besides its addresses; two requests share connections only if all of it is equal. The
+ * addresses a connection was checked against stay with the connection (node-transport.ts), not in the key.
+ */
 export interface Destination {
   readonly scheme: string;
   /** The host name (or IP literal) as the URL names it. */
