@@ -294,9 +294,11 @@ async function handle(
     // Name-value pairs, which the Request appends once (a Headers object would be copied into it again).
     const headers: [string, string][] = [];
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.push([req.rawHeaders[i]!, req.rawHeaders[i + 1]!]);
-    // The URL's origin is fixed (TARGET_BASE). The body is not in the Request: the handler takes it from `body`
-    // after its checks (see RequestInfo.body).
-    const request = nodeRequest(new URL(target, TARGET_BASE).href, { method, headers }, abort.signal);
+    // The URL's origin is fixed (TARGET_BASE), and `target` is the path and query requestTarget read from a parsed
+    // URL, so joining them is the URL it checked (parsing `target` again could read a path such as `//x` as an
+    // authority). The body is not in the Request: the handler takes it from `body` after its checks (see
+    // RequestInfo.body).
+    const request = nodeRequest(`${TARGET_BASE}${target}`, { method, headers }, abort.signal);
     let response: Response;
     try {
       response = await handler.fetch(request, {

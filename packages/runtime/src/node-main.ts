@@ -386,8 +386,10 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   if (options.allowInsecureSecrets)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
   const factory = createServerFactory(compiled, runner);
-  // One line each: a report can quote what a client sent (http-handler.ts also cuts and throttles them).
+  // A report can quote what a client sent: over stdio it is made one line here; over HTTP the handler makes it
+  // one line, cut and throttled (http-handler.ts), and cutting it again would lose its count of what was cut.
   const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);
+  const onHttpError = (error: Error): void => log(`Error: ${error.message}`);
   if (!options.http) {
     // The guard answers oversized and malformed lines itself, so the SDK's transport sees only valid messages
     // and never reaches its own buffer limit (which would close it).
@@ -410,7 +412,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
   const handler = createHttpHandler(factory, {
     ...(allowed ? { allowedHosts: allowed } : {}),
-    onerror,
+    onerror: onHttpError,
     auth,
     clientLimit: new ClientRateLimit(options.clientRateLimit),
     health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },

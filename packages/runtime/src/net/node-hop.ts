@@ -104,6 +104,47 @@ export function failOnSilentClose(
   });
 }
 
+/**
+ * A check a hop runs at most once and remembers (a new connection's lookup, a tunnel's target check), with its
+ * outcome once it has one. A request that fails while the check still runs (a timeout, a cancellation) is worded
+ * by the check, as when every request was checked before it was sent (`wordsFailure`).
+ */
+export class HopCheck<T> {
+  #running: Promise<T> | null = null;
+  #done = false;
+  #value: T | undefined;
+  readonly #run: () => Promise<T>;
+
+  constructor(run: () => Promise<T>) {
+    this.#run = run;
+  }
+
+  start(): Promise<T> {
+    this.#running ??= this.#run()
+      .then((value) => (this.#value = value))
+      .finally(() => (this.#done = true));
+    return this.#running;
+  }
+
+  /** The check's result once it succeeded, else undefined. */
+  get value(): T | undefined {
+    return this.#value;
+  }
+
+  /**
+   * While the check runs, hands `fail` its error once it ends (or `error`, when it passes) and returns true;
+   * false when it is not running, so the caller words `error` itself.
+   */
+  wordsFailure(error: unknown, fail: (error: unknown) => void): boolean {
+    if (this.#done || this.#running === null) return false;
+    this.#running.then(
+      () => fail(error),
+      (checkError: unknown) => fail(checkError),
+    );
+    return true;
+  }
+}
+
 const ONCE = { once: true } as const;
 
 /**

@@ -24,7 +24,14 @@ import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { ProxySettings } from "./proxy.ts";
 import { sendThroughProxy } from "./proxy-hop.ts";
-import { destroyOnAbort, failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import {
+  destroyOnAbort,
+  failOnSilentClose,
+  HopCheck,
+  requestHeaders,
+  tlsServername,
+  toHopResponse,
+} from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 
 export interface NodeTransportOptions {
@@ -128,18 +135,17 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       // connection is opened for it, in `pinned` below.
       const literal = kind.kind === "ip" ? (await resolveChecked(hop.url, ctx)).addresses : null;
       const connectHost = kind.kind === "ip" ? kind.address : kind.name;
-      /** The lookup of this request's new connection, while it runs or once it ran. */
-      let lookup: Promise<Checked> | null = null;
-      let resolved: Checked | null = null;
+      /** The lookup of this request's new connection (a name's), while it runs or once it ran. */
+      const lookup =
+        kind.kind === "name" ? new HopCheck(async () => (await resolveChecked(hop.url, ctx)).addresses) : null;
       const checkedSet = (socket: Socket | null | undefined): Checked | undefined =>
         literal ?? (socket ? openedWith.get(socket) : undefined);
       const pinned: LookupFunction = (hostname, opts, callback) => {
         const family = typeof opts === "object" && opts !== null ? opts.family : undefined;
         const wantAll = typeof opts === "object" && opts !== null && opts.all === true;
         const refuse = (): void => callback(Object.assign(new Error("lookup refused"), { code: "ENOTFOUND" }), "", 4);
-        if (hostname !== connectHost || kind.kind !== "name") return refuse();
-        lookup ??= resolveChecked(hop.url, ctx).then(({ addresses }) => (resolved = addresses));
-        lookup.then(
+        if (hostname !== connectHost || lookup === null) return refuse();
+        lookup.start().then(
           (addresses) => {
             const usable = addresses.filter((a) => family === undefined || family === 0 || a.family === family);
             if (usable.length === 0) return refuse();
@@ -208,8 +214,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
             if (!socket.connecting) return;
             socket.once("connect", () => {
               const remote = socket.remoteAddress;
-              const opened = literal ?? resolved;
-              if (opened === null || !opened.some((a) => a.address === remote)) {
+              const opened = literal ?? lookup?.value;
+              if (opened === undefined || !opened.some((a) => a.address === remote)) {
                 const error = new ToolError(`Request to ${host} was blocked: it connected to an unchecked address.`);
                 fail(error);
                 req.destroy(error);
@@ -220,15 +226,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
           });
           req.on("error", (error) => {
             errored = true;
-            // Ended while its connection's lookup ran (a timeout or a cancellation): the lookup words it, as it
-            // did when every request resolved before connecting.
-            if (lookup !== null && resolved === null) {
-              lookup.then(
-                () => fail(error),
-                (lookupError: unknown) => fail(lookupError),
-              );
-              return;
-            }
+            // Ended while its connection's lookup ran (a timeout or a cancellation): the lookup words it.
+            if (lookup?.wordsFailure(error, fail) === true) return;
             if (!ctx.signal.aborted && watch.retryable(req, hop.method, settled, error)) {
               settled = true;
               resolvePromise(attempt(false));

@@ -24,7 +24,7 @@ import type { Socket } from "node:net";
 import { ToolError } from "../errors.ts";
 import { type ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
-import { failOnSilentClose, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
+import { failOnSilentClose, HopCheck, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";
 import { errorCode, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 function proxyStatus(status: number): string {
@@ -131,30 +131,6 @@ async function openSecureTunnel(
 const TUNNEL_SIGNAL = "kervancTunnelSignal";
 const TUNNEL_CHECK = "kervancTunnelCheck";
 
-/**
- * The local check of one request's target, run at most once, remembered while it runs: a request that ends
- * during it (a timeout) is worded by the check, as when every request was checked before it was sent.
- */
-class TargetCheck {
-  #running: Promise<void> | null = null;
-  #done = false;
-  readonly #run: () => Promise<void>;
-
-  constructor(run: () => Promise<void>) {
-    this.#run = run;
-  }
-
-  start(): Promise<void> {
-    this.#running ??= this.#run().finally(() => (this.#done = true));
-    return this.#running;
-  }
-
-  /** The check's outcome if it is still running, else null. */
-  get pending(): Promise<void> | null {
-    return this.#done ? null : this.#running;
-  }
-}
-
 export async function sendThroughProxy(
   hop: Hop,
   ctx: HopContext,
@@ -165,7 +141,7 @@ export async function sendThroughProxy(
   /** For tests: the CA certificates the upstream is verified against, instead of the default store. */
   ca?: string,
 ): Promise<HopResponse> {
-  const check = new TargetCheck(checkTarget);
+  const check = new HopCheck(checkTarget);
   const nodeHttp = process.getBuiltinModule("node:http");
   const url = hop.url;
   const host = url.host;
@@ -185,7 +161,7 @@ export async function sendThroughProxy(
     proxy: JSON.stringify([proxy.hostname, proxy.port, proxy.authorization]),
   });
 
-  let options: http.RequestOptions & { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: TargetCheck };
+  let options: http.RequestOptions & { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: HopCheck<void> };
   let pooled: http.Agent | undefined;
   if (url.protocol === "https:") {
     const target = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
@@ -193,7 +169,7 @@ export async function sendThroughProxy(
       const agent = new nodeHttp.Agent(agentOptions);
       // Every connection of this agent is a fresh tunnel to this one target; the request's signal bounds it.
       (agent as unknown as { createConnection: unknown }).createConnection = (
-        connectOptions: { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: TargetCheck },
+        connectOptions: { [TUNNEL_SIGNAL]?: AbortSignal; [TUNNEL_CHECK]?: HopCheck<void> },
         callback: (error: unknown, socket?: Socket) => void,
       ): undefined => {
         const signal = connectOptions[TUNNEL_SIGNAL] ?? AbortSignal.timeout(30_000);
@@ -257,7 +233,7 @@ function exchange(
   options: http.RequestOptions,
   hop: Hop,
   bodyBytes: Buffer | null,
-  check: TargetCheck,
+  check: HopCheck<void>,
 ): Promise<HopResponse> {
   const url = hop.url;
   const host = url.host;
@@ -279,14 +255,7 @@ function exchange(
     failOnSilentClose(req, host, () => !responded && !errored, reject);
     req.on("error", (error) => {
       errored = true;
-      const pending = check.pending;
-      if (pending !== null) {
-        pending.then(
-          () => reject(error),
-          (checkError: unknown) => reject(checkError),
-        );
-        return;
-      }
+      if (check.wordsFailure(error, reject)) return;
       const signal = options.signal;
       if (!(signal?.aborted ?? false) && watch.retryable(req, hop.method, responded, error))
         reject(new StaleConnection());
