@@ -12,6 +12,13 @@
  * is cached and fetched again when a token names a key it does not hold (at most one attempt per cooldown, and
  * never more than MAX_JWKS_BYTES read).
  *
+ * A JWT that passed verification is kept, by its SHA-256, for at most VERIFIED_TOKEN_MAX_AGE_MS and never past
+ * its `exp`, so a client that sends the same token with every request (as MCP clients do) costs one signature
+ * check per minute instead of one per request (an ES256 check was about a sixth of a call's CPU). Only tokens
+ * that passed are kept, at most VERIFIED_TOKENS_MAX of them. A kept token is not checked against a changed key
+ * set for up to that minute; the key set itself is kept for ten (`cacheMaxAge` below), so a removed key was
+ * already honoured that long.
+ *
  * A token is never logged or shown: refusals say why in fixed words. The subject (the JWT `sub`, or a digest
  * prefix of a static token) keys the per-client request limit.
  */
@@ -65,6 +72,10 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 export const JWKS_COOLDOWN_MS = 5_000;
 /** The largest key set read: one holds a few keys, a few kilobytes. */
 export const MAX_JWKS_BYTES = 1024 * 1024;
+/** How long a verified token is taken again without a new signature check (never past its `exp`). */
+export const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
+/** Verified tokens kept at once; past it the oldest goes. */
+export const VERIFIED_TOKENS_MAX = 1024;
 
 /**
  * The key set's fetch, for jose: at most one attempt per cooldown whatever its outcome, and a body read only up
@@ -159,6 +170,37 @@ export function createAuthenticator(
   };
 }
 
+/**
+ * Tokens that passed verification, by the hex of their SHA-256 (a fixed-size key: no token text is kept), with
+ * the subject they proved and until when they may be taken again. Insertion order is age order.
+ */
+export class VerifiedTokens {
+  readonly #kept = new Map<string, { readonly subject: string; readonly at: number; readonly until: number }>();
+
+  /** The subject of a kept token still within its time, else null (and a stale entry is dropped). */
+  subject(key: string, now: number): string | null {
+    const kept = this.#kept.get(key);
+    if (kept === undefined) return null;
+    // A clock that went back is not trusted to say the token is still young.
+    if (now >= kept.at && now < kept.until) return kept.subject;
+    this.#kept.delete(key);
+    return null;
+  }
+
+  /** Tokens kept now. */
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  keep(key: string, subject: string, now: number, exp: number): void {
+    const until = Math.min(now + VERIFIED_TOKEN_MAX_AGE_MS, exp * 1000);
+    if (!(until > now)) return;
+    this.#kept.delete(key);
+    if (this.#kept.size >= VERIFIED_TOKENS_MAX) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#kept.set(key, { subject, at: now, until });
+  }
+}
+
 function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authenticator {
   const metadataUrl = resourceMetadataUrl(oauth.audience);
   const metadataPath = new URL(metadataUrl).pathname;
@@ -175,6 +217,7 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
     authorization_servers: [oauth.issuer],
     bearer_methods_supported: ["header"],
   });
+  const verified = new VerifiedTokens();
   return {
     mode: "oauth",
     metadataPaths: [...new Set([WELL_KNOWN, metadataPath])],
@@ -190,15 +233,23 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
     async check(request) {
       const token = bearer(request);
       if (token === null) return unauthorized(challenge(), "Unauthorized: this server needs an OAuth access token.");
+      // Keyed by the whole token, signature included: a token that differs in any byte is verified on its own.
+      const key = hex(await digest(token));
+      const kept = verified.subject(key, Date.now());
+      if (kept !== null) return { ok: true, subject: kept };
       try {
+        const verifiedAt = Date.now();
         const { payload } = await jwtVerify(token, keys, {
           issuer: oauth.issuer,
           audience: oauth.audience,
           algorithms: ALGORITHMS,
           requiredClaims: ["exp", "sub"],
           clockTolerance: 30,
+          currentDate: new Date(verifiedAt),
         });
-        return { ok: true, subject: `sub:${payload.sub!}` };
+        const subject = `sub:${payload.sub!}`;
+        verified.keep(key, subject, verifiedAt, payload.exp!);
+        return { ok: true, subject };
       } catch (error) {
         const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
         const reason =
