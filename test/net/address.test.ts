@@ -362,6 +362,26 @@ describe("deny list", () => {
     expect(checkAddress(given, createNetworkPolicy({ ...allowPrivateNetwork(), ...denyOptions }))).toEqual(want);
   });
 
+  // A connection to 0.0.0.0 or :: goes to this machine's loopback interface (Linux and macOS): the kernel reads
+  // the unspecified address as "this host". Refused by default as unspecified; under allow-all, a deny list that
+  // names loopback must refuse them too, or 0.0.0.0 reaches what 127.0.0.0/8 was meant to keep out.
+  it.each([
+    "0.0.0.0",
+    "::",
+    "0:0:0:0:0:0:0:0",
+    "::ffff:0.0.0.0", // IPv4-mapped 0.0.0.0, which a dual-stack socket connects to 127.0.0.1
+    "::ffff:0:0",
+    "::ffff:0:0:0", // SIIT
+  ])("judges %s as the loopback it connects to", (given) => {
+    for (const denyList of [["127.0.0.0/8"], ["::1/128"]]) {
+      const policy = createNetworkPolicy({ ...allowPrivateNetwork(), denyList, localAddresses: [] });
+      expect(checkAddress(given, policy), denyList[0]).toEqual(DENIED);
+    }
+    // Without a loopback entry they stay allowed under allow-all, as before.
+    const other = createNetworkPolicy({ ...allowPrivateNetwork(), denyList: ["10.0.0.0/8"], localAddresses: [] });
+    expect(checkAddress(given, other)).toEqual(OK);
+  });
+
   it("comes after metadata and before the allow list", () => {
     const policy = createNetworkPolicy({
       allowPrivate: ["10.0.0.0/8"],

@@ -3,6 +3,7 @@
  * checked, the connection pinned to the checked addresses, metadata refused in every spelling even when private
  * networks are allowed.
  */
+import net, { type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowPrivateNetwork, createNetworkPolicy } from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
@@ -90,6 +91,31 @@ describe("the transport's address policy", () => {
     expect(await callAt(`http://[::ffff:127.0.0.1]:${upstream.port}/x`, policy)).toMatch(
       /\(address on the deny list\)\.$/,
     );
+  });
+
+  it("refuses 0.0.0.0 and :: before connecting where the deny list keeps loopback out (they connect to it)", async () => {
+    const accepted: Socket[] = [];
+    const listener = net.createServer((socket) => accepted.push(socket.end()));
+    await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      const transport = createNodeTransport({
+        policy: createNetworkPolicy({ ...allowPrivateNetwork(), denyList: ["127.0.0.0/8", "::1/128"] }),
+        gate: new LookupGate(2),
+        resolve: async () => [{ address: "0.0.0.0", family: 4 }],
+      });
+      for (const host of ["0.0.0.0", "[::ffff:0.0.0.0]", "zero.example.test"]) {
+        const hop = { method: "GET", url: new URL(`http://${host}:${port}/x`), headers: [], body: null };
+        await expect(
+          transport.send(hop, { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+          host,
+        ).rejects.toThrow("it resolves to a disallowed address (address on the deny list)");
+      }
+      // Refused before a connection was opened, not after the socket's address failed to match.
+      expect(accepted.length).toBe(0);
+    } finally {
+      await new Promise((done) => listener.close(done));
+    }
   });
 
   it("refuses a name that resolves to nothing usable", async () => {
