@@ -56,6 +56,10 @@ const metadataSpellings: Case[] = [
   { given: "fd00:ec2::254", want: METADATA }, // AWS over IPv6
   { given: "FD00:EC2::254", want: METADATA },
   { given: "fd00:ec2:0:0:0:0:0:254", want: METADATA },
+  // The other clouds' IPv6 metadata services: unique-local, so refused by default, but allow-all opened them.
+  { given: "fd20:ce::254", want: METADATA }, // Google Compute Engine (IPv6-only instances)
+  { given: "fd00:a9fe:a9fe::1", want: METADATA }, // Akamai (Linode)
+  { given: "fd00:42::42", want: METADATA }, // Scaleway
   // IPv4-mapped, dotted and hex.
   { given: "::ffff:169.254.169.254", want: METADATA },
   { given: "::ffff:a9fe:a9fe", want: METADATA },
@@ -131,6 +135,9 @@ describe("cloud metadata", () => {
       "100.100.100.200/32",
       "168.63.129.16/32",
       "192.0.0.192/32",
+      "fd20:ce::254/128",
+      "fd00:a9fe:a9fe::1/128",
+      "fd00:42::42/128",
     ]);
     expect(Object.isFrozen(METADATA_RANGES)).toBe(true);
   });

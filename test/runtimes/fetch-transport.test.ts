@@ -253,6 +253,10 @@ tools:
       ).toBe(true);
     }
     expect(DENO_DENY_NET).toContain("[fd00:ec2::254]");
+    // Every IPv6 metadata service that is a single address (Deno takes only single IPv6 addresses).
+    for (const metadata of METADATA_RANGES.filter((r) => r.endsWith("/128"))) {
+      expect(DENO_DENY_NET, metadata).toContain(`[${metadata.slice(0, -"/128".length)}]`);
+    }
     expect(DENO_DENY_NET.some((r) => r.startsWith("127."))).toBe(false);
   });
 
