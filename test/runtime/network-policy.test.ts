@@ -151,6 +151,29 @@ describe("DNS pinning", () => {
     expect(upstream.requests.at(-1)?.headers.host).toBe(`api.example.test:${upstream.port}`);
   });
 
+  it("checks the socket's address on connect, before the request is written", async () => {
+    // Allowed under allow-all, 0.0.0.0 connects to 127.0.0.1: an address that was not the one checked.
+    const received: Buffer[] = [];
+    const listener = net.createServer((socket) => socket.on("data", (chunk: Buffer) => received.push(chunk)));
+    await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      for (const pool of [undefined, false as const]) {
+        const transport = createNodeTransport({
+          policy: createNetworkPolicy(allowPrivateNetwork()),
+          gate: new LookupGate(2),
+          ...(pool === false ? { pool } : {}),
+        });
+        await expect(
+          transport.send(hop(`http://0.0.0.0:${port}/x`), { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+        ).rejects.toThrow(`Request to 0.0.0.0:${port} was blocked: it connected to an unchecked address.`);
+      }
+      expect(Buffer.concat(received).length).toBe(0);
+    } finally {
+      await new Promise((done) => listener.close(done));
+    }
+  });
+
   it("refuses the whole request when one answer is internal", async () => {
     const transport = createNodeTransport({
       policy: createNetworkPolicy({ localAddresses: [] }),
