@@ -60,6 +60,7 @@ const metadataSpellings: Case[] = [
   { given: "fd20:ce::254", want: METADATA }, // Google Compute Engine (IPv6-only instances)
   { given: "fd00:a9fe:a9fe::1", want: METADATA }, // Akamai (Linode)
   { given: "fd00:42::42", want: METADATA }, // Scaleway
+  { given: "fe80::a9fe:a9fe", want: METADATA }, // OpenStack (link-local)
   // IPv4-mapped, dotted and hex.
   { given: "::ffff:169.254.169.254", want: METADATA },
   { given: "::ffff:a9fe:a9fe", want: METADATA },
@@ -138,6 +139,7 @@ describe("cloud metadata", () => {
       "fd20:ce::254/128",
       "fd00:a9fe:a9fe::1/128",
       "fd00:42::42/128",
+      "fe80::a9fe:a9fe/128",
     ]);
     expect(Object.isFrozen(METADATA_RANGES)).toBe(true);
   });

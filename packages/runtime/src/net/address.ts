@@ -18,8 +18,8 @@
 //   NAT64, 6to4, Teredo; see embeddedIPv4) reach that IPv4 address through a translator or a tunnel. The
 //   metadata check and the deny list therefore look at every embedded form as well as the raw address.
 // - Cloud metadata (169.254.0.0/16, fd00:ec2::/32, Alibaba 100.100.100.200, Azure 168.63.129.16, Oracle
-//   192.0.0.192, and the IPv6 services of Google fd20:ce::254, Akamai fd00:a9fe:a9fe::1 and Scaleway
-//   fd00:42::42) is refused before any allow rule, so not even allowPrivateNetwork() opens it.
+//   192.0.0.192, and the IPv6 services of Google fd20:ce::254, Akamai fd00:a9fe:a9fe::1, Scaleway fd00:42::42
+//   and OpenStack fe80::a9fe:a9fe) is refused before any allow rule, so not even allowPrivateNetwork() opens it.
 // - This machine's own addresses (from os.networkInterfaces()) may be public and so pass every range check.
 // - Range classification is done twice, by ipaddr.js and by an independent table, so a gap in either one
 //   (or a change in a library upgrade) is caught by the other. Everything outside 2000::/3, and every
@@ -93,6 +93,9 @@ export const METADATA_RANGES: readonly string[] = Object.freeze([
   "fd20:ce::254/128",
   "fd00:a9fe:a9fe::1/128",
   "fd00:42::42/128",
+  // OpenStack's IPv6 metadata service, on link-local: Linux refuses a connection to it without a zone ID (which is
+  // refused anyway), but a platform that picks the interface itself would reach it under allow-all.
+  "fe80::a9fe:a9fe/128",
 ]);
 
 // The reasons are part of the observable behaviour (the caller puts them in "Request to <host> was blocked:
