@@ -319,6 +319,23 @@ describe("pooled connections never cross destinations", () => {
     expect(server.requests.map((r) => r.connection)).toEqual([0, 0]);
   });
 
+  it("verifies an IP-literal upstream's certificate against the address, whatever the Host header says", async () => {
+    // Node derives the TLS name from the Host header when it is given none; the transport gives "" for an address.
+    // The certificate names api.proxied.test only, so it does not cover 127.0.0.1.
+    const server = await startServer({ label: "ip", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
+    const { transport } = transportWith({ ca: tlsFile("proxied-ca.pem") });
+    const hop = {
+      method: "GET",
+      url: new URL(`https://127.0.0.1:${server.port}/x`),
+      headers: [["host", "api.proxied.test"]] as const,
+      body: null,
+    };
+    await expect(
+      transport.send(hop, { signal: AbortSignal.timeout(10_000), sendsSecrets: false }),
+    ).rejects.toMatchObject({ code: "ERR_TLS_CERT_ALTNAME_INVALID" });
+    expect(server.requests.length).toBe(0);
+  });
+
   it("a TLS connection opened unverified is never used once certificates are verified", async () => {
     // NODE_TLS_REJECT_UNAUTHORIZED is read by Node at each connect, and is not part of the agent's own key.
     const server = await startServer({ label: "tls", tls: { key: "server-key.pem", cert: "server.pem" } });
