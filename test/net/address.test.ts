@@ -56,6 +56,11 @@ const metadataSpellings: Case[] = [
   { given: "fd00:ec2::254", want: METADATA }, // AWS over IPv6
   { given: "FD00:EC2::254", want: METADATA },
   { given: "fd00:ec2:0:0:0:0:0:254", want: METADATA },
+  // The other clouds' IPv6 metadata services: unique-local, so refused by default, but allow-all opened them.
+  { given: "fd20:ce::254", want: METADATA }, // Google Compute Engine (IPv6-only instances)
+  { given: "fd00:a9fe:a9fe::1", want: METADATA }, // Akamai (Linode)
+  { given: "fd00:42::42", want: METADATA }, // Scaleway
+  { given: "fe80::a9fe:a9fe", want: METADATA }, // OpenStack (link-local)
   // IPv4-mapped, dotted and hex.
   { given: "::ffff:169.254.169.254", want: METADATA },
   { given: "::ffff:a9fe:a9fe", want: METADATA },
@@ -131,6 +136,10 @@ describe("cloud metadata", () => {
       "100.100.100.200/32",
       "168.63.129.16/32",
       "192.0.0.192/32",
+      "fd20:ce::254/128",
+      "fd00:a9fe:a9fe::1/128",
+      "fd00:42::42/128",
+      "fe80::a9fe:a9fe/128",
     ]);
     expect(Object.isFrozen(METADATA_RANGES)).toBe(true);
   });
@@ -360,6 +369,26 @@ describe("deny list", () => {
 
   it.each(spellings)("denies $given under allow-all too", ({ given, want }) => {
     expect(checkAddress(given, createNetworkPolicy({ ...allowPrivateNetwork(), ...denyOptions }))).toEqual(want);
+  });
+
+  // A connection to 0.0.0.0 or :: goes to this machine's loopback interface (Linux and macOS): the kernel reads
+  // the unspecified address as "this host". Refused by default as unspecified; under allow-all, a deny list that
+  // names loopback must refuse them too, or 0.0.0.0 reaches what 127.0.0.0/8 was meant to keep out.
+  it.each([
+    "0.0.0.0",
+    "::",
+    "0:0:0:0:0:0:0:0",
+    "::ffff:0.0.0.0", // IPv4-mapped 0.0.0.0, which a dual-stack socket connects to 127.0.0.1
+    "::ffff:0:0",
+    "::ffff:0:0:0", // SIIT
+  ])("judges %s as the loopback it connects to", (given) => {
+    for (const denyList of [["127.0.0.0/8"], ["::1/128"]]) {
+      const policy = createNetworkPolicy({ ...allowPrivateNetwork(), denyList, localAddresses: [] });
+      expect(checkAddress(given, policy), denyList[0]).toEqual(DENIED);
+    }
+    // Without a loopback entry they stay allowed under allow-all, as before.
+    const other = createNetworkPolicy({ ...allowPrivateNetwork(), denyList: ["10.0.0.0/8"], localAddresses: [] });
+    expect(checkAddress(given, other)).toEqual(OK);
   });
 
   it("comes after metadata and before the allow list", () => {

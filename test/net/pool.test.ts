@@ -319,6 +319,82 @@ describe("pooled connections never cross destinations", () => {
     expect(server.requests.map((r) => r.connection)).toEqual([0, 0]);
   });
 
+  it("verifies an IP-literal upstream's certificate against the address, whatever the Host header says", async () => {
+    // Node derives the TLS name from the Host header when it is given none; the transport gives "" for an address.
+    // The certificate names api.proxied.test only, so it does not cover 127.0.0.1.
+    const server = await startServer({ label: "ip", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
+    const { transport } = transportWith({ ca: tlsFile("proxied-ca.pem") });
+    const hop = {
+      method: "GET",
+      url: new URL(`https://127.0.0.1:${server.port}/x`),
+      headers: [["host", "api.proxied.test"]] as const,
+      body: null,
+    };
+    await expect(
+      transport.send(hop, { signal: AbortSignal.timeout(10_000), sendsSecrets: false }),
+    ).rejects.toMatchObject({ code: "ERR_TLS_CERT_ALTNAME_INVALID" });
+    expect(server.requests.length).toBe(0);
+  });
+
+  it("a TLS connection opened unverified is never used once certificates are verified", async () => {
+    // NODE_TLS_REJECT_UNAUTHORIZED is read by Node at each connect, and is not part of the agent's own key.
+    const server = await startServer({ label: "tls", tls: { key: "server-key.pem", cert: "server.pem" } });
+    const { pool, transport } = transportWith({});
+    const url = `https://127.0.0.1:${server.port}/x`;
+    const before = process.env["NODE_TLS_REJECT_UNAUTHORIZED"];
+    try {
+      process.env["NODE_TLS_REJECT_UNAUTHORIZED"] = "0";
+      expect(await call(transport, url)).toBe('200 {"from":"tls"}');
+      expect(pool.idle).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env["NODE_TLS_REJECT_UNAUTHORIZED"];
+      else process.env["NODE_TLS_REJECT_UNAUTHORIZED"] = before;
+    }
+    // The default store does not hold the test CA: a fresh, verified connection fails.
+    await expect(call(transport, url)).rejects.toMatchObject({ code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" });
+    expect(server.requests.length).toBe(1);
+  });
+
+  it("a tunnel opened through one proxy is never used through another", async () => {
+    const server = await startServer({ label: "a", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
+    const first = await startProxy();
+    const second = await startProxy({ credentials: "user:Pr0xy-pa55word" });
+    try {
+      let chosen = first;
+      let authorization: string | null = null;
+      const { transport } = transportWith({
+        resolve: () => {
+          throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+        },
+        ca: tlsFile("proxied-ca.pem"),
+        proxy: {
+          forUrl: () => ({
+            hostPort: `127.0.0.1:${chosen.port}`,
+            hostname: "127.0.0.1",
+            port: chosen.port,
+            authorization,
+          }),
+          credentials: [],
+          summary: [],
+        },
+      });
+      const url = `https://api.proxied.test:${server.port}/x`;
+      expect(await call(transport, url)).toBe('200 {"from":"a"}');
+      chosen = second;
+      authorization = `Basic ${Buffer.from("user:Pr0xy-pa55word").toString("base64")}`;
+      expect(await call(transport, url)).toBe('200 {"from":"a"}');
+      expect(first.connects).toEqual([`api.proxied.test:${server.port}`]);
+      expect(second.connects).toEqual([`api.proxied.test:${server.port}`]);
+      // The same proxy with other credentials is another proxy too: its refusal is not skipped by a pooled tunnel.
+      authorization = `Basic ${Buffer.from("user:wrong").toString("base64")}`;
+      await expect(call(transport, url)).rejects.toThrow("the egress proxy refused the tunnel (407");
+      expect(server.accepted.length).toBe(2);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it("tunnels through a proxy are pooled per target", async () => {
     const a = await startServer({ label: "a", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });
     const b = await startServer({ label: "b", tls: { key: "proxied-key.pem", cert: "proxied.pem" } });

@@ -3,6 +3,7 @@
  * checked, the connection pinned to the checked addresses, metadata refused in every spelling even when private
  * networks are allowed.
  */
+import net, { type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowPrivateNetwork, createNetworkPolicy } from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
@@ -73,6 +74,9 @@ describe("the transport's address policy", () => {
     "http://[64:ff9b::a9fe:a9fe]/",
     "http://[2002:a9fe:a9fe::]/",
     "http://[fd00:ec2::254]/",
+    "http://[fd20:ce::254]/computeMetadata/v1/",
+    "http://[fd00:a9fe:a9fe::1]/v1/token",
+    "http://[fd00:42::42]/conf",
     "http://100.100.100.200/",
     "http://168.63.129.16/",
     "http://192.0.0.192/",
@@ -90,6 +94,31 @@ describe("the transport's address policy", () => {
     expect(await callAt(`http://[::ffff:127.0.0.1]:${upstream.port}/x`, policy)).toMatch(
       /\(address on the deny list\)\.$/,
     );
+  });
+
+  it("refuses 0.0.0.0 and :: before connecting where the deny list keeps loopback out (they connect to it)", async () => {
+    const accepted: Socket[] = [];
+    const listener = net.createServer((socket) => accepted.push(socket.end()));
+    await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      const transport = createNodeTransport({
+        policy: createNetworkPolicy({ ...allowPrivateNetwork(), denyList: ["127.0.0.0/8", "::1/128"] }),
+        gate: new LookupGate(2),
+        resolve: async () => [{ address: "0.0.0.0", family: 4 }],
+      });
+      for (const host of ["0.0.0.0", "[::ffff:0.0.0.0]", "zero.example.test"]) {
+        const hop = { method: "GET", url: new URL(`http://${host}:${port}/x`), headers: [], body: null };
+        await expect(
+          transport.send(hop, { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+          host,
+        ).rejects.toThrow("it resolves to a disallowed address (address on the deny list)");
+      }
+      // Refused before a connection was opened, not after the socket's address failed to match.
+      expect(accepted.length).toBe(0);
+    } finally {
+      await new Promise((done) => listener.close(done));
+    }
   });
 
   it("refuses a name that resolves to nothing usable", async () => {
@@ -120,6 +149,29 @@ describe("DNS pinning", () => {
     response.discard();
     expect(lookups).toEqual(["api.example.test"]);
     expect(upstream.requests.at(-1)?.headers.host).toBe(`api.example.test:${upstream.port}`);
+  });
+
+  it("checks the socket's address on connect, before the request is written", async () => {
+    // Allowed under allow-all, 0.0.0.0 connects to 127.0.0.1: an address that was not the one checked.
+    const received: Buffer[] = [];
+    const listener = net.createServer((socket) => socket.on("data", (chunk: Buffer) => received.push(chunk)));
+    await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      for (const pool of [undefined, false as const]) {
+        const transport = createNodeTransport({
+          policy: createNetworkPolicy(allowPrivateNetwork()),
+          gate: new LookupGate(2),
+          ...(pool === false ? { pool } : {}),
+        });
+        await expect(
+          transport.send(hop(`http://0.0.0.0:${port}/x`), { signal: AbortSignal.timeout(5000), sendsSecrets: false }),
+        ).rejects.toThrow(`Request to 0.0.0.0:${port} was blocked: it connected to an unchecked address.`);
+      }
+      expect(Buffer.concat(received).length).toBe(0);
+    } finally {
+      await new Promise((done) => listener.close(done));
+    }
   });
 
   it("refuses the whole request when one answer is internal", async () => {

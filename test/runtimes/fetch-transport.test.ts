@@ -145,6 +145,24 @@ describe("the fetch transport", () => {
     await expect(transport.send(hop("http://[::ffff:10.0.0.1]/x"), ctx)).rejects.toThrow(/was blocked/);
   });
 
+  it("refuses 0.0.0.0 and :: where the deny list keeps loopback out: the platform would connect them to it", async () => {
+    const port = new URL(upstream.origin).port;
+    const transport = createFetchTransport({
+      policy: createNetworkPolicy({
+        ...allowPrivateNetwork(),
+        denyList: ["127.0.0.0/8", "::1/128"],
+        localAddresses: [],
+      }),
+    });
+    const before = upstream.requests.length;
+    for (const host of ["0.0.0.0", "[::ffff:0.0.0.0]", "[::]"]) {
+      await expect(transport.send(hop(`http://${host}:${port}/identity`), ctx), host).rejects.toThrow(
+        "it resolves to a disallowed address (address on the deny list)",
+      );
+    }
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it("cancels the body when the reader stops early", async () => {
     let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
@@ -235,6 +253,10 @@ tools:
       ).toBe(true);
     }
     expect(DENO_DENY_NET).toContain("[fd00:ec2::254]");
+    // Every IPv6 metadata service that is a single address (Deno takes only single IPv6 addresses).
+    for (const metadata of METADATA_RANGES.filter((r) => r.endsWith("/128"))) {
+      expect(DENO_DENY_NET, metadata).toContain(`[${metadata.slice(0, -"/128".length)}]`);
+    }
     expect(DENO_DENY_NET.some((r) => r.startsWith("127."))).toBe(false);
   });
 

@@ -50,6 +50,10 @@ export const DENO_DENY_NET = [
   "[::]",
   "[::1]",
   "[fd00:ec2::254]",
+  "[fd20:ce::254]",
+  "[fd00:a9fe:a9fe::1]",
+  "[fd00:42::42]",
+  "[fe80::a9fe:a9fe]",
 ] as const;
 
 /** The command lines the README gives for each runtime, run from the package folder. */

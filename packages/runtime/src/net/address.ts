@@ -12,11 +12,14 @@
 // - Literals that Node's net.isIP would not accept are refused outright, so the checks below and the socket
 //   that connects later can never disagree about which address a string means.
 // - Zone IDs ("fe80::1%eth0") pick a local interface and are never sent anywhere.
+// - The unspecified address (0.0.0.0, ::, ::ffff:0.0.0.0) connects to this machine's loopback, so the deny list
+//   judges it as 127.0.0.1 and ::1 as well (it is refused as unspecified unless private networks are allowed).
 // - IPv6 addresses that carry an IPv4 address (IPv4-mapped, SIIT, IPv4-compatible, NAT64 and local-use
 //   NAT64, 6to4, Teredo; see embeddedIPv4) reach that IPv4 address through a translator or a tunnel. The
 //   metadata check and the deny list therefore look at every embedded form as well as the raw address.
-// - Cloud metadata (169.254.0.0/16, fd00:ec2::/32, Alibaba 100.100.100.200, Azure 168.63.129.16 and
-//   Oracle 192.0.0.192) is refused before any allow rule, so not even allowPrivateNetwork() opens it.
+// - Cloud metadata (169.254.0.0/16, fd00:ec2::/32, Alibaba 100.100.100.200, Azure 168.63.129.16, Oracle
+//   192.0.0.192, and the IPv6 services of Google fd20:ce::254, Akamai fd00:a9fe:a9fe::1, Scaleway fd00:42::42
+//   and OpenStack fe80::a9fe:a9fe) is refused before any allow rule, so not even allowPrivateNetwork() opens it.
 // - This machine's own addresses (from os.networkInterfaces()) may be public and so pass every range check.
 // - Range classification is done twice, by ipaddr.js and by an independent table, so a gap in either one
 //   (or a change in a library upgrade) is caught by the other. Everything outside 2000::/3, and every
@@ -85,6 +88,14 @@ export const METADATA_RANGES: readonly string[] = Object.freeze([
   "100.100.100.200/32",
   "168.63.129.16/32",
   "192.0.0.192/32",
+  // The IPv6 metadata services of Google Compute Engine, Akamai (Linode) and Scaleway. They sit in fc00::/7,
+  // refused by default as unique-local; listed here so that allowing private networks does not open them.
+  "fd20:ce::254/128",
+  "fd00:a9fe:a9fe::1/128",
+  "fd00:42::42/128",
+  // OpenStack's IPv6 metadata service, on link-local: Linux refuses a connection to it without a zone ID (which is
+  // refused anyway), but a platform that picks the interface itself would reach it under allow-all.
+  "fe80::a9fe:a9fe/128",
 ]);
 
 // The reasons are part of the observable behaviour (the caller puts them in "Request to <host> was blocked:
@@ -140,6 +151,13 @@ const BLOCKED: readonly IpRange[] = [
   "4000::/2",
   "8000::/1",
 ].map(builtInRange);
+
+/** What a connection to an unspecified address reaches: 127.0.0.1 and ::1. */
+const LOOPBACK: readonly IpBytes[] = ["127.0.0.1/32", "::1/128"].map(builtInRange);
+
+function isUnspecified(address: IpBytes): boolean {
+  return address.bytes.every((byte) => byte === 0);
+}
 
 type LocalAddresses =
   | { kind: "fixed"; keys: ReadonlySet<string> }
@@ -304,10 +322,15 @@ function decide(address: string, state: PolicyState | undefined): Decided {
   const raw: IpBytes = { version: literal.version, bytes: literal.bytes };
   const embedded = embeddedIPv4(raw);
   const forms = [raw, ...embedded];
+  // The unspecified address names no host: a connection to 0.0.0.0 or :: (in any spelling) goes to this machine's
+  // loopback interface, so the deny list judges it as loopback too. Without this, under allow-all, 0.0.0.0 reached
+  // what --deny-network 127.0.0.0/8 was meant to keep out (a fetch platform connects to it; Node's hop refused it
+  // only after connecting, when the socket's address did not match).
+  const reached = forms.some(isUnspecified) ? [...forms, ...LOOPBACK] : forms;
 
   // Metadata and the deny list come before the allow list, and look at every spelling.
   if (forms.some((form) => METADATA.some((range) => inRange(form, range)))) return final(refuse(REASON.metadata));
-  if (forms.some((form) => state.deny.some((range) => inRange(form, range)))) return final(refuse(REASON.denied));
+  if (reached.some((form) => state.deny.some((range) => inRange(form, range)))) return final(refuse(REASON.denied));
 
   if (isAllowed(raw, embedded, state.allow)) return final({ ok: true });
 

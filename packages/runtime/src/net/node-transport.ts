@@ -189,7 +189,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
               headers,
               agent,
               lookup: pinned,
-              ...(servername !== "" ? { servername } : {}),
+              // Always given, "" for an address: without it Node takes the TLS name from the Host header.
+              servername,
               ...(secure && options.ca !== undefined ? { ca: options.ca } : {}),
             },
             (res) => {
