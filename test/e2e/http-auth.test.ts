@@ -293,6 +293,40 @@ describe("off loopback", () => {
     expect(result.stderr).toContain("--insecure-no-auth");
   });
 
+  /** How a start ends: its exit code, or "served" once it says it listens (it is then stopped). */
+  function startOutcome(
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<{ code: number | "served"; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [serverPath, "--http", "--port", "0", ...args], {
+        env: { PATH: process.env["PATH"] ?? "", ...env },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString("utf8");
+        if (/Serving .* on http/.test(stderr)) {
+          child.kill("SIGKILL");
+          resolve({ code: "served", stderr });
+        }
+      });
+      child.on("exit", (code) => resolve({ code: code ?? -1, stderr }));
+    });
+  }
+
+  // KERVANC_AUTH_TOKENS set to separators only: the start-up check read "set" as "authentication on", and
+  // the token list it then built was empty, so /mcp was served off loopback to anyone, without authentication.
+  for (const value of [",", " ", " , ,", "\t"]) {
+    it(`refuses a KERVANC_AUTH_TOKENS that holds no token (${JSON.stringify(value)})`, async () => {
+      const result = await startOutcome(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1"], {
+        KERVANC_AUTH_TOKENS: value,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("KERVANC_AUTH_TOKENS holds no token");
+    });
+  }
+
   it("serves with --insecure-no-auth, and says so", async () => {
     const started = await start(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--insecure-no-auth"]);
     expect(started.stderr()).toContain("without authentication");

@@ -142,6 +142,15 @@ describe("worker.mjs authentication", () => {
         })
       ).status,
     ).toBe(200);
+    // A KERVANC_AUTH_TOKENS of separators only configures no token: refused the same way, as server.mjs does.
+    for (const tokens of [",", " , "]) {
+      const empty = await createWorker(compileInProcess(SPEC)).fetch(discover("https://mcp.example.test/mcp"), {
+        KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+        KERVANC_AUTH_TOKENS: tokens,
+      });
+      expect(empty.status).toBe(500);
+      expect(await empty.text()).toContain("no authentication is configured");
+    }
     // Loopback needs no authentication, as with server.mjs.
     expect((await createWorker(compileInProcess(SPEC)).fetch(discover("http://localhost/mcp"), {})).status).toBe(200);
   });

@@ -232,9 +232,14 @@ export function parseNodeOptions(
   const oauth =
     issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience: v["oauth-audience"] ?? null } : null;
   const authTokensFile = v["auth-tokens-file"] ?? null;
-  if (oauth !== null && (authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== ""))
+  // Set but holding no token (",", blanks): refused, since it would count as authentication here and
+  // configure none, serving /mcp off loopback to anyone.
+  const envTokens = authTokensFromEnv(env);
+  if (http && envTokens.length === 0 && (env["KERVANC_AUTH_TOKENS"] ?? "") !== "")
+    throw new UsageError("KERVANC_AUTH_TOKENS holds no token (comma-separated tokens; unset it for none).");
+  if (oauth !== null && (authTokensFile !== null || envTokens.length > 0))
     throw new UsageError("Choose one kind of authentication: bearer tokens or OAuth, not both.");
-  const authOn = oauth !== null || authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== "";
+  const authOn = oauth !== null || authTokensFile !== null || envTokens.length > 0;
   if (http && !isLoopbackHost(host) && !authOn && !v["insecure-no-auth"]) {
     throw new UsageError(
       `Listening on ${host} (not loopback) needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
@@ -409,6 +414,15 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
     return;
   }
+  if (auth === null && !isLoopbackHost(options.host)) {
+    // Whatever the options said, no authenticator came of them: off loopback that is served only when asked.
+    if (!options.insecureNoAuth) {
+      log(`Error: Listening on ${options.host} (not loopback) needs authentication, and none is configured.`);
+      process.exitCode = 2;
+      return;
+    }
+    log("!! --insecure-no-auth: /mcp is served without authentication to anyone who can reach this port. !!");
+  }
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
   const handler = createHttpHandler(factory, {
     ...(allowed ? { allowedHosts: allowed } : {}),
@@ -418,8 +432,6 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     onrefused: (refusal) => logger.refused(refusal.status, refusal.reason),
   });
-  if (auth === null && !isLoopbackHost(options.host))
-    log("!! --insecure-no-auth: /mcp is served without authentication to anyone who can reach this port. !!");
   serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits, trustProxy }).then(
     (server) => {
       let stopping = false;
@@ -441,6 +453,14 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.exitCode = 1;
     },
   );
+}
+
+/** The tokens of KERVANC_AUTH_TOKENS: comma-separated, blanks around each dropped, empty entries skipped. */
+function authTokensFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  return (env["KERVANC_AUTH_TOKENS"] ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter((token) => token !== "");
 }
 
 /** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
@@ -471,7 +491,7 @@ export function authSettings(
     }
     if (tokens.length === 0) throw new UsageError(`--auth-tokens-file ${options.authTokensFile} holds no token.`);
   }
-  for (const token of (env["KERVANC_AUTH_TOKENS"] ?? "").split(",")) if (token.trim() !== "") tokens.push(token.trim());
+  tokens.push(...authTokensFromEnv(env));
   for (const [index, token] of tokens.entries()) {
     if (token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token))
       throw new UsageError(
