@@ -7,7 +7,7 @@
  * written by someone untrusted), and so does the header's absence. A client can put anything at the left of
  * the header; only what trusted hops appended is believed.
  */
-import { inRange, parseCidr, parseIpLiteral, type IpRange } from "./net/ip.ts";
+import { inRange, parseCidr, parseIpLiteral, type IpRange, unmapIPv4 } from "./net/ip.ts";
 
 export class TrustProxyError extends Error {
   override readonly name = "TrustProxyError";
@@ -41,4 +41,20 @@ export function clientAddress(remote: string, forwardedFor: string | undefined, 
     if (!trusted(hop, ranges)) return hop;
   }
   return client;
+}
+
+/**
+ * The per-client limit's key for an address: an IPv4 address (IPv4-mapped IPv6 read as the IPv4 address it
+ * maps) as its dotted quad, an IPv6 address as its /64. One host is routinely given a whole /64, and with a key
+ * per address it could take a fresh limit for each of 2^64 addresses; and one address written two ways
+ * (`203.0.113.7`, `::ffff:203.0.113.7`) would be two clients. Anything else (not an address) is its own key.
+ */
+export function clientKey(address: string): string {
+  const literal = parseIpLiteral(address.replace(/^\[(.*)\]$/, "$1"));
+  if (literal === undefined) return address;
+  const ipv4 = literal.version === 4 ? literal : unmapIPv4(literal);
+  if (ipv4 !== undefined) return ipv4.bytes.join(".");
+  const groups: string[] = [];
+  for (let i = 0; i < 8; i += 2) groups.push(((literal.bytes[i]! << 8) | literal.bytes[i + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
 }
