@@ -327,6 +327,43 @@ describe("off loopback", () => {
     });
   }
 
+  // Over plain http, anyone on the path to the authorization server can answer with their own key set and then
+  // sign any token this server accepts. Only loopback (a key set served on the same host) is let through.
+  it("refuses an OAuth key set over plain http off loopback", async () => {
+    const result = await startOutcome(
+      [
+        "--oauth-issuer",
+        ISSUER,
+        "--oauth-jwks-url",
+        "http://auth.example.test/jwks.json",
+        "--oauth-audience",
+        AUDIENCE,
+      ],
+      {},
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--oauth-jwks-url must be https");
+  });
+
+  // A URL that passed the pattern but does not parse ended the process with a stack trace.
+  it("refuses an OAuth URL that does not parse, with the flag's name", async () => {
+    for (const [flag, value] of [
+      ["--oauth-audience", "http://[/mcp"],
+      ["--oauth-issuer", "https://[x"],
+      ["--oauth-jwks-url", "http://[::1/jwks"],
+    ] as const) {
+      const args: Record<string, string> = {
+        "--oauth-issuer": ISSUER,
+        "--oauth-jwks-url": jwksUrl,
+        "--oauth-audience": AUDIENCE,
+        [flag]: value,
+      };
+      const result = await startOutcome(Object.entries(args).flat(), {});
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${flag} must be an http(s) URL`);
+    }
+  });
+
   it("serves with --insecure-no-auth, and says so", async () => {
     const started = await start(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--insecure-no-auth"]);
     expect(started.stderr()).toContain("without authentication");

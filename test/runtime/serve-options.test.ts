@@ -2,7 +2,8 @@
  * The HTTP limit flags of server.mjs, and the id the stdio guard finds in a message too large to keep.
  */
 import { describe, expect, it } from "vitest";
-import { parseNodeOptions, UsageError } from "../../packages/runtime/src/node-main.ts";
+import { authSettings, parseNodeOptions, UsageError } from "../../packages/runtime/src/node-main.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets.ts";
 import { DEFAULT_SERVE_LIMITS, requestTarget } from "../../packages/runtime/src/node-http.ts";
 import { IdScanner } from "../../packages/runtime/src/stdio-guard.ts";
 
@@ -125,6 +126,33 @@ describe("authentication and operations flags", () => {
         {},
       ).oauth,
     ).toEqual({ issuer: "https://as.example", jwksUrl: "https://as.example/jwks", audience: null });
+  });
+
+  it("default the OAuth audience to a URL that parses, an IPv6 listening address in brackets", () => {
+    const oauth = ["--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/jwks"];
+    const audience = (args: string[]): string | undefined =>
+      authSettings(parseNodeOptions(["--http", "--port", "3000", ...oauth, ...args], {}), {}, new SecretVault()).oauth
+        ?.audience;
+    expect(audience(["--host", "::1"])).toBe("http://[::1]:3000/mcp");
+    expect(audience([])).toBe("http://127.0.0.1:3000/mcp");
+    expect(audience(["--host", "0.0.0.0", "--allowed-host", "mcp.example.com"])).toBe(
+      "http://mcp.example.com:3000/mcp",
+    );
+  });
+
+  it("take a key set over plain http only from loopback", () => {
+    const oauth = (jwks: string): string[] => [
+      "--http",
+      "--oauth-issuer",
+      "https://as.example",
+      "--oauth-jwks-url",
+      jwks,
+    ];
+    expect(() => parseNodeOptions(oauth("http://as.example/jwks"), {})).toThrow(/--oauth-jwks-url must be https/);
+    expect(() => parseNodeOptions(oauth("HTTP://10.0.0.5:8080/jwks"), {})).toThrow(/--oauth-jwks-url must be https/);
+    for (const loopback of ["http://127.0.0.1:9000/jwks", "http://localhost/jwks", "http://[::1]:9000/jwks"])
+      expect(parseNodeOptions(oauth(loopback), {}).oauth?.jwksUrl).toBe(loopback);
+    expect(parseNodeOptions(oauth("https://as.example/jwks"), {}).oauth?.jwksUrl).toBe("https://as.example/jwks");
   });
 
   it("refuse half an OAuth configuration, or both kinds at once", () => {

@@ -126,6 +126,17 @@ describe("worker.mjs authentication", () => {
     expect(await response.text()).toContain("OAuth needs KERVANC_OAUTH_AUDIENCE");
   });
 
+  it("takes a key set over plain http only from loopback", async () => {
+    const worker = createWorker(compileInProcess(SPEC));
+    const response = await worker.fetch(discover("https://mcp.example.test/mcp"), {
+      KERVANC_OAUTH_ISSUER: ISSUER,
+      KERVANC_OAUTH_JWKS_URL: "http://auth.example.test/jwks",
+      KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+    });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("KERVANC_OAUTH_JWKS_URL must be https");
+  });
+
   it("refuses to serve a public host without authentication, unless told to", async () => {
     const refusing = createWorker(compileInProcess(SPEC));
     const response = await refusing.fetch(discover("https://mcp.example.test/mcp"), {

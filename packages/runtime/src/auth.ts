@@ -96,6 +96,24 @@ function keySetFetch(cooldownMs: number): FetchImplementation {
   };
 }
 
+/**
+ * Why an OAuth setting's URL cannot be used, or null. `keys` is the key set's URL: over plain http only on
+ * loopback, since anyone on the path to it could answer with their own key set and then sign any token this
+ * server accepts.
+ */
+export function oauthUrlProblem(name: string, value: string, keys: boolean): string | null {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // Not a URL: said below.
+  }
+  if (url === null || !/^https?:\/\/[^\s]+$/i.test(value)) return `${name} must be an http(s) URL.`;
+  if (keys && url.protocol === "http:" && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(url.hostname))
+    return `${name} must be https (plain http only on loopback): anyone on the path to it could send their own keys and sign tokens this server accepts.`;
+  return null;
+}
+
 /** The metadata URL of RFC 9728 §3.1: the well-known segment goes between the host and the resource's path. */
 export function resourceMetadataUrl(resource: string): string {
   const url = new URL(resource);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { type Authenticator, type AuthSettings, createAuthenticator } from "./auth.ts";
+import { type Authenticator, type AuthSettings, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
@@ -226,8 +226,8 @@ export function parseNodeOptions(
     ["--oauth-jwks-url", jwksUrl],
     ["--oauth-audience", v["oauth-audience"]],
   ] as const) {
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value))
-      throw new UsageError(`${flag} must be an http(s) URL.`);
+    const problem = value === undefined ? null : oauthUrlProblem(flag, value, flag === "--oauth-jwks-url");
+    if (problem !== null) throw new UsageError(problem);
   }
   const oauth =
     issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience: v["oauth-audience"] ?? null } : null;
@@ -473,7 +473,10 @@ export function authSettings(
   vault: SecretVault,
 ): AuthSettings {
   if (options.oauth !== null) {
-    const audience = options.oauth.audience ?? `http://${options.allowedHosts[0] ?? options.host}:${options.port}/mcp`;
+    const name = options.allowedHosts[0] ?? options.host;
+    // An IPv6 address goes in brackets, or the URL would not parse.
+    const host = name.includes(":") && !name.startsWith("[") ? `[${name}]` : name;
+    const audience = options.oauth.audience ?? `http://${host}:${options.port}/mcp`;
     return { tokens: [], oauth: { issuer: options.oauth.issuer, jwksUrl: options.oauth.jwksUrl, audience } };
   }
   const tokens: string[] = [];

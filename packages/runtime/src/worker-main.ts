@@ -17,7 +17,7 @@
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
 import { raceSignal } from "./deadline.ts";
-import { createAuthenticator } from "./auth.ts";
+import { createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
@@ -146,6 +146,14 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     const jwksUrl = env(WORKER_ENV.oauthJwksUrl);
     if ((issuer === undefined) !== (jwksUrl === undefined))
       throw new Error(`OAuth needs both ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}.`);
+    for (const [name, value] of [
+      [WORKER_ENV.oauthIssuer, issuer],
+      [WORKER_ENV.oauthJwksUrl, jwksUrl],
+      [WORKER_ENV.oauthAudience, env(WORKER_ENV.oauthAudience)],
+    ] as const) {
+      const problem = value === undefined ? null : oauthUrlProblem(name, value, name === WORKER_ENV.oauthJwksUrl);
+      if (problem !== null) throw new Error(problem);
+    }
     if (issuer !== undefined && tokens.length > 0)
       throw new Error("Choose one kind of authentication: bearer tokens or OAuth, not both.");
     for (const [index, token] of tokens.entries()) {
