@@ -36,6 +36,19 @@ let published: object[] = [];
 let key1: webcrypto.CryptoKey;
 let key2: webcrypto.CryptoKey;
 let oauthEndpoint: string;
+let publicJwk: object;
+const HMAC_SECRET = "a-shared-secret-of-32-bytes-long!";
+
+/** A token with exactly these claims and this protected header, signed by k1 (no claim set for it). */
+function raw(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+  crit: Record<string, boolean> = {},
+) {
+  return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: "k1", ...header }).sign(key1, { crit });
+}
+
+const inMinutes = (minutes: number): number => Math.floor(Date.now() / 1000) + minutes * 60;
 
 async function token(
   claims: Record<string, unknown>,
@@ -97,7 +110,13 @@ beforeAll(async () => {
   outDir = built.outDir;
   serverPath = join(outDir, "open-meteo", "server.mjs");
   ({ privateKey: key1 } = await generateKeyPair("ES256", { extractable: true }).then(async (pair) => {
-    published = [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }];
+    // A symmetric key beside it, as a careless authorization server might publish: an HMAC token made with it
+    // must still be refused (only asymmetric algorithms are accepted).
+    published = [
+      { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" },
+      { kty: "oct", k: Buffer.from(HMAC_SECRET).toString("base64url"), kid: "hs", alg: "HS256", use: "sig" },
+    ];
+    publicJwk = published[0]!;
     return pair;
   }));
   const pair2 = await generateKeyPair("ES256", { extractable: true });
@@ -146,6 +165,18 @@ describe("OAuth resource server", () => {
     expect(response.status).toBe(200);
   });
 
+  it("accepts a token within the 30 s clock tolerance, and one whose aud list names this server", async () => {
+    const seconds = Math.floor(Date.now() / 1000);
+    for (const claims of [
+      { exp: seconds - 10 },
+      { exp: seconds + 300, nbf: seconds + 10 },
+      { exp: seconds + 300, aud: ["https://other.example.test/mcp", AUDIENCE] },
+    ]) {
+      const response = await post(oauthEndpoint, await raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", ...claims }));
+      expect(response.status).toBe(200);
+    }
+  });
+
   const refusals: [string, () => Promise<string>][] = [
     ["an expired token", () => token({}, { exp: Math.floor(Date.now() / 1000) - 3600 })],
     ["a token for another audience", () => token({}, { aud: "https://other.example.test/mcp" })],
@@ -164,6 +195,51 @@ describe("OAuth resource server", () => {
           .sign(key1),
     ],
     ["garbage", async () => "not.a.jwt"],
+    [
+      "an HMAC token made with a symmetric key of the key set",
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "HS256", kid: "hs" })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setSubject("user-1")
+          .setExpirationTime("5m")
+          .sign(new TextEncoder().encode(HMAC_SECRET)),
+    ],
+    [
+      "an HMAC token keyed with the public key (algorithm confusion)",
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "HS256", kid: "k1" })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setSubject("user-1")
+          .setExpirationTime("5m")
+          .sign(new TextEncoder().encode(JSON.stringify(publicJwk))),
+    ],
+    ["a token whose iss is a list", () => raw({ iss: [ISSUER], aud: AUDIENCE, sub: "u", exp: inMinutes(5) })],
+    ["a token without exp", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u" })],
+    ["a token whose exp is not a number", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: "tomorrow" })],
+    [
+      "a token expired past the 30 s tolerance",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(-2) }),
+    ],
+    [
+      "a token not valid until past the 30 s tolerance",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(5), nbf: inMinutes(2) }),
+    ],
+    [
+      "a token with a critical header this server does not understand",
+      () =>
+        raw(
+          { iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(5) },
+          { crit: ["x-bound"], "x-bound": 1 },
+          { "x-bound": true },
+        ),
+    ],
+    // The subject keys the per-client limit: one that is not a name would let unrelated clients share a count.
+    ["a token whose sub is not a string", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: 42, exp: inMinutes(5) })],
+    ["a token whose sub is empty", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "", exp: inMinutes(5) })],
   ];
   for (const [what, make] of refusals) {
     it(`refuses ${what}`, async () => {
@@ -191,7 +267,7 @@ describe("OAuth resource server", () => {
     await new Promise((resolve) => setTimeout(resolve, 5_100));
     expect((await post(rotated, await token({}, { key: pair.privateKey, kid: "k3" }))).status).toBe(200);
     expect(jwksFetches).toBe(before + 2);
-    published = published.slice(0, 1);
+    published = published.filter((jwk) => (jwk as { kid?: string }).kid !== "k3");
   }, 30_000);
 
   it("serves both SDK clients that send a token", async () => {

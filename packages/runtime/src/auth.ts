@@ -216,7 +216,11 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
           requiredClaims: ["exp", "sub"],
           clockTolerance: 30,
         });
-        return { ok: true, subject: `sub:${payload.sub!}` };
+        // jose requires `sub` to be present, not to be a name: a number, an object or "" would key the per-client
+        // limit by one shared string ("sub:[object Object]") for unrelated clients.
+        if (typeof payload.sub !== "string" || payload.sub === "")
+          return unauthorized(challenge("invalid_token"), "Unauthorized: the token names no subject.");
+        return { ok: true, subject: `sub:${payload.sub}` };
       } catch (error) {
         const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
         const reason =
