@@ -78,7 +78,9 @@ function keySetFetch(cooldownMs: number): FetchImplementation {
     const now = Date.now();
     if (now - attemptedAt < cooldownMs) throw new JOSEError("The key set was fetched moments ago, and failed.");
     attemptedAt = now;
-    const response = await fetch(url, init);
+    // Never followed to another URL (jose asks for that too; said here so no caller's init can change it): the
+    // key set is read from the configured URL only, so a redirect cannot move it to plain http or elsewhere.
+    const response = await fetch(url, { ...init, redirect: "manual" });
     const reader = response.body?.getReader();
     const chunks: Uint8Array[] = [];
     let total = 0;
