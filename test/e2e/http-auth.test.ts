@@ -440,6 +440,24 @@ describe("off loopback", () => {
     }
   });
 
+  // Listening on loopback behind a reverse proxy on the same host: an --allowed-host that is not loopback is the
+  // name the public reaches it by, and /mcp was served to them without authentication and without a word
+  // (worker.mjs refuses the same configuration).
+  it("refuses to serve a public --allowed-host without authentication, even listening on loopback", async () => {
+    const refused = await startOutcome(["--allowed-host", "mcp.example.test"], {});
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("needs authentication");
+    const insecure = await startOutcome(["--allowed-host", "mcp.example.test", "--insecure-no-auth"], {});
+    expect(insecure.code).toBe("served");
+    expect(insecure.stderr).toContain("without authentication");
+    expect((await startOutcome(["--allowed-host", "localhost", "--allowed-host", "127.0.0.1"], {})).code).toBe(
+      "served",
+    );
+    expect(
+      (await startOutcome(["--allowed-host", "mcp.example.test"], { KERVANC_AUTH_TOKENS: STATIC_TOKEN })).code,
+    ).toBe("served");
+  });
+
   it("serves with --insecure-no-auth, and says so", async () => {
     const started = await start(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--insecure-no-auth"]);
     expect(started.stderr()).toContain("without authentication");

@@ -54,7 +54,7 @@ Options:
   --oauth-issuer URL         accept OAuth access tokens (JWT) from this authorization server...
   --oauth-jwks-url URL       ...verified with its key set at this URL...
   --oauth-audience URL       ...issued for this resource (default http://HOST:PORT/mcp of this server)
-  --insecure-no-auth         serve off loopback without authentication (never do this on a shared network)
+  --insecure-no-auth         serve off loopback or a public --allowed-host without authentication (never on a shared network)
   --client-rate-limit N      requests per minute per client (token subject, or address); 0 turns it off (default 300)
   --trust-proxy CIDR         take the client address from X-Forwarded-For on connections from here (repeatable)
   --drain-timeout MS         how long SIGINT/SIGTERM waits for calls in flight (default 10000)
@@ -91,6 +91,17 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Refuses a timeout flag's value that a timer cannot hold. */
 function timerMs(flag: string, raw: string): void {
   if (Number(raw) > MAX_TIMER_MS) throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} (milliseconds).`);
+}
+
+/**
+ * Why clients other than this host's may reach the server, or null: it listens off loopback, or an
+ * --allowed-host is a name that is not loopback (the name the public reaches it by, as through a reverse proxy
+ * on this host). Either needs authentication or --insecure-no-auth.
+ */
+function exposure(host: string, allowedHosts: readonly string[]): string | null {
+  if (!isLoopbackHost(host)) return `Listening on ${host} (not loopback)`;
+  const name = allowedHosts.find((allowed) => !isLoopbackHost(allowed));
+  return name === undefined ? null : `--allowed-host ${name} (not loopback)`;
 }
 
 export class UsageError extends Error {
@@ -240,9 +251,10 @@ export function parseNodeOptions(
   if (oauth !== null && (authTokensFile !== null || envTokens.length > 0))
     throw new UsageError("Choose one kind of authentication: bearer tokens or OAuth, not both.");
   const authOn = oauth !== null || authTokensFile !== null || envTokens.length > 0;
-  if (http && !isLoopbackHost(host) && !authOn && !v["insecure-no-auth"]) {
+  const exposed = exposure(host, allowedHosts);
+  if (http && exposed !== null && !authOn && !v["insecure-no-auth"]) {
     throw new UsageError(
-      `Listening on ${host} (not loopback) needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
+      `${exposed} needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
     );
   }
   if (oauth !== null && oauth.audience === null && port === 0)
@@ -414,10 +426,11 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
     return;
   }
-  if (auth === null && !isLoopbackHost(options.host)) {
-    // Whatever the options said, no authenticator came of them: off loopback that is served only when asked.
+  const exposed = exposure(options.host, options.allowedHosts);
+  if (auth === null && exposed !== null) {
+    // Whatever the options said, no authenticator came of them: exposed, that is served only when asked.
     if (!options.insecureNoAuth) {
-      log(`Error: Listening on ${options.host} (not loopback) needs authentication, and none is configured.`);
+      log(`Error: ${exposed} needs authentication, and none is configured.`);
       process.exitCode = 2;
       return;
     }
