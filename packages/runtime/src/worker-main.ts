@@ -90,6 +90,26 @@ const list = (value: string | undefined): string[] =>
     .filter((s) => s !== "");
 
 /**
+ * The client's address, where the platform says it: Deno passes connection info (`remoteAddr`) as the handler's
+ * second argument, Bun its server (`requestIP`). Workers say none (their second argument is the environment).
+ */
+function peerAddress(request: Request, second: unknown): string | undefined {
+  if (second === null || typeof second !== "object") return undefined;
+  const remote = (second as { remoteAddr?: { hostname?: unknown } }).remoteAddr;
+  if (typeof remote === "object" && remote !== null && typeof remote.hostname === "string") return remote.hostname;
+  const requestIP = (second as { requestIP?: unknown }).requestIP;
+  if (typeof requestIP !== "function") return undefined;
+  try {
+    const answer = (requestIP as (r: Request) => { address?: unknown } | null).call(second, request);
+    return typeof answer?.address === "string" ? answer.address : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
+/**
  * The default export of worker.mjs. Besides `fetch`, Bun reads `hostname` and `development` from the default
  * export it serves: loopback, and no development error pages (Bun's default is every interface). Workers and
  * Deno ignore both; Deno takes the address from `deno serve --host`.
@@ -105,6 +125,12 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
+  /**
+   * Without authentication (and without KERVANC_INSECURE_NO_AUTH=1) only clients on this host are served. The
+   * Host check alone does not say so: a remote client can send `Host: localhost`, and on Deno (`deno serve`
+   * listens on every interface unless --host says otherwise) or Bun bound publicly it would be served /mcp.
+   */
+  let loopbackOnly = false;
 
   function failAudience(): never {
     throw new Error(`OAuth needs ${WORKER_ENV.oauthAudience} (this server's /mcp URL) or ${WORKER_ENV.allowedHosts}.`);
@@ -175,6 +201,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
         `${WORKER_ENV.allowedHosts} names a public host but no authentication is configured: set ${WORKER_ENV.authTokens}, or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl} (or ${WORKER_ENV.insecureNoAuth}=1 to serve without).`,
       );
     }
+    loopbackOnly = auth === null && env(WORKER_ENV.insecureNoAuth) !== "1";
     handler = createHttpHandler(createServerFactory(compiled, runner), {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
@@ -201,6 +228,15 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
           status: 500,
           headers: { "content-type": "text/plain" },
         });
+      }
+      if (loopbackOnly) {
+        const peer = peerAddress(request, env);
+        if (peer !== undefined && !LOOPBACK_PEER.test(peer)) {
+          return new Response(
+            `Forbidden: without authentication this server answers only clients on its own host. Set ${WORKER_ENV.authTokens} (or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}).\n`,
+            { status: 403, headers: { "content-type": "text/plain" } },
+          );
+        }
       }
       return handler.fetch(request);
     },
