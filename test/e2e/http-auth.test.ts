@@ -349,6 +349,55 @@ describe("static bearer tokens", () => {
   });
 });
 
+describe("the bearer token as sent and as configured", () => {
+  const FIRST = "first-token-ABCDEFGHIJKLMNOP";
+  const SECOND = "second-token-abcdefghijklmnop";
+  let endpoint: string;
+  beforeAll(async () => {
+    // A file written on Windows: a byte-order mark, CRLF line ends, a comment and a blank line.
+    const file = join(outDir, "tokens-crlf.txt");
+    await writeFile(file, `\uFEFF${FIRST}\r\n# a comment\r\n\r\n  ${SECOND}  \r\n`);
+    // Every refusal below must be a 401, not the per-client limit's 429.
+    ({ url: endpoint } = await start(["--auth-tokens-file", file, "--client-rate-limit", "0"]));
+  });
+
+  async function status(authorization: string | string[]): Promise<number> {
+    const headers = new Headers({ "content-type": "application/json", accept: "application/json, text/event-stream" });
+    for (const value of [authorization].flat()) headers.append("authorization", value);
+    const response = await fetch(endpoint, { method: "POST", headers, body: initialize });
+    await response.body?.cancel();
+    return response.status;
+  }
+
+  it("reads a tokens file with a byte-order mark, CRLF, comments and blanks", async () => {
+    expect(await status(`Bearer ${FIRST}`)).toBe(200);
+    expect(await status(`Bearer ${SECOND}`)).toBe(200);
+  });
+
+  it("takes the scheme in any case, the token only exactly", async () => {
+    expect(await status(`bearer ${FIRST}`)).toBe(200);
+    expect(await status(`BEARER   ${FIRST}  `)).toBe(200);
+    for (const wrong of [
+      `Bearer ${FIRST.toLowerCase()}`,
+      `Bearer ${FIRST.toUpperCase()}`,
+      `Bearer ${FIRST},${SECOND}`,
+      `Bearer ${FIRST} ${SECOND}`,
+      `Bearer\t${FIRST}`,
+      `Basic ${Buffer.from(`x:${FIRST}`).toString("base64")}`,
+      `Token ${FIRST}`,
+      FIRST,
+      "Bearer",
+      "Bearer ",
+    ])
+      expect(await status(wrong)).toBe(401);
+  });
+
+  it("refuses two Authorization headers, even when both hold a valid token", async () => {
+    expect(await status([`Bearer ${FIRST}`, `Bearer ${SECOND}`])).toBe(401);
+    expect(await status([`Bearer ${FIRST}`, `Bearer ${FIRST}`])).toBe(401);
+  });
+});
+
 describe("off loopback", () => {
   function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
@@ -402,6 +451,17 @@ describe("off loopback", () => {
       expect(result.stderr).toContain("KERVANC_AUTH_TOKENS holds no token");
     });
   }
+
+  it("refuses a tokens file that holds no token", async () => {
+    const file = join(outDir, "tokens-empty.txt");
+    await writeFile(file, "# only a comment\r\n\r\n   \n");
+    const result = await startOutcome(
+      ["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--auth-tokens-file", file],
+      {},
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("holds no token");
+  });
 
   // Over plain http, anyone on the path to the authorization server can answer with their own key set and then
   // sign any token this server accepts. Only loopback (a key set served on the same host) is let through.
