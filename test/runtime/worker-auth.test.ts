@@ -140,13 +140,19 @@ describe("worker.mjs authentication", () => {
   // What Deno and Bun pass as the handler's second argument (checked on both: Deno's connection info has a
   // remoteAddr getter, Bun's server a requestIP method, both on the prototype).
   class DenoInfo {
-    constructor(readonly address: string) {}
+    readonly address: string;
+    constructor(address: string) {
+      this.address = address;
+    }
     get remoteAddr(): { transport: string; hostname: string; port: number } {
       return { transport: "tcp", hostname: this.address, port: 40000 };
     }
   }
   class BunServer {
-    constructor(readonly address: string) {}
+    readonly address: string;
+    constructor(address: string) {
+      this.address = address;
+    }
     requestIP(): { address: string; family: string; port: number } {
       return { address: this.address, family: this.address.includes(":") ? "IPv6" : "IPv4", port: 40000 };
     }
@@ -193,6 +199,16 @@ describe("worker.mjs authentication", () => {
         })
       ).status,
     ).toBe(200);
+    // A token no client can send (a blank or a character outside printable ASCII inside it): refused at start, as
+    // server.mjs refuses it, rather than configured and never matched.
+    for (const tokens of ["with a blank inside-0123456789", "non-ascii-tøken-0123456789"]) {
+      const unusable = await createWorker(compileInProcess(SPEC)).fetch(discover("https://mcp.example.test/mcp"), {
+        KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+        KERVANC_AUTH_TOKENS: tokens,
+      });
+      expect(unusable.status).toBe(500);
+      expect(await unusable.text()).toContain("not printable ASCII");
+    }
     // A KERVANC_AUTH_TOKENS of separators only configures no token: refused the same way, as server.mjs does.
     for (const tokens of [",", " , "]) {
       const empty = await createWorker(compileInProcess(SPEC)).fetch(discover("https://mcp.example.test/mcp"), {

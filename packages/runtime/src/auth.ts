@@ -98,6 +98,19 @@ function keySetFetch(cooldownMs: number): FetchImplementation {
   };
 }
 
+/** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
+export const MIN_AUTH_TOKEN_LENGTH = 16;
+
+/**
+ * Why a configured bearer token cannot be used, or null: too short to be a secret, or holding a character no
+ * client can send in `Authorization: Bearer` (see `bearer`), so that it would never match.
+ */
+export function authTokenProblem(index: number, token: string): string | null {
+  return token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token)
+    ? `Bearer token ${index + 1} is shorter than ${MIN_AUTH_TOKEN_LENGTH} characters or not printable ASCII; use long random tokens.`
+    : null;
+}
+
 /**
  * Why an OAuth setting's URL cannot be used, or null. `keys` is the key set's URL: over plain http only on
  * loopback, since anyone on the path to it could answer with their own key set and then sign any token this

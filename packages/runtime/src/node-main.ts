@@ -9,7 +9,13 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { type Authenticator, type AuthSettings, createAuthenticator, oauthUrlProblem } from "./auth.ts";
+import {
+  type Authenticator,
+  authTokenProblem,
+  type AuthSettings,
+  createAuthenticator,
+  oauthUrlProblem,
+} from "./auth.ts";
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
@@ -476,9 +482,6 @@ function authTokensFromEnv(env: Readonly<Record<string, string | undefined>>): s
     .filter((token) => token !== "");
 }
 
-/** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
-export const MIN_AUTH_TOKEN_LENGTH = 16;
-
 /** The authentication settings from the options, the tokens file and KERVANC_AUTH_TOKENS; tokens go in the vault. */
 export function authSettings(
   options: NodeOptions,
@@ -509,10 +512,8 @@ export function authSettings(
   }
   tokens.push(...authTokensFromEnv(env));
   for (const [index, token] of tokens.entries()) {
-    if (token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token))
-      throw new UsageError(
-        `Bearer token ${index + 1} is shorter than ${MIN_AUTH_TOKEN_LENGTH} characters or not printable ASCII; use long random tokens.`,
-      );
+    const problem = authTokenProblem(index, token);
+    if (problem !== null) throw new UsageError(problem);
     vault.add(`bearer token ${index + 1}`, token);
   }
   return { tokens, oauth: null };

@@ -17,7 +17,7 @@
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
 import { raceSignal } from "./deadline.ts";
-import { createAuthenticator, oauthUrlProblem } from "./auth.ts";
+import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
@@ -183,7 +183,8 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     if (issuer !== undefined && tokens.length > 0)
       throw new Error("Choose one kind of authentication: bearer tokens or OAuth, not both.");
     for (const [index, token] of tokens.entries()) {
-      if (token.length < 16) throw new Error(`Bearer token ${index + 1} is shorter than 16 characters.`);
+      const problem = authTokenProblem(index, token);
+      if (problem !== null) throw new Error(problem);
       vault.add(`bearer token ${index + 1}`, token);
     }
     // The default audience is never taken from a request: on Deno and Bun the request's URL comes from its Host
