@@ -392,6 +392,59 @@ describe("the bearer token as sent and as configured", () => {
       expect(await status(wrong)).toBe(401);
   });
 
+  /** The status of a raw request: the target exactly as written, no client-side normalisation. */
+  function raw(method: string, target: string): Promise<number> {
+    const url = new URL(endpoint);
+    const body = method === "GET" || method === "HEAD" ? "" : initialize;
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method,
+          path: target,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            // Declared for every method: Node sends a DELETE or OPTIONS body undelimited otherwise.
+            "content-length": Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it("guards /mcp for every method and spelling, and serves nothing else but /healthz", async () => {
+    for (const method of ["GET", "HEAD", "POST", "DELETE", "OPTIONS", "PUT", "PATCH"]) {
+      for (const target of [
+        "/mcp",
+        "/mcp?x=1",
+        "/mcp#f",
+        "/x/../mcp",
+        "/./mcp",
+        "http://" + new URL(endpoint).host + "/mcp",
+      ])
+        expect([method, target, await raw(method, target)]).toEqual([method, target, 401]);
+      for (const target of [
+        "/mcp/",
+        "/MCP",
+        "/%6dcp",
+        "/mcp%2f",
+        "/mcp;x",
+        "/",
+        "/.well-known/oauth-protected-resource",
+      ])
+        expect([method, target, await raw(method, target)]).toEqual([method, target, 404]);
+    }
+    expect(await raw("GET", "/healthz")).toBe(200);
+  });
+
   it("refuses two Authorization headers, even when both hold a valid token", async () => {
     expect(await status([`Bearer ${FIRST}`, `Bearer ${SECOND}`])).toBe(401);
     expect(await status([`Bearer ${FIRST}`, `Bearer ${FIRST}`])).toBe(401);
