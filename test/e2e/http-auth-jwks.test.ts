@@ -165,21 +165,28 @@ describe("a key set that cannot be read", () => {
     expect(answer.text).toContain("the authorization server's key set could not be read");
   }, 60_000);
 
-  it("is fetched once for a burst of requests with tokens, not once per request", async () => {
-    const failing = await keySet((res) => res.writeHead(500).end());
-    const endpoint = await serve(failing.url);
-    const bearer = await token();
-    const started = Date.now();
-    for (let i = 0; i < 20; i++) {
-      const answer = await post(endpoint, bearer);
-      expect(answer.status).toBe(401);
-      expect(answer.text).toContain("the authorization server's key set could not be read");
-    }
-    // At most one fetch per cooldown (5 s) whatever the outcome. The burst takes far less than 5 s; however
-    // long it took, the bound follows it, and stays far from the 20 of one fetch per request.
-    expect(failing.fetches()).toBeGreaterThanOrEqual(1);
-    expect(failing.fetches()).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 5_000));
-  }, 60_000);
+  const unreadable: [string, (res: http.ServerResponse) => void][] = [
+    ["an error status", (res) => res.writeHead(500).end()],
+    ["not JSON", (res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>sign in</html>")],
+    ["JSON that is not a key set", (res) => res.writeHead(200).end('{"keys":"none"}')],
+    ["a key set whose keys are not objects", (res) => res.writeHead(200).end('{"keys":[1,2]}')],
+  ];
+  for (const [what, answer] of unreadable)
+    it(`is fetched once for a burst of requests with tokens, not once per request (${what})`, async () => {
+      const failing = await keySet(answer);
+      const endpoint = await serve(failing.url);
+      const bearer = await token();
+      const started = Date.now();
+      for (let i = 0; i < 20; i++) {
+        const answer = await post(endpoint, bearer);
+        expect(answer.status).toBe(401);
+        expect(answer.text).toContain("the authorization server's key set could not be read");
+      }
+      // At most one fetch per cooldown (5 s) whatever the outcome. The burst takes far less than 5 s; however
+      // long it took, the bound follows it, and stays far from the 20 of one fetch per request.
+      expect(failing.fetches()).toBeGreaterThanOrEqual(1);
+      expect(failing.fetches()).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 5_000));
+    }, 60_000);
 
   it("is not read past 1 MiB, however valid the document it would be", async () => {
     // The right key, behind 2 MiB of JSON whitespace: a valid key set no authorization server sends.

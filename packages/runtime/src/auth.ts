@@ -59,43 +59,63 @@ const ALGORITHMS = [
 ];
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 /**
- * After a fetch of the key set, no other for this long: a flood of tokens naming unknown keys costs the
- * authorization server at most one request per cooldown, and a rotated-in key is picked up within it.
+ * After a fetch of the key set, no other for this long (jose's cooldown after a success, keySetFetch's after a
+ * failure): a flood of tokens naming unknown keys costs the authorization server at most one request per
+ * cooldown, and a rotated-in key is picked up within it.
  */
 export const JWKS_COOLDOWN_MS = 5_000;
 /** The largest key set read: one holds a few keys, a few kilobytes. */
 export const MAX_JWKS_BYTES = 1024 * 1024;
 
 /**
- * The key set's fetch, for jose: at most one attempt per cooldown whatever its outcome, and a body read only up
- * to MAX_JWKS_BYTES. jose spaces fetches by the last successful one only, so while the key set could not be
- * read (the server down, an error status, not JSON) every request that brought a token fetched it again; and
- * it reads the whole body, however large, within its timeout.
+ * The key set's fetch, for jose: after a failed fetch no other for a cooldown, and a body read only up to
+ * MAX_JWKS_BYTES. jose spaces fetches by the last successful one only, so while the key set could not be read
+ * (the server down, an error status, not a key set) every request that brought a token fetched it again; and it
+ * reads the whole body, however large, within its timeout. Only failures hold fetches back: on Workers jose
+ * shares no fetch between requests (a request cannot wait on another's I/O), and holding back every fetch
+ * after any attempt refused the requests that came while the first was under way. A success is what jose
+ * will take as a key set (status 200, a JSON object with a `keys` array of objects), so it spaces the next.
  */
 function keySetFetch(cooldownMs: number): FetchImplementation {
-  let attemptedAt = -Infinity;
+  let failedAt = -Infinity;
   return async (url, init) => {
-    const now = Date.now();
-    if (now - attemptedAt < cooldownMs) throw new JOSEError("The key set was fetched moments ago, and failed.");
-    attemptedAt = now;
-    // Never followed to another URL (jose asks for that too; said here so no caller's init can change it): the
-    // key set is read from the configured URL only, so a redirect cannot move it to plain http or elsewhere.
-    const response = await fetch(url, { ...init, redirect: "manual" });
-    const reader = response.body?.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const step = reader ? await reader.read() : { done: true as const, value: undefined };
-      if (step.done) break;
-      total += step.value.byteLength;
-      if (total > MAX_JWKS_BYTES) {
-        await reader?.cancel().catch(() => {});
-        throw new JOSEError(`The key set is larger than ${MAX_JWKS_BYTES} bytes.`);
+    if (Date.now() - failedAt < cooldownMs) throw new JOSEError("The key set could not be read moments ago.");
+    try {
+      // Never followed to another URL (jose asks for that too; said here so no caller's init can change it):
+      // the key set is read from the configured URL only, so a redirect cannot move it to plain http.
+      const response = await fetch(url, { ...init, redirect: "manual" });
+      const reader = response.body?.getReader();
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for (;;) {
+        const step = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (step.done) break;
+        total += step.value.byteLength;
+        if (total > MAX_JWKS_BYTES) {
+          await reader?.cancel().catch(() => {});
+          throw new JOSEError(`The key set is larger than ${MAX_JWKS_BYTES} bytes.`);
+        }
+        chunks.push(step.value);
       }
-      chunks.push(step.value);
+      const body = new Blob(chunks);
+      if (response.status !== 200 || !isKeySet(await body.text())) failedAt = Date.now();
+      return new Response(body, { status: response.status, headers: response.headers });
+    } catch (error) {
+      failedAt = Date.now();
+      throw error;
     }
-    return new Response(new Blob(chunks), { status: response.status, headers: response.headers });
   };
+}
+
+/** Whether jose will take this text as a key set (its isJwkSet, on the parsed JSON). */
+function isKeySet(text: string): boolean {
+  try {
+    const document: unknown = JSON.parse(text);
+    const keys = (document as { keys?: unknown } | null)?.keys;
+    return Array.isArray(keys) && keys.every((key) => typeof key === "object" && key !== null && !Array.isArray(key));
+  } catch {
+    return false;
+  }
 }
 
 /** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
