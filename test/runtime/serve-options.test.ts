@@ -239,4 +239,20 @@ describe("the client address", () => {
     expect(clientAddress("10.1.1.1", "203.0.113.5", [])).toBe("10.1.1.1");
     expect(() => parseTrustedRanges(["10.0.0.0/99"])).toThrow(/--trust-proxy/);
   });
+
+  // Some proxies write the client with its port (Azure's `ip:port`, `[v6]:port`): read as not an address, the
+  // walk stopped at the proxy, and every client behind it shared the proxy's one count (one client spending it
+  // got all the others answered 429).
+  it("reads an address a trusted proxy wrote with a port or in brackets", async () => {
+    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/client-address.ts");
+    const trusted = parseTrustedRanges(["10.0.0.0/8"]);
+    expect(clientAddress("10.1.1.1", "203.0.113.5:51234", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]:443", trusted)).toBe("2001:db8::5");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]", trusted)).toBe("2001:db8::5");
+    expect(clientAddress("10.1.1.1", "203.0.113.5, 10.2.2.2:8080", trusted)).toBe("203.0.113.5");
+    // Still not an address: a port on a bare IPv6 address cannot be told from its last group, and junk stays junk.
+    expect(clientAddress("10.1.1.1", "203.0.113.5:x", trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]:", trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", "203.0.113.5:99999", trusted)).toBe("10.1.1.1");
+  });
 });

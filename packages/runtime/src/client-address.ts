@@ -35,12 +35,24 @@ export function clientAddress(remote: string, forwardedFor: string | undefined, 
     .filter((hop) => hop !== "");
   let client = remote;
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i]!;
-    if (parseIpLiteral(hop.replace(/^\[|\]$/g, "")) === undefined) return client;
-    client = hop;
-    if (!trusted(hop, ranges)) return hop;
+    const address = hopAddress(hops[i]!);
+    if (address === undefined) return client;
+    client = address;
+    if (!trusted(address, ranges)) return address;
   }
   return client;
+}
+
+/**
+ * The IP address of one X-Forwarded-For entry: a bare address, or as some proxies write it, an IPv6 address in
+ * brackets, or either with a port (`203.0.113.5:51234`, `[2001:db8::5]:443`). Read as not an address, an entry
+ * with a port stopped the walk at the proxy, and every client behind it shared the proxy's one count.
+ */
+function hopAddress(hop: string): string | undefined {
+  const match = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(hop) ?? /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(hop);
+  const address = match ? match[1]! : hop;
+  if (match?.[2] !== undefined && Number(match[2]) > 65535) return undefined;
+  return parseIpLiteral(address) === undefined ? undefined : address;
 }
 
 /**
