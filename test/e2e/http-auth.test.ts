@@ -451,6 +451,43 @@ describe("the bearer token as sent and as configured", () => {
   });
 });
 
+describe("the log of refused requests", () => {
+  // What a client sends is never written: a refusal's line holds a status and a fixed reason, so neither a token
+  // nor a crafted header can put words, or another line, into the log.
+  it("holds neither the token nor any header a refused client sent, one JSON object per line", async () => {
+    const CANARY = "canary-token-Zq7-0123456789";
+    const file = join(outDir, "tokens-log.txt");
+    await writeFile(file, `${STATIC_TOKEN}\n`);
+    const server = await start(["--auth-tokens-file", file, "--log-format", "json", "--client-rate-limit", "2"]);
+    const send = async (headers: Record<string, string>): Promise<number> => {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: initialize,
+      });
+      await response.body?.cancel();
+      return response.status;
+    };
+    const statuses = [
+      await send({ authorization: `Bearer ${CANARY}` }),
+      await send({ authorization: `Bearer ${CANARY}`, "user-agent": `${CANARY} {"event":"forged"}` }),
+      await send({ authorization: `Bearer ${CANARY}`, origin: `http://${CANARY}.example` }),
+      await send({ authorization: `Bearer ${CANARY}`, "x-forwarded-for": CANARY }),
+    ];
+    expect(statuses).toEqual([401, 401, 403, 429]);
+    const lines = server.stderr().trimEnd().split("\n");
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((r) => r["event"] === "refused").map((r) => [r["status"], r["reason"]])).toEqual([
+      [401, "not authenticated"],
+      [401, "not authenticated"],
+      [403, "Host or Origin not allowed"],
+      [429, "client rate limit"],
+    ]);
+    expect(server.stderr()).not.toContain(CANARY);
+    expect(server.stderr()).not.toContain("forged");
+  });
+});
+
 describe("off loopback", () => {
   function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
