@@ -112,22 +112,81 @@ const token = (): Promise<string> =>
     .setExpirationTime("5m")
     .sign(key);
 
-describe("a key set that cannot be read", () => {
-  it("is fetched once for a burst of requests with tokens, not once per request", async () => {
-    const failing = await keySet((res) => res.writeHead(500).end());
-    const endpoint = await serve(failing.url);
-    const bearer = await token();
+const tokenWithKid = (kid: string): Promise<string> =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: "ES256", kid })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject("user-1")
+    .setExpirationTime("5m")
+    .sign(key);
+
+describe("tokens that name keys the key set does not hold", () => {
+  it("make at most one fetch per cooldown, however many kids a burst names", async () => {
+    const good = await keySet((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(published)),
+    );
+    const endpoint = await serve(good.url);
+    expect((await post(endpoint, await token())).status).toBe(200);
     const started = Date.now();
     for (let i = 0; i < 20; i++) {
-      const answer = await post(endpoint, bearer);
+      const answer = await post(endpoint, await tokenWithKid(`unknown-${i}`));
       expect(answer.status).toBe(401);
-      expect(answer.text).toContain("the authorization server's key set could not be read");
     }
-    // At most one fetch per cooldown (5 s) whatever the outcome. The burst takes far less than 5 s; however
-    // long it took, the bound follows it, and stays far from the 20 of one fetch per request.
-    expect(failing.fetches()).toBeGreaterThanOrEqual(1);
-    expect(failing.fetches()).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 5_000));
+    // One fetch for the valid token, then at most one per 5 s cooldown: not one per unknown kid.
+    expect(good.fetches()).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 5_000));
+    expect(good.fetches()).toBeLessThan(21);
   }, 60_000);
+});
+
+describe("a key set that cannot be read", () => {
+  it("is not read through a redirect", async () => {
+    const good = await keySet((res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(published)),
+    );
+    const redirecting = await keySet((res) => res.writeHead(302, { location: good.url }).end());
+    const endpoint = await serve(redirecting.url);
+    const answer = await post(endpoint, await token());
+    expect(answer.status).toBe(401);
+    expect(answer.text).toContain("the authorization server's key set could not be read");
+    expect(redirecting.fetches()).toBe(1);
+    expect(good.fetches()).toBe(0);
+  }, 60_000);
+
+  it("is given up when it never finishes arriving", async () => {
+    // Headers and the first bytes of a key set, then nothing: the fetch's timeout (5 s) covers the body too.
+    const stalled = await keySet((res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"keys":[');
+    });
+    const endpoint = await serve(stalled.url);
+    const answer = await post(endpoint, await token());
+    expect(answer.status).toBe(401);
+    expect(answer.text).toContain("the authorization server's key set could not be read");
+  }, 60_000);
+
+  const unreadable: [string, (res: http.ServerResponse) => void][] = [
+    ["an error status", (res) => res.writeHead(500).end()],
+    ["not JSON", (res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>sign in</html>")],
+    ["JSON that is not a key set", (res) => res.writeHead(200).end('{"keys":"none"}')],
+    ["a key set whose keys are not objects", (res) => res.writeHead(200).end('{"keys":[1,2]}')],
+  ];
+  for (const [what, answer] of unreadable)
+    it(`is fetched once for a burst of requests with tokens, not once per request (${what})`, async () => {
+      const failing = await keySet(answer);
+      const endpoint = await serve(failing.url);
+      const bearer = await token();
+      const started = Date.now();
+      for (let i = 0; i < 20; i++) {
+        const answer = await post(endpoint, bearer);
+        expect(answer.status).toBe(401);
+        expect(answer.text).toContain("the authorization server's key set could not be read");
+      }
+      // At most one fetch per cooldown (5 s) whatever the outcome. The burst takes far less than 5 s; however
+      // long it took, the bound follows it, and stays far from the 20 of one fetch per request.
+      expect(failing.fetches()).toBeGreaterThanOrEqual(1);
+      expect(failing.fetches()).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 5_000));
+    }, 60_000);
 
   it("is not read past 1 MiB, however valid the document it would be", async () => {
     // The right key, behind 2 MiB of JSON whitespace: a valid key set no authorization server sends.

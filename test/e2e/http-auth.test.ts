@@ -36,6 +36,19 @@ let published: object[] = [];
 let key1: webcrypto.CryptoKey;
 let key2: webcrypto.CryptoKey;
 let oauthEndpoint: string;
+let publicJwk: object;
+const HMAC_SECRET = "a-shared-secret-of-32-bytes-long!";
+
+/** A token with exactly these claims and this protected header, signed by k1 (no claim set for it). */
+function raw(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+  crit: Record<string, boolean> = {},
+) {
+  return new SignJWT(claims).setProtectedHeader({ alg: "ES256", kid: "k1", ...header }).sign(key1, { crit });
+}
+
+const inMinutes = (minutes: number): number => Math.floor(Date.now() / 1000) + minutes * 60;
 
 async function token(
   claims: Record<string, unknown>,
@@ -97,7 +110,13 @@ beforeAll(async () => {
   outDir = built.outDir;
   serverPath = join(outDir, "open-meteo", "server.mjs");
   ({ privateKey: key1 } = await generateKeyPair("ES256", { extractable: true }).then(async (pair) => {
-    published = [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }];
+    // A symmetric key beside it, as a careless authorization server might publish: an HMAC token made with it
+    // must still be refused (only asymmetric algorithms are accepted).
+    published = [
+      { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" },
+      { kty: "oct", k: Buffer.from(HMAC_SECRET).toString("base64url"), kid: "hs", alg: "HS256", use: "sig" },
+    ];
+    publicJwk = published[0]!;
     return pair;
   }));
   const pair2 = await generateKeyPair("ES256", { extractable: true });
@@ -146,6 +165,18 @@ describe("OAuth resource server", () => {
     expect(response.status).toBe(200);
   });
 
+  it("accepts a token within the 30 s clock tolerance, and one whose aud list names this server", async () => {
+    const seconds = Math.floor(Date.now() / 1000);
+    for (const claims of [
+      { exp: seconds - 10 },
+      { exp: seconds + 300, nbf: seconds + 10 },
+      { exp: seconds + 300, aud: ["https://other.example.test/mcp", AUDIENCE] },
+    ]) {
+      const response = await post(oauthEndpoint, await raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", ...claims }));
+      expect(response.status).toBe(200);
+    }
+  });
+
   const refusals: [string, () => Promise<string>][] = [
     ["an expired token", () => token({}, { exp: Math.floor(Date.now() / 1000) - 3600 })],
     ["a token for another audience", () => token({}, { aud: "https://other.example.test/mcp" })],
@@ -164,6 +195,51 @@ describe("OAuth resource server", () => {
           .sign(key1),
     ],
     ["garbage", async () => "not.a.jwt"],
+    [
+      "an HMAC token made with a symmetric key of the key set",
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "HS256", kid: "hs" })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setSubject("user-1")
+          .setExpirationTime("5m")
+          .sign(new TextEncoder().encode(HMAC_SECRET)),
+    ],
+    [
+      "an HMAC token keyed with the public key (algorithm confusion)",
+      () =>
+        new SignJWT({})
+          .setProtectedHeader({ alg: "HS256", kid: "k1" })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .setSubject("user-1")
+          .setExpirationTime("5m")
+          .sign(new TextEncoder().encode(JSON.stringify(publicJwk))),
+    ],
+    ["a token whose iss is a list", () => raw({ iss: [ISSUER], aud: AUDIENCE, sub: "u", exp: inMinutes(5) })],
+    ["a token without exp", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u" })],
+    ["a token whose exp is not a number", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: "tomorrow" })],
+    [
+      "a token expired past the 30 s tolerance",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(-2) }),
+    ],
+    [
+      "a token not valid until past the 30 s tolerance",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(5), nbf: inMinutes(2) }),
+    ],
+    [
+      "a token with a critical header this server does not understand",
+      () =>
+        raw(
+          { iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(5) },
+          { crit: ["x-bound"], "x-bound": 1 },
+          { "x-bound": true },
+        ),
+    ],
+    // The subject keys the per-client limit: one that is not a name would let unrelated clients share a count.
+    ["a token whose sub is not a string", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: 42, exp: inMinutes(5) })],
+    ["a token whose sub is empty", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "", exp: inMinutes(5) })],
   ];
   for (const [what, make] of refusals) {
     it(`refuses ${what}`, async () => {
@@ -191,7 +267,7 @@ describe("OAuth resource server", () => {
     await new Promise((resolve) => setTimeout(resolve, 5_100));
     expect((await post(rotated, await token({}, { key: pair.privateKey, kid: "k3" }))).status).toBe(200);
     expect(jwksFetches).toBe(before + 2);
-    published = published.slice(0, 1);
+    published = published.filter((jwk) => (jwk as { kid?: string }).kid !== "k3");
   }, 30_000);
 
   it("serves both SDK clients that send a token", async () => {
@@ -273,6 +349,145 @@ describe("static bearer tokens", () => {
   });
 });
 
+describe("the bearer token as sent and as configured", () => {
+  const FIRST = "first-token-ABCDEFGHIJKLMNOP";
+  const SECOND = "second-token-abcdefghijklmnop";
+  let endpoint: string;
+  beforeAll(async () => {
+    // A file written on Windows: a byte-order mark, CRLF line ends, a comment and a blank line.
+    const file = join(outDir, "tokens-crlf.txt");
+    await writeFile(file, `\uFEFF${FIRST}\r\n# a comment\r\n\r\n  ${SECOND}  \r\n`);
+    // Every refusal below must be a 401, not the per-client limit's 429.
+    ({ url: endpoint } = await start(["--auth-tokens-file", file, "--client-rate-limit", "0"]));
+  });
+
+  async function status(authorization: string | string[]): Promise<number> {
+    const headers = new Headers({ "content-type": "application/json", accept: "application/json, text/event-stream" });
+    for (const value of [authorization].flat()) headers.append("authorization", value);
+    const response = await fetch(endpoint, { method: "POST", headers, body: initialize });
+    await response.body?.cancel();
+    return response.status;
+  }
+
+  it("reads a tokens file with a byte-order mark, CRLF, comments and blanks", async () => {
+    expect(await status(`Bearer ${FIRST}`)).toBe(200);
+    expect(await status(`Bearer ${SECOND}`)).toBe(200);
+  });
+
+  it("takes the scheme in any case, the token only exactly", async () => {
+    expect(await status(`bearer ${FIRST}`)).toBe(200);
+    expect(await status(`BEARER   ${FIRST}  `)).toBe(200);
+    for (const wrong of [
+      `Bearer ${FIRST.toLowerCase()}`,
+      `Bearer ${FIRST.toUpperCase()}`,
+      `Bearer ${FIRST},${SECOND}`,
+      `Bearer ${FIRST} ${SECOND}`,
+      `Bearer\t${FIRST}`,
+      `Basic ${Buffer.from(`x:${FIRST}`).toString("base64")}`,
+      `Token ${FIRST}`,
+      FIRST,
+      "Bearer",
+      "Bearer ",
+    ])
+      expect(await status(wrong)).toBe(401);
+  });
+
+  /** The status of a raw request: the target exactly as written, no client-side normalisation. */
+  function raw(method: string, target: string): Promise<number> {
+    const url = new URL(endpoint);
+    const body = method === "GET" || method === "HEAD" ? "" : initialize;
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          method,
+          path: target,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            // Declared for every method: Node sends a DELETE or OPTIONS body undelimited otherwise.
+            "content-length": Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it("guards /mcp for every method and spelling, and serves nothing else but /healthz", async () => {
+    for (const method of ["GET", "HEAD", "POST", "DELETE", "OPTIONS", "PUT", "PATCH"]) {
+      for (const target of [
+        "/mcp",
+        "/mcp?x=1",
+        "/mcp#f",
+        "/x/../mcp",
+        "/./mcp",
+        "http://" + new URL(endpoint).host + "/mcp",
+      ])
+        expect([method, target, await raw(method, target)]).toEqual([method, target, 401]);
+      for (const target of [
+        "/mcp/",
+        "/MCP",
+        "/%6dcp",
+        "/mcp%2f",
+        "/mcp;x",
+        "/",
+        "/.well-known/oauth-protected-resource",
+      ])
+        expect([method, target, await raw(method, target)]).toEqual([method, target, 404]);
+    }
+    expect(await raw("GET", "/healthz")).toBe(200);
+  });
+
+  it("refuses two Authorization headers, even when both hold a valid token", async () => {
+    expect(await status([`Bearer ${FIRST}`, `Bearer ${SECOND}`])).toBe(401);
+    expect(await status([`Bearer ${FIRST}`, `Bearer ${FIRST}`])).toBe(401);
+  });
+});
+
+describe("the log of refused requests", () => {
+  // What a client sends is never written: a refusal's line holds a status and a fixed reason, so neither a token
+  // nor a crafted header can put words, or another line, into the log.
+  it("holds neither the token nor any header a refused client sent, one JSON object per line", async () => {
+    const CANARY = "canary-token-Zq7-0123456789";
+    const file = join(outDir, "tokens-log.txt");
+    await writeFile(file, `${STATIC_TOKEN}\n`);
+    const server = await start(["--auth-tokens-file", file, "--log-format", "json", "--client-rate-limit", "2"]);
+    const send = async (headers: Record<string, string>): Promise<number> => {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: initialize,
+      });
+      await response.body?.cancel();
+      return response.status;
+    };
+    const statuses = [
+      await send({ authorization: `Bearer ${CANARY}` }),
+      await send({ authorization: `Bearer ${CANARY}`, "user-agent": `${CANARY} {"event":"forged"}` }),
+      await send({ authorization: `Bearer ${CANARY}`, origin: `http://${CANARY}.example` }),
+      await send({ authorization: `Bearer ${CANARY}`, "x-forwarded-for": CANARY }),
+    ];
+    expect(statuses).toEqual([401, 401, 403, 429]);
+    const lines = server.stderr().trimEnd().split("\n");
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((r) => r["event"] === "refused").map((r) => [r["status"], r["reason"]])).toEqual([
+      [401, "not authenticated"],
+      [401, "not authenticated"],
+      [403, "Host or Origin not allowed"],
+      [429, "client rate limit"],
+    ]);
+    expect(server.stderr()).not.toContain(CANARY);
+    expect(server.stderr()).not.toContain("forged");
+  });
+});
+
 describe("off loopback", () => {
   function exitOf(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
@@ -291,6 +506,106 @@ describe("off loopback", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("needs authentication");
     expect(result.stderr).toContain("--insecure-no-auth");
+  });
+
+  /** How a start ends: its exit code, or "served" once it says it listens (it is then stopped). */
+  function startOutcome(
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<{ code: number | "served"; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [serverPath, "--http", "--port", "0", ...args], {
+        env: { PATH: process.env["PATH"] ?? "", ...env },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString("utf8");
+        if (/Serving .* on http/.test(stderr)) {
+          child.kill("SIGKILL");
+          resolve({ code: "served", stderr });
+        }
+      });
+      child.on("exit", (code) => resolve({ code: code ?? -1, stderr }));
+    });
+  }
+
+  // KERVANC_AUTH_TOKENS set to separators only: the start-up check read "set" as "authentication on", and
+  // the token list it then built was empty, so /mcp was served off loopback to anyone, without authentication.
+  for (const value of [",", " ", " , ,", "\t"]) {
+    it(`refuses a KERVANC_AUTH_TOKENS that holds no token (${JSON.stringify(value)})`, async () => {
+      const result = await startOutcome(["--host", "0.0.0.0", "--allowed-host", "127.0.0.1"], {
+        KERVANC_AUTH_TOKENS: value,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("KERVANC_AUTH_TOKENS holds no token");
+    });
+  }
+
+  it("refuses a tokens file that holds no token", async () => {
+    const file = join(outDir, "tokens-empty.txt");
+    await writeFile(file, "# only a comment\r\n\r\n   \n");
+    const result = await startOutcome(
+      ["--host", "0.0.0.0", "--allowed-host", "127.0.0.1", "--auth-tokens-file", file],
+      {},
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("holds no token");
+  });
+
+  // Over plain http, anyone on the path to the authorization server can answer with their own key set and then
+  // sign any token this server accepts. Only loopback (a key set served on the same host) is let through.
+  it("refuses an OAuth key set over plain http off loopback", async () => {
+    const result = await startOutcome(
+      [
+        "--oauth-issuer",
+        ISSUER,
+        "--oauth-jwks-url",
+        "http://auth.example.test/jwks.json",
+        "--oauth-audience",
+        AUDIENCE,
+      ],
+      {},
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--oauth-jwks-url must be https");
+  });
+
+  // A URL that passed the pattern but does not parse ended the process with a stack trace.
+  it("refuses an OAuth URL that does not parse, with the flag's name", async () => {
+    for (const [flag, value] of [
+      ["--oauth-audience", "http://[/mcp"],
+      ["--oauth-issuer", "https://[x"],
+      ["--oauth-jwks-url", "http://[::1/jwks"],
+    ] as const) {
+      const args: Record<string, string> = {
+        "--oauth-issuer": ISSUER,
+        "--oauth-jwks-url": jwksUrl,
+        "--oauth-audience": AUDIENCE,
+        [flag]: value,
+      };
+      const result = await startOutcome(Object.entries(args).flat(), {});
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${flag} must be an http(s) URL`);
+    }
+  });
+
+  // Listening on loopback behind a reverse proxy on the same host: an --allowed-host that is not loopback is the
+  // name the public reaches it by, and /mcp was served to them without authentication and without a word
+  // (worker.mjs refuses the same configuration).
+  it("refuses to serve a public --allowed-host without authentication, even listening on loopback", async () => {
+    const refused = await startOutcome(["--allowed-host", "mcp.example.test"], {});
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("needs authentication");
+    const insecure = await startOutcome(["--allowed-host", "mcp.example.test", "--insecure-no-auth"], {});
+    expect(insecure.code).toBe("served");
+    expect(insecure.stderr).toContain("without authentication");
+    expect((await startOutcome(["--allowed-host", "localhost", "--allowed-host", "127.0.0.1"], {})).code).toBe(
+      "served",
+    );
+    expect(
+      (await startOutcome(["--allowed-host", "mcp.example.test"], { KERVANC_AUTH_TOKENS: STATIC_TOKEN })).code,
+    ).toBe("served");
   });
 
   it("serves with --insecure-no-auth, and says so", async () => {

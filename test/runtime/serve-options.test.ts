@@ -2,7 +2,8 @@
  * The HTTP limit flags of server.mjs, and the id the stdio guard finds in a message too large to keep.
  */
 import { describe, expect, it } from "vitest";
-import { parseNodeOptions, UsageError } from "../../packages/runtime/src/node-main.ts";
+import { authSettings, parseNodeOptions, UsageError } from "../../packages/runtime/src/node-main.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets.ts";
 import { DEFAULT_SERVE_LIMITS, requestTarget } from "../../packages/runtime/src/node-http.ts";
 import { IdScanner } from "../../packages/runtime/src/stdio-guard.ts";
 
@@ -127,6 +128,33 @@ describe("authentication and operations flags", () => {
     ).toEqual({ issuer: "https://as.example", jwksUrl: "https://as.example/jwks", audience: null });
   });
 
+  it("default the OAuth audience to a URL that parses, an IPv6 listening address in brackets", () => {
+    const oauth = ["--oauth-issuer", "https://as.example", "--oauth-jwks-url", "https://as.example/jwks"];
+    const audience = (args: string[]): string | undefined =>
+      authSettings(parseNodeOptions(["--http", "--port", "3000", ...oauth, ...args], {}), {}, new SecretVault()).oauth
+        ?.audience;
+    expect(audience(["--host", "::1"])).toBe("http://[::1]:3000/mcp");
+    expect(audience([])).toBe("http://127.0.0.1:3000/mcp");
+    expect(audience(["--host", "0.0.0.0", "--allowed-host", "mcp.example.com"])).toBe(
+      "http://mcp.example.com:3000/mcp",
+    );
+  });
+
+  it("take a key set over plain http only from loopback", () => {
+    const oauth = (jwks: string): string[] => [
+      "--http",
+      "--oauth-issuer",
+      "https://as.example",
+      "--oauth-jwks-url",
+      jwks,
+    ];
+    expect(() => parseNodeOptions(oauth("http://as.example/jwks"), {})).toThrow(/--oauth-jwks-url must be https/);
+    expect(() => parseNodeOptions(oauth("HTTP://10.0.0.5:8080/jwks"), {})).toThrow(/--oauth-jwks-url must be https/);
+    for (const loopback of ["http://127.0.0.1:9000/jwks", "http://localhost/jwks", "http://[::1]:9000/jwks"])
+      expect(parseNodeOptions(oauth(loopback), {}).oauth?.jwksUrl).toBe(loopback);
+    expect(parseNodeOptions(oauth("https://as.example/jwks"), {}).oauth?.jwksUrl).toBe("https://as.example/jwks");
+  });
+
   it("refuse half an OAuth configuration, or both kinds at once", () => {
     expect(() => parseNodeOptions(["--http", "--oauth-issuer", "https://as.example"], {})).toThrow(
       /both --oauth-issuer and --oauth-jwks-url/,
@@ -210,5 +238,21 @@ describe("the client address", () => {
     expect(clientAddress("10.1.1.1", undefined, trusted)).toBe("10.1.1.1");
     expect(clientAddress("10.1.1.1", "203.0.113.5", [])).toBe("10.1.1.1");
     expect(() => parseTrustedRanges(["10.0.0.0/99"])).toThrow(/--trust-proxy/);
+  });
+
+  // Some proxies write the client with its port (Azure's `ip:port`, `[v6]:port`): read as not an address, the
+  // walk stopped at the proxy, and every client behind it shared the proxy's one count (one client spending it
+  // got all the others answered 429).
+  it("reads an address a trusted proxy wrote with a port or in brackets", async () => {
+    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/client-address.ts");
+    const trusted = parseTrustedRanges(["10.0.0.0/8"]);
+    expect(clientAddress("10.1.1.1", "203.0.113.5:51234", trusted)).toBe("203.0.113.5");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]:443", trusted)).toBe("2001:db8::5");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]", trusted)).toBe("2001:db8::5");
+    expect(clientAddress("10.1.1.1", "203.0.113.5, 10.2.2.2:8080", trusted)).toBe("203.0.113.5");
+    // Still not an address: a port on a bare IPv6 address cannot be told from its last group, and junk stays junk.
+    expect(clientAddress("10.1.1.1", "203.0.113.5:x", trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", "[2001:db8::5]:", trusted)).toBe("10.1.1.1");
+    expect(clientAddress("10.1.1.1", "203.0.113.5:99999", trusted)).toBe("10.1.1.1");
   });
 });

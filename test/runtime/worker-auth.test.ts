@@ -126,6 +126,63 @@ describe("worker.mjs authentication", () => {
     expect(await response.text()).toContain("OAuth needs KERVANC_OAUTH_AUDIENCE");
   });
 
+  it("takes a key set over plain http only from loopback", async () => {
+    const worker = createWorker(compileInProcess(SPEC));
+    const response = await worker.fetch(discover("https://mcp.example.test/mcp"), {
+      KERVANC_OAUTH_ISSUER: ISSUER,
+      KERVANC_OAUTH_JWKS_URL: "http://auth.example.test/jwks",
+      KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+    });
+    expect(response.status).toBe(500);
+    expect(await response.text()).toContain("KERVANC_OAUTH_JWKS_URL must be https");
+  });
+
+  // What Deno and Bun pass as the handler's second argument (checked on both: Deno's connection info has a
+  // remoteAddr getter, Bun's server a requestIP method, both on the prototype).
+  class DenoInfo {
+    readonly address: string;
+    constructor(address: string) {
+      this.address = address;
+    }
+    get remoteAddr(): { transport: string; hostname: string; port: number } {
+      return { transport: "tcp", hostname: this.address, port: 40000 };
+    }
+  }
+  class BunServer {
+    readonly address: string;
+    constructor(address: string) {
+      this.address = address;
+    }
+    requestIP(): { address: string; family: string; port: number } {
+      return { address: this.address, family: this.address.includes(":") ? "IPv6" : "IPv4", port: 40000 };
+    }
+  }
+
+  // `Host: localhost` is what any client can send: without authentication, a worker served on Deno or Bun bound
+  // to a public interface answered a remote client that sent it.
+  it("without authentication, answers only clients on its own host where the platform says who they are", async () => {
+    for (const second of [new DenoInfo("203.0.113.9"), new BunServer("203.0.113.9"), new BunServer("2001:db8::9")]) {
+      const worker = createWorker(compileInProcess(SPEC));
+      const response = await worker.fetch(discover("http://localhost/mcp"), second);
+      expect(response.status).toBe(403);
+      expect(await response.text()).toContain("only clients on its own host");
+    }
+    for (const second of [new DenoInfo("127.0.0.1"), new BunServer("::1"), new BunServer("::ffff:127.0.0.1")]) {
+      const worker = createWorker(compileInProcess(SPEC));
+      expect((await worker.fetch(discover("http://localhost/mcp"), second)).status).toBe(200);
+    }
+    // With a token, or when told to serve without one, a remote client is answered as any other.
+    const withTokens = createWorker(compileInProcess(SPEC));
+    process.env["KERVANC_AUTH_TOKENS"] = TOKEN;
+    try {
+      expect(
+        (await withTokens.fetch(discover("http://localhost/mcp", TOKEN), new DenoInfo("203.0.113.9"))).status,
+      ).toBe(200);
+    } finally {
+      delete process.env["KERVANC_AUTH_TOKENS"];
+    }
+  });
+
   it("refuses to serve a public host without authentication, unless told to", async () => {
     const refusing = createWorker(compileInProcess(SPEC));
     const response = await refusing.fetch(discover("https://mcp.example.test/mcp"), {
@@ -142,6 +199,25 @@ describe("worker.mjs authentication", () => {
         })
       ).status,
     ).toBe(200);
+    // A token no client can send (a blank or a character outside printable ASCII inside it): refused at start, as
+    // server.mjs refuses it, rather than configured and never matched.
+    for (const tokens of ["with a blank inside-0123456789", "non-ascii-tøken-0123456789"]) {
+      const unusable = await createWorker(compileInProcess(SPEC)).fetch(discover("https://mcp.example.test/mcp"), {
+        KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+        KERVANC_AUTH_TOKENS: tokens,
+      });
+      expect(unusable.status).toBe(500);
+      expect(await unusable.text()).toContain("not printable ASCII");
+    }
+    // A KERVANC_AUTH_TOKENS of separators only configures no token: refused the same way, as server.mjs does.
+    for (const tokens of [",", " , "]) {
+      const empty = await createWorker(compileInProcess(SPEC)).fetch(discover("https://mcp.example.test/mcp"), {
+        KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+        KERVANC_AUTH_TOKENS: tokens,
+      });
+      expect(empty.status).toBe(500);
+      expect(await empty.text()).toContain("no authentication is configured");
+    }
     // Loopback needs no authentication, as with server.mjs.
     expect((await createWorker(compileInProcess(SPEC)).fetch(discover("http://localhost/mcp"), {})).status).toBe(200);
   });

@@ -66,8 +66,9 @@ const ALGORITHMS = [
 ];
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 /**
- * After a fetch of the key set, no other for this long: a flood of tokens naming unknown keys costs the
- * authorization server at most one request per cooldown, and a rotated-in key is picked up within it.
+ * After a fetch of the key set, no other for this long (jose's cooldown after a success, keySetFetch's after a
+ * failure): a flood of tokens naming unknown keys costs the authorization server at most one request per
+ * cooldown, and a rotated-in key is picked up within it.
  */
 export const JWKS_COOLDOWN_MS = 5_000;
 /** The largest key set read: one holds a few keys, a few kilobytes. */
@@ -78,33 +79,85 @@ export const VERIFIED_TOKEN_MAX_AGE_MS = 60_000;
 export const VERIFIED_TOKENS_MAX = 1024;
 
 /**
- * The key set's fetch, for jose: at most one attempt per cooldown whatever its outcome, and a body read only up
- * to MAX_JWKS_BYTES. jose spaces fetches by the last successful one only, so while the key set could not be
- * read (the server down, an error status, not JSON) every request that brought a token fetched it again; and
- * it reads the whole body, however large, within its timeout.
+ * The key set's fetch, for jose: after a failed fetch no other for a cooldown, and a body read only up to
+ * MAX_JWKS_BYTES. jose spaces fetches by the last successful one only, so while the key set could not be read
+ * (the server down, an error status, not a key set) every request that brought a token fetched it again; and it
+ * reads the whole body, however large, within its timeout. Only failures hold fetches back: on Workers jose
+ * shares no fetch between requests (a request cannot wait on another's I/O), and holding back every fetch
+ * after any attempt refused the requests that came while the first was under way. A success is what jose
+ * will take as a key set (status 200, a JSON object with a `keys` array of objects), so it spaces the next.
  */
 function keySetFetch(cooldownMs: number): FetchImplementation {
-  let attemptedAt = -Infinity;
+  let failedAt = -Infinity;
   return async (url, init) => {
-    const now = Date.now();
-    if (now - attemptedAt < cooldownMs) throw new JOSEError("The key set was fetched moments ago, and failed.");
-    attemptedAt = now;
-    const response = await fetch(url, init);
-    const reader = response.body?.getReader();
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    for (;;) {
-      const step = reader ? await reader.read() : { done: true as const, value: undefined };
-      if (step.done) break;
-      total += step.value.byteLength;
-      if (total > MAX_JWKS_BYTES) {
-        await reader?.cancel().catch(() => {});
-        throw new JOSEError(`The key set is larger than ${MAX_JWKS_BYTES} bytes.`);
+    if (Date.now() - failedAt < cooldownMs) throw new JOSEError("The key set could not be read moments ago.");
+    try {
+      // Never followed to another URL (jose asks for that too; said here so no caller's init can change it):
+      // the key set is read from the configured URL only, so a redirect cannot move it to plain http.
+      const response = await fetch(url, { ...init, redirect: "manual" });
+      const reader = response.body?.getReader();
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for (;;) {
+        const step = reader ? await reader.read() : { done: true as const, value: undefined };
+        if (step.done) break;
+        total += step.value.byteLength;
+        if (total > MAX_JWKS_BYTES) {
+          await reader?.cancel().catch(() => {});
+          throw new JOSEError(`The key set is larger than ${MAX_JWKS_BYTES} bytes.`);
+        }
+        chunks.push(step.value);
       }
-      chunks.push(step.value);
+      const body = new Blob(chunks);
+      if (response.status !== 200 || !isKeySet(await body.text())) failedAt = Date.now();
+      return new Response(body, { status: response.status, headers: response.headers });
+    } catch (error) {
+      failedAt = Date.now();
+      throw error;
     }
-    return new Response(new Blob(chunks), { status: response.status, headers: response.headers });
   };
+}
+
+/** Whether jose will take this text as a key set (its isJwkSet, on the parsed JSON). */
+function isKeySet(text: string): boolean {
+  try {
+    const document: unknown = JSON.parse(text);
+    const keys = (document as { keys?: unknown } | null)?.keys;
+    return Array.isArray(keys) && keys.every((key) => typeof key === "object" && key !== null && !Array.isArray(key));
+  } catch {
+    return false;
+  }
+}
+
+/** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
+export const MIN_AUTH_TOKEN_LENGTH = 16;
+
+/**
+ * Why a configured bearer token cannot be used, or null: too short to be a secret, or holding a character no
+ * client can send in `Authorization: Bearer` (see `bearer`), so that it would never match.
+ */
+export function authTokenProblem(index: number, token: string): string | null {
+  return token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token)
+    ? `Bearer token ${index + 1} is shorter than ${MIN_AUTH_TOKEN_LENGTH} characters or not printable ASCII; use long random tokens.`
+    : null;
+}
+
+/**
+ * Why an OAuth setting's URL cannot be used, or null. `keys` is the key set's URL: over plain http only on
+ * loopback, since anyone on the path to it could answer with their own key set and then sign any token this
+ * server accepts.
+ */
+export function oauthUrlProblem(name: string, value: string, keys: boolean): string | null {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // Not a URL: said below.
+  }
+  if (url === null || !/^https?:\/\/[^\s]+$/i.test(value)) return `${name} must be an http(s) URL.`;
+  if (keys && url.protocol === "http:" && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(url.hostname))
+    return `${name} must be https (plain http only on loopback): anyone on the path to it could send their own keys and sign tokens this server accepts.`;
+  return null;
 }
 
 /** The metadata URL of RFC 9728 §3.1: the well-known segment goes between the host and the resource's path. */
@@ -247,7 +300,11 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
           clockTolerance: 30,
           currentDate: new Date(verifiedAt),
         });
-        const subject = `sub:${payload.sub!}`;
+        // jose requires `sub` to be present, not to be a name: a number, an object or "" would key the per-client
+        // limit by one shared string ("sub:[object Object]") for unrelated clients.
+        if (typeof payload.sub !== "string" || payload.sub === "")
+          return unauthorized(challenge("invalid_token"), "Unauthorized: the token names no subject.");
+        const subject = `sub:${payload.sub}`;
         verified.keep(key, subject, verifiedAt, payload.exp!);
         return { ok: true, subject };
       } catch (error) {

@@ -20,6 +20,7 @@ import {
   type Server,
 } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth.ts";
+import { clientKey } from "./client-address.ts";
 import { oneLine, throttledLog } from "./log.ts";
 import type { ClientRateLimit } from "./rate-limit.ts";
 
@@ -37,7 +38,10 @@ export interface HealthInfo {
 
 /** What the serving platform knows about a request that the web Request does not carry. */
 export interface RequestInfo {
-  /** The client's address (after --trust-proxy), for the per-client limit when authentication is off. */
+  /**
+   * The client's address (after --trust-proxy), for the per-client limit when authentication is off and for
+   * failed attempts at a token; counted by clientKey (an IPv6 address by its /64).
+   */
   readonly clientAddress?: string;
   /**
    * The request's body, when the platform reads it itself (node-http.ts): `request` then carries none. It is
@@ -149,7 +153,7 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
           }),
           "client rate limit",
         );
-      let client = info.clientAddress ?? "";
+      let client = clientKey(info.clientAddress ?? "");
       if (auth !== null) {
         const verdict = await auth.check(request);
         if (!verdict.ok) {

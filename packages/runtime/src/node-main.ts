@@ -9,7 +9,13 @@ import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { type Authenticator, type AuthSettings, createAuthenticator } from "./auth.ts";
+import {
+  type Authenticator,
+  authTokenProblem,
+  type AuthSettings,
+  createAuthenticator,
+  oauthUrlProblem,
+} from "./auth.ts";
 import { parseTrustedRanges, TrustProxyError } from "./client-address.ts";
 import { compileCacheProblem } from "./compile-cache.ts";
 import { createHttpHandler } from "./http-handler.ts";
@@ -54,7 +60,7 @@ Options:
   --oauth-issuer URL         accept OAuth access tokens (JWT) from this authorization server...
   --oauth-jwks-url URL       ...verified with its key set at this URL...
   --oauth-audience URL       ...issued for this resource (default http://HOST:PORT/mcp of this server)
-  --insecure-no-auth         serve off loopback without authentication (never do this on a shared network)
+  --insecure-no-auth         serve off loopback or a public --allowed-host without authentication (never on a shared network)
   --client-rate-limit N      requests per minute per client (token subject, or address); 0 turns it off (default 300)
   --trust-proxy CIDR         take the client address from X-Forwarded-For on connections from here (repeatable)
   --drain-timeout MS         how long SIGINT/SIGTERM waits for calls in flight (default 10000)
@@ -91,6 +97,17 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Refuses a timeout flag's value that a timer cannot hold. */
 function timerMs(flag: string, raw: string): void {
   if (Number(raw) > MAX_TIMER_MS) throw new UsageError(`${flag} must be at most ${MAX_TIMER_MS} (milliseconds).`);
+}
+
+/**
+ * Why clients other than this host's may reach the server, or null: it listens off loopback, or an
+ * --allowed-host is a name that is not loopback (the name the public reaches it by, as through a reverse proxy
+ * on this host). Either needs authentication or --insecure-no-auth.
+ */
+function exposure(host: string, allowedHosts: readonly string[]): string | null {
+  if (!isLoopbackHost(host)) return `Listening on ${host} (not loopback)`;
+  const name = allowedHosts.find((allowed) => !isLoopbackHost(allowed));
+  return name === undefined ? null : `--allowed-host ${name} (not loopback)`;
 }
 
 export class UsageError extends Error {
@@ -226,18 +243,24 @@ export function parseNodeOptions(
     ["--oauth-jwks-url", jwksUrl],
     ["--oauth-audience", v["oauth-audience"]],
   ] as const) {
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value))
-      throw new UsageError(`${flag} must be an http(s) URL.`);
+    const problem = value === undefined ? null : oauthUrlProblem(flag, value, flag === "--oauth-jwks-url");
+    if (problem !== null) throw new UsageError(problem);
   }
   const oauth =
     issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience: v["oauth-audience"] ?? null } : null;
   const authTokensFile = v["auth-tokens-file"] ?? null;
-  if (oauth !== null && (authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== ""))
+  // Set but holding no token (",", blanks): refused, since it would count as authentication here and
+  // configure none, serving /mcp off loopback to anyone.
+  const envTokens = authTokensFromEnv(env);
+  if (http && envTokens.length === 0 && (env["KERVANC_AUTH_TOKENS"] ?? "") !== "")
+    throw new UsageError("KERVANC_AUTH_TOKENS holds no token (comma-separated tokens; unset it for none).");
+  if (oauth !== null && (authTokensFile !== null || envTokens.length > 0))
     throw new UsageError("Choose one kind of authentication: bearer tokens or OAuth, not both.");
-  const authOn = oauth !== null || authTokensFile !== null || (env["KERVANC_AUTH_TOKENS"] ?? "") !== "";
-  if (http && !isLoopbackHost(host) && !authOn && !v["insecure-no-auth"]) {
+  const authOn = oauth !== null || authTokensFile !== null || envTokens.length > 0;
+  const exposed = exposure(host, allowedHosts);
+  if (http && exposed !== null && !authOn && !v["insecure-no-auth"]) {
     throw new UsageError(
-      `Listening on ${host} (not loopback) needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
+      `${exposed} needs authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url. To serve without it anyway, pass --insecure-no-auth.`,
     );
   }
   if (oauth !== null && oauth.audience === null && port === 0)
@@ -409,6 +432,16 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
     return;
   }
+  const exposed = exposure(options.host, options.allowedHosts);
+  if (auth === null && exposed !== null) {
+    // Whatever the options said, no authenticator came of them: exposed, that is served only when asked.
+    if (!options.insecureNoAuth) {
+      log(`Error: ${exposed} needs authentication, and none is configured.`);
+      process.exitCode = 2;
+      return;
+    }
+    log("!! --insecure-no-auth: /mcp is served without authentication to anyone who can reach this port. !!");
+  }
   const allowed = options.allowedHosts.length > 0 ? [...options.allowedHosts] : undefined;
   const handler = createHttpHandler(factory, {
     ...(allowed ? { allowedHosts: allowed } : {}),
@@ -418,8 +451,6 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     onrefused: (refusal) => logger.refused(refusal.status, refusal.reason),
   });
-  if (auth === null && !isLoopbackHost(options.host))
-    log("!! --insecure-no-auth: /mcp is served without authentication to anyone who can reach this port. !!");
   serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits, trustProxy }).then(
     (server) => {
       let stopping = false;
@@ -443,8 +474,13 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   );
 }
 
-/** Bearer tokens shorter than this are refused: a token is a password a client sends on every request. */
-export const MIN_AUTH_TOKEN_LENGTH = 16;
+/** The tokens of KERVANC_AUTH_TOKENS: comma-separated, blanks around each dropped, empty entries skipped. */
+function authTokensFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  return (env["KERVANC_AUTH_TOKENS"] ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter((token) => token !== "");
+}
 
 /** The authentication settings from the options, the tokens file and KERVANC_AUTH_TOKENS; tokens go in the vault. */
 export function authSettings(
@@ -453,7 +489,10 @@ export function authSettings(
   vault: SecretVault,
 ): AuthSettings {
   if (options.oauth !== null) {
-    const audience = options.oauth.audience ?? `http://${options.allowedHosts[0] ?? options.host}:${options.port}/mcp`;
+    const name = options.allowedHosts[0] ?? options.host;
+    // An IPv6 address goes in brackets, or the URL would not parse.
+    const host = name.includes(":") && !name.startsWith("[") ? `[${name}]` : name;
+    const audience = options.oauth.audience ?? `http://${host}:${options.port}/mcp`;
     return { tokens: [], oauth: { issuer: options.oauth.issuer, jwksUrl: options.oauth.jwksUrl, audience } };
   }
   const tokens: string[] = [];
@@ -471,12 +510,10 @@ export function authSettings(
     }
     if (tokens.length === 0) throw new UsageError(`--auth-tokens-file ${options.authTokensFile} holds no token.`);
   }
-  for (const token of (env["KERVANC_AUTH_TOKENS"] ?? "").split(",")) if (token.trim() !== "") tokens.push(token.trim());
+  tokens.push(...authTokensFromEnv(env));
   for (const [index, token] of tokens.entries()) {
-    if (token.length < MIN_AUTH_TOKEN_LENGTH || /[^\x21-\x7e]/.test(token))
-      throw new UsageError(
-        `Bearer token ${index + 1} is shorter than ${MIN_AUTH_TOKEN_LENGTH} characters or not printable ASCII; use long random tokens.`,
-      );
+    const problem = authTokenProblem(index, token);
+    if (problem !== null) throw new UsageError(problem);
     vault.add(`bearer token ${index + 1}`, token);
   }
   return { tokens, oauth: null };

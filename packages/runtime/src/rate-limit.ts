@@ -8,7 +8,6 @@ import { ToolError } from "./errors.ts";
 import type { RateLimit } from "./plan.ts";
 
 const WINDOW_MS = 60_000;
-const SWEEP_INTERVAL_MS = 1_000;
 
 export class ToolLimiter {
   readonly #tool: string;
@@ -52,31 +51,50 @@ export class ToolLimiter {
 }
 
 /**
+ * The most clients whose windows are held at once. One window is a map entry, an object and its key (an
+ * address, or a token's subject), a couple of hundred bytes: this bounds the table near 20 MB, where a key per
+ * client seen within a minute made it grow with the request rate (an attacker with many addresses or tokens).
+ */
+export const MAX_CLIENTS = 100_000;
+
+/**
  * The per-client request limit of the HTTP server: `perMinute` requests per client in a fixed 60-second window
  * (0 turns it off). The client is the token's subject when authentication is on, the address otherwise. Each
  * replica counts on its own.
+ *
+ * The windows are kept in the order they opened (a new window goes to the end), so the expired ones are always
+ * at the front: each request drops those it finds there, which costs each window one removal in all. Past
+ * MAX_CLIENTS live windows the oldest is dropped to make room; its client starts a new window on its next
+ * request, which only a flood from that many other clients within one minute can cause.
  */
 export class ClientRateLimit {
   readonly #windows = new Map<string, { start: number; count: number }>();
   readonly perMinute: number;
-  /** When the expired windows were last swept out. */
-  #sweptAt = -Infinity;
 
   constructor(perMinute: number) {
     this.perMinute = perMinute;
   }
 
+  /** How many clients' windows are held. */
+  get size(): number {
+    return this.#windows.size;
+  }
+
   /** Seconds to wait, or 0 when the request may proceed. */
   take(client: string, now: number): number {
     if (this.perMinute === 0) return 0;
-    // Past 10,000 clients the expired windows are swept out, at most once a second: sweeping on every request
-    // while the map stayed full of live windows (many clients at once) walked all of them per request.
-    if (this.#windows.size > 10_000 && now - this.#sweptAt >= SWEEP_INTERVAL_MS) {
-      this.#sweptAt = now;
-      for (const [key, w] of this.#windows) if (now - w.start >= WINDOW_MS) this.#windows.delete(key);
+    for (const [key, w] of this.#windows) {
+      if (now - w.start < WINDOW_MS) break;
+      this.#windows.delete(key);
     }
     let window = this.#windows.get(client);
     if (!window || now - window.start >= WINDOW_MS) {
+      // Deleted first, so that a renewed window goes to the end with the others opened now.
+      this.#windows.delete(client);
+      if (this.#windows.size >= MAX_CLIENTS) {
+        const oldest = this.#windows.keys().next();
+        if (!oldest.done) this.#windows.delete(oldest.value);
+      }
       window = { start: now, count: 0 };
       this.#windows.set(client, window);
     }

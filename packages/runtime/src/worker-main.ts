@@ -17,7 +17,7 @@
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
 import { raceSignal } from "./deadline.ts";
-import { createAuthenticator } from "./auth.ts";
+import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
@@ -90,6 +90,26 @@ const list = (value: string | undefined): string[] =>
     .filter((s) => s !== "");
 
 /**
+ * The client's address, where the platform says it: Deno passes connection info (`remoteAddr`) as the handler's
+ * second argument, Bun its server (`requestIP`). Workers say none (their second argument is the environment).
+ */
+function peerAddress(request: Request, second: unknown): string | undefined {
+  if (second === null || typeof second !== "object") return undefined;
+  const remote = (second as { remoteAddr?: { hostname?: unknown } }).remoteAddr;
+  if (typeof remote === "object" && remote !== null && typeof remote.hostname === "string") return remote.hostname;
+  const requestIP = (second as { requestIP?: unknown }).requestIP;
+  if (typeof requestIP !== "function") return undefined;
+  try {
+    const answer = (requestIP as (r: Request) => { address?: unknown } | null).call(second, request);
+    return typeof answer?.address === "string" ? answer.address : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
+/**
  * The default export of worker.mjs. Besides `fetch`, Bun reads `hostname` and `development` from the default
  * export it serves: loopback, and no development error pages (Bun's default is every interface). Workers and
  * Deno ignore both; Deno takes the address from `deno serve --host`.
@@ -105,6 +125,12 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
+  /**
+   * Without authentication (and without KERVANC_INSECURE_NO_AUTH=1) only clients on this host are served. The
+   * Host check alone does not say so: a remote client can send `Host: localhost`, and on Deno (`deno serve`
+   * listens on every interface unless --host says otherwise) or Bun bound publicly it would be served /mcp.
+   */
+  let loopbackOnly = false;
 
   function failAudience(): never {
     throw new Error(`OAuth needs ${WORKER_ENV.oauthAudience} (this server's /mcp URL) or ${WORKER_ENV.allowedHosts}.`);
@@ -146,10 +172,19 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     const jwksUrl = env(WORKER_ENV.oauthJwksUrl);
     if ((issuer === undefined) !== (jwksUrl === undefined))
       throw new Error(`OAuth needs both ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}.`);
+    for (const [name, value] of [
+      [WORKER_ENV.oauthIssuer, issuer],
+      [WORKER_ENV.oauthJwksUrl, jwksUrl],
+      [WORKER_ENV.oauthAudience, env(WORKER_ENV.oauthAudience)],
+    ] as const) {
+      const problem = value === undefined ? null : oauthUrlProblem(name, value, name === WORKER_ENV.oauthJwksUrl);
+      if (problem !== null) throw new Error(problem);
+    }
     if (issuer !== undefined && tokens.length > 0)
       throw new Error("Choose one kind of authentication: bearer tokens or OAuth, not both.");
     for (const [index, token] of tokens.entries()) {
-      if (token.length < 16) throw new Error(`Bearer token ${index + 1} is shorter than 16 characters.`);
+      const problem = authTokenProblem(index, token);
+      if (problem !== null) throw new Error(problem);
       vault.add(`bearer token ${index + 1}`, token);
     }
     // The default audience is never taken from a request: on Deno and Bun the request's URL comes from its Host
@@ -167,6 +202,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
         `${WORKER_ENV.allowedHosts} names a public host but no authentication is configured: set ${WORKER_ENV.authTokens}, or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl} (or ${WORKER_ENV.insecureNoAuth}=1 to serve without).`,
       );
     }
+    loopbackOnly = auth === null && env(WORKER_ENV.insecureNoAuth) !== "1";
     handler = createHttpHandler(createServerFactory(compiled, runner), {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
@@ -193,6 +229,15 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
           status: 500,
           headers: { "content-type": "text/plain" },
         });
+      }
+      if (loopbackOnly) {
+        const peer = peerAddress(request, env);
+        if (peer !== undefined && !LOOPBACK_PEER.test(peer)) {
+          return new Response(
+            `Forbidden: without authentication this server answers only clients on its own host. Set ${WORKER_ENV.authTokens} (or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}).\n`,
+            { status: 403, headers: { "content-type": "text/plain" } },
+          );
+        }
       }
       return handler.fetch(request);
     },

@@ -241,10 +241,10 @@ function operationsSection(): string[] {
   return [
     "## Authentication",
     "",
-    "Over HTTP, `server.mjs` refuses to listen off loopback without authentication unless you pass `--insecure-no-auth`. Two modes:",
+    "Over HTTP, `server.mjs` refuses to listen off loopback, or to answer to an `--allowed-host` that is not loopback (a reverse proxy's public name), without authentication unless you pass `--insecure-no-auth`. Two modes:",
     "",
     "- Bearer tokens, for internal services: `--auth-tokens-file FILE` (one token per line, at least 16 characters; `#` starts a comment) or `KERVANC_AUTH_TOKENS` (comma-separated). Clients send `Authorization: Bearer TOKEN`. Tokens are compared in constant time and never logged.",
-    "- OAuth 2.1 resource server, as the MCP authorization specification describes: `--oauth-issuer URL --oauth-jwks-url URL [--oauth-audience URL]`. Access tokens must be JWTs signed by a key of the issuer's key set (asymmetric algorithms only), with that `iss`, an `aud` equal to this server's resource URL (`--oauth-audience`; by default `http://HOST:PORT/mcp` of this server: behind a load balancer or TLS terminator, set it to the public URL), a `sub`, and a current `exp`/`nbf`. Without a valid token the answer is `401` with `WWW-Authenticate: Bearer resource_metadata=\"...\"`, and the protected-resource metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource`. The key set is cached and fetched again when a token names an unknown key.",
+    "- OAuth 2.1 resource server, as the MCP authorization specification describes: `--oauth-issuer URL --oauth-jwks-url URL [--oauth-audience URL]`. Access tokens must be JWTs signed by a key of the issuer's key set (asymmetric algorithms only), with that `iss`, an `aud` equal to this server's resource URL (`--oauth-audience`; by default `http://HOST:PORT/mcp` of this server: behind a load balancer or TLS terminator, set it to the public URL), a `sub`, and a current `exp`/`nbf`. Without a valid token the answer is `401` with `WWW-Authenticate: Bearer resource_metadata=\"...\"`, and the protected-resource metadata (RFC 9728) is served at `/.well-known/oauth-protected-resource`. The key set's URL must be https (plain http only on loopback), and it is cached and fetched again when a token names an unknown key.",
     "",
     "## Limits, health and logs",
     "",
