@@ -5,6 +5,10 @@
  * small mappings and lists on one line (`{ type: string }`), everything else in block style, the version
  * quoted, and review comments on the keys they are about. No aliases: a value that appears twice is written
  * twice, because the spec loader caps alias expansion and a reader should not have to follow anchors.
+ *
+ * Header and comment lines quote the document (its file name, routes, operationIds, media types): each line is
+ * made one line of visible text (`oneLine`), so no line break in them (LF, CR, NEL, LS, PS) starts a line of YAML
+ * and no bidi control reorders what a reviewer reads. The importer's own line breaks are the "\n"s it writes.
  */
 import {
   Document,
@@ -17,6 +21,7 @@ import {
   type Scalar,
   visit,
 } from "yaml";
+import { oneLine } from "../diagnostics/diagnostic.ts";
 
 /** A comment written on the line(s) above the key at `path` (or above the list item, for a number last). */
 export interface Comment {
@@ -41,7 +46,7 @@ export function emitSpec(
     if (node === undefined) continue;
     const lines = comment.text
       .split("\n")
-      .map((l) => ` ${l}`)
+      .map((l) => ` ${oneLine(l)}`)
       .join("\n");
     node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${lines}` : lines;
     commented.add(node);
@@ -57,7 +62,7 @@ export function emitSpec(
     },
   });
   const body = doc.toString({ lineWidth: 0, flowCollectionPadding: true });
-  return `${header.map((line) => `# ${line}`.trimEnd()).join("\n")}\n${body}`;
+  return `${header.map((line) => `# ${oneLine(line)}`.trimEnd()).join("\n")}\n${body}`;
 }
 
 function flowIfSmall(node: YamlNode, commented: ReadonlySet<YamlNode>): symbol | undefined {
