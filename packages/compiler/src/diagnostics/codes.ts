@@ -1060,6 +1060,8 @@ export const CODES = {
         `${a.keywords} that do not apply to their schema's type (${a.list}) were left out of the input schemas: they check nothing.`,
       pathParameterNotScalar: (a: { name: string }) =>
         `The path parameter "${a.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
+      dotSegment: (a: { route: string }) =>
+        `The path ${a.route} has a "." or ".." segment, which a URL resolves away (the tool would call another path, perhaps outside the server's base path); the operation is left out.`,
       pathParameterNotInPath: (a: { name: string; route: string }) =>
         `The path parameter "${a.name}" does not appear in the path ${a.route}; it is left out.`,
       queryNameTemplate: (a: { name: string }) =>

@@ -29,6 +29,11 @@ export interface Comment {
   readonly text: string;
 }
 
+/** Characters JSON.stringify leaves raw that are line breaks to YAML 1.1 readers, or invisible or reordering. */
+const HIDDEN = "\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff";
+const HIDDEN_RAW = new RegExp(`[${HIDDEN}]`);
+const HIDDEN_RAW_ALL = new RegExp(`[${HIDDEN}]`, "g");
+
 /** Collections whose one-line form is at most this long are written on one line. */
 const FLOW_WIDTH = 72;
 
@@ -40,6 +45,14 @@ export function emitSpec(
   const doc = new Document(value, { aliasDuplicateObjects: false });
   const version = doc.get("version", true);
   if (isScalar(version)) (version as Scalar).type = "QUOTE_DOUBLE";
+  // Strings holding characters that some readers take for line breaks (NEL, LS, PS) or that reorder or hide text
+  // (C1 controls, bidi controls) are written double-quoted, where YAML escapes them (below): an editor, another
+  // YAML parser or a reviewer's eye then reads the spec as kervanc does.
+  visit(doc, {
+    Scalar(_, node) {
+      if (typeof node.value === "string" && HIDDEN_RAW.test(node.value)) node.type = "QUOTE_DOUBLE";
+    },
+  });
   const commented = new Set<YamlNode>();
   for (const comment of comments) {
     const node = nodeForComment(doc, comment.path);
@@ -61,7 +74,11 @@ export function emitSpec(
       return flowIfSmall(node, commented);
     },
   });
-  const body = doc.toString({ lineWidth: 0, flowCollectionPadding: true });
+  // JSON escapes C0 controls in double-quoted strings, not these; they occur only in double-quoted strings now
+  // (comment lines went through oneLine), where a \uXXXX escape means the same character.
+  const body = doc
+    .toString({ lineWidth: 0, flowCollectionPadding: true })
+    .replace(HIDDEN_RAW_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`);
   return `${header.map((line) => `# ${oneLine(line)}`.trimEnd()).join("\n")}\n${body}`;
 }
 

@@ -385,7 +385,9 @@ class Importer {
       this.#report(
         removedCharacters([...at, "description"], "description", description.removed, firstHidden(rawDescription!)),
       );
-    const fullDescription = description?.text || summary?.text || `${method.toUpperCase()} ${route}`;
+    // The fallback quotes the path key, which may hold any character: it is visible text like the others.
+    const fullDescription =
+      description?.text || summary?.text || cleanText(`${method.toUpperCase()} ${route}`, "line").text;
     const shortened = shorten(fullDescription, MAX_TOOL_DESCRIPTION);
     if (shortened.cut)
       comments.push({ path: ["description"], text: `description shortened from ${fullDescription.length} characters` });
