@@ -1026,6 +1026,10 @@ export const CODES = {
       notHttp: (a: { where: string; url: string }) => `${a.where} ${a.url} is not an http or https URL.`,
       credentials: (a: { where: string; url: string }) =>
         `${a.where} ${a.url} contains credentials; declare a security scheme instead.`,
+      variableInHost: (a: { where: string; url: string; name: string; value: string }) =>
+        `${a.where} ${a.url} puts the variable {${a.name}} in its host, with the default ${a.value}; a variable there may hold only letters, digits, "." and "-", so that it cannot change which host the URL names.`,
+      unclearHost: (a: { where: string; url: string; host: string }) =>
+        `${a.where} ${a.url} is read as the host ${a.host}, which it does not say plainly (a backslash, a percent-escape, a control character or an unusual address form); write the URL as it is sent.`,
       queryOrFragment: (a: { where: string; url: string }) =>
         `${a.where} ${a.url} has a query or a #fragment; give the base URL only.`,
       secretsOverHttp: (a: { url: string; name: string; withOption: string }) =>
