@@ -135,4 +135,26 @@ describe("parameters", () => {
       ],
     ]);
   });
+  it("reads an unknown style as no delimiter, even one named like an Object member (__proto__, constructor)", () => {
+    for (const style of ["__proto__", "constructor", "toString", "matrix"]) {
+      const result = imp(
+        api({
+          "/a": {
+            get: {
+              operationId: "a",
+              parameters: [
+                { name: "q", in: "query", style, explode: false, schema: { type: "array", items: { type: "string" } } },
+              ],
+              responses: ok200,
+            },
+          },
+        }),
+      );
+      // Sent as repeated parameters from a list, as for any style a spec has no delimiter for.
+      expect(specOf(result).tools[0]!["input"]["properties"]["q"], style).toEqual({
+        type: "array",
+        items: { type: "string" },
+      });
+    }
+  });
 });

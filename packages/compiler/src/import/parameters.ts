@@ -188,7 +188,9 @@ export function placeParameters(
         ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
         continue;
       }
-      const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
+      // An own entry only: the style is document text, and "constructor" or "__proto__" name Object members.
+      const style = param.explode ? "" : param.style;
+      const separator = kind === "array" && Object.hasOwn(DELIMITERS, style) ? DELIMITERS[style] : undefined;
       if (separator !== undefined) {
         // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
         // (a=1,2), which the model writes itself, as text.
