@@ -139,7 +139,11 @@ function authorityEnd(text: string): number {
 
 /** The server URL's path without a trailing slash, so `/v2` + `/pets` joins to `/v2/pets`. */
 export function basePath(url: URL): string {
-  return url.pathname.replace(/\/+$/, "");
+  // A loop, not /\/+$/, which is quadratic over a run of slashes inside the path.
+  const path = url.pathname;
+  let end = path.length;
+  while (end > 0 && path[end - 1] === "/") end--;
+  return path.slice(0, end);
 }
 
 /** `host:port` as a secret binding states it, with the scheme's default port written out. */
