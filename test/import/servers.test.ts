@@ -85,6 +85,38 @@ describe("servers", () => {
       specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets,
     ).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
   });
+
+  it("warns when a secret is sent to more than one host (an operation's own servers), once per secret", () => {
+    const doc = api(
+      {
+        "/a": { get: { operationId: "a", responses: ok200 } },
+        "/b": { get: { operationId: "b", servers: [{ url: "https://other.example" }], responses: ok200 } },
+        "/c": { servers: [{ url: "https://third.example:8443" }], get: { operationId: "c", responses: ok200 } },
+        "/d": { get: { operationId: "d", servers: [{ url: "https://other.example/v2" }], responses: ok200 } },
+      },
+      {
+        components: { securitySchemes: { k: { type: "apiKey", in: "header", name: "K" } } },
+        security: [{ k: [] }],
+      },
+    );
+    const result = imp(doc);
+    expect(specOf(result).secrets).toEqual([
+      { name: "K", hosts: ["api.example.com:443", "other.example:443", "third.example:8443"] },
+    ]);
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.path, d.message])).toEqual([
+      [
+        "warning",
+        "KV7018",
+        'paths["/b"].get.servers[0].url',
+        "The secret K is sent to 3 hosts: api.example.com:443 (a), other.example:443 (b, d) and third.example:8443 (c), because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.",
+      ],
+    ]);
+    // One server for every tool: one host, no warning.
+    const one = imp(doc, { serverUrl: "https://api.example.com" });
+    expect(specOf(one).secrets).toEqual([{ name: "K", hosts: ["api.example.com:443"] }]);
+    expect(one.diagnostics).toEqual([]);
+  });
+
   it("lets no server variable change which host a URL names", () => {
     const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
     // {host}.example.com reads as a host under example.com; defaults that end the host there name another one.

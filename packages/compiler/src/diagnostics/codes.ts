@@ -1180,6 +1180,17 @@ export const CODES = {
         `The server ${a.server} is used: it is the first https one listed (${a.passedOver} comes first but uses plain http). Give --server-url to choose another.`,
     },
   },
+  KV7018: {
+    severity: "warning",
+    summary:
+      "A secret is sent to more than one host, because operations name servers of their own: each host gets the credential.",
+    example:
+      "The secret API_KEY is sent to 2 hosts: api.example.com:443 (listPets) and uploads.example.net:443 (upload), because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.",
+    messages: {
+      manyHosts: (a: { secret: string; count: number; hosts: string }) =>
+        `The secret ${a.secret} is sent to ${a.count} hosts: ${a.hosts}, because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.`,
+    },
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof CODES;

@@ -536,6 +536,7 @@ class Importer {
       if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
         this.#report(report("KV7016", [], (m) => m.noSchemes));
       }
+      this.#reportSecretHosts(built);
       const importDiagnostics = this.#diagnostics();
       const size = listingSize(compiled.planned);
       const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
@@ -555,6 +556,33 @@ class Importer {
         secrets: secretsList,
         size,
       };
+    }
+  }
+
+  /**
+   * A secret the written spec binds to more than one host (operations with servers of their own: a vendor's
+   * document can so send its API key to another host): one KV7018 per secret, at the first tool that sends it
+   * elsewhere than the first host, naming the tools per host.
+   */
+  #reportSecretHosts(built: readonly BuiltTool[]): void {
+    const bySecret = new Map<string, Map<string, BuiltTool[]>>();
+    for (const tool of built) {
+      for (const secret of tool.secrets) {
+        const hosts = bySecret.get(secret) ?? new Map<string, BuiltTool[]>();
+        const host = hostPort(tool.server.url);
+        hosts.set(host, [...(hosts.get(host) ?? []), tool]);
+        bySecret.set(secret, hosts);
+      }
+    }
+    for (const [secret, hosts] of bySecret) {
+      if (hosts.size < 2) continue;
+      const entries = [...hosts].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+      const named = entries.map(
+        ([host, tools]) => `${host} (${toolList(tools.map((t) => t.value["name"] as string))})`,
+      );
+      const list = `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}`;
+      const first = [...hosts.values()][1]![0]!;
+      this.#report(report("KV7018", first.server.at, (m) => m.manyHosts({ secret, count: hosts.size, hosts: list })));
     }
   }
 
@@ -629,6 +657,11 @@ class Importer {
     ];
     return { text: emitSpec(spec, header, comments), secretsList };
   }
+}
+
+/** Tool names for a message: five at most, then how many more. */
+function toolList(names: readonly string[]): string {
+  return names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
 }
 
 /** How a warning under --skip-invalid starts: which operation was left out. */
