@@ -169,3 +169,45 @@ describe("document text in the written spec", () => {
     }
   });
 });
+
+describe("a security scheme's names in the written spec", () => {
+  it.each(HOSTILE.map((t) => [JSON.stringify(t), t]))(
+    "%s as an apiKey name is sent as that name, or not at all",
+    (_l, name) => {
+      for (const where of ["query", "header", "cookie"]) {
+        const result = imp(
+          api(
+            { "/a": { get: { operationId: "a", responses: { "200": { description: "OK" } } } } },
+            {
+              components: { securitySchemes: { [`s ${name}`]: { type: "apiKey", in: where, name } } },
+              security: [{ [`s ${name}`]: [] }],
+            },
+          ),
+        );
+        if (!result.ok) {
+          expect(result.diagnostics.every((d) => d.line > 0 && d.column > 0)).toBe(true);
+          continue;
+        }
+        const spec = specOf(result);
+        const http = spec.tools[0]!["http"] as Record<string, Record<string, string> | string>;
+        const secret = spec.secrets?.[0]?.name;
+        const sent =
+          where === "query"
+            ? http["query"]
+            : where === "header"
+              ? http["headers"]
+              : { cookie: (http["headers"] as Record<string, string> | undefined)?.["Cookie"] ?? "" };
+        if (secret === undefined) {
+          // Not expressible: imported without it, with a warning, and nothing else sent.
+          expect(result.diagnostics.map((d) => d.code)).toContain("KV7009");
+          expect(http["query"] ?? http["headers"]).toBeUndefined();
+          continue;
+        }
+        expect(spec.secrets).toEqual([{ name: secret, hosts: ["api.example.com:443"] }]);
+        const expected =
+          where === "cookie" ? { cookie: `${name}={{secrets.${secret}}}` } : { [name!]: `{{secrets.${secret}}}` };
+        expect(sent).toEqual(expected);
+      }
+    },
+  );
+});
