@@ -239,8 +239,9 @@ class Importer {
   #diagnostics(): Diagnostic[] {
     const seen = new Set<string>();
     const out: Diagnostic[] = [];
-    for (const f of this.#findings) {
-      const { line, column } = this.#source.position(f.path, f.atKey ?? false);
+    const places = this.#source.positions(this.#findings.map((f) => ({ path: f.path, atKey: f.atKey ?? false })));
+    for (const [i, f] of this.#findings.entries()) {
+      const { line, column } = places[i]!;
       const d: Diagnostic = {
         code: f.code,
         severity: severityOf(f),
