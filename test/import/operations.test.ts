@@ -108,10 +108,11 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
   it("fails on the first operation that cannot be imported, without the option", () => {
     const result = imp(doc);
     expect(result.ok).toBe(false);
-    expect(codes(result).sort()).toEqual(["error KV7003", "error KV7006"]);
+    // The "../raw" path is left out with a warning either way (route-paths.test.ts).
+    expect(codes(result).sort()).toEqual(["error KV7003", "error KV7006", "warning KV7010"]);
   });
 
-  it("imports the rest with one warning per skipped operation, naming it, including those kervanc build would refuse", () => {
+  it("imports the rest with one warning per skipped operation, naming it", () => {
     const result = imp(doc, { skipInvalid: true });
     expect(result.ok).toBe(true);
     expect(specOf(result).tools.map((t) => t["name"])).toEqual(["good"]);
@@ -123,8 +124,10 @@ describe("skipping what cannot be imported (--skip-invalid)", () => {
     ).toEqual([
       ["warning", "KV7003", "Skipped GET /secured (secured)"],
       ["warning", "KV7006", "Skipped POST /tree (tree)"],
-      ["warning", "KV7012", "Skipped GET /files/{name}/../raw (raw)"],
     ]);
+    // Before the importer left out paths with ".." segments itself, this one was the tool kervanc build refused
+    // (KV7012); it is now a warning of its own.
+    expect(codes(result)).toContain("warning KV7010");
     expect(result.diagnostics.every((d) => d.severity === "warning")).toBe(true);
   });
 });

@@ -123,15 +123,38 @@ describe("parameters", () => {
     expect(spec.tools[0]!["input"]["required"]).toEqual(["x", "y", "z"]);
   });
 
-  it("refuses, as kervanc build would, a path whose '..' removes a template (KV7012 at the operation)", () => {
+  it("leaves out a path whose '..' would remove a template, before kervanc build would refuse it", () => {
     const result = imp(api({ "/files/{name}/../raw": { get: { operationId: "raw", responses: ok200 } } }));
     expect(result.ok).toBe(false);
     expect(problems(result).map((d) => [d.code, d.path, d.message])).toEqual([
+      ["KV7011", "paths", "None of the selected operations can be imported (see the warnings above)."],
       [
-        "KV7012",
-        'paths["/files/{name}/../raw"].get',
-        'kervanc build would refuse the tool made from this operation: KV3017 tools[0].http.url: The URL\'s path drops {{input.name}}: a ".." segment after it removes it. Write the path without "..".',
+        "KV7010",
+        'paths["/files/{name}/../raw"]',
+        'The path "/files/{name}/../raw" has a "." or ".." segment, which a URL resolves away (the tool would call another path, perhaps outside the server\'s base path); the operation is left out.',
       ],
     ]);
+  });
+  it("reads an unknown style as no delimiter, even one named like an Object member (__proto__, constructor)", () => {
+    for (const style of ["__proto__", "constructor", "toString", "matrix"]) {
+      const result = imp(
+        api({
+          "/a": {
+            get: {
+              operationId: "a",
+              parameters: [
+                { name: "q", in: "query", style, explode: false, schema: { type: "array", items: { type: "string" } } },
+              ],
+              responses: ok200,
+            },
+          },
+        }),
+      );
+      // Sent as repeated parameters from a list, as for any style a spec has no delimiter for.
+      expect(specOf(result).tools[0]!["input"]["properties"]["q"], style).toEqual({
+        type: "array",
+        items: { type: "string" },
+      });
+    }
   });
 });

@@ -85,4 +85,108 @@ describe("servers", () => {
       specOf(single([{ url: "https://x.example.com" }], { serverUrl: "https://localhost:4443" }, true)).secrets,
     ).toEqual([{ name: "K", hosts: ["localhost:4443"] }]);
   });
+
+  it("warns when a secret is sent to more than one host (an operation's own servers), once per secret", () => {
+    const doc = api(
+      {
+        "/a": { get: { operationId: "a", responses: ok200 } },
+        "/b": { get: { operationId: "b", servers: [{ url: "https://other.example" }], responses: ok200 } },
+        "/c": { servers: [{ url: "https://third.example:8443" }], get: { operationId: "c", responses: ok200 } },
+        "/d": { get: { operationId: "d", servers: [{ url: "https://other.example/v2" }], responses: ok200 } },
+      },
+      {
+        components: { securitySchemes: { k: { type: "apiKey", in: "header", name: "K" } } },
+        security: [{ k: [] }],
+      },
+    );
+    const result = imp(doc);
+    expect(specOf(result).secrets).toEqual([
+      { name: "K", hosts: ["api.example.com:443", "other.example:443", "third.example:8443"] },
+    ]);
+    expect(result.diagnostics.map((d) => [d.severity, d.code, d.path, d.message])).toEqual([
+      [
+        "warning",
+        "KV7018",
+        'paths["/b"].get.servers[0].url',
+        "The secret K is sent to 3 hosts: api.example.com:443 (a), other.example:443 (b, d) and third.example:8443 (c), because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.",
+      ],
+    ]);
+    // One server for every tool: one host, no warning.
+    const one = imp(doc, { serverUrl: "https://api.example.com" });
+    expect(specOf(one).secrets).toEqual([{ name: "K", hosts: ["api.example.com:443"] }]);
+    expect(one.diagnostics).toEqual([]);
+  });
+
+  it("lets no server variable change which host a URL names", () => {
+    const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
+    // {host}.example.com reads as a host under example.com; defaults that end the host there name another one.
+    for (const value of [
+      "evil.example/",
+      "evil.example?",
+      "evil.example#",
+      "evil.example\\",
+      "user@evil.example",
+      "evil.example:443/x",
+    ]) {
+      const result = single(
+        [{ url: "https://{host}.example.com/v1", variables: { host: { default: value } } }],
+        {},
+        true,
+      );
+      expect(result.ok, value).toBe(false);
+      expect(message(result)).toEqual([
+        `The server URL "https://{host}.example.com/v1" puts the variable {host} in its host, with the default ${JSON.stringify(value)}; a variable there may hold only letters, digits, "." and "-", so that it cannot change which host the URL names.`,
+      ]);
+    }
+    // A variable for the scheme, a subdomain or the port, and any text in the path, are as before.
+    const spec = specOf(
+      single(
+        [
+          {
+            url: "{scheme}://{env}.example.com:{port}/{base}",
+            variables: {
+              scheme: { default: "https" },
+              env: { default: "eu-west-1" },
+              port: { default: 8443 },
+              base: { default: "api/v2" },
+            },
+          },
+        ],
+        {},
+        true,
+      ),
+    );
+    expect(spec.tools[0]!["http"]["url"]).toBe("https://eu-west-1.example.com:8443/api/v2/a");
+    expect(spec.secrets).toEqual([{ name: "K", hosts: ["eu-west-1.example.com:8443"] }]);
+  });
+
+  it("refuses a server URL whose host is not written as it is sent (backslashes, escapes, odd forms)", () => {
+    const message = (r: ImportResult): string[] => r.diagnostics.map((d) => d.message);
+    const cases: [string, string][] = [
+      ["https://evil.example\\api.example.com/", "evil.example"],
+      ["https://api.example.com\\@evil.example/", "api.example.com"],
+      ["https://evil%2Eexample/", "evil.example"],
+      ["https://0x7f.1/", "127.0.0.1"],
+      ["https://api.exam\tple.com/", "api.example.com"],
+      ["https://api.example.com/v1\\x", "api.example.com"],
+    ];
+    for (const [url, host] of cases) {
+      for (const options of [{}, { serverUrl: url }]) {
+        const result = single([{ url }], options, true);
+        expect(result.ok, url).toBe(false);
+        const where = "serverUrl" in options ? "--server-url" : "The server URL";
+        expect(message(result)).toEqual([
+          `${where} ${JSON.stringify(url)} is read as the host ${host}, which it does not say plainly (a backslash, a percent-escape, a control character or an unusual address form); write the URL as it is sent.`,
+        ]);
+      }
+    }
+    // Upper case, a default port written out, a trailing dot and IPv6 are plain enough.
+    for (const [url, sent] of [
+      ["https://API.Example.com:443/v1", "https://api.example.com/v1/a"],
+      ["https://api.example.com./", "https://api.example.com./a"],
+      ["https://[::1]:8443", "https://[::1]:8443/a"],
+    ]) {
+      expect(specOf(single([{ url }], {}, true)).tools[0]!["http"]["url"]).toBe(sent);
+    }
+  });
 });

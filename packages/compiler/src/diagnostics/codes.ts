@@ -1026,6 +1026,10 @@ export const CODES = {
       notHttp: (a: { where: string; url: string }) => `${a.where} ${a.url} is not an http or https URL.`,
       credentials: (a: { where: string; url: string }) =>
         `${a.where} ${a.url} contains credentials; declare a security scheme instead.`,
+      variableInHost: (a: { where: string; url: string; name: string; value: string }) =>
+        `${a.where} ${a.url} puts the variable {${a.name}} in its host, with the default ${a.value}; a variable there may hold only letters, digits, "." and "-", so that it cannot change which host the URL names.`,
+      unclearHost: (a: { where: string; url: string; host: string }) =>
+        `${a.where} ${a.url} is read as the host ${a.host}, which it does not say plainly (a backslash, a percent-escape, a control character or an unusual address form); write the URL as it is sent.`,
       queryOrFragment: (a: { where: string; url: string }) =>
         `${a.where} ${a.url} has a query or a #fragment; give the base URL only.`,
       secretsOverHttp: (a: { url: string; name: string; withOption: string }) =>
@@ -1060,6 +1064,8 @@ export const CODES = {
         `${a.keywords} that do not apply to their schema's type (${a.list}) were left out of the input schemas: they check nothing.`,
       pathParameterNotScalar: (a: { name: string }) =>
         `The path parameter "${a.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
+      dotSegment: (a: { route: string }) =>
+        `The path ${a.route} has a "." or ".." segment, which a URL resolves away (the tool would call another path, perhaps outside the server's base path); the operation is left out.`,
       pathParameterNotInPath: (a: { name: string; route: string }) =>
         `The path parameter "${a.name}" does not appear in the path ${a.route}; it is left out.`,
       queryNameTemplate: (a: { name: string }) =>
@@ -1172,6 +1178,17 @@ export const CODES = {
     messages: {
       passedOver: (a: { server: string; passedOver: string }) =>
         `The server ${a.server} is used: it is the first https one listed (${a.passedOver} comes first but uses plain http). Give --server-url to choose another.`,
+    },
+  },
+  KV7018: {
+    severity: "warning",
+    summary:
+      "A secret is sent to more than one host, because operations name servers of their own: each host gets the credential.",
+    example:
+      "The secret API_KEY is sent to 2 hosts: api.example.com:443 (listPets) and uploads.example.net:443 (upload), because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.",
+    messages: {
+      manyHosts: (a: { secret: string; count: number; hosts: string }) =>
+        `The secret ${a.secret} is sent to ${a.count} hosts: ${a.hosts}, because operations name servers of their own. Check that each host is the API's, or give --server-url to send every tool to one server.`,
     },
   },
 } as const satisfies Record<string, CodeInfo>;

@@ -36,9 +36,21 @@ export class NameSet {
   }
 }
 
+/**
+ * `text` without leading and trailing runs of `char`. A loop, not /^_+|_+$/: that backtracks over every run that
+ * does not end the text, quadratic in its length (an operationId of a million underscores took hours).
+ */
+function trimRuns(text: string, char: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text[start] === char) start++;
+  while (end > start && text[end - 1] === char) end--;
+  return text.slice(start, end);
+}
+
 /** An operationId made a tool name: invalid characters become `_`, at most 64 characters. */
 export function toolNameFrom(operationId: string): string {
-  const name = operationId.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^_+|_+$/g, "");
+  const name = trimRuns(operationId.replace(/[^A-Za-z0-9_.-]+/g, "_"), "_");
   return name === "" ? "operation" : name.slice(0, MAX_TOOL_NAME);
 }
 
@@ -60,8 +72,8 @@ export function identifierFrom(name: string): string {
   let id = name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
     .toLowerCase();
+  id = trimRuns(id, "_");
   if (id === "") id = "param";
   if (/^[0-9]/.test(id)) id = `_${id}`;
   return id;
@@ -69,11 +81,13 @@ export function identifierFrom(name: string): string {
 
 /** A secret name from a security scheme's name: `bearerAuth` → `BEARER_AUTH`, `api_key` → `API_KEY`. */
 export function secretNameFrom(scheme: string): string {
-  let name = scheme
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .toUpperCase();
+  let name = trimRuns(
+    scheme
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .replace(/[^A-Za-z0-9]+/g, "_")
+      .toUpperCase(),
+    "_",
+  );
   if (name === "") name = "SECRET";
   if (!/^[A-Z]/.test(name)) name = `KEY_${name}`;
   return name.slice(0, 64);

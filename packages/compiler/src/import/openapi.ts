@@ -239,8 +239,9 @@ class Importer {
   #diagnostics(): Diagnostic[] {
     const seen = new Set<string>();
     const out: Diagnostic[] = [];
-    for (const f of this.#findings) {
-      const { line, column } = this.#source.position(f.path, f.atKey ?? false);
+    const places = this.#source.positions(this.#findings.map((f) => ({ path: f.path, atKey: f.atKey ?? false })));
+    for (const [i, f] of this.#findings.entries()) {
+      const { line, column } = places[i]!;
       const d: Diagnostic = {
         code: f.code,
         severity: severityOf(f),
@@ -385,7 +386,9 @@ class Importer {
       this.#report(
         removedCharacters([...at, "description"], "description", description.removed, firstHidden(rawDescription!)),
       );
-    const fullDescription = description?.text || summary?.text || `${method.toUpperCase()} ${route}`;
+    // The fallback quotes the path key, which may hold any character: it is visible text like the others.
+    const fullDescription =
+      description?.text || summary?.text || cleanText(`${method.toUpperCase()} ${route}`, "line").text;
     const shortened = shorten(fullDescription, MAX_TOOL_DESCRIPTION);
     if (shortened.cut)
       comments.push({ path: ["description"], text: `description shortened from ${fullDescription.length} characters` });
@@ -534,6 +537,7 @@ class Importer {
       if (noSchemes && !built.some((t) => t.secrets.length > 0)) {
         this.#report(report("KV7016", [], (m) => m.noSchemes));
       }
+      this.#reportSecretHosts(built);
       const importDiagnostics = this.#diagnostics();
       const size = listingSize(compiled.planned);
       const budget = this.#options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
@@ -553,6 +557,33 @@ class Importer {
         secrets: secretsList,
         size,
       };
+    }
+  }
+
+  /**
+   * A secret the written spec binds to more than one host (operations with servers of their own: a vendor's
+   * document can so send its API key to another host): one KV7018 per secret, at the first tool that sends it
+   * elsewhere than the first host, naming the tools per host.
+   */
+  #reportSecretHosts(built: readonly BuiltTool[]): void {
+    const bySecret = new Map<string, Map<string, BuiltTool[]>>();
+    for (const tool of built) {
+      for (const secret of tool.secrets) {
+        const hosts = bySecret.get(secret) ?? new Map<string, BuiltTool[]>();
+        const host = hostPort(tool.server.url);
+        hosts.set(host, [...(hosts.get(host) ?? []), tool]);
+        bySecret.set(secret, hosts);
+      }
+    }
+    for (const [secret, hosts] of bySecret) {
+      if (hosts.size < 2) continue;
+      const entries = [...hosts].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+      const named = entries.map(
+        ([host, tools]) => `${host} (${toolList(tools.map((t) => t.value["name"] as string))})`,
+      );
+      const list = `${named.slice(0, -1).join(", ")} and ${named[named.length - 1]}`;
+      const first = [...hosts.values()][1]![0]!;
+      this.#report(report("KV7018", first.server.at, (m) => m.manyHosts({ secret, count: hosts.size, hosts: list })));
     }
   }
 
@@ -627,6 +658,11 @@ class Importer {
     ];
     return { text: emitSpec(spec, header, comments), secretsList };
   }
+}
+
+/** Tool names for a message: five at most, then how many more. */
+function toolList(names: readonly string[]): string {
+  return names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
 }
 
 /** How a warning under --skip-invalid starts: which operation was left out. */

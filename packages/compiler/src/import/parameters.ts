@@ -112,13 +112,21 @@ export function placeParameters(
   const { at } = operation;
   // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent.
   const route = wirePath(operation.route);
+  // A URL resolves "." and ".." segments (%2e too) away: the tool would call another path than the key says, and
+  // may leave the server's base path. Backslashes count as separators here, as WHATWG URLs read them.
+  if (route.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment))) {
+    ctx.report(
+      report("KV7010", operation.itemAt, (m) => m.dotSegment({ route: JSON.stringify(route) }), { atKey: true }),
+    );
+    return null;
+  }
   // The path: {name} becomes {{input.<id>}}; literal braces are percent-encoded so they stay text.
   const pathParams = new Map(params.filter((p) => p.in === "path").map((p) => [p.name, p]));
   let path = "";
   for (const part of route.split(/(\{[^{}]*\})/)) {
     const variable = /^\{([^{}]*)\}$/.exec(part);
     if (variable === null) {
-      path += part.replace(/\{/g, "%7B").replace(/\}/g, "%7D");
+      path += literalPath(part);
       continue;
     }
     const param = pathParams.get(variable[1]!);
@@ -180,7 +188,9 @@ export function placeParameters(
         ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
         continue;
       }
-      const separator = kind === "array" ? DELIMITERS[param.explode ? "" : param.style] : undefined;
+      // An own entry only: the style is document text, and "constructor" or "__proto__" name Object members.
+      const style = param.explode ? "" : param.style;
+      const separator = kind === "array" && Object.hasOwn(DELIMITERS, style) ? DELIMITERS[style] : undefined;
       if (separator !== undefined) {
         // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
         // (a=1,2), which the model writes itself, as text.
@@ -240,6 +250,20 @@ export function pageSizeOf(resolver: Resolver, params: readonly Param[]): { para
     if (typeof size === "number" && Number.isInteger(size) && size > 0) return { parameter: param.name, size };
   }
   return null;
+}
+
+/** A "." or ".." path segment, as a WHATWG URL recognizes one. */
+const DOT_SEGMENT = /^(\.|%2e){1,2}$/i;
+
+/**
+ * Literal text of a path key, percent-encoded where the spec's URL would read it otherwise: braces (they would
+ * be template syntax), a backslash (a URL reads it as "/"), control characters (a URL drops tabs and line breaks).
+ */
+function literalPath(text: string): string {
+  return text.replace(
+    /[{}\\\u0000-\u001f\u007f]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
 }
 
 /** A path key as sent: without a `#fragment` (and `?query`, which some documents append the same way). */

@@ -80,10 +80,16 @@ export class Servers {
 export function parseServer(text: string, at: SpecPath, variables: unknown, fromOption: boolean): Server {
   const where = fromOption ? "--server-url" : "The server URL";
   const url = JSON.stringify(text);
-  const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string) => {
+  const hostEnd = authorityEnd(text);
+  const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string, offset: number) => {
     const value = own(own(variables, name), "default");
     if (typeof value !== "string" && typeof value !== "number") {
       throw new ImportProblem("KV7008", at, CODES.KV7008.messages.variableWithoutDefault({ where, url, name }));
+    }
+    // In the scheme or the host, a default such as "evil.example/" would end the host early: only name characters.
+    if (offset < hostEnd && !/^[A-Za-z0-9.-]*$/.test(String(value))) {
+      const shown = JSON.stringify(String(value));
+      throw new ImportProblem("KV7008", at, CODES.KV7008.messages.variableInHost({ where, url, name, value: shown }));
     }
     return String(value);
   });
@@ -96,6 +102,15 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
     throw new ImportProblem("KV7008", at, CODES.KV7008.messages.notHttp({ where, url }));
+  // A WHATWG URL reads a backslash as "/", drops tabs and line breaks, decodes %-escapes in the host and rewrites
+  // numbers (0x7f.1 is 127.0.0.1): the host a URL is sent to must be the one its text shows a reviewer.
+  const written = substituted.slice(hostStart(substituted), authorityEnd(substituted)).toLowerCase();
+  const defaultPort = parsed.protocol === "https:" ? "443" : "80";
+  if (
+    /[\\\u0000-\u0020\u007f]/.test(substituted) ||
+    (written !== parsed.host && written !== `${parsed.host}:${defaultPort}` && !written.includes("@"))
+  )
+    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.unclearHost({ where, url, host: parsed.hostname }));
   if (parsed.username !== "" || parsed.password !== "")
     throw new ImportProblem("KV7008", at, CODES.KV7008.messages.credentials({ where, url }));
   if (parsed.search !== "" || parsed.hash !== "")
@@ -103,9 +118,32 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
   return { url: parsed, text, at, fromOption };
 }
 
+/** Where the host starts in a URL's text: after "scheme://" (0 when there is none; the URL is then refused). */
+function hostStart(text: string): number {
+  const i = text.indexOf("://");
+  return i < 0 ? 0 : i + 3;
+}
+
+/** Where the authority ends in a URL's text (variables skipped whole): at the first "/", "\\", "?" or "#". */
+function authorityEnd(text: string): number {
+  for (let i = hostStart(text); i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "{") {
+      const close = text.indexOf("}", i);
+      if (close < 0) return text.length;
+      i = close;
+    } else if (c === "/" || c === "\\" || c === "?" || c === "#") return i;
+  }
+  return text.length;
+}
+
 /** The server URL's path without a trailing slash, so `/v2` + `/pets` joins to `/v2/pets`. */
 export function basePath(url: URL): string {
-  return url.pathname.replace(/\/+$/, "");
+  // A loop, not /\/+$/, which is quadratic over a run of slashes inside the path.
+  const path = url.pathname;
+  let end = path.length;
+  while (end > 0 && path[end - 1] === "/") end--;
+  return path.slice(0, end);
 }
 
 /** `host:port` as a secret binding states it, with the scheme's default port written out. */

@@ -10,9 +10,6 @@
 import { cutIndex } from "@kervanc/runtime/cut";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 
-const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
-
 export interface CleanText {
   readonly text: string;
   /** How many invisible or control characters were removed (line breaks turned into spaces do not count). */
@@ -24,33 +21,38 @@ export interface CleanText {
  * every line break and tab into a space. Runs of blank lines and trailing spaces are tidied either way.
  */
 export function cleanText(input: string, mode: "line" | "multiline"): CleanText {
-  let out = "";
   let removed = 0;
-  const text = input.replace(/\r\n?/g, "\n").replace(/[\u2028\u2029]/g, "\n");
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    if (cp === 0x0a || cp === 0x09) {
-      out += mode === "multiline" ? ch : " ";
-      continue;
-    }
-    if (cp === 0x200c || cp === 0x200d) {
-      out += ch;
-      continue;
-    }
-    if (ALWAYS_REFUSED.has(cp) || HIDDEN.test(ch)) {
+  // One replace over the text, not a loop per character: descriptions can run to megabytes.
+  let out = input
+    .replace(/\r\n?/g, "\n")
+    .replace(/[\u2028\u2029]/g, "\n")
+    .replace(SPECIAL, (ch) => {
+      if (ch === "\n" || ch === "\t") return mode === "multiline" ? ch : " ";
+      if (ch === "\u200c" || ch === "\u200d") return ch;
       removed++;
-      continue;
-    }
-    out += ch;
-  }
+      return "";
+    });
+  // Trailing spaces and tabs are cut line by line: /[ \t]+\n/ backtracks over a run that ends in no line break,
+  // quadratic in its length (a megabyte of spaces took hours).
   out =
     mode === "line"
       ? out.replace(/ {2,}/g, " ").trim()
       : out
-          .replace(/[ \t]+\n/g, "\n")
+          .split("\n")
+          .map(trimSpacesAndTabsEnd)
+          .join("\n")
           .replace(/\n{3,}/g, "\n\n")
           .trim();
   return { text: out, removed };
+}
+
+/** Line breaks and tabs (kept or made spaces), and the characters removed (ZWNJ and ZWJ are kept: emoji). */
+const SPECIAL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800\u180e]/gu;
+
+function trimSpacesAndTabsEnd(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === " " || line[end - 1] === "\t")) end--;
+  return end === line.length ? line : line.slice(0, end);
 }
 
 /**
