@@ -112,7 +112,7 @@ const RUNTIME_AREAS: readonly [RegExp, string][] = [
   [/\/runtime\/net\//, "runtime: network policy, transport, pool, proxy"],
   [/\/runtime\/(node-main|stdio-guard|compile-cache|log)\.ts$/, "runtime: command line, stdio, logs"],
   [
-    /\/runtime\/(node-http|http-handler|auth|client-address|rate-limit|body-budget|accept)\.ts$/,
+    /\/runtime\/(node-http|http-handler|auth|client-address|loopback|rate-limit|body-budget|accept)\.ts$/,
     "runtime: HTTP serving and auth",
   ],
   [/\/runtime\/(secrets|secret-scan|escapes)\.ts$/, "runtime: secrets and redaction"],

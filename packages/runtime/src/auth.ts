@@ -25,6 +25,7 @@
 import { JOSEError } from "jose/errors";
 import { createRemoteJWKSet, customFetch, type FetchImplementation } from "jose/jwks/remote";
 import { jwtVerify } from "jose/jwt/verify";
+import { isLoopbackHost } from "./loopback.ts";
 
 export interface OAuthSettings {
   /** The authorization server's issuer identifier (the `iss` every token must carry). */
@@ -155,7 +156,7 @@ export function oauthUrlProblem(name: string, value: string, keys: boolean): str
     // Not a URL: said below.
   }
   if (url === null || !/^https?:\/\/[^\s]+$/i.test(value)) return `${name} must be an http(s) URL.`;
-  if (keys && url.protocol === "http:" && !/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(url.hostname))
+  if (keys && url.protocol === "http:" && !isLoopbackHost(url.hostname))
     return `${name} must be https (plain http only on loopback): anyone on the path to it could send their own keys and sign tokens this server accepts.`;
   return null;
 }

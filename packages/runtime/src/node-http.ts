@@ -56,11 +56,6 @@ export interface NodeHttpServer {
   close(drainMs: number): Promise<void>;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /** The origin every request's URL is built on: the Host header is checked by the handler, never used in URLs. */
 const TARGET_BASE = "http://127.0.0.1";
 

@@ -19,6 +19,7 @@ import "./zod-jitless.ts";
 import { raceSignal } from "./deadline.ts";
 import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
+import { isLoopbackHost } from "./loopback.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
 import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
@@ -196,8 +197,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       tokens,
       oauth: issuer !== undefined && jwksUrl !== undefined ? { issuer, jwksUrl, audience } : null,
     });
-    const loopback = (host: string): boolean => /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(host);
-    if (auth === null && allowed.some((host) => !loopback(host)) && env(WORKER_ENV.insecureNoAuth) !== "1") {
+    if (auth === null && allowed.some((host) => !isLoopbackHost(host)) && env(WORKER_ENV.insecureNoAuth) !== "1") {
       throw new Error(
         `${WORKER_ENV.allowedHosts} names a public host but no authentication is configured: set ${WORKER_ENV.authTokens}, or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl} (or ${WORKER_ENV.insecureNoAuth}=1 to serve without).`,
       );
