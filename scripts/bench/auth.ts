@@ -12,21 +12,22 @@
  * threads from /proc) and how many times the baseline's each row's is, paired window by window (median,
  * p25-p75). Windows rotate the order of the servers so machine drift hits all alike.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { REPO } from "./bundles.ts";
 import { generateSpec, PRIMARY_ARGS, PRIMARY_TOOL } from "./gen-specs.ts";
 import { type LoadTarget, modernTarget, runLoad } from "./loadgen.ts";
 import { formatNumber, formatPaired, pairedRatio, summarize } from "./stats.ts";
+import { killAll, startHttp, startUpstream } from "./processes.ts";
 import { cpuMs } from "./stdio.ts";
 
-const REPO = resolve(import.meta.dirname, "..", "..");
 const { values } = parseArgs({
   options: { windows: { type: "string", default: "9" }, calls: { type: "string", default: "2000" } },
 });
@@ -36,12 +37,11 @@ const ISSUER = "https://auth.bench.test";
 const AUDIENCE = "https://mcp.bench.test/mcp";
 const STATIC_TOKEN = "bench-static-token-0123456789abcdef";
 
-const children: ChildProcess[] = [];
 const work = mkdtempSync(join(tmpdir(), "kervanc-bench-auth-"));
 const keySet = http.createServer();
 try {
-  const upstream = await startProcess(["--import", "tsx", join(REPO, "scripts", "bench", "upstream.ts")], /PORT (\d+)/);
-  writeFileSync(join(work, "bench-auth.yaml"), generateSpec(1, `http://127.0.0.1:${upstream.capture}`));
+  const upstream = await startUpstream(process.execPath);
+  writeFileSync(join(work, "bench-auth.yaml"), generateSpec(1, upstream.origin));
   execFileSync(
     process.execPath,
     [join(REPO, "packages", "compiler", "bin", "kervanc.js"), "build", work, "-o", join(work, "out")],
@@ -67,12 +67,12 @@ try {
   writeFileSync(join(work, "tokens.txt"), `${STATIC_TOKEN}\n`);
 
   const serve = async (args: string[]): Promise<{ pid: number; url: string }> => {
-    const started = await startProcess(
+    const { child, url } = await startHttp(
+      process.execPath,
       [server, "--http", "--port", "0", "--allow-private-network", "--client-rate-limit", "0", ...args],
-      /Serving \S+ on (\S+)/,
-      "stderr",
+      { urlPattern: /Serving \S+ on (\S+)/ },
     );
-    return { pid: started.pid, url: started.capture };
+    return { pid: child.pid!, url };
   };
   const rows = [
     { name: "no authentication (baseline)", server: await serve([]), token: null },
@@ -122,30 +122,8 @@ try {
   });
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {
-  for (const child of children) child.kill("SIGKILL");
+  killAll();
   keySet.closeAllConnections();
   keySet.close();
   rmSync(work, { recursive: true, force: true });
-}
-
-/** Starts a node process and waits for `ready` on one of its outputs; resolves with the pid and the first capture. */
-async function startProcess(
-  args: string[],
-  ready: RegExp,
-  stream: "stdout" | "stderr" = "stdout",
-): Promise<{ pid: number; capture: string }> {
-  const child = spawn(process.execPath, args, { cwd: REPO, stdio: ["pipe", "pipe", "pipe"] });
-  children.push(child);
-  const capture = await new Promise<string>((done, fail) => {
-    let text = "";
-    child[stream].on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const match = ready.exec(text);
-      if (match) done(match[1]!);
-    });
-    child.once("exit", (code) => fail(new Error(`${args.join(" ")} exited (${code}): ${text}`)));
-  });
-  child.stdout.resume();
-  child.stderr.resume();
-  return { pid: child.pid!, capture };
 }

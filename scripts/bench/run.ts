@@ -18,7 +18,7 @@
  * connections and RSS after the load, build time. Measurements of different servers are interleaved round by
  * round, so drift on the machine hits every server alike. See BENCHMARKS.md for the method and the figures.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -31,6 +31,7 @@ import { bundleBaselines, composition, REPO } from "./bundles.ts";
 import { benchTools, generateSpec, PRIMARY_ARGS, PRIMARY_TOOL, peerArgs } from "./gen-specs.ts";
 import { legacySessionTarget, type LoadCall, type LoadTarget, modernTarget, runLoad } from "./loadgen.ts";
 import type { PercallConfig, PercallResult } from "./percall.ts";
+import { killAll, startHttp, startUpstream, track } from "./processes.ts";
 import { buildPeerOnce, PEER_PACKAGE, PEER_VERSION, peerCallSucceeded, type PeerSetup, setupPeer } from "./peer.ts";
 import {
   formatBytes,
@@ -103,18 +104,6 @@ const PLAN = SMOKE
 const LARGEST = Math.max(...PLAN.sizes);
 const SMALLEST = Math.min(...PLAN.sizes);
 
-const children = new Set<ChildProcess>();
-function track(child: ChildProcess): ChildProcess {
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  return child;
-}
-function killAll(): void {
-  for (const child of children) child.kill("SIGKILL");
-}
-process.once("exit", killAll);
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
-
 function log(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
@@ -163,25 +152,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-async function startUpstream(): Promise<{ origin: string; child: ChildProcess }> {
-  const child = track(
-    spawn(NODE, ["--import", "tsx", join(REPO, "scripts", "bench", "upstream.ts")], {
-      cwd: REPO,
-      stdio: ["pipe", "pipe", "inherit"],
-    }),
-  );
-  const port = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const match = /PORT (\d+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`the upstream exited (${code})`)));
-  });
-  return { origin: `http://127.0.0.1:${port}`, child };
 }
 
 async function kervanc(args: readonly string[]): Promise<number> {
@@ -733,41 +703,6 @@ interface HttpSubject {
   readonly windowCalls: number;
 }
 
-/** Starts a server process and waits for the stderr line that names its /mcp URL (or for a fixed URL to answer). */
-async function startHttp(
-  command: string,
-  args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; urlPattern: RegExp; fixedUrl?: string },
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = track(
-    spawn(command, [...args], {
-      env: { PATH: process.env["PATH"] ?? "", ...options.env },
-      stdio: ["ignore", "ignore", "pipe"],
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-    }),
-  );
-  let err = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(" ")} did not start: ${err}`)), 60_000);
-    child.stderr!.on("data", (chunk: Buffer) => {
-      if (err.length < 64 * 1024) err += chunk.toString("utf8");
-      const match = options.urlPattern.exec(err);
-      if (match) {
-        clearTimeout(timer);
-        resolve(options.fixedUrl ?? match[1]!);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args.join(" ")} exited (${code}): ${err}`));
-    });
-  });
-  // Keep draining stderr (the peer logs several lines per call) without keeping it.
-  child.stderr!.removeAllListeners("data");
-  child.stderr!.resume();
-  return { child, url };
-}
-
 async function sectionHttp(w: Work): Promise<void> {
   const KERVANC_URL = / on (http:\/\/\S+\/mcp)\n/;
   const primary: LoadCall[] = [{ tool: PRIMARY_TOOL, args: PRIMARY_ARGS }];
@@ -1117,7 +1052,7 @@ async function main(): Promise<void> {
   log(
     `mode: ${SMOKE ? "smoke" : "full"}${flags.only === undefined ? "" : ` (only ${chosen.join(", ")})`}; servers run on ${NODE}`,
   );
-  const upstream = await startUpstream();
+  const upstream = await startUpstream(NODE);
   const w = await prepare(upstream.origin);
   try {
     report.push(
