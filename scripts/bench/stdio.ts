@@ -171,3 +171,28 @@ export function callFailure(answer: JsonRpcResponse): string | null {
   if (answer.result.isError) return `tool error: ${JSON.stringify(answer.result["content"]).slice(0, 300)}`;
   return null;
 }
+
+/**
+ * Fills `dir` with Node's compile cache of a stdio server the way the generated Dockerfile does at image build
+ * time: one start with `NODE_COMPILE_CACHE=dir`, the Dockerfile's warm-up request on stdin, stdin closed, and
+ * a clean exit (Node writes the cache then). Fails when the server exits badly or leaves no cache.
+ */
+export async function warmCompileCache(cmd: Command, dir: string, request: string): Promise<void> {
+  const child = spawn(cmd.command, [...cmd.args], {
+    env: baseEnv({ ...cmd.env, NODE_COMPILE_CACHE: dir }),
+    stdio: ["pipe", "ignore", "pipe"],
+    ...(cmd.cwd ? { cwd: cmd.cwd } : {}),
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+    child.stdin!.end(`${request}\n`);
+  });
+  clearTimeout(timer);
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  if (code !== 0 || files.length === 0)
+    throw new Error(`The compile cache's warm-up of ${cmd.args.join(" ")} failed (exit ${code}):\n${stderr}`);
+}

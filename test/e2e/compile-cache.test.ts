@@ -1,9 +1,10 @@
 /**
  * Node's compile cache for a generated server (runtime/compile-cache.ts): `NODE_COMPILE_CACHE=DIR` on Node 22
- * fills DIR when the server exits cleanly, and the server refuses to start with a cache folder that another user
- * could write to (whoever writes there can run code in the server).
+ * fills DIR when the server exits cleanly, and the server refuses to start with a cache folder, a cache file or a
+ * folder above them that another user could write to (whoever writes there can run code in the server). The
+ * root-owned cache the generated Dockerfile builds is tested in dockerfile-cache.test.ts.
  */
-import { chmod, chown, mkdir, readdir } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,6 +71,38 @@ describe("NODE_COMPILE_CACHE (Node 22)", () => {
     const run = await start(cache);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("writable by every user");
+  });
+
+  it("refuses to start when a cache file in it is writable by others, or is not a plain file", async () => {
+    const cache = join(root, "files");
+    await mkdir(cache, { mode: 0o700 });
+    expect((await start(cache)).code).toBe(0);
+    const [inner] = await readdir(cache);
+    const [file] = await readdir(join(cache, inner!));
+    await chmod(join(cache, inner!, file!), 0o666);
+    const writable = await start(cache);
+    expect(writable.code).toBe(2);
+    expect(writable.stderr).toContain("the cache file");
+    expect(writable.stderr).toContain("writable by every user");
+    await chmod(join(cache, inner!, file!), 0o600);
+    await symlink(join(root, "elsewhere"), join(cache, inner!, "planted"));
+    const linked = await start(cache);
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toContain("is not a plain file");
+  });
+
+  it("refuses a private cache folder inside a folder others can write to, unless that one is sticky", async () => {
+    const open = join(root, "open");
+    await mkdir(open);
+    await chmod(open, 0o777);
+    await mkdir(join(open, "cache"), { mode: 0o700 });
+    const run = await start(join(open, "cache"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`the folder above it, ${open} is writable by every user`);
+    // Sticky, as /tmp: only an entry's owner can rename or remove it, so the private folder cannot be swapped.
+    await chmod(open, 0o1777);
+    const sticky = await start(join(open, "cache"));
+    expect(sticky.code, sticky.stderr).toBe(0);
   });
 
   it.runIf(process.getuid?.() === 0)("refuses a cache folder that belongs to another user", async () => {

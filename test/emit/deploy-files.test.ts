@@ -41,17 +41,28 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
   it("has a Dockerfile: minimal Node base, non-root, code generation refused, /healthz, no secret baked in", () => {
     const steps = instructions(read(pkg, "deploy/Dockerfile"));
     expect(steps[0]).toEqual({ op: "FROM", args: expect.stringMatching(/^node:\d+-alpine$/) });
-    expect(steps.filter((s) => s.op === "USER").map((s) => s.args)).toEqual(["node"]);
+    // The cache's warm-up runs as the image's user, root then takes the cache, and the server runs as uid 1000
+    // (by number, so that Kubernetes' runAsNonRoot can check it). dockerfile-cache.test.ts runs these steps.
+    expect(steps.filter((s) => s.op === "USER").map((s) => s.args)).toEqual(["1000:1000", "root", "1000:1000"]);
     const entry = JSON.parse(steps.find((s) => s.op === "ENTRYPOINT")!.args) as string[];
     expect(entry.slice(0, 3)).toEqual(["node", "--disallow-code-generation-from-strings", "server.mjs"]);
     expect(entry).toContain("--http");
     expect(steps.find((s) => s.op === "HEALTHCHECK")!.args).toContain("/healthz");
-    // Nothing but the bundle and its manifest goes in; the only ENV is NODE_ENV: secrets come at run time.
+    // Nothing but the bundle and its manifest goes in, and no ENV holds a secret: secrets come at run time.
     expect(
       steps.filter((s) => s.op === "COPY").map((s) => s.args.split(" ").filter((a) => !a.startsWith("--"))),
     ).toEqual([["server.mjs", "manifest.json", "./"]]);
-    expect(steps.filter((s) => s.op === "ENV").map((s) => s.args)).toEqual(["NODE_ENV=production"]);
-    expect(steps.some((s) => s.op === "RUN")).toBe(false);
+    expect(steps.filter((s) => s.op === "ENV").map((s) => s.args)).toEqual([
+      "NODE_ENV=production",
+      "NODE_COMPILE_CACHE=/app/.node-compile-cache",
+    ]);
+    // The RUN steps build the compile cache and nothing else: no package manager, no download.
+    const runs = steps.filter((s) => s.op === "RUN").map((s) => s.args);
+    expect(runs).toHaveLength(3);
+    for (const run of runs) expect(run).toMatch(/^(install -d |printf |chown -R )/);
+    expect(runs.join("\n")).not.toMatch(/\b(npm|apk|wget|curl)\b/);
+    // The warm-up runs the server with the ENTRYPOINT's Node flags: Node keeps a cache folder per set of flags.
+    expect(runs[1]).toContain(`| ${entry.slice(0, 3).join(" ")} > /dev/null`);
   });
 
   it("has a Kubernetes Deployment and Service that pass the Kubernetes schemas and carry the hardening", () => {

@@ -6,7 +6,8 @@
  * with the safe settings already in place: a non-root user, nothing written to the root filesystem, code
  * generation from strings refused, every capability dropped, secrets from the environment (a Kubernetes Secret,
  * `wrangler secret put`), authentication required off loopback (the server refuses to start without it), and
- * /healthz for the health checks. Every spec-derived value is written as a JSON string, which YAML and TOML both
+ * /healthz for the health checks. The image carries Node's compile cache of the server, built at image build
+ * time and read-only at run time, so that no start compiles the bundle again. Every spec-derived value is written as a JSON string, which YAML and TOML both
  * read as a plain string, so no name can break out of its field.
  */
 import type { PlannedServer } from "../plan/plan.ts";
@@ -29,6 +30,14 @@ const AUTH_TOKENS = "KERVANC_AUTH_TOKENS";
 
 const q = (text: string): string => JSON.stringify(text);
 
+/** The user and group id of `node`, the unprivileged user of the official Node images. */
+export const IMAGE_USER = 1000;
+/** Where the image keeps Node's compile cache, built at image build time (see `dockerfile`). */
+export const COMPILE_CACHE_DIR = "/app/.node-compile-cache";
+export const COMPILE_CACHE_ENV = "NODE_COMPILE_CACHE";
+/** What the cache's warm-up asks the server over stdio: its answer runs the code every start runs. */
+export const WARM_UP_REQUEST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+
 /** A Kubernetes object name (RFC 1123 label): lower-case letters, digits and '-', at most 63 characters. */
 export function kubernetesName(folder: string): string {
   const name = packageName(folder)
@@ -46,16 +55,9 @@ function secretNames(server: PlannedServer): string[] {
 export function dockerfile(server: PlannedServer, folder: string, header: string): string {
   const name = packageName(folder);
   const port = String(SAMPLE_PORT);
-  const entry = [
-    "node",
-    "--disallow-code-generation-from-strings",
-    TARGET.node.file,
-    "--http",
-    "--host",
-    "0.0.0.0",
-    "--port",
-    port,
-  ];
+  // The same Node flags for the cache's warm-up as for the server: Node keeps a cache folder per set of flags.
+  const nodeFlags = ["--disallow-code-generation-from-strings"];
+  const entry = ["node", ...nodeFlags, TARGET.node.file, "--http", "--host", "0.0.0.0", "--port", port];
   const secrets = [...secretNames(server), AUTH_TOKENS];
   return `${hashComment(header)}
 # ${name} ${packageVersion(server)}: build from the package folder with
@@ -69,8 +71,19 @@ FROM ${DOCKER_BASE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --chown=root:root --chmod=0444 ${TARGET.node.file} manifest.json ./
-# The image's unprivileged user (uid 1000); the server writes no file, so the root filesystem can be read-only.
-USER node
+# Node's compile cache (docs/runtime.md), built once here so that no start compiles ${TARGET.node.file} again: the
+# server's user fills it (Node keeps a folder per user id and per Node flags) by answering one tools/list over
+# stdio, then root takes it and makes it read-only: the running server reads it, and nobody can change it.
+# Run under another user id, the server finds no folder of its own and compiles as it would without one.
+ENV ${COMPILE_CACHE_ENV}=${COMPILE_CACHE_DIR}
+RUN install -d -o ${IMAGE_USER} -g ${IMAGE_USER} -m 0700 ${COMPILE_CACHE_DIR}
+USER ${IMAGE_USER}:${IMAGE_USER}
+RUN printf '%s\\n' '${WARM_UP_REQUEST}' | node ${nodeFlags.join(" ")} ${TARGET.node.file} > /dev/null
+USER root
+RUN chown -R root:root ${COMPILE_CACHE_DIR} && chmod -R u=rwX,go=rX ${COMPILE_CACHE_DIR}
+# The image's unprivileged user, node (by number, so that Kubernetes' runAsNonRoot can verify it); the server
+# writes no file, so the root filesystem can be read-only.
+USER ${IMAGE_USER}:${IMAGE_USER}
 EXPOSE ${port}
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD wget -q -O /dev/null http://127.0.0.1:${port}/healthz || exit 1
 ENTRYPOINT [${entry.map(q).join(", ")}]
@@ -112,8 +125,8 @@ spec:
       automountServiceAccountToken: false
       securityContext:
         runAsNonRoot: true
-        runAsUser: 1000
-        runAsGroup: 1000
+        runAsUser: ${IMAGE_USER}
+        runAsGroup: ${IMAGE_USER}
         seccompProfile: { type: RuntimeDefault }
       containers:
         - name: server

@@ -254,7 +254,7 @@ function operationsSection(): string[] {
     "",
     "## Deploy and scale out",
     "",
-    "`deploy/` has a `Dockerfile` (a non-root Node image with a read-only root filesystem in mind and `/healthz` as its health check), `kubernetes.yaml` (a Deployment and a Service) and `wrangler.toml` (Cloudflare Workers). The server is stateless: each HTTP request stands alone (no sessions), so run any number of replicas behind a load balancer. Every limit (the per-client request limit, the per-tool rate limits of the spec, the request-body budget) counts per replica: with N replicas a client can make up to N times as many requests.",
+    "`deploy/` has a `Dockerfile` (a non-root Node image with a read-only root filesystem in mind, `/healthz` as its health check, and Node's compile cache of the server built into the image, so that no start compiles `server.mjs` again), `kubernetes.yaml` (a Deployment and a Service) and `wrangler.toml` (Cloudflare Workers). The server is stateless: each HTTP request stands alone (no sessions), so run any number of replicas behind a load balancer. Every limit (the per-client request limit, the per-tool rate limits of the spec, the request-body budget) counts per replica: with N replicas a client can make up to N times as many requests.",
     "",
   ];
 }
