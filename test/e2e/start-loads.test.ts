@@ -3,8 +3,11 @@
  * upstream transport's built-ins (https, tls, dns, zlib) wait for the first call or the first HTTP request.
  * Loading one of them at start costs tens of milliseconds, much more under --disallow-code-generation-from-strings
  * (which makes Node compile its built-ins from source): a module-level `class extends Request` once did it,
- * about 35 ms of CPU before the first `tools/list` answer. The built golden package is run as a process; a
- * preloaded script records `process.moduleLoadList` when the server first writes to stdout.
+ * about 35 ms of CPU before the first `tools/list` answer. So did every `import ... from "node:http"` (or
+ * node:process, node:fs, node:util) on Node 22 and 24, where an ES module import of a built-in runs its lazy
+ * getters: about 100 more modules, undici, http2, tls and crypto among them. The built golden package is run as
+ * a process on Node 20, 22 and 24; a preloaded script records `process.moduleLoadList` when the server first
+ * writes to stdout.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -12,6 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../helpers/kervanc.ts";
+import { requireNode22 } from "../helpers/node22.ts";
+import { runtimeBinary } from "../helpers/runtimes.ts";
+
+const SERVER = join(REPO, "fixtures", "golden", "posts", "server.mjs");
 
 let dir: string;
 
@@ -35,9 +42,9 @@ process.stdout.write = (...args) => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** The modules loaded when the server answered its first request, a `tools/list` over stdio. */
-async function loadedAtFirstAnswer(server: string, extraArgs: readonly string[] = []): Promise<string[]> {
+async function loadedAtFirstAnswer(node: string, server: string, extraArgs: readonly string[] = []): Promise<string[]> {
   const out = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`);
-  const child = spawn(process.execPath, [...extraArgs, "--require", join(dir, "record.cjs"), server], {
+  const child = spawn(node, [...extraArgs, "--require", join(dir, "record.cjs"), server], {
     env: { PATH: process.env["PATH"] ?? "", KERVANC_TEST_LOADS: out },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -66,22 +73,40 @@ async function loadedAtFirstAnswer(server: string, extraArgs: readonly string[] 
   return (await readFile(out, "utf8")).split("\n");
 }
 
+/** What a stdio server needs only later: the upstream transport's built-ins, and HTTP serving's. */
 const LATER = [
   "NativeModule internal/deps/undici/undici",
+  "NativeModule http",
   "NativeModule https",
+  "NativeModule http2",
   "NativeModule tls",
+  "NativeModule crypto",
   "NativeModule dns",
   "NativeModule zlib",
 ];
 
-describe("a generated server's start over stdio", () => {
+const NODES: [string, () => string][] = [
+  [`Node ${process.versions.node.split(".")[0]} (this one)`, () => process.execPath],
+  ["Node 22", requireNode22],
+  ["Node 24", () => runtimeBinary("node24")],
+];
+
+describe.each(NODES)("a generated server's start over stdio on %s", (_name, node) => {
   it.each([[[] as string[]], [["--disallow-code-generation-from-strings"]]])(
-    "loads neither undici nor the transport's built-ins before its first answer (node %j)",
+    "loads neither undici nor the transport's or HTTP serving's built-ins before its first answer (node %j)",
     async (flags) => {
-      const loaded = await loadedAtFirstAnswer(join(REPO, "fixtures", "golden", "posts", "server.mjs"), flags);
+      const loaded = await loadedAtFirstAnswer(node(), SERVER, flags);
       // The record is real: the server's own modules and the SDK's built-ins are in it.
       expect(loaded).toContain("NativeModule stream");
       expect(loaded.filter((m) => LATER.includes(m))).toEqual([]);
     },
   );
+});
+
+describe("the bundle's imports", () => {
+  it("imports no Node built-in statically (each is taken with process.getBuiltinModule where it is used)", async () => {
+    const bundle = await readFile(SERVER, "utf8");
+    // esbuild writes `import x from"node:fs"`, `import{a}from"node:fs"` or `import"node:fs"`.
+    expect(bundle.match(/(?:\bfrom\s*|\bimport\s*)["'](?:node:)?[a-z_/]+["']/g) ?? []).toEqual([]);
+  });
 });

@@ -12,9 +12,7 @@
  * so the check cannot stop an entry planted before this start; what it does is refuse every start with such a
  * directory, so the configuration never goes unnoticed into production.
  */
-import { lstatSync, readdirSync, statSync, type Stats } from "node:fs";
-import { dirname, join } from "node:path";
-import process from "node:process";
+import type { Stats } from "node:fs";
 
 /** The directory Node caches compiled code in for this process (with its versioned subfolder), if any. */
 function cacheDir(env: Readonly<Record<string, string | undefined>>): string | null {
@@ -43,30 +41,32 @@ export function compileCacheProblem(
   // Windows has no mode bits to check.
   if (dir === null || process.platform === "win32") return null;
   const named = env["NODE_COMPILE_CACHE"] ?? dir;
+  const { lstatSync, readdirSync, statSync } = process.getBuiltinModule("node:fs");
+  const path = process.getBuiltinModule("node:path");
   const owners = uid === null ? null : new Set([uid, 0]);
-  const problem = (path: string, stats: Stats, what: string, stickyOk: boolean): string | null => {
+  const problem = (where: string, stats: Stats, what: string, stickyOk: boolean): string | null => {
     const sticky = stickyOk && (stats.mode & 0o1000) !== 0;
     if ((stats.mode & 0o022) !== 0 && !sticky)
-      return `NODE_COMPILE_CACHE=${named}: ${what} ${path} is writable by ${(stats.mode & 0o002) !== 0 ? "every user" : "its group"} (mode ${(stats.mode & 0o777).toString(8)}), and whoever can write there can run code in this server. Use a folder only this user (or root) can write to, in folders only they can write to (chmod 700).`;
+      return `NODE_COMPILE_CACHE=${named}: ${what} ${where} is writable by ${(stats.mode & 0o002) !== 0 ? "every user" : "its group"} (mode ${(stats.mode & 0o777).toString(8)}), and whoever can write there can run code in this server. Use a folder only this user (or root) can write to, in folders only they can write to (chmod 700).`;
     if (owners !== null && !owners.has(stats.uid))
-      return `NODE_COMPILE_CACHE=${named}: ${what} ${path} belongs to another user (uid ${stats.uid}), who could run code in this server. Use a folder of the user the server runs as, or of root.`;
+      return `NODE_COMPILE_CACHE=${named}: ${what} ${where} belongs to another user (uid ${stats.uid}), who could run code in this server. Use a folder of the user the server runs as, or of root.`;
     return null;
   };
   // Node's per-version folder, the folder the operator named, and every folder above them up to the root.
   const folders: string[] = [];
-  for (let path = dir; ; path = dirname(path)) {
-    folders.push(path);
-    if (dirname(path) === path) break;
+  for (let folder = dir; ; folder = path.dirname(folder)) {
+    folders.push(folder);
+    if (path.dirname(folder) === folder) break;
   }
-  for (const [index, path] of folders.entries()) {
+  for (const [index, folder] of folders.entries()) {
     let stats;
     try {
-      stats = statSync(path);
+      stats = statSync(folder);
     } catch {
       continue;
     }
     // The cache folders themselves must be private; a folder above them may be sticky (/tmp).
-    const found = problem(path, stats, index < 2 ? "the folder" : "the folder above it,", index >= 2);
+    const found = problem(folder, stats, index < 2 ? "the folder" : "the folder above it,", index >= 2);
     if (found !== null) return found;
   }
   // The cache files: a writable file would do what a writable folder does.
@@ -77,16 +77,16 @@ export function compileCacheProblem(
     return null;
   }
   for (const entry of entries) {
-    const path = join(dir, entry);
+    const file = path.join(dir, entry);
     let stats;
     try {
-      stats = lstatSync(path);
+      stats = lstatSync(file);
     } catch {
       continue;
     }
     if (!stats.isFile())
-      return `NODE_COMPILE_CACHE=${named}: ${path} is not a plain file (Node writes only files there), and what it leads to could run code in this server. Remove it.`;
-    const found = problem(path, stats, "the cache file", false);
+      return `NODE_COMPILE_CACHE=${named}: ${file} is not a plain file (Node writes only files there), and what it leads to could run code in this server. Remove it.`;
+    const found = problem(file, stats, "the cache file", false);
     if (found !== null) return found;
   }
   return null;

@@ -9,7 +9,7 @@
  * (503/413 before reading, see body-budget.ts), timeouts on slow headers and slow bodies, a refusal of
  * absolute-form targets that name another authority, and a drain on shutdown.
  */
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
@@ -134,7 +134,7 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
   const budget = new BodyBudget(limits);
   let inFlight = 0;
   let idle: (() => void) | null = null;
-  const server = http.createServer(
+  const server = process.getBuiltinModule("node:http").createServer(
     {
       // Node answers 408 and closes a connection whose headers, or whole request, are late: a slowloris holds
       // a socket (and, with a body, part of the budget) for at most these times. Node checks every

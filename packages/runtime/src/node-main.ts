@@ -2,12 +2,16 @@
  * The Node entry of a generated server: command-line options, secrets, network policy, and the stdio server.
  *
  * stdout belongs to the protocol; everything this process says goes to stderr, redacted.
+ *
+ * No file of the runtime imports a Node built-in (`import ... from "node:fs"`); each takes what it needs with
+ * `process.getBuiltinModule` where it needs it. An ES module import of a built-in makes Node read all of its
+ * exports, which runs the built-in's lazy getters: on Node 22 and 24 importing node:http that way loads Node's
+ * fetch implementation and with it http2, tls, crypto and zlib, and importing node:process, node:fs or node:util
+ * loads more; about 100 modules before the first answer over stdio, each compiled from source under
+ * --disallow-code-generation-from-strings (test/e2e/start-loads.test.ts).
  */
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
-import { readFileSync } from "node:fs";
-import process from "node:process";
-import { parseArgs, parseEnv } from "node:util";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import {
   type Authenticator,
@@ -148,7 +152,7 @@ export function parseNodeOptions(
 ): NodeOptions {
   let parsed;
   try {
-    parsed = parseArgs({
+    parsed = process.getBuiltinModule("node:util").parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
@@ -306,12 +310,12 @@ export function mergeSecretsFiles(
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = process.getBuiltinModule("node:fs").readFileSync(file, "utf8");
     } catch (error) {
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
       throw new UsageError(`Cannot read --secrets-file ${file} (${code}).`);
     }
-    for (const [key, value] of Object.entries(parseEnv(text))) {
+    for (const [key, value] of Object.entries(process.getBuiltinModule("node:util").parseEnv(text))) {
       Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
     }
   }
@@ -500,7 +504,7 @@ export function authSettings(
   if (options.authTokensFile !== null) {
     let text: string;
     try {
-      text = readFileSync(options.authTokensFile, "utf8");
+      text = process.getBuiltinModule("node:fs").readFileSync(options.authTokensFile, "utf8");
     } catch (error) {
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
       throw new UsageError(`Cannot read --auth-tokens-file ${options.authTokensFile} (${code}).`);

@@ -7,7 +7,6 @@
  * of the bundle. This path is internal to the SDK: the SDK version is pinned exactly, and the tests run the
  * bundle under the flag, so an SDK upgrade that moves it fails loudly.
  */
-import process from "node:process";
 
 export class DefaultJsonSchemaValidator {
   getValidator(): never {
@@ -15,4 +14,5 @@ export class DefaultJsonSchemaValidator {
   }
 }
 
-export { process };
+/** The SDK's stdio transport reads the global process; an `import from "node:process"` would cost start-up time. */
+export const process = globalThis.process;

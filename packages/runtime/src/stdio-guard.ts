@@ -11,7 +11,7 @@
  * SDK, byte for byte as they came. While the client leaves more than MAX_OUTPUT_BACKLOG_BYTES of answers unread,
  * no more requests are read.
  */
-import { PassThrough, type Readable, type Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { isJSONRPCNotification, isJSONRPCRequest, isJSONRPCResponse } from "@modelcontextprotocol/server";
 import { throttledLog } from "./log.ts";
 
@@ -43,7 +43,7 @@ export interface StdioGuardOptions {
 export function guardStdio(input: Readable, output: Writable, options: StdioGuardOptions): Readable {
   const max = options.maxMessageBytes ?? MAX_STDIO_MESSAGE_BYTES;
   const maxBacklog = options.maxOutputBacklogBytes ?? MAX_OUTPUT_BACKLOG_BYTES;
-  const forward = new PassThrough();
+  const forward = new (process.getBuiltinModule("node:stream").PassThrough)();
   let parts: Buffer[] = [];
   let size = 0;
   // Set while skipping the rest of an oversized line; it finds the line's top-level id as the bytes pass.
