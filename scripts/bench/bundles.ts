@@ -4,6 +4,7 @@
  * module for the runtime's, which keeps the SDK's run-time Ajv out. Cold start then compares like with like: one
  * minified file each, only Node built-ins imported.
  */
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import * as esbuild from "esbuild";
 
@@ -33,13 +34,58 @@ const shims: esbuild.Plugin = {
   },
 };
 
-async function bundle(entry: string, outfile: string, extra: esbuild.BuildOptions = {}): Promise<void> {
-  await esbuild.build({ ...COMMON, entryPoints: [entry], outfile, absWorkingDir: REPO, plugins: [shims], ...extra });
+async function bundle(
+  entry: string,
+  outfile: string,
+  extra: esbuild.BuildOptions = {},
+  plugins: readonly esbuild.Plugin[] = [],
+): Promise<void> {
+  await esbuild.build({
+    ...COMMON,
+    entryPoints: [entry],
+    outfile,
+    absWorkingDir: REPO,
+    plugins: [shims, ...plugins],
+    ...extra,
+  });
 }
+
+/**
+ * For a variant of the hand-written bundle: each `import ... from "node:x"` becomes a module that takes node:x
+ * with `process.getBuiltinModule`, as kervanc's runtime does (see its node-main.ts), instead of an ES module
+ * import of the built-in, which makes Node read all its exports and so run its lazy getters (node:http's load
+ * undici on Node 22 and 24). The names a file imports are read from its import line.
+ */
+const builtinsThroughProcess: esbuild.Plugin = {
+  name: "bench-builtins-through-process",
+  setup(build) {
+    const names = new Map<string, Set<string>>();
+    build.onLoad({ filter: /scripts\/bench\/handwritten\/.*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      for (const m of text.matchAll(/^import \{([^}]*)\} from "(node:[a-z_/]+)";$/gm)) {
+        const set = names.get(m[2]!) ?? new Set<string>();
+        for (const name of m[1]!.split(",")) if (name.trim() !== "" && !name.includes("type ")) set.add(name.trim());
+        names.set(m[2]!, set);
+      }
+      return { contents: text, loader: "ts" };
+    });
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: "builtin-through-process" }));
+    build.onLoad({ filter: /.*/, namespace: "builtin-through-process" }, (args) => ({
+      contents: [
+        `const m = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+        "export default m;",
+        ...[...(names.get(args.path) ?? [])].map((name) => `export const ${name} = m.${name};`),
+      ].join("\n"),
+      loader: "js",
+    }));
+  },
+};
 
 export interface BaselineFiles {
   /** Hand-written server, one file like a generated server.mjs. */
   readonly handwritten: string;
+  /** The same, its built-ins taken with process.getBuiltinModule as kervanc's runtime takes them. */
+  readonly handwrittenLazyBuiltins: string;
   /**
    * The same server unbundled: the two source files joined, the SDK imported from node_modules as an npm
    * project would run it. It must live inside the repository for node_modules to resolve.
@@ -53,11 +99,13 @@ export interface BaselineFiles {
 export async function bundleBaselines(dir: string): Promise<BaselineFiles> {
   const files: BaselineFiles = {
     handwritten: join(dir, "handwritten.mjs"),
+    handwrittenLazyBuiltins: join(dir, "handwritten-lazy-builtins.mjs"),
     handwrittenUnbundled: join(dir, "handwritten-unbundled.mjs"),
     interpreted: join(dir, "interpreted.mjs"),
   };
   await Promise.all([
     bundle(join(BENCH, "handwritten", "server.ts"), files.handwritten),
+    bundle(join(BENCH, "handwritten", "server.ts"), files.handwrittenLazyBuiltins, {}, [builtinsThroughProcess]),
     // No shim swap here: unbundled, the SDK loads as installed, its default Ajv included.
     esbuild.build({
       ...COMMON,
