@@ -6,8 +6,9 @@
  * Each target is the whole server in one file (the generated modules, the runtime, and the third-party code
  * they import):
  *
- * - `node`, `server.mjs` (entry src/main.ts): the Node entry. Its only imports are Node built-ins, so it runs
- *   with bare `node server.mjs` and nothing next to it.
+ * - `node`, `server.mjs` (entry src/main.ts): the Node entry. It imports nothing: the runtime takes the Node
+ *   built-ins it needs with `process.getBuiltinModule` where it needs them (see runtime/node-main.ts for why),
+ *   so it runs with bare `node server.mjs` and nothing next to it.
  * - `fetch`, `worker.mjs` (entry src/worker.ts): the web-standard fetch handler (`export default { fetch }`)
  *   for workerd, Deno and Bun. It imports nothing at all (not even a Node built-in, which workerd without
  *   `nodejs_compat` cannot load); the build fails if esbuild leaves any import in it.
