@@ -6,12 +6,10 @@
  * requests served without authentication and for failed attempts at a token, which are held to the address.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 
 const TOKEN = "client-limit-token-0123456789";
 
@@ -20,10 +18,9 @@ let serverPath: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  root = await tempDir("client-limit");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "limited.yaml"),
+  ({ root, serverPath } = await buildOneSpec(
+    "client-limit",
+    "limited.yaml",
     `specVersion: 1
 name: limited
 version: "1.0.0"
@@ -33,10 +30,7 @@ tools:
     http: { url: "https://api.example.test/thing" }
     output: { select: "@" }
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "limited", "server.mjs");
+  ));
 }, 120_000);
 
 afterAll(async () => {

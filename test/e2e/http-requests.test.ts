@@ -7,13 +7,11 @@
  * - a client that goes away mid-call cancels the call, so its upstream request is closed too.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const TOKEN = "requests-test-token-0123456789";
@@ -25,11 +23,10 @@ let authed: { child: ChildProcess; port: number };
 
 beforeAll(async () => {
   upstream = await startUpstream((_req, res) => json(res, 200, { ok: true }));
-  root = await tempDir("requests");
-  await mkdir(join(root, "specs"));
   // The longest hop timeout the format allows: only a cancellation ends a held call within the test's time.
-  await writeFile(
-    join(root, "specs", "held.yaml"),
+  const built = await buildOneSpec(
+    "requests",
+    "held.yaml",
     `specVersion: 1
 name: held
 version: "1.0.0"
@@ -42,9 +39,8 @@ tools:
     output: { select: "@" }
 `,
   );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  const server = join(root, "out", "held", "server.mjs");
+  root = built.root;
+  const server = built.serverPath;
   // Short request timeouts: a server that waited for the body before answering would answer 408, not the
   // refusal, and the tests below would fail at once.
   const limits = ["--request-timeout", "3000", "--headers-timeout", "2000"];

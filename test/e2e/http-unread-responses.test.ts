@@ -6,13 +6,11 @@
  * --send-timeout is disconnected.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 
 let root: string;
 let upstream: http.Server;
@@ -29,10 +27,9 @@ beforeAll(async () => {
   );
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  root = await tempDir("unread");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "big.yaml"),
+  ({ root, serverPath } = await buildOneSpec(
+    "unread",
+    "big.yaml",
     `specVersion: 1
 name: big
 version: "1.0.0"
@@ -49,10 +46,7 @@ tools:
     http: { url: "${origin}/escaped" }
     output: { raw: true, maxOutputChars: 1000000 }
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "big", "server.mjs");
+  ));
 }, 120_000);
 
 afterAll(async () => {
