@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 
 const ISSUER = "https://auth.example.test";
 const AUDIENCE = "https://mcp.example.test/mcp";
@@ -24,19 +24,7 @@ const children: ChildProcess[] = [];
 const keySets: http.Server[] = [];
 
 beforeAll(async () => {
-  ({ root, serverPath } = await buildOneSpec(
-    "jwks",
-    "guarded.yaml",
-    `specVersion: 1
-name: guarded
-version: "1.0.0"
-tools:
-  - name: get
-    description: Gets a thing.
-    http: { url: "https://api.example.test/thing" }
-    output: { select: "@" }
-`,
-  ));
+  ({ root, serverPath } = await buildOneSpec("jwks", "guarded.yaml", getThingSpec("guarded")));
   const pair = await generateKeyPair("ES256", { extractable: true });
   key = pair.privateKey;
   published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }] };

@@ -13,25 +13,13 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 
 let root: string;
 let serverPath: string;
 
 beforeAll(async () => {
-  ({ root, serverPath } = await buildOneSpec(
-    "backpressure",
-    "quiet.yaml",
-    `specVersion: 1
-name: quiet
-version: "1.0.0"
-tools:
-  - name: get
-    description: Gets a thing.
-    http: { url: "https://api.example.test/thing" }
-    output: { select: "@" }
-`,
-  ));
+  ({ root, serverPath } = await buildOneSpec("backpressure", "quiet.yaml", getThingSpec("quiet")));
 }, 120_000);
 
 afterAll(async () => {

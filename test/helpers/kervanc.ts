@@ -85,6 +85,22 @@ export async function buildFixtures(
   return { specDir, outDir, result };
 }
 
+/**
+ * A spec with one tool, `get`, whose upstream (api.example.test, a name that never resolves) is not reached: for
+ * the suites about the server's own transport and limits, where what the tool would call does not matter.
+ */
+export function getThingSpec(name: string): string {
+  return `specVersion: 1
+name: ${name}
+version: "1.0.0"
+tools:
+  - name: get
+    description: Gets a thing.
+    http: { url: "https://api.example.test/thing" }
+    output: { select: "@" }
+`;
+}
+
 /** Where {@link buildOneSpec} put things: the temp folder (the caller removes it), `out` and the one package. */
 export interface OneSpecBuild {
   readonly root: string;
