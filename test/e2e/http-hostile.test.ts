@@ -9,6 +9,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
 import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 let upstream: Upstream;
@@ -42,16 +43,6 @@ afterAll(async () => {
   await upstream?.close();
   if (root) await removeDir(root);
 });
-
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-};
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** Sends raw bytes on a fresh connection and resolves with the response's status line. */
 function statusLine(text: string): Promise<string> {
@@ -101,8 +92,8 @@ describe("request lines a web Request cannot hold", () => {
     // The server goes on serving.
     const ok = await fetch(server.url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+      headers: modernHeadersFor("tools/list"),
+      body: JSON.stringify(modernMessage(1, "tools/list")),
     });
     expect(ok.status).toBe(200);
   });
@@ -118,8 +109,8 @@ describe("text a client puts into the SDK's error reports", () => {
   const refused = (target: typeof server, method: string): Promise<number> =>
     fetch(target.url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { _meta: META } }),
+      headers: modernHeadersFor("tools/list"),
+      body: JSON.stringify(modernMessage(1, method)),
     }).then(async (r) => {
       await r.arrayBuffer();
       return r.status;

@@ -12,6 +12,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
 import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const TOKEN = "requests-test-token-0123456789";
@@ -59,26 +60,8 @@ afterAll(async () => {
   if (root) await removeDir(root);
 });
 
-const CALL = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "tools/call",
-  params: {
-    name: "wait",
-    arguments: {},
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
-  },
-});
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-  "mcp-method": "tools/call",
-  "mcp-name": "wait",
-};
+const CALL = JSON.stringify(modernMessage(1, "tools/call", { name: "wait", arguments: {} }));
+const MCP_HEADERS = modernHeadersFor("tools/call", "wait");
 
 /**
  * Sends a request's headers (declaring the whole body) and only the first 10 bytes of its body, then waits for

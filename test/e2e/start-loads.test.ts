@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../helpers/kervanc.ts";
+import { modernMessage } from "../helpers/mcp-http.ts";
 
 let dir: string;
 
@@ -45,19 +46,7 @@ async function loadedAtFirstAnswer(server: string, extraArgs: readonly string[] 
     child.stdout.once("data", () => resolve());
     child.once("exit", (code) => reject(new Error(`the server exited (${code}) before answering`)));
   });
-  child.stdin.write(
-    `${JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    })}\n`,
-  );
+  child.stdin.write(`${JSON.stringify(modernMessage(1, "tools/list"))}\n`);
   try {
     await answered;
   } finally {

@@ -20,13 +20,17 @@ export function modernMessage(id: number, method: string, params: Record<string,
   return { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_META } };
 }
 
-/** The headers a 2026-07-28 request over Streamable HTTP needs for `method` (the server checks they match). */
-export function modernHeadersFor(method: string): Record<string, string> {
+/**
+ * The headers a 2026-07-28 request over Streamable HTTP needs for `method` and, for tools/call, the tool's `name`
+ * (the server checks they match the body).
+ */
+export function modernHeadersFor(method: string, name?: string): Record<string, string> {
   return {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
     "mcp-protocol-version": MODERN_VERSION,
     "mcp-method": method,
+    ...(name !== undefined ? { "mcp-name": name } : {}),
   };
 }
 
@@ -88,9 +92,8 @@ export function modernRequest(
 ): Promise<RawResponse> {
   const body = JSON.stringify(modernMessage(id, method, params));
   const headers: http.OutgoingHttpHeaders = {
-    ...modernHeadersFor(method),
+    ...modernHeadersFor(method, name),
     "content-length": Buffer.byteLength(body),
-    ...(name !== undefined ? { "mcp-name": name } : {}),
   };
   return new Promise((resolve, reject) => {
     const req = http.request(
