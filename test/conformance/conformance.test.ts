@@ -12,12 +12,12 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { FIXTURES, kervanc, pointSpecAt, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, FIXTURES, pointSpecAt, REPO, removeDir } from "../helpers/kervanc.ts";
 import { packageBin, runNode22, type RunResult } from "../helpers/node22.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
@@ -137,12 +137,11 @@ beforeAll(async () => {
       json(res, 404, { error: "no such route" });
     }
   });
-  root = await tempDir("conformance");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "conformance.yaml"), pointSpecAt(await readFile(SPEC, "utf8"), upstream.origin));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  serverPath = join(root, "out", "conformance", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec(
+    "conformance",
+    "conformance.yaml",
+    pointSpecAt(await readFile(SPEC, "utf8"), upstream.origin),
+  ));
   entries = ((parse(await readFile(EXPECTED_FAILURES, "utf8")) as { server: string[] }).server ?? []).map(String);
 
   // One server process per requirement set: the HTTP server allows 300 requests a minute per client address,

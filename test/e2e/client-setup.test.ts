@@ -4,11 +4,11 @@
  * placeholders (the absolute path, the secret) filled in as the README tells the user to, and the resulting
  * command run with the real SDK client (or the Inspector on Node 22) against a local HTTPS upstream.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { packageBin, runNode22 } from "../helpers/node22.ts";
 import { readmeCommands, shellWords } from "../helpers/runtimes.ts";
 import { json, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
@@ -27,10 +27,9 @@ beforeAll(async () => {
     },
     { tls: true, hostname: "localhost" },
   );
-  root = await tempDir("client-setup");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "items_api.yaml"),
+  ({ root, packageDir: pkg } = await buildOneSpec(
+    "client-setup",
+    "items_api.yaml",
     `specVersion: 1
 name: items
 version: "1.0.0"
@@ -46,10 +45,7 @@ tools:
     output:
       select: "items[].name"
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  pkg = join(root, "out", "items_api");
+  ));
   readme = await readFile(join(pkg, "README.md"), "utf8");
 }, 120_000);
 

@@ -5,11 +5,9 @@
  * reach the proxy alone, refusals are clear tool errors, and the address policy and the egress list still
  * hold for what goes through the proxy.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { startProxy, type TestProxy } from "../helpers/proxy.ts";
 import { json, PROXIED_CA, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
@@ -108,12 +106,7 @@ beforeAll(async () => {
       proxyAuthorization: req.headers["proxy-authorization"] ?? null,
     }),
   );
-  root = await tempDir("proxied");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "proxied.yaml"), spec(upstream.port, plain.port));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  serverPath = join(root, "out", "proxied", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec("proxied", "proxied.yaml", spec(upstream.port, plain.port)));
 }, 120_000);
 
 afterAll(async () => {

@@ -6,14 +6,12 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { webcrypto } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 
 const ISSUER = "https://auth.example.test";
 const AUDIENCE = "https://mcp.example.test/mcp";
@@ -26,23 +24,7 @@ const children: ChildProcess[] = [];
 const keySets: http.Server[] = [];
 
 beforeAll(async () => {
-  root = await tempDir("jwks");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "guarded.yaml"),
-    `specVersion: 1
-name: guarded
-version: "1.0.0"
-tools:
-  - name: get
-    description: Gets a thing.
-    http: { url: "https://api.example.test/thing" }
-    output: { select: "@" }
-`,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "guarded", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec("jwks", "guarded.yaml", getThingSpec("guarded")));
   const pair = await generateKeyPair("ES256", { extractable: true });
   key = pair.privateKey;
   published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }] };

@@ -18,8 +18,9 @@ import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotoc
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { buildFixtures, removeDir } from "../helpers/kervanc.ts";
-import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+import { removeDir } from "../helpers/kervanc.ts";
+import type { Upstream } from "../helpers/upstream.ts";
+import { buildWeatherServer } from "../helpers/weather.ts";
 
 const ISSUER = "https://auth.example.test";
 const AUDIENCE = "https://mcp.example.test/mcp";
@@ -102,13 +103,7 @@ async function start(args: string[], env: Record<string, string> = {}): Promise<
 }
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) =>
-    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
-  );
-  const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
-  expect(built.result.code).toBe(0);
-  outDir = built.outDir;
-  serverPath = join(outDir, "open-meteo", "server.mjs");
+  ({ upstream, outDir, serverPath } = await buildWeatherServer());
   ({ privateKey: key1 } = await generateKeyPair("ES256", { extractable: true }).then(async (pair) => {
     // A symmetric key beside it, as a careless authorization server might publish: an HMAC token made with it
     // must still be refused (only asymmetric algorithms are accepted).

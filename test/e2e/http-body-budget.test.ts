@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
 import { buildFixtures, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const MiB = 1024 * 1024;
@@ -22,17 +23,7 @@ let server: ChildProcess;
 let port: number;
 let stderr: () => string;
 
-const discover = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "server/discover",
-  params: {
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
-  },
-});
+const discover = JSON.stringify(modernMessage(1, "server/discover"));
 
 function head(target: string, headers: Record<string, string | number>): string {
   const lines = [`POST ${target} HTTP/1.1`, `host: 127.0.0.1:${port}`];
@@ -40,12 +31,7 @@ function head(target: string, headers: Record<string, string | number>): string 
   return `${lines.join("\r\n")}\r\n\r\n`;
 }
 
-const mcpHeaders = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-  "mcp-method": "server/discover",
-};
+const mcpHeaders = modernHeadersFor("server/discover");
 
 /** A raw connection that records what the server sends and when it closes. */
 class Raw {

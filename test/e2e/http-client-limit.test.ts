@@ -6,12 +6,9 @@
  * requests served without authentication and for failed attempts at a token, which are held to the address.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
-import http from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { postStatus, startHttpServer } from "../helpers/http.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 
 const TOKEN = "client-limit-token-0123456789";
 
@@ -20,23 +17,7 @@ let serverPath: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  root = await tempDir("client-limit");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "limited.yaml"),
-    `specVersion: 1
-name: limited
-version: "1.0.0"
-tools:
-  - name: get
-    description: Gets a thing.
-    http: { url: "https://api.example.test/thing" }
-    output: { select: "@" }
-`,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "limited", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec("client-limit", "limited.yaml", getThingSpec("limited")));
 }, 120_000);
 
 afterAll(async () => {
@@ -52,36 +33,21 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
 
 /** The status of an initialize sent as from `forwardedFor` (a proxy at 127.0.0.1 appending the client). */
 function post(url: string, forwardedFor: string, bearer?: string): Promise<number> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "x-forwarded-for": forwardedFor,
-          ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
-        },
-      },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      },
-    );
-    req.on("error", reject);
-    req.end(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-      }),
-    );
-  });
+  return postStatus(
+    url,
+    {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "x-forwarded-for": forwardedFor,
+      ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
+    },
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  );
 }
 
 describe("one client for the per-client limit", () => {

@@ -5,24 +5,23 @@
  * forge.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import net from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 let upstream: Upstream;
 let root: string;
+let serverPath: string;
 let server: { child: ChildProcess; port: number; url: string; stderr: () => string };
 
 beforeAll(async () => {
   upstream = await startUpstream((_req, res) => json(res, 200, { ok: true }));
-  root = await tempDir("hostile");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "hostile.yaml"),
+  ({ root, serverPath } = await buildOneSpec(
+    "hostile",
+    "hostile.yaml",
     `specVersion: 1
 name: hostile
 version: "1.0.0"
@@ -34,10 +33,8 @@ tools:
     http: { url: "${upstream.origin}/thing" }
     output: { select: "@" }
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  const started = await startHttpServer(join(root, "out", "hostile", "server.mjs"), ["--allow-private-network"]);
+  ));
+  const started = await startHttpServer(serverPath, ["--allow-private-network"]);
   server = { ...started, port: Number(new URL(started.url).port) };
 }, 120_000);
 
@@ -46,16 +43,6 @@ afterAll(async () => {
   await upstream?.close();
   if (root) await removeDir(root);
 });
-
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-};
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** Sends raw bytes on a fresh connection and resolves with the response's status line. */
 function statusLine(text: string): Promise<string> {
@@ -105,8 +92,8 @@ describe("request lines a web Request cannot hold", () => {
     // The server goes on serving.
     const ok = await fetch(server.url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } }),
+      headers: modernHeadersFor("tools/list"),
+      body: JSON.stringify(modernMessage(1, "tools/list")),
     });
     expect(ok.status).toBe(200);
   });
@@ -115,15 +102,15 @@ describe("request lines a web Request cannot hold", () => {
 describe("text a client puts into the SDK's error reports", () => {
   // Each test has its own server: the reports are throttled, so only a server's first report shows its text.
   const fresh = async (): Promise<typeof server> => {
-    const started = await startHttpServer(join(root, "out", "hostile", "server.mjs"), ["--allow-private-network"]);
+    const started = await startHttpServer(serverPath, ["--allow-private-network"]);
     return { ...started, port: Number(new URL(started.url).port) };
   };
   /** A request the SDK refuses and reports: its method header disagrees with the method in its body. */
   const refused = (target: typeof server, method: string): Promise<number> =>
     fetch(target.url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-method": "tools/list" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { _meta: META } }),
+      headers: modernHeadersFor("tools/list"),
+      body: JSON.stringify(modernMessage(1, method)),
     }).then(async (r) => {
       await r.arrayBuffer();
       return r.status;

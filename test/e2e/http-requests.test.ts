@@ -7,13 +7,12 @@
  * - a client that goes away mid-call cancels the call, so its upstream request is closed too.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const TOKEN = "requests-test-token-0123456789";
@@ -25,11 +24,10 @@ let authed: { child: ChildProcess; port: number };
 
 beforeAll(async () => {
   upstream = await startUpstream((_req, res) => json(res, 200, { ok: true }));
-  root = await tempDir("requests");
-  await mkdir(join(root, "specs"));
   // The longest hop timeout the format allows: only a cancellation ends a held call within the test's time.
-  await writeFile(
-    join(root, "specs", "held.yaml"),
+  const built = await buildOneSpec(
+    "requests",
+    "held.yaml",
     `specVersion: 1
 name: held
 version: "1.0.0"
@@ -42,9 +40,8 @@ tools:
     output: { select: "@" }
 `,
   );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  const server = join(root, "out", "held", "server.mjs");
+  root = built.root;
+  const server = built.serverPath;
   // Short request timeouts: a server that waited for the body before answering would answer 408, not the
   // refusal, and the tests below would fail at once.
   const limits = ["--request-timeout", "3000", "--headers-timeout", "2000"];
@@ -63,26 +60,8 @@ afterAll(async () => {
   if (root) await removeDir(root);
 });
 
-const CALL = JSON.stringify({
-  jsonrpc: "2.0",
-  id: 1,
-  method: "tools/call",
-  params: {
-    name: "wait",
-    arguments: {},
-    _meta: {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    },
-  },
-});
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-  "mcp-method": "tools/call",
-  "mcp-name": "wait",
-};
+const CALL = JSON.stringify(modernMessage(1, "tools/call", { name: "wait", arguments: {} }));
+const MCP_HEADERS = modernHeadersFor("tools/call", "wait");
 
 /**
  * Sends a request's headers (declaring the whole body) and only the first 10 bytes of its body, then waits for

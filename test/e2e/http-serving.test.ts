@@ -10,8 +10,10 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { buildFixtures, removeDir } from "../helpers/kervanc.ts";
-import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+import { removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
+import type { Upstream } from "../helpers/upstream.ts";
+import { buildWeatherServer } from "../helpers/weather.ts";
 
 let upstream: Upstream;
 let outDir: string;
@@ -20,13 +22,9 @@ let endpoint: string;
 let stderr = "";
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) =>
-    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
-  );
-  const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
-  expect(built.result.code).toBe(0);
-  outDir = built.outDir;
-  const started = await startHttpServer(join(outDir, "open-meteo", "server.mjs"), ["--allow-private-network"]);
+  const weather = await buildWeatherServer();
+  ({ upstream, outDir } = weather);
+  const started = await startHttpServer(weather.serverPath, ["--allow-private-network"]);
   server = started.child;
   endpoint = started.url;
   server.stderr!.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
@@ -69,23 +67,8 @@ describe("Streamable HTTP", () => {
     }
   });
 
-  const discover = {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "server/discover",
-    params: {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
-  };
-  const modernHeaders = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": "server/discover",
-  };
+  const discover = modernMessage(1, "server/discover");
+  const modernHeaders = modernHeadersFor("server/discover");
 
   it("answers server/discover with the MCP headers", async () => {
     const response = await fetch(endpoint, { method: "POST", headers: modernHeaders, body: JSON.stringify(discover) });

@@ -6,13 +6,12 @@
  * --send-timeout is disconnected.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 
 let root: string;
 let upstream: http.Server;
@@ -29,10 +28,9 @@ beforeAll(async () => {
   );
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  root = await tempDir("unread");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "big.yaml"),
+  ({ root, serverPath } = await buildOneSpec(
+    "unread",
+    "big.yaml",
     `specVersion: 1
 name: big
 version: "1.0.0"
@@ -49,10 +47,7 @@ tools:
     http: { url: "${origin}/escaped" }
     output: { raw: true, maxOutputChars: 1000000 }
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "big", "server.mjs");
+  ));
 }, 120_000);
 
 afterAll(async () => {
@@ -137,26 +132,8 @@ describe("clients that never read their answers", () => {
 
   it("are disconnected when the answer is one JSON document too", async () => {
     const server = await serve();
-    const call = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: "get",
-        arguments: {},
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    });
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "tools/call",
-      "mcp-name": "get",
-    };
+    const call = JSON.stringify(modernMessage(1, "tools/call", { name: "get", arguments: {} }));
+    const headers = modernHeadersFor("tools/call", "get");
     // About 1 MB of JSON per answer: thirty pipelined on one connection fill the loopback buffers.
     const hog = neverReads(server.port, request(server.port, call, headers).repeat(30));
     try {
@@ -176,35 +153,14 @@ describe("clients that never read their answers", () => {
   it("a large answer being written when SIGTERM arrives is written to the end before the server exits", async () => {
     const server = await serve();
     const child = children.at(-1)!;
-    const call = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: "escaped",
-        arguments: {},
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    });
+    const call = JSON.stringify(modernMessage(1, "tools/call", { name: "escaped", arguments: {} }));
     const socket = net.connect(server.port, "127.0.0.1");
     const chunks: Buffer[] = [];
     const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     socket.on("error", () => {});
     const first = new Promise<void>((resolve) => socket.once("data", () => resolve()));
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-    socket.write(
-      request(server.port, call, {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": "escaped",
-        connection: "close",
-      }),
-    );
+    socket.write(request(server.port, call, { ...modernHeadersFor("tools/call", "escaped"), connection: "close" }));
     // The answer has begun; the client stops reading while the server still has most of it to write.
     await first;
     socket.pause();

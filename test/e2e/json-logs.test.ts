@@ -4,14 +4,11 @@
  * path of a failing redirect target, in every encoding the redaction covers) appears in no line, in any
  * reading. Also --log-level, and --trust-proxy for the per-client limit.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import http from "node:http";
-import { join } from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { postStatus, startHttpServer } from "../helpers/http.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { encodings, leaks } from "../helpers/secret-encodings.ts";
 import { json, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
 import type { ChildProcess } from "node:child_process";
@@ -80,12 +77,7 @@ beforeAll(async () => {
     },
     { tls: true, hostname: "localhost" },
   );
-  root = await tempDir("logs");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "logs.yaml"), spec(upstream.origin, upstream.port));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  serverPath = join(root, "out", "logs", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec("logs", "logs.yaml", spec(upstream.origin, upstream.port)));
 }, 120_000);
 
 afterAll(async () => {
@@ -189,26 +181,8 @@ describe("--log-level", () => {
 });
 
 describe("--trust-proxy", () => {
-  function post(url: string, forwardedFor: string): Promise<number> {
-    const target = new URL(url);
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
-        },
-        (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        },
-      );
-      req.on("error", reject);
-      req.end("{}");
-    });
-  }
+  const post = (url: string, forwardedFor: string): Promise<number> =>
+    postStatus(url, { "content-type": "application/json", "x-forwarded-for": forwardedFor }, "{}");
 
   it("counts X-Forwarded-For clients separately only from a trusted peer", async () => {
     const env = { KERVANC_AUTH_TOKENS: "" };

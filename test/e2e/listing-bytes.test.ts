@@ -10,6 +10,7 @@ import process from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { modernMessage } from "../helpers/mcp-http.ts";
 
 const SPEC = `specVersion: 1
 name: listing-bytes
@@ -55,13 +56,8 @@ describe("tools/list from pre-serialised listings", () => {
     expect(await readFile(join(root, "out", "listing-bytes", "src", "tools", "tricky.ts"), "utf8")).toContain(
       "\\${substitutions}",
     );
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
     // Twice: the first answer is made for it alone, later ones come from the one kept, frozen result (mcp.ts).
-    const list = (id: number): string =>
-      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta } })}\n`;
+    const list = (id: number): string => `${JSON.stringify(modernMessage(id, "tools/list"))}\n`;
     const run = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", server], {
       input: list(1) + list(2) + list(3),
       env: { PATH: process.env["PATH"] ?? "" },

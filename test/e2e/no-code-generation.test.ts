@@ -10,6 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { MODERN_META } from "../helpers/mcp-http.ts";
 
 const SERVER = join(FIXTURES, "golden", "open-meteo", "server.mjs");
 const MARK = "kervanc-test: a function was made from a string";
@@ -21,18 +22,14 @@ globalThis.Function = new Proxy(F, {
   apply(target, self, args) { report(); return Reflect.apply(target, self, args); },
 });
 `;
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 const LINES = [
-  { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
+  { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } },
   // An invalid call: the SDK's schemas parse it, and the runner refuses it before any upstream request.
   {
     jsonrpc: "2.0",
     id: 2,
     method: "tools/call",
-    params: { name: "get_current_weather", arguments: { latitude: "x" }, _meta: META },
+    params: { name: "get_current_weather", arguments: { latitude: "x" }, _meta: MODERN_META },
   },
 ];
 

@@ -5,12 +5,10 @@
  * No string the client receives, and no line on stderr, may read as a secret after JSON, HTML or percent
  * unescaping, base64 decoding at any offset, hex decoding, reversing or case folding.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import type http from "node:http";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { encodings, leaks, stringsOf, unicodeEscape } from "../helpers/secret-encodings.ts";
 import { startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
 
@@ -95,12 +93,9 @@ beforeAll(async () => {
     },
     { tls: true, hostname: "localhost" },
   );
-  root = await tempDir("secret-encodings");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "encodings.yaml"), spec(upstream.origin, upstream.port));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  client = await connect("modern", join(root, "out", "encodings", "server.mjs"), {
+  const built = await buildOneSpec("secret-encodings", "encodings.yaml", spec(upstream.origin, upstream.port));
+  root = built.root;
+  client = await connect("modern", built.serverPath, {
     serverArgs: ["--allow-private-network"],
     env: { API_TOKEN: CANARY, PLAIN_TOKEN: PLAIN, NODE_EXTRA_CA_CERTS: TEST_CA },
   });

@@ -4,12 +4,12 @@
  * to the client or into a log line.
  */
 import { execFile } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
 
 const CANARY = 'Cn4ry/+=&"x\\y ü-tok3n';
@@ -170,12 +170,11 @@ beforeAll(async () => {
     },
     { tls: true, hostname: "localhost" },
   );
-  root = await tempDir("secrets");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "secrets.yaml"), spec(upstream.origin, upstream.port, elsewhere.origin));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
-  serverPath = join(root, "out", "secrets", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec(
+    "secrets",
+    "secrets.yaml",
+    spec(upstream.origin, upstream.port, elsewhere.origin),
+  ));
   client = await connect("modern", serverPath, {
     nodeArgs: ["--disallow-code-generation-from-strings"],
     serverArgs: ["--allow-private-network"],

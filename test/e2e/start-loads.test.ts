@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO } from "../helpers/kervanc.ts";
+import { modernMessage } from "../helpers/mcp-http.ts";
 import { requireNode22 } from "../helpers/node22.ts";
 import { runtimeBinary } from "../helpers/runtimes.ts";
 
@@ -52,19 +53,7 @@ async function loadedAtFirstAnswer(node: string, server: string, extraArgs: read
     child.stdout.once("data", () => resolve());
     child.once("exit", (code) => reject(new Error(`the server exited (${code}) before answering`)));
   });
-  child.stdin.write(
-    `${JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    })}\n`,
-  );
+  child.stdin.write(`${JSON.stringify(modernMessage(1, "tools/list"))}\n`);
   try {
     await answered;
   } finally {

@@ -12,30 +12,14 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 
 let root: string;
+let serverPath: string;
 
 beforeAll(async () => {
-  root = await tempDir("backpressure");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "quiet.yaml"),
-    `specVersion: 1
-name: quiet
-version: "1.0.0"
-tools:
-  - name: get
-    description: Gets a thing.
-    http: { url: "https://api.example.test/thing" }
-    output: { select: "@" }
-`,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
+  ({ root, serverPath } = await buildOneSpec("backpressure", "quiet.yaml", getThingSpec("quiet")));
 }, 120_000);
 
 afterAll(async () => {
@@ -54,7 +38,7 @@ describe("a stdio client that stops reading", () => {
     "is not answered into memory without bound; every request is answered once it reads again",
     { timeout: 120_000 },
     async () => {
-      const child = spawn(process.execPath, [join(root, "out", "quiet", "server.mjs")], {
+      const child = spawn(process.execPath, [serverPath], {
         env: { PATH: process.env["PATH"] ?? "" },
         stdio: ["pipe", "pipe", "pipe"],
       });
@@ -125,7 +109,7 @@ describe("a stdio client that stops reading", () => {
 
 describe("a stdio client that closes the server's stderr", () => {
   it("is still served: a log line that cannot be written is dropped", { timeout: 60_000 }, async () => {
-    const child = spawn(process.execPath, [join(root, "out", "quiet", "server.mjs")], {
+    const child = spawn(process.execPath, [serverPath], {
       env: { PATH: process.env["PATH"] ?? "" },
       stdio: ["pipe", "pipe", "pipe"],
     });

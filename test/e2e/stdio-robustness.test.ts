@@ -11,8 +11,9 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.j
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFixtures, removeDir } from "../helpers/kervanc.ts";
-import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+import { removeDir } from "../helpers/kervanc.ts";
+import type { Upstream } from "../helpers/upstream.ts";
+import { buildWeatherServer } from "../helpers/weather.ts";
 
 let upstream: Upstream;
 let outDir: string;
@@ -106,12 +107,7 @@ function pipeTransport(raw: Raw) {
 }
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) =>
-    json(res, 200, { current: { temperature_2m: 3.5, wind_speed_10m: 10, weather_code: 61 } }),
-  );
-  const built = await buildFixtures(["open-meteo.yaml"], upstream.origin);
-  expect(built.result.code).toBe(0);
-  outDir = built.outDir;
+  ({ upstream, outDir } = await buildWeatherServer());
 });
 
 afterAll(async () => {

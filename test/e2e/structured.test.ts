@@ -4,11 +4,9 @@
  * projection wraps other values as `{ result }`, and the listed schema to match). Error results carry no
  * structured content. Hostile upstream keys pollute nothing, in this call or the next.
  */
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Era, type TestClient } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 let upstream: Upstream;
@@ -38,12 +36,7 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end(req.path === "/hostile" ? HOSTILE : JSON.stringify(DATA));
   });
-  root = await tempDir("structured");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "structured.yaml"), spec(upstream.origin));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  serverPath = join(root, "out", "structured", "server.mjs");
+  ({ root, serverPath } = await buildOneSpec("structured", "structured.yaml", spec(upstream.origin)));
 }, 60_000);
 
 afterAll(async () => {

@@ -5,14 +5,13 @@
  * a message that says what happened, directly and through an egress proxy (whose own answer is the same case).
  * The bundle runs as a process, spoken to by the SDK client over stdio.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import net, { type AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 
 let root: string;
+let serverPath: string;
 let switcher: net.Server;
 let origin: string;
 let requests = 0;
@@ -28,11 +27,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => switcher.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(switcher.address() as AddressInfo).port}`;
-  root = await tempDir("no-answer");
-  await mkdir(join(root, "specs"));
   // A long hop timeout: without the fix only the call's deadline (timeoutMs + 5 s) would end the call.
-  await writeFile(
-    join(root, "specs", "switch.yaml"),
+  ({ root, serverPath } = await buildOneSpec(
+    "no-answer",
+    "switch.yaml",
     `specVersion: 1
 name: switch
 version: "1.0.0"
@@ -44,9 +42,7 @@ tools:
     http: { url: "${origin}/thing" }
     output: { select: "@" }
 `,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code).toBe(0);
+  ));
 }, 120_000);
 
 afterAll(async () => {
@@ -55,7 +51,7 @@ afterAll(async () => {
 });
 
 async function callOnce(env: Record<string, string>): Promise<{ text: string; isError: boolean; stderr: string }> {
-  const client: TestClient = await connect("modern", join(root, "out", "switch", "server.mjs"), {
+  const client: TestClient = await connect("modern", serverPath, {
     serverArgs: ["--allow-private-network"],
     env,
   });

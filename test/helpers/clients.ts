@@ -7,6 +7,7 @@ import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/clien
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Stream } from "node:stream";
 
 export type Era = "modern" | "legacy";
 
@@ -42,41 +43,36 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env["PATH"] ?? "", ...extra };
 }
 
-export async function connect(era: Era, serverPath: string, options: SpawnOptions = {}): Promise<TestClient> {
-  const args = [...(options.nodeArgs ?? []), serverPath, ...(options.serverArgs ?? [])];
-  let stderr = "";
-  if (era === "modern") {
-    const client = new ModernClient(
-      { name: "kervanc-tests", version: "1.0.0" },
-      // The client validates structuredContent; this validator generates no code.
-      { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
-    );
-    const transport = new ModernStdio({
-      command: process.execPath,
-      args,
-      env: baseEnv(options.env),
-      stderr: "pipe",
-      ...(options.cwd ? { cwd: options.cwd } : {}),
-    });
-    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    await client.connect(transport);
-    return {
-      era,
-      listTools: () => client.listTools() as never,
-      callTool: (name, a) => client.callTool({ name, arguments: a }) as never,
-      close: () => client.close(),
-      stderr: () => stderr,
-      negotiatedEra: () => client.getProtocolEra(),
-    };
-  }
-  const client = new LegacyClient({ name: "kervanc-tests", version: "1.0.0" });
-  const transport = new LegacyStdio({
+/** The stdio transport parameters, the same for both SDKs: this process's node runs the server, stderr piped. */
+function stdioServer(args: string[], options: SpawnOptions) {
+  return {
     command: process.execPath,
     args,
     env: baseEnv(options.env),
-    stderr: "pipe",
+    stderr: "pipe" as const,
     ...(options.cwd ? { cwd: options.cwd } : {}),
-  });
+  };
+}
+
+/** What the tests use of either SDK's client, which both have with the same shape (each with its own transport). */
+interface SdkClient<Transport> {
+  connect(transport: Transport): Promise<void>;
+  listTools(): Promise<unknown>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects either SDK's client over its stdio transport, keeping what the server writes to stderr: the two eras
+ * differ only in the client they build and how it reports the era it landed on.
+ */
+async function connected<Transport extends { readonly stderr: Stream | null }>(
+  era: Era,
+  client: SdkClient<NoInfer<Transport>>,
+  transport: Transport,
+  negotiatedEra: () => Era | undefined,
+): Promise<TestClient> {
+  let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   await client.connect(transport);
   return {
@@ -85,7 +81,23 @@ export async function connect(era: Era, serverPath: string, options: SpawnOption
     callTool: (name, a) => client.callTool({ name, arguments: a }) as never,
     close: () => client.close(),
     stderr: () => stderr,
-    // The v1 client only knows the 2025 handshake; it reports the server it initialized with.
-    negotiatedEra: () => (client.getServerVersion() ? "legacy" : undefined),
+    negotiatedEra,
   };
+}
+
+export async function connect(era: Era, serverPath: string, options: SpawnOptions = {}): Promise<TestClient> {
+  const args = [...(options.nodeArgs ?? []), serverPath, ...(options.serverArgs ?? [])];
+  if (era === "modern") {
+    const client = new ModernClient(
+      { name: "kervanc-tests", version: "1.0.0" },
+      // The client validates structuredContent; this validator generates no code.
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    return connected(era, client, new ModernStdio(stdioServer(args, options)), () => client.getProtocolEra());
+  }
+  const client = new LegacyClient({ name: "kervanc-tests", version: "1.0.0" });
+  // The v1 client only knows the 2025 handshake; it reports the server it initialized with.
+  return connected(era, client, new LegacyStdio(stdioServer(args, options)), () =>
+    client.getServerVersion() ? "legacy" : undefined,
+  );
 }

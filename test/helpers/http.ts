@@ -1,5 +1,6 @@
 /** Starting a generated server in HTTP mode as a process, and finding the URL it listens on. */
 import { type ChildProcess, spawn } from "node:child_process";
+import http from "node:http";
 
 /** Starts `server.mjs --http --port 0` and resolves with the endpoint it reports on stderr. */
 export async function startHttpServer(
@@ -30,4 +31,23 @@ export async function startHttpServer(
     child.on("exit", (code) => reject(new Error(`the server exited (${code}): ${err}`)));
   });
   return { child, url, stderr: () => err };
+}
+
+/**
+ * POSTs `body` to `url` with exactly `headers` and resolves with the status, the answer drained unread: for tests
+ * of who gets served, where only the status counts. http.request, not fetch, so that no header is added.
+ */
+export function postStatus(url: string, headers: http.OutgoingHttpHeaders, body: string): Promise<number> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }

@@ -5,8 +5,9 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile, mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, extname, join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { expect } from "vitest";
 import { parseDocument } from "yaml";
 
 export const REPO = resolve(import.meta.dirname, "..", "..");
@@ -82,6 +83,48 @@ export async function buildFixtures(
   }
   const result = await kervanc(["build", specDir, "-o", outDir]);
   return { specDir, outDir, result };
+}
+
+/**
+ * A spec with one tool, `get`, whose upstream (api.example.test, a name that never resolves) is not reached: for
+ * the suites about the server's own transport and limits, where what the tool would call does not matter.
+ */
+export function getThingSpec(name: string): string {
+  return `specVersion: 1
+name: ${name}
+version: "1.0.0"
+tools:
+  - name: get
+    description: Gets a thing.
+    http: { url: "https://api.example.test/thing" }
+    output: { select: "@" }
+`;
+}
+
+/** Where {@link buildOneSpec} put things: the temp folder (the caller removes it), `out` and the one package. */
+export interface OneSpecBuild {
+  readonly root: string;
+  readonly outDir: string;
+  readonly packageDir: string;
+  readonly serverPath: string;
+}
+
+/**
+ * Writes `yamlText` as `<root>/specs/<fileName>` in a fresh temp folder and builds that folder with the CLI into
+ * `<root>/out`, as a user would: the set-up of every suite that runs one spec's server as a process. The build
+ * must exit 0; when it does not, the folder is removed (the caller never gets it) and the failure shows the CLI's
+ * stderr. The package's folder is named after the file (build.ts), not the spec's `name`.
+ */
+export async function buildOneSpec(prefix: string, fileName: string, yamlText: string): Promise<OneSpecBuild> {
+  const root = await tempDir(prefix);
+  const outDir = join(root, "out");
+  await mkdir(join(root, "specs"));
+  await writeFile(join(root, "specs", fileName), yamlText);
+  const built = await kervanc(["build", join(root, "specs"), "-o", outDir]);
+  if (built.code !== 0) await removeDir(root);
+  expect(built.code, built.stderr).toBe(0);
+  const packageDir = join(outDir, basename(fileName, extname(fileName)));
+  return { root, outDir, packageDir, serverPath: join(packageDir, "server.mjs") };
 }
 
 export async function removeDir(dir: string): Promise<void> {

@@ -9,6 +9,31 @@ import http from "node:http";
 
 export const MODERN_VERSION = "2026-07-28";
 
+/** The `_meta` every 2026-07-28 request carries: the stateless envelope has no session to hold them. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** A 2026-07-28 request message, `_meta` last in its params, as the tests that write requests by hand send it. */
+export function modernMessage(id: number, method: string, params: Record<string, unknown> = {}) {
+  return { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_META } };
+}
+
+/**
+ * The headers a 2026-07-28 request over Streamable HTTP needs for `method` and, for tools/call, the tool's `name`
+ * (the server checks they match the body).
+ */
+export function modernHeadersFor(method: string, name?: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN_VERSION,
+    "mcp-method": method,
+    ...(name !== undefined ? { "mcp-name": name } : {}),
+  };
+}
+
 export interface JsonRpcResponse {
   readonly jsonrpc: "2.0";
   readonly id: number | string | null;
@@ -65,25 +90,10 @@ export function modernRequest(
   params: Record<string, unknown>,
   name?: string,
 ): Promise<RawResponse> {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
-  });
+  const body = JSON.stringify(modernMessage(id, method, params));
   const headers: http.OutgoingHttpHeaders = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
+    ...modernHeadersFor(method, name),
     "content-length": Buffer.byteLength(body),
-    "mcp-protocol-version": MODERN_VERSION,
-    "mcp-method": method,
-    ...(name !== undefined ? { "mcp-name": name } : {}),
   };
   return new Promise((resolve, reject) => {
     const req = http.request(

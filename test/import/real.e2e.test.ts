@@ -4,12 +4,13 @@
  * SDK client, against local HTTPS upstreams that answer as the real APIs document. Each call checks that the
  * credentials arrive where the API expects them and what the model gets back.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { type CliResult, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, type RecordedRequest, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
+import { call, type ImportedDocument, importAndBuild } from "./imported-servers.ts";
 
 const ACCOUNT = "AC0123456789abcdef0123456789abcdef";
 const MESSAGE = "SM0123456789abcdef0123456789abcdef";
@@ -20,8 +21,8 @@ let root: string;
 let twilio: Upstream;
 let slack: Upstream;
 let github: Upstream;
-const imports: Record<string, { code: number; stderr: string }> = {};
-let built: { code: number; stderr: string };
+let imports: Record<string, CliResult>;
+let built: CliResult;
 const clients: TestClient[] = [];
 
 /** A message resource as Twilio's API documents it (api_v2010_account_message). */
@@ -170,23 +171,16 @@ beforeAll(async () => {
     startUpstream(githubHandler, { tls: true, hostname: "localhost" }),
   ]);
   root = await tempDir("import-real");
-  await mkdir(join(root, "specs"));
-  const run = async (name: string, serverUrl: string): Promise<void> => {
-    imports[name] = await kervanc([
-      "import",
-      join(REPO, "fixtures/openapi/real", `${name}.json`),
-      "-o",
-      join(root, "specs", `${name}.yaml`),
-      "--server-url",
-      serverUrl,
-    ]);
-  };
-  await Promise.all([
-    run("twilio-messages", twilio.origin),
-    run("slack-chat", `${slack.origin}/api`),
-    run("github-issues", github.origin),
-  ]);
-  built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
+  const real = (name: string, serverUrl: string): ImportedDocument => ({
+    name,
+    document: `fixtures/openapi/real/${name}.json`,
+    serverUrl,
+  });
+  ({ imports, built } = await importAndBuild(root, [
+    real("twilio-messages", twilio.origin),
+    real("slack-chat", `${slack.origin}/api`),
+    real("github-issues", github.origin),
+  ]));
 }, 180_000);
 
 afterAll(async () => {
@@ -202,18 +196,6 @@ async function client(name: string, env: Record<string, string>): Promise<TestCl
   });
   clients.push(c);
   return c;
-}
-
-async function call(
-  c: TestClient,
-  upstream: Upstream,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
-  const before = upstream.requests.length;
-  const result = await c.callTool(tool, args);
-  expect(upstream.requests.length, JSON.stringify(result)).toBe(before + 1);
-  return { result, request: upstream.requests[before]! };
 }
 
 describe("real documents, imported and built", () => {

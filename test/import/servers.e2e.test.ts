@@ -6,12 +6,13 @@
  *
  * The APIs with secrets run over HTTPS (localhost, the test CA): secrets never travel over plain http.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
-import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { type CliResult, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, type RecordedRequest, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
+import { call, importAndBuild } from "./imported-servers.ts";
 
 const BEARER = "tk_live_0123456789abcdef";
 const API_KEY = "pk-9f8e7d6c5b4a";
@@ -21,8 +22,8 @@ let root: string;
 let notesApi: Upstream;
 let ticketsApi: Upstream;
 let petsApi: Upstream;
-const imports: Record<string, { code: number; stderr: string }> = {};
-let buildResult: { code: number; stdout: string; stderr: string };
+let imports: Record<string, CliResult>;
+let buildResult: CliResult;
 const clients: TestClient[] = [];
 
 const note = (id: number, body: Record<string, unknown> = {}) => ({
@@ -111,24 +112,11 @@ beforeAll(async () => {
   );
 
   root = await tempDir("import-e2e");
-  await mkdir(join(root, "specs"));
-  const run = async (name: string, document: string, serverUrl: string): Promise<void> => {
-    const r = await kervanc([
-      "import",
-      join(REPO, "fixtures/openapi", document),
-      "-o",
-      join(root, "specs", `${name}.yaml`),
-      "--server-url",
-      serverUrl,
-    ]);
-    imports[name] = r;
-  };
-  await Promise.all([
-    run("notes", "notes.yaml", `${notesApi.origin}/api`),
-    run("tickets", "tickets.json", `${ticketsApi.origin}/v2`),
-    run("petstore", "petstore.yaml", `${petsApi.origin}/api/v3`),
-  ]);
-  buildResult = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
+  ({ imports, built: buildResult } = await importAndBuild(root, [
+    { name: "notes", document: "fixtures/openapi/notes.yaml", serverUrl: `${notesApi.origin}/api` },
+    { name: "tickets", document: "fixtures/openapi/tickets.json", serverUrl: `${ticketsApi.origin}/v2` },
+    { name: "petstore", document: "fixtures/openapi/petstore.yaml", serverUrl: `${petsApi.origin}/api/v3` },
+  ]));
 }, 180_000);
 
 afterAll(async () => {
@@ -145,19 +133,6 @@ async function client(name: string, era: "modern" | "legacy", env: Record<string
   });
   clients.push(c);
   return c;
-}
-
-/** Calls a tool and returns the one request the upstream saw for it. */
-async function call(
-  c: TestClient,
-  upstream: Upstream,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<{ result: Awaited<ReturnType<TestClient["callTool"]>>; request: RecordedRequest }> {
-  const before = upstream.requests.length;
-  const result = await c.callTool(tool, args);
-  expect(upstream.requests.length, JSON.stringify(result)).toBe(before + 1);
-  return { result, request: upstream.requests[before]! };
 }
 
 describe("import, then build", () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpHandler, type HttpHandler, parsedJsonBody } from "../../packages/runtime/src/http-handler.ts";
 import { createServerFactory } from "../../packages/runtime/src/mcp.ts";
 import { compileInProcess, inProcess } from "../helpers/inprocess.ts";
+import { MODERN_META } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const URL_ = "http://127.0.0.1/mcp";
@@ -18,10 +19,6 @@ const MODERN = {
   "mcp-protocol-version": "2026-07-28",
 };
 const LEGACY = { host: "127.0.0.1", "content-type": "application/json", accept: "application/json, text/event-stream" };
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 let upstream: Upstream;
 let handler: HttpHandler;
@@ -62,7 +59,7 @@ const call = (args: unknown, id: unknown = 1): string =>
     jsonrpc: "2.0",
     id,
     method: "tools/call",
-    params: { name: "lookup", arguments: args, _meta: META },
+    params: { name: "lookup", arguments: args, _meta: MODERN_META },
   });
 const callHeaders = { ...MODERN, "mcp-method": "tools/call", "mcp-name": "lookup" };
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -78,7 +75,7 @@ interface Case {
 
 const legacy = { ...LEGACY, "mcp-protocol-version": "2025-11-25" };
 const rpc = (value: unknown): Uint8Array => bytes(JSON.stringify(value));
-const protoArguments = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup","arguments":{"q":"a","__proto__":{"q":"b"}},"_meta":${JSON.stringify(META)}}}`;
+const protoArguments = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lookup","arguments":{"q":"a","__proto__":{"q":"b"}},"_meta":${JSON.stringify(MODERN_META)}}}`;
 
 const CASES: Case[] = [
   { what: "a 2026-07-28 tools/call", headers: callHeaders, body: bytes(call({ q: "tea" })), status: 200 },

@@ -9,6 +9,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorker } from "../../packages/runtime/src/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 
 const SPEC = `
 specVersion: 1
@@ -54,23 +55,10 @@ const discover = (url: string, bearer?: string): Request =>
     method: "POST",
     headers: {
       host: new URL(url).host,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": "server/discover",
+      ...modernHeadersFor("server/discover"),
       ...(bearer !== undefined ? { authorization: `Bearer ${bearer}` } : {}),
     },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "server/discover",
-      params: {
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
+    body: JSON.stringify(modernMessage(1, "server/discover")),
   });
 
 describe("worker.mjs authentication", () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorker } from "../../packages/runtime/src/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
+import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 let upstream: Upstream;
@@ -37,16 +38,8 @@ tools:
 const headers = (method: string, name?: string): Record<string, string> => ({
   // A constructed Request has no Host header; the platforms' incoming requests do.
   host: "localhost",
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2026-07-28",
-  "mcp-method": method,
-  ...(name ? { "mcp-name": name } : {}),
+  ...modernHeadersFor(method, name),
 });
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 async function rpc(
   worker: ReturnType<typeof createWorker>,
@@ -59,7 +52,7 @@ async function rpc(
     new Request("http://localhost/mcp", {
       method: "POST",
       headers: headers(method, name),
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } }),
+      body: JSON.stringify(modernMessage(1, method, params)),
     }),
     env,
   );

@@ -14,17 +14,7 @@ import {
   type SelectBudget,
   SelectError,
 } from "../../packages/runtime/src/select/evaluate.ts";
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
-    Object.freeze(item);
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+import { deepFreeze } from "./deep-freeze.ts";
 
 function compileFrozen(expression: string): SelectNode {
   return deepFreeze(compile(expression));

@@ -23,6 +23,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { JsonValue, SelectNode } from "../../packages/runtime/src/select/ast.ts";
 import { evaluateSelect, SelectError } from "../../packages/runtime/src/select/evaluate.ts";
 import { FUNCTION_NAMES } from "../../packages/runtime/src/select/functions.ts";
+import { deepFreeze } from "./deep-freeze.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const complianceDir =
@@ -234,18 +235,6 @@ const LIBRARY_DIVERGENCES: ReadonlyArray<{
       "Not a divergence, recorded for clarity: ordering is defined for numbers only, as in the library and the suite.",
   },
 ];
-
-/** Freezes a value and everything reachable from it, iteratively (suite inputs are deep, but not that deep). */
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
-    Object.freeze(item);
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
-  }
-  return value;
-}
 
 /**
  * Deep equality by Node's `isDeepStrictEqual`, which compares real prototypes and own properties. Vitest's

@@ -7,17 +7,7 @@ import { compile } from "@jmespath-community/jmespath";
 import { afterEach, describe, expect, it } from "vitest";
 import type { JsonValue, SelectNode } from "../../packages/runtime/src/select/ast.ts";
 import { evaluateSelect, jsonLength, SelectError } from "../../packages/runtime/src/select/evaluate.ts";
-
-function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
-    Object.freeze(item);
-    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+import { deepFreeze } from "./deep-freeze.ts";
 
 const compiled = new Map<string, SelectNode>();
 function ast(expression: string): SelectNode {

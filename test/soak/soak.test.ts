@@ -29,14 +29,12 @@
  */
 import { type ChildProcess, execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import type http from "node:http";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { agentFrom, callTool } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
@@ -378,12 +376,9 @@ async function runCalls(endpoint: URL, first: number, count: number, host: strin
 
 beforeAll(async () => {
   upstream = await startUpstream(upstreamHandler());
-  root = await tempDir("soak");
-  await mkdir(join(root, "specs"));
-  await writeFile(join(root, "specs", "soak.yaml"), spec(upstream.origin));
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  server = await startHttpServer(join(root, "out", "soak", "server.mjs"), ["--allow-private-network"], {
+  const built = await buildOneSpec("soak", "soak.yaml", spec(upstream.origin));
+  root = built.root;
+  server = await startHttpServer(built.serverPath, ["--allow-private-network"], {
     NODE_OPTIONS: "--inspect=127.0.0.1:0",
   });
   const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(server.stderr())?.[1];
