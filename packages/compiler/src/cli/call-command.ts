@@ -62,7 +62,8 @@ export async function callCommand(
     );
   }
   io.stderr(DEV_BANNER);
-  const recorder = command.record !== undefined ? await Recorder.start(tool.plan.request.origin) : undefined;
+  const recorder =
+    command.record !== undefined ? await Recorder.start(tool.plan.request.origin, tool.plan.limits) : undefined;
   let result: ToolResult;
   try {
     const target = recorder !== undefined ? retarget(planned, recorder.origin, new Set([command.tool])) : planned;
@@ -112,6 +113,7 @@ export async function callCommand(
             tool: command.tool,
             arguments: args,
             exchanges: recorder.exchanges,
+            unfinished: recorder.unfinished,
             headerNames: tool.plan.request.headers.map((h) => h.name),
             result: { isError, text, structured: result.structuredContent },
             secrets,
