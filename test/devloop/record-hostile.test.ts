@@ -9,7 +9,10 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createGzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { SECRET, weatherSpec } from "./specs.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 let dir: string;
@@ -143,4 +146,26 @@ describe("the record folder", () => {
     expect((await call("ok", file)).code).toBe(0);
     expect(await readdir(join(dir, "clean"))).toEqual(["x.test.yaml"]);
   });
+});
+
+describe("kervanc call --record with secrets from a pipe", () => {
+  it.skipIf(process.platform === "win32")(
+    "masks the secret read from --secrets-file <(...) (the file is read once, not once by the server and again empty)",
+    async () => {
+      const folder = join(dir, "piped");
+      await mkdir(folder);
+      await writeFile(join(folder, "weather.yaml"), weatherSpec(upstream.origin));
+      upstream.handle((req, res) => json(res, 200, { city: "Oslo", temp: 3, key: req.headers["x-api-key"] }));
+      const file = join(folder, "weather.test.yaml");
+      const bin = join(REPO, "packages", "compiler", "bin", "kervanc.js");
+      // Process substitution, as a user feeds secrets from a password manager: /dev/fd/N, a pipe read once.
+      const script = `"${process.execPath}" "${bin}" call "${join(folder, "weather.yaml")}" get_forecast '{"city":"Oslo"}' --secrets-file <(printf 'API_KEY=${SECRET}\\n') --record "${file}"`;
+      const r = await promisify(execFile)("bash", ["-c", script], { cwd: REPO });
+      expect(r.stderr).toContain("Recorded the case");
+      expect(upstream.requests.at(-1)!.headers["x-api-key"]).toBe(SECRET);
+      const text = await readFile(file, "utf8");
+      expect(text).not.toContain(SECRET);
+      expect(text).toContain('x-api-key: "{{secrets.API_KEY}}"');
+    },
+  );
 });
