@@ -4,6 +4,7 @@
  * diagnostics and keeps the old tools serving. And the REPL, driven through stdin.
  */
 import { spawn } from "node:child_process";
+import { connect as tcpConnect } from "node:net";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -206,6 +207,42 @@ describe("kervanc dev --http", () => {
     }
     expect(await exited).toBe(0);
   });
+});
+
+/** Whether something accepts a connection on 127.0.0.1:`port` now. */
+const accepting = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = tcpConnect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+describe("kervanc dev --http and the end of kervanc", () => {
+  it.skipIf(process.platform === "win32")(
+    "a closed terminal (SIGHUP) stops the HTTP server too: none is left serving the port",
+    async () => {
+      const spec = join(dir, "hangup.yaml");
+      await writeFile(spec, weatherSpec(upstream.origin));
+      const child = spawn(process.execPath, [KERVANC, "dev", spec, "--http", "--port", "0"], {
+        cwd: REPO,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const err = watchText(child.stderr);
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      await err.waitFor("Serving MCP over HTTP at ");
+      await err.waitFor("/mcp\n");
+      const port = Number(/Serving MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err.text())![1]);
+      expect(await accepting(port)).toBe(true);
+      child.kill("SIGHUP");
+      await exited;
+      // Without the fix the generated server outlives kervanc and keeps serving, and this loop never ends.
+      while (await accepting(port)) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await accepting(port)).toBe(false);
+    },
+  );
 });
 
 describe("the kervanc dev REPL", () => {
