@@ -273,6 +273,24 @@ describe("the kervanc dev REPL", () => {
     expect(out.text() + err.text()).not.toContain(SECRET);
   });
 
+  it("passes a call's JSON to a tool whose name is part of the word call", async () => {
+    const spec = join(dir, "all.yaml");
+    await writeFile(spec, weatherSpec(upstream.origin).replace("name: get_forecast", "name: all"));
+    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--repl", "--secrets-file", secrets], {
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out = watchText(child.stdout);
+    const err = watchText(child.stderr);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await err.waitFor("Type help for the commands.");
+    child.stdin.write('call all {"city": "Lima"}\n');
+    await out.waitFor('{"city":"Lima","temp":12}\n');
+    child.stdin.write("exit\n");
+    expect(await exited).toBe(0);
+    expect(out.text()).not.toContain("not valid JSON");
+  });
+
   it("is refused when NODE_ENV=production", async () => {
     const child = spawn(process.execPath, [KERVANC, "dev", join(dir, "repl.yaml"), "--repl"], {
       cwd: REPO,

@@ -145,7 +145,8 @@ async function runCommand(session: DevSession, line: string, io: Io): Promise<bo
         io.stdout("Usage: call <tool> [<json arguments>]\n");
         return true;
       }
-      const json = line.slice(line.indexOf(tool) + tool.length).trim();
+      // What follows the tool's name (not its first occurrence in the line: a tool named "all" is in "call").
+      const json = line.replace(/^\S+\s+\S+/, "").trim();
       let args: unknown = {};
       if (json !== "") {
         try {
