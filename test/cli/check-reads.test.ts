@@ -105,3 +105,20 @@ describe("kervanc diff on output folders with pipes in them", () => {
     },
   );
 });
+
+describe("kervanc diff --format markdown and control characters", () => {
+  it("shows a file name's and a file's escape sequences as \\uXXXX, never raw", async () => {
+    const folder = join(root, "escapes");
+    await cp(pristine, folder, { recursive: true });
+    await writeFile(join(folder, "posts", "x\u001b[2J\nforged"), "hi\n");
+    await writeFile(
+      join(folder, "posts", "README.md"),
+      `${readFileSync(join(pristine, "posts", "README.md"), "utf8")}evil \u001b]0;title\u0007 line\n`,
+    );
+    const r = await kervanc(["diff", pristine, folder, "--format", "markdown"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toMatch(/[\u001b\u0007]/);
+    expect(r.stdout).toContain("+evil \\u001B]0;title\\u0007 line");
+    expect(r.stdout).toContain("x\\u001B[2J");
+  });
+});
