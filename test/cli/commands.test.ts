@@ -3,7 +3,7 @@
  * kervanc's own words (never Node's parser's), kervanc init, and the refusal to write packages among the specs.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
@@ -112,6 +112,20 @@ describe("kervanc init", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("cd fresh");
     expect(existsSync(join(dir, "fresh", "specs", "example.yaml"))).toBe(true);
+  });
+
+  it("refuses a specs folder that is a link (a cloned repository's), writing nothing where it points", async () => {
+    const elsewhere = join(dir, "elsewhere");
+    await mkdir(elsewhere);
+    const project = join(dir, "linked-specs");
+    await mkdir(project);
+    await symlink(elsewhere, join(project, "specs"));
+    const r = await kervanc(["init"], { cwd: project });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "kervanc init: specs is a symbolic link, not a folder; nothing was written. Run kervanc init in another folder.\n",
+    );
+    expect(await readdir(elsewhere)).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@
  * diagnostics and keeps the old tools serving. And the REPL, driven through stdin.
  */
 import { spawn } from "node:child_process";
+import { connect as tcpConnect } from "node:net";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -208,6 +209,42 @@ describe("kervanc dev --http", () => {
   });
 });
 
+/** Whether something accepts a connection on 127.0.0.1:`port` now. */
+const accepting = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = tcpConnect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+
+describe("kervanc dev --http and the end of kervanc", () => {
+  it.skipIf(process.platform === "win32")(
+    "a closed terminal (SIGHUP) stops the HTTP server too: none is left serving the port",
+    async () => {
+      const spec = join(dir, "hangup.yaml");
+      await writeFile(spec, weatherSpec(upstream.origin));
+      const child = spawn(process.execPath, [KERVANC, "dev", spec, "--http", "--port", "0"], {
+        cwd: REPO,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const err = watchText(child.stderr);
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      await err.waitFor("Serving MCP over HTTP at ");
+      await err.waitFor("/mcp\n");
+      const port = Number(/Serving MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err.text())![1]);
+      expect(await accepting(port)).toBe(true);
+      child.kill("SIGHUP");
+      await exited;
+      // Without the fix the generated server outlives kervanc and keeps serving, and this loop never ends.
+      while (await accepting(port)) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await accepting(port)).toBe(false);
+    },
+  );
+});
+
 describe("the kervanc dev REPL", () => {
   it("lists tools, calls one, reloads, answers help and exits, driven through stdin", async () => {
     const spec = join(dir, "repl.yaml");
@@ -234,6 +271,24 @@ describe("the kervanc dev REPL", () => {
     child.stdin.write("exit\n");
     expect(await exited).toBe(0);
     expect(out.text() + err.text()).not.toContain(SECRET);
+  });
+
+  it("passes a call's JSON to a tool whose name is part of the word call", async () => {
+    const spec = join(dir, "all.yaml");
+    await writeFile(spec, weatherSpec(upstream.origin).replace("name: get_forecast", "name: all"));
+    const child = spawn(process.execPath, [KERVANC, "dev", spec, "--repl", "--secrets-file", secrets], {
+      cwd: REPO,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out = watchText(child.stdout);
+    const err = watchText(child.stderr);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    await err.waitFor("Type help for the commands.");
+    child.stdin.write('call all {"city": "Lima"}\n');
+    await out.waitFor('{"city":"Lima","temp":12}\n');
+    child.stdin.write("exit\n");
+    expect(await exited).toBe(0);
+    expect(out.text()).not.toContain("not valid JSON");
   });
 
   it("is refused when NODE_ENV=production", async () => {

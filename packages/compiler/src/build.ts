@@ -33,6 +33,7 @@ import { targetState, type TargetState } from "./emit/package-folder.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { findSpecs } from "./load/find-specs.ts";
 import { readRegularFile } from "./load/regular-file.ts";
+import { MAX_MANIFEST_BYTES } from "./emit/package-folder.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
@@ -233,7 +234,10 @@ async function compileAll(
  * changed compiler or runtime under an unchanged version number still rebuilds) from exactly these spec bytes.
  */
 async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
-  const read = await readRegularFile(join(childOf(outDir, spec.folder), "manifest.json"), { noFollow: true });
+  const read = await readRegularFile(join(childOf(outDir, spec.folder), "manifest.json"), {
+    noFollow: true,
+    maxBytes: MAX_MANIFEST_BYTES,
+  });
   if (!read.ok) return false;
   const stamp = readStamp(new TextDecoder().decode(read.bytes));
   return (
@@ -404,7 +408,9 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
       let surface: SurfaceChange[] | null = [];
       if (drift.length > 0) {
         // Read without following a link: a committed manifest.json is not to lead kervanc elsewhere.
-        const read = exists ? await readRegularFile(join(dir, "manifest.json"), { noFollow: true }) : null;
+        const read = exists
+          ? await readRegularFile(join(dir, "manifest.json"), { noFollow: true, maxBytes: MAX_MANIFEST_BYTES })
+          : null;
         const committed = read?.ok === true ? parseManifest(new TextDecoder().decode(read.bytes)) : null;
         const built = parseManifest(files.get("manifest.json") ?? "");
         surface = (exists && committed === null) || built === null ? null : compareManifests(committed, built);
@@ -424,7 +430,10 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   }
   for (const e of entries) {
     if (!e.isDirectory() || e.name.startsWith(".") || known.has(e.name)) continue;
-    const manifest = await readRegularFile(join(options.outDir, e.name, "manifest.json"), { noFollow: true });
+    const manifest = await readRegularFile(join(options.outDir, e.name, "manifest.json"), {
+      noFollow: true,
+      maxBytes: MAX_MANIFEST_BYTES,
+    });
     if (manifest.ok && readStamp(new TextDecoder().decode(manifest.bytes)) !== null) orphans.push(e.name);
   }
   return { diagnostics, sources, ok: true, packages, orphans: orphans.sort() };

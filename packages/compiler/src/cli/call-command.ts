@@ -14,6 +14,7 @@ import { startDevServer } from "../devloop/dev-server.ts";
 import { Recorder } from "../devloop/recorder.ts";
 import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
 import { retarget } from "../devloop/retarget.ts";
+import { errorCode } from "../load/regular-file.ts";
 import { RpcError } from "../devloop/server-child.ts";
 import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
 import { UsageError } from "./args.ts";
@@ -62,13 +63,23 @@ export async function callCommand(
     );
   }
   io.stderr(DEV_BANNER);
-  const recorder = command.record !== undefined ? await Recorder.start(tool.plan.request.origin) : undefined;
+  // The secrets file is read once, here, and its values handed to the server in its environment: the values the
+  // server sends are then exactly the ones a recording masks. Read twice, a pipe (--secrets-file <(pass show
+  // api)) gives its text to the server and nothing to the masking, and the secret went into the test file raw.
+  let env: NodeJS.ProcessEnv;
+  try {
+    env = command.secretsFile !== undefined ? withSecretsFile(process.env, command.secretsFile) : process.env;
+  } catch (error) {
+    io.stderr(`kervanc call: cannot read --secrets-file ${printable(command.secretsFile!)} (${errorCode(error)}).\n`);
+    return 1;
+  }
+  const recorder =
+    command.record !== undefined ? await Recorder.start(tool.plan.request.origin, tool.plan.limits) : undefined;
   let result: ToolResult;
   try {
     const target = recorder !== undefined ? retarget(planned, recorder.origin, new Set([command.tool])) : planned;
     const server = await startDevServer(compiled.compiled, target, {
-      env: process.env,
-      ...(command.secretsFile !== undefined ? { secretsFile: command.secretsFile } : {}),
+      env,
       onLog: (line) => io.stderr(`server: ${printable(line)}\n`),
     });
     try {
@@ -101,7 +112,7 @@ export async function callCommand(
   if (command.record !== undefined && recorder !== undefined) {
     const secrets = secretValues(
       planned.plan.secrets.map((s) => s.name),
-      command.secretsFile,
+      env,
     );
     try {
       const name = await appendCase(command.record, (taken) => {
@@ -112,6 +123,7 @@ export async function callCommand(
             tool: command.tool,
             arguments: args,
             exchanges: recorder.exchanges,
+            unfinished: recorder.unfinished,
             headerNames: tool.plan.request.headers.map((h) => h.name),
             result: { isError, text, structured: result.structuredContent },
             secrets,
@@ -150,12 +162,22 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** The values the server will use (the environment wins over the file, as in the server), for masking. */
-function secretValues(names: readonly string[], file: string | undefined): Map<string, string> {
-  const fromFile = file !== undefined ? parseEnv(readFileSync(file, "utf8")) : {};
+/** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */
+function withSecretsFile(base: NodeJS.ProcessEnv, file: string): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8"))))
+    Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of Object.entries(base))
+    if (value !== undefined)
+      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+  return merged;
+}
+
+/** The values the server will use, for masking. */
+function secretValues(names: readonly string[], env: NodeJS.ProcessEnv): Map<string, string> {
   const out = new Map<string, string>();
   for (const name of names) {
-    const value = process.env[name] || (fromFile as Record<string, string | undefined>)[name];
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
     if (value !== undefined && value !== "") out.set(name, value);
   }
   return out;

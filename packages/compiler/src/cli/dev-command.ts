@@ -21,6 +21,8 @@ export interface DevCommand {
   readonly httpPort: number | undefined;
 }
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 const HELP = `Commands:
   tools                  list the tools of the current build
   call <tool> [<json>]   call a tool with JSON arguments (default {})
@@ -49,7 +51,21 @@ export async function devCommand(
     ...(repl || http ? {} : { toClient: (message: JsonRpcMessage) => io.stdout(`${JSON.stringify(message)}\n`) }),
     ...(http ? { httpPort: command.httpPort } : {}),
   });
+  // Signals are taken from the start: one that comes while the first build starts must not end kervanc with its
+  // servers left running. SIGHUP is a closed terminal.
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let stopping = false;
+  for (const signal of STOP_SIGNALS)
+    process.on(signal, () => {
+      stopping = true;
+      stop();
+    });
   await session.start();
+  if (stopping) {
+    await session.close();
+    return 0;
+  }
   io.stderr(
     repl
       ? `Watching ${printable(command.spec)}. Type help for the commands.\n`
@@ -57,9 +73,7 @@ export async function devCommand(
   );
   if (http && !repl) {
     // Nothing to read on stdin: serve until stopped.
-    await new Promise<void>((resolve) => {
-      for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, resolve);
-    });
+    await stopped;
     await session.close();
     return 0;
   }
@@ -71,7 +85,7 @@ export async function devCommand(
   });
   const done = new Promise<void>((resolve) => {
     lines.once("close", resolve);
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => lines.close());
+    void stopped.then(() => lines.close());
   });
   const prompt = (): void => {
     if (repl && stdin.isTTY === true) lines.prompt();
@@ -131,7 +145,8 @@ async function runCommand(session: DevSession, line: string, io: Io): Promise<bo
         io.stdout("Usage: call <tool> [<json arguments>]\n");
         return true;
       }
-      const json = line.slice(line.indexOf(tool) + tool.length).trim();
+      // What follows the tool's name (not its first occurrence in the line: a tool named "all" is in "call").
+      const json = line.replace(/^\S+\s+\S+/, "").trim();
       let args: unknown = {};
       if (json !== "") {
         try {

@@ -4,7 +4,8 @@
  * Schema, so editors complete and check the file from the first keystroke.
  */
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { lstat, mkdir, writeFile } from "node:fs/promises";
+import { fileKind } from "../load/regular-file.ts";
 import { join, relative, sep } from "node:path";
 import type { Io } from "../cli.ts";
 import { SCHEMA_FILE } from "../emit/versions.ts";
@@ -49,6 +50,15 @@ tools:
 export async function initCommand(folder: string, io: Io): Promise<number> {
   const specDir = join(folder, "specs");
   const file = join(specDir, "example.yaml");
+  // specs/ must be a folder of its own: a link there (in a cloned repository) would have the starter spec written
+  // wherever it points, outside the folder the user named.
+  const existing = await lstat(specDir).catch(() => null);
+  if (existing !== null && !existing.isDirectory()) {
+    io.stderr(
+      `kervanc init: ${printable(specDir)} is ${fileKind(existing)}, not a folder; nothing was written. Run kervanc init in another folder.\n`,
+    );
+    return 1;
+  }
   if (existsSync(file)) {
     io.stderr(
       `kervanc init: ${printable(file)} already exists; nothing was written. Edit it, or run kervanc init in another folder.\n`,

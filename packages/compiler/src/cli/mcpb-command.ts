@@ -5,10 +5,12 @@
  * hash is checked against the package's manifest.json), so a hand-edited server never ships.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Io } from "../cli.ts";
-import { parseManifest } from "../emit/manifest.ts";
+import { type Manifest, parseManifest } from "../emit/manifest.ts";
+import { SECRET_NAME, TOOL_NAME } from "../analyze/spec-format.ts";
+import { errorCode, readRegularFile } from "../load/regular-file.ts";
 import { count } from "../plan/budget.ts";
 import { zipFiles } from "../mcpb/archive.ts";
 import { type Author, mcpbManifest, parseAuthor } from "../mcpb/manifest.ts";
@@ -22,6 +24,12 @@ export interface McpbCommand {
   readonly author: string | undefined;
 }
 
+/**
+ * No file of a package is larger (a bundle is a few MiB): a folder that holds a larger one is not read whole into
+ * memory to find that out.
+ */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
 /** The files of the package that go into the archive, under the same names. */
 const SHIPPED = [TARGET.node.file, "README.md", "THIRD_PARTY_NOTICES.md"] as const;
 
@@ -32,14 +40,27 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
     io.stderr(`kervanc mcpb: ${message}\n`);
     return 1;
   };
-  const read = (name: string): Promise<Buffer | null> => readFile(join(command.packageDir, name)).catch(() => null);
+  // Each file is read only if it is a regular file of its own: a package folder from a cloned repository may hold a
+  // link (README.md -> ~/.ssh/id_ed25519 would be packed into a bundle that gets published) or a named pipe
+  // (reading would wait forever).
+  let refused: string | null = null;
+  const read = async (name: string): Promise<Buffer | null> => {
+    const got = await readRegularFile(join(command.packageDir, name), { noFollow: true, maxBytes: MAX_FILE_BYTES });
+    if (got.ok) return Buffer.from(got.bytes);
+    if (got.what !== undefined) refused ??= `${printable(join(command.packageDir, name))} is ${got.what}, not a file`;
+    else if (got.size !== undefined)
+      refused ??= `${printable(join(command.packageDir, name))} is ${count(got.size)} bytes, larger than any file of a package`;
+    return null;
+  };
   const manifestBytes = await read("manifest.json");
-  const manifest = manifestBytes === null ? null : parseManifest(manifestBytes.toString("utf8"));
+  if (refused !== null) return fail(`${refused}; nothing was written.`);
+  const manifest = manifestBytes === null ? null : shippable(parseManifest(manifestBytes.toString("utf8")));
   if (manifest === null)
     return fail(
       `${printable(command.packageDir)} is not a package this kervanc built (no readable manifest.json); build it first.`,
     );
   const pkg = await read("package.json");
+  if (refused !== null) return fail(`${refused}; nothing was written.`);
   let packageName: string;
   let packageVersion: string;
   try {
@@ -53,6 +74,7 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   const files = new Map<string, Uint8Array>();
   for (const name of SHIPPED) {
     const bytes = await read(name);
+    if (refused !== null) return fail(`${refused}; nothing was written.`);
     if (bytes === null) return fail(`${printable(join(command.packageDir, name))} is missing; rebuild the package.`);
     files.set(name, bytes);
   }
@@ -72,20 +94,52 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   const bundleManifest = mcpbManifest({ manifest, packageName, packageVersion, author });
   files.set("manifest.json", new TextEncoder().encode(`${JSON.stringify(bundleManifest, null, 2)}\n`));
   const archive = zipFiles(files);
+  // Written aside and renamed, so a reader never sees half an archive; "wx": never through a link or a file
+  // already at the temporary name.
+  const temp = join(dirname(command.out), `.${basename(command.out)}.${process.pid}.tmp`);
+  let created = false;
   try {
     await mkdir(dirname(command.out), { recursive: true });
-    // Written aside and renamed, so a reader never sees half an archive.
-    const temp = `${command.out}.${process.pid}.tmp`;
-    await writeFile(temp, archive);
+    await writeFile(temp, archive, { flag: "wx" });
+    created = true;
     await rename(temp, command.out);
   } catch (error) {
-    const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "error";
-    return fail(`cannot write ${printable(command.out)} (${code}).`);
+    if (created) await rm(temp, { force: true });
+    return fail(`cannot write ${printable(command.out)} (${errorCode(error)}).`);
   }
   const secrets = manifest.secrets.map((s) => s.name);
   io.stdout(
     `Wrote ${printable(command.out)} (${count(archive.length)} bytes): ${manifest.tools.length} tool${manifest.tools.length === 1 ? "" : "s"}` +
-      `${secrets.length > 0 ? `; the client asks for ${secrets.join(", ")} and keeps ${secrets.length === 1 ? "it" : "them"} in the keychain` : ""}.\n`,
+      `${secrets.length > 0 ? `; the client asks for ${printable(secrets.join(", "))} and keeps ${secrets.length === 1 ? "it" : "them"} in the keychain` : ""}.\n`,
   );
   return 0;
+}
+
+/**
+ * The manifest, when what the bundle takes from it is what kervanc writes: secret and tool names by the spec's
+ * rules (they become user_config keys and environment variable names), hosts as lists of text. A hand-made
+ * manifest.json with a secret name that carries terminal escapes or template syntax, or a host list that is not
+ * a list (which would stop kervanc with an exception), is not a package kervanc built: the bundle's hash in it
+ * proves nothing about the rest.
+ */
+function shippable(manifest: Manifest | null): Manifest | null {
+  if (manifest === null) return null;
+  const secretName = new RegExp(SECRET_NAME);
+  const toolName = new RegExp(TOOL_NAME);
+  const texts = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === "string");
+  const ok =
+    manifest.secrets.every(
+      (s) =>
+        typeof s === "object" &&
+        s !== null &&
+        typeof s.name === "string" &&
+        secretName.test(s.name) &&
+        (s.hosts === undefined || s.hosts === null || texts(s.hosts)),
+    ) &&
+    manifest.tools.every(
+      (t) => toolName.test(t.name) && texts(t.secrets) && typeof (t.description ?? "") === "string",
+    ) &&
+    manifest.egress.every((e) => typeof e === "object" && e !== null && typeof e.host === "string") &&
+    typeof manifest.server.name === "string";
+  return ok ? manifest : null;
 }

@@ -2,9 +2,21 @@
  * `kervanc call --record`: a recording relay on 127.0.0.1 between the generated server and the real API. The
  * called tool is pointed at the relay, which forwards each request to the tool's real origin (redirects are not
  * followed: a redirect is passed back as it is) and keeps the exchange, from which a spec-test case is written.
+ *
+ * The relay reads the real API's answer before the generated server does, so the server's own limits come too
+ * late to protect kervanc: the relay applies the tool's limits itself. It reads at most one byte more than the
+ * tool's maxResponseBytes (counted after decompression: fetch inflates gzip and brotli), which is enough for the
+ * server to refuse the answer as too large, exactly as it would; and it gives up on the upstream request when the
+ * server gives up on it (its timeout closes the connection) or when the recorder closes, so an API that never
+ * answers neither holds kervanc open nor fills its memory.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+
+/** The called tool's limits (its plan's), which the relay applies to the real API's answer. */
+export interface RelayLimits {
+  readonly maxResponseBytes: number;
+}
 
 export interface RecordedExchange {
   readonly method: string;
@@ -15,6 +27,8 @@ export interface RecordedExchange {
   readonly status: number;
   readonly responseHeaders: Readonly<Record<string, string>>;
   readonly responseBody: string;
+  /** The answer was longer than the tool's maxResponseBytes; only the first bytes past the limit were read. */
+  readonly overLimit: boolean;
 }
 
 /** Headers that belong to one connection or that the relay sets itself, never forwarded. */
@@ -36,6 +50,9 @@ export class Recorder {
   readonly #server: http.Server;
   readonly origin: string;
   readonly exchanges: RecordedExchange[] = [];
+  /** Upstream requests that never completed (the server gave up, the API failed): such a call is not a case. */
+  readonly unfinished: string[] = [];
+  readonly #inflight = new Set<AbortController>();
 
   private constructor(server: http.Server, origin: string) {
     this.#server = server;
@@ -43,7 +60,7 @@ export class Recorder {
   }
 
   /** `upstream` is the real origin (`https://api.example.com`) the relay forwards to. */
-  static async start(upstream: string): Promise<Recorder> {
+  static async start(upstream: string, limits: RelayLimits): Promise<Recorder> {
     const server = http.createServer();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -51,17 +68,35 @@ export class Recorder {
     });
     const recorder = new Recorder(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     server.on("request", (req, res) => {
-      void recorder.#relay(upstream, req, res).catch((error: unknown) => {
-        res.writeHead(502, { "content-type": "text/plain" });
-        res.end(
-          `kervanc call --record: the upstream could not be reached (${error instanceof Error ? error.message : String(error)})`,
-        );
-      });
+      const abort = new AbortController();
+      recorder.#inflight.add(abort);
+      // The server closed its side (its timeout, or it stopped) before the answer was sent: stop waiting upstream.
+      res.once("close", () => abort.abort());
+      void recorder
+        .#relay(upstream, limits, req, res, abort.signal)
+        .catch((error: unknown) => {
+          const why = abort.signal.aborted
+            ? "the generated server gave up waiting"
+            : error instanceof Error
+              ? error.message
+              : String(error);
+          recorder.unfinished.push(why);
+          if (res.headersSent || res.destroyed) return void res.destroy();
+          res.writeHead(502, { "content-type": "text/plain" });
+          res.end(`kervanc call --record: the upstream could not be reached (${why})`);
+        })
+        .finally(() => recorder.#inflight.delete(abort));
     });
     return recorder;
   }
 
-  async #relay(upstream: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  async #relay(
+    upstream: string,
+    limits: RelayLimits,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    signal: AbortSignal,
+  ): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
@@ -78,9 +113,11 @@ export class Recorder {
       method,
       headers,
       redirect: "manual",
+      signal,
       ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}),
     });
-    const responseBody = await answer.text();
+    const { bytes, overLimit } = await readCapped(answer, limits.maxResponseBytes + 1);
+    const responseBody = new TextDecoder().decode(bytes);
     const responseHeaders: Record<string, string> = {};
     answer.headers.forEach((v, k) => {
       if (!HOP.has(k) && k !== "content-encoding") responseHeaders[k] = v;
@@ -95,13 +132,37 @@ export class Recorder {
       status: answer.status,
       responseHeaders,
       responseBody,
+      overLimit,
     });
-    res.writeHead(answer.status, { ...responseHeaders, "content-length": Buffer.byteLength(responseBody) });
-    res.end(responseBody);
+    // The bytes as they came (not the decoded text): the server sees what the API sent, cut past the limit.
+    res.writeHead(answer.status, { ...responseHeaders, "content-length": bytes.length });
+    res.end(bytes);
   }
 
   async close(): Promise<void> {
+    for (const abort of this.#inflight) abort.abort();
     this.#server.closeAllConnections();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+/** At most `cap` bytes of the answer's body; the rest is not read (the stream is cancelled). */
+async function readCapped(answer: Response, cap: number): Promise<{ bytes: Uint8Array; overLimit: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = answer.body?.getReader();
+  if (reader === undefined) return { bytes: new Uint8Array(0), overLimit: false };
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.length >= cap) {
+      chunks.push(value.subarray(0, cap - size));
+      size = cap;
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks), overLimit: true };
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+  return { bytes: Buffer.concat(chunks), overLimit: false };
 }

@@ -37,6 +37,24 @@ export interface ServerChildOptions {
   readonly onMessage?: (message: JsonRpcMessage) => void;
 }
 
+/**
+ * Children still running. When kervanc exits, however it exits short of SIGKILL (a closed terminal's SIGHUP
+ * included), they are killed: a `dev --http` server does not read its stdin, so nothing else would stop it, and
+ * it would go on serving the spec with the development relaxations on a port nobody watches.
+ */
+const LIVE = new Set<ChildProcessByStdio<Writable, Readable, Readable>>();
+let exitHooked = false;
+
+function track(child: ChildProcessByStdio<Writable, Readable, Readable>): void {
+  LIVE.add(child);
+  child.once("exit", () => LIVE.delete(child));
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const c of LIVE) c.kill("SIGKILL");
+  });
+}
+
 export class ServerChild {
   readonly #child: ChildProcessByStdio<Writable, Readable, Readable>;
   readonly #pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -50,6 +68,7 @@ export class ServerChild {
       env: options.env,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    track(this.#child);
     this.exited = new Promise((resolve) => {
       this.#child.once("exit", (code) => {
         this.#exited = true;

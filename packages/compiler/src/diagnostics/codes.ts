@@ -868,7 +868,7 @@ export const CODES = {
   KV9010: {
     severity: "error",
     summary:
-      "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, or its expectation is empty or contradicts itself.",
+      "A spec-test file (<name>.test.yaml) has a problem beyond its structure: a case names a tool the spec does not have, its arguments are not an object, its expectation is empty or contradicts itself, or a response header could not be sent in HTTP.",
     example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
     messages: {
       noSpec: (a: { candidates: string }) => `No spec next to this test file: expected ${a.candidates}.`,
@@ -878,6 +878,10 @@ export const CODES = {
       noExpectation: "Say what the result must be: text, structured, or error.",
       errorAndSuccess: "A result is either an error or a success: give error alone, or text and/or structured.",
       queryShape: "The query is a mapping from each parameter's name to its value (text), or to a list of values.",
+      headerName: (a: { name: string }) =>
+        `"${a.name}" cannot be an HTTP header name: use letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only.`,
+      headerValue: (a: { name: string }) =>
+        `The value of header "${a.name}" cannot be sent in HTTP: no line breaks, no control characters, no characters past U+00FF.`,
     },
   },
 

@@ -56,7 +56,21 @@ export async function comparePackage(expected: FileTree, dir: string): Promise<F
     }
     // Not through a link, not from a fifo or a device: a committed package with README.md linked to a file
     // elsewhere on the CI machine must not get that file printed as a diff, and a fifo must not hang check.
-    const read = await readRegularFile(join(dir, path), { noFollow: true });
+    // A file much larger than expected differs whatever it holds and is not read: a committed folder may hold a
+    // file of any size (reading gigabytes would exhaust memory, or fail past 2 GiB). Up to 16 MiB is read for
+    // its diff.
+    const expectedBytes = Buffer.byteLength(text, "utf8");
+    const maxBytes = Math.max(expectedBytes, 16 * 1024 * 1024);
+    const read = await readRegularFile(join(dir, path), { noFollow: true, maxBytes });
+    if (!read.ok && read.size !== undefined) {
+      drift.push({
+        path,
+        status: "changed",
+        diff: null,
+        note: `${read.size} bytes on disk, ${expectedBytes} expected`,
+      });
+      continue;
+    }
     if (!read.ok) {
       if (read.what === undefined)
         throw Object.assign(new Error(`Cannot read ${join(dir, path)} (${read.code})`), {

@@ -20,7 +20,7 @@ export type TargetState =
   | { readonly kind: "refused"; readonly reason: string };
 
 /** A manifest.json larger than this is not one kervanc wrote (they are a few kilobytes). */
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 
 export async function targetState(path: string): Promise<TargetState> {
   let info;

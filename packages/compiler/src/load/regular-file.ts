@@ -10,13 +10,20 @@ import { open } from "node:fs/promises";
 export type RegularRead =
   | { readonly ok: true; readonly bytes: Uint8Array }
   /** The path is not a regular file: `what` says what it is ("a named pipe (fifo)"). */
-  | { readonly ok: false; readonly what: string; readonly code?: undefined }
-  /** The file cannot be opened or read: `code` is the system's error code (ENOENT, EACCES, ...). */
-  | { readonly ok: false; readonly code: string; readonly what?: undefined };
+  | { readonly ok: false; readonly what: string; readonly code?: undefined; readonly size?: undefined }
+  /**
+   * The file cannot be opened or read: `code` is the system's error code (ENOENT, EACCES, ...), or EFBIG when it
+   * is larger than `maxBytes` (then `size` is its size, and nothing of it was read).
+   */
+  | { readonly ok: false; readonly code: string; readonly what?: undefined; readonly size?: number };
 
 export async function readRegularFile(
   path: string,
-  options: { readonly noFollow?: boolean } = {},
+  options: {
+    readonly noFollow?: boolean;
+    /** Larger files are not read (EFBIG): a file in a folder under review can be of any size. */
+    readonly maxBytes?: number;
+  } = {},
 ): Promise<RegularRead> {
   let handle;
   try {
@@ -32,6 +39,8 @@ export async function readRegularFile(
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { ok: false, what: fileKind(info) };
+    if (options.maxBytes !== undefined && info.size > options.maxBytes)
+      return { ok: false, code: "EFBIG", size: info.size };
     return { ok: true, bytes: await handle.readFile() };
   } catch (error) {
     return { ok: false, code: errorCode(error) };

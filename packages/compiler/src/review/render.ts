@@ -6,6 +6,7 @@
  */
 import type { FileDrift } from "../emit/drift.ts";
 import { printable } from "../cli/text.ts";
+import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { longestRun } from "../emit/hash.ts";
 import { codeSpan, md } from "../emit/markdown.ts";
 import { sortChanges, type SurfaceChange } from "./surface.ts";
@@ -123,7 +124,9 @@ export function renderMarkdown(title: string, reviews: readonly PackageReview[])
     }
     lines.push("", "</details>", "");
   }
-  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+  // Markdown is printed too (a CI log, a terminal): a control character from a file name or a file's content must
+  // not drive the terminal there, so each is shown as \uXXXX, as in the text format.
+  return terminalSafe(`${lines.join("\n").replace(/\n+$/, "")}\n`);
 }
 
 export function reviewJson(reviews: readonly PackageReview[]): unknown[] {

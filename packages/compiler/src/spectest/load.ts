@@ -3,6 +3,7 @@
  * format.ts, then what a shape cannot say (the tool exists, arguments are an object, the expectation is
  * coherent), each problem a positioned diagnostic like a spec's.
  */
+import { validateHeaderName, validateHeaderValue } from "node:http";
 import { closest } from "../analyze/suggest.ts";
 import { checkShape } from "../analyze/structure.ts";
 import {
@@ -10,6 +11,7 @@ import {
   type Diagnostic,
   type Finding,
   formatPath,
+  oneLine,
   report,
   severityOf,
 } from "../diagnostics/diagnostic.ts";
@@ -89,5 +91,23 @@ function checkCase(c: TestCase, i: number, tools: readonly string[], out: Findin
         (v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")),
       );
     if (!ok) out.push(report("KV9010", [...at, "upstream", "request", "query"], (m) => m.queryShape));
+  }
+  // The stand-in API sends these headers as they are: one Node refuses to send (a line break, a name with a space)
+  // would otherwise stop kervanc test with an exception instead of a positioned error.
+  for (const [name, value] of Object.entries(c.upstream?.response?.headers ?? {})) {
+    const path = [...at, "upstream", "response", "headers", name];
+    if (!sendable(() => validateHeaderName(name)))
+      out.push(report("KV9010", path, (m) => m.headerName({ name: oneLine(name) }), { atKey: true }));
+    else if (!sendable(() => validateHeaderValue(name, value)))
+      out.push(report("KV9010", path, (m) => m.headerValue({ name })));
+  }
+}
+
+function sendable(check: () => void): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
   }
 }

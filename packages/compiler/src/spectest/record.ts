@@ -3,18 +3,21 @@
  * with every secret value replaced by its `{{secrets.NAME}}` placeholder. A case in which any form of a secret
  * remains (encoded, escaped) is refused, not written: a test file is committed, a secret must never be.
  */
-import { writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { isMap, isSeq, parseDocument, YAMLSeq } from "yaml";
 import type { JsonValue } from "../analyze/shape.ts";
 import type { RecordedExchange } from "../devloop/recorder.ts";
 import { SecretVault } from "../../../runtime/src/secrets.ts";
-import { readRegularFile } from "../load/regular-file.ts";
+import { errorCode, readRegularFile } from "../load/regular-file.ts";
 
 export interface RecordInput {
   readonly tool: string;
   readonly arguments: JsonValue;
   /** The exchanges of the call (a case holds one; none when the call never reached the upstream). */
   readonly exchanges: readonly RecordedExchange[];
+  /** Why upstream requests of the call never completed (the server gave up on them, the API failed). */
+  readonly unfinished: readonly string[];
   /** The header names the spec's tool sets: the selection a case checks. */
   readonly headerNames: readonly string[];
   readonly result: { readonly isError: boolean; readonly text: string; readonly structured: unknown };
@@ -43,6 +46,14 @@ function exactJson(text: string, contentType: string | undefined): JsonValue {
 }
 
 export function recordedCase(input: RecordInput, name: string): Record<string, JsonValue> {
+  if (input.unfinished.length > 0)
+    throw new RecordRefused(
+      `the upstream request did not complete (${input.unfinished[0]}); a case needs the whole exchange, nothing was written.`,
+    );
+  if (input.exchanges.some((x) => x.overLimit))
+    throw new RecordRefused(
+      "the upstream's answer is larger than the tool's maxResponseBytes (the relay read no further); a case of that size is not written.",
+    );
   if (input.exchanges.length > 1)
     throw new RecordRefused(`the call made ${input.exchanges.length} upstream requests; a case holds one.`);
   const x = input.exchanges[0];
@@ -103,17 +114,24 @@ function mask(value: JsonValue, secrets: ReadonlyMap<string, string>): JsonValue
   return value;
 }
 
-/** Appends the case to FILE (keeping what is there, comments included), or starts the file. */
+/**
+ * Appends the case to FILE (keeping what is there, comments included), or starts the file. FILE itself is never
+ * followed: a test file is often in a cloned repository, and a symbolic link planted there (to a file elsewhere,
+ * or to where no file is yet) would have the recording written outside the folder the user named. The new text
+ * goes to a fresh file beside FILE, renamed over it, so a reader never sees half a file.
+ */
 export async function appendCase(
   file: string,
   make: (taken: ReadonlySet<string>) => Record<string, JsonValue>,
 ): Promise<string> {
   // Not readFile: a named pipe or a device at FILE would block or never end (readRegularFile says so instead).
-  const read = await readRegularFile(file);
+  const read = await readRegularFile(file, { noFollow: true });
   if (!read.ok && read.what !== undefined)
-    throw new RecordRefused(`${file} is ${read.what}, not a test file; nothing was written.`);
+    throw new RecordRefused(
+      `${file} is ${read.what}, not a test file; nothing was written.${read.what === "a symbolic link" ? " Name the file it points to." : ""}`,
+    );
   if (!read.ok && read.code !== "ENOENT")
-    throw Object.assign(new Error(`${file} could not be read (${read.code}).`), { code: read.code });
+    throw new RecordRefused(`${file} could not be read (${read.code}); nothing was written.`);
   const existing = read.ok ? Buffer.from(read.bytes).toString("utf8") : null;
   const doc =
     existing !== null
@@ -137,6 +155,16 @@ export async function appendCase(
   const taken = new Set(seq.items.map((item) => (isMap(item) ? String(item.get("name")) : "")));
   const c = make(taken);
   seq.add(doc.createNode(c));
-  await writeFile(file, doc.toString({ lineWidth: 0 }));
+  const temp = join(dirname(file), `.${basename(file)}.record-${process.pid}`);
+  let created = false;
+  try {
+    // "wx": never through something already at the temporary name.
+    await writeFile(temp, doc.toString({ lineWidth: 0 }), { flag: "wx" });
+    created = true;
+    await rename(temp, file);
+  } catch (error) {
+    if (created) await rm(temp, { force: true });
+    throw new RecordRefused(`${file} could not be written (${errorCode(error)}); nothing was written.`);
+  }
   return String(c["name"]);
 }
