@@ -152,7 +152,10 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       localAddresses: [],
     });
     const resolve = platformResolver();
-    const transport = createFetchTransport({ policy, ...(resolve ? { resolve } : {}) });
+    // Bun's fetch decodes ahead of its reader, so a small compressed body could fill memory there whatever the
+    // size cap (see FetchTransportOptions.decodeHere); Deno's and workerd's decode only as far as they are read.
+    const decodeHere = (globalThis as PlatformGlobals).Bun !== undefined;
+    const transport = createFetchTransport({ policy, decodeHere, ...(resolve ? { resolve } : {}) });
     const runner = new ToolRunner(compiled, {
       transport,
       secretSource: source,
