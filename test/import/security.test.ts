@@ -243,7 +243,7 @@ describe("security", () => {
     expect(codes(result)).toEqual([]);
     expect(
       specOf(result)
-        .secrets.map((s: { name: string }) => s.name)
+        .secrets!.map((s: { name: string }) => s.name)
         .sort(),
     ).toEqual(["API_HTTPS_PROXY", "API_KERVANC_AUTH_TOKENS", "API_NODE_OPTIONS"]);
   });

@@ -24,6 +24,11 @@ export const DEPLOY_FILES = {
 
 /** The Node image: the release line the tests run on, Alpine for the smallest base with a shell for HEALTHCHECK. */
 export const DOCKER_BASE_IMAGE = "node:22-alpine";
+/**
+ * The user the server runs as: the Node image's `node` user, by number, so that Kubernetes (`runAsNonRoot`
+ * verifies only a numeric user) and the manifest's `runAsUser` name the same one.
+ */
+export const RUN_AS_ID = 1000;
 /** The settings every generated package's environment may hold besides its secrets. */
 const AUTH_TOKENS = "KERVANC_AUTH_TOKENS";
 
@@ -39,12 +44,32 @@ export function kubernetesName(folder: string): string {
   return /^[a-z]/.test(name) ? name : `mcp-${name}`.replace(/-+$/, "");
 }
 
+/**
+ * The image reference the files name, `name:tag`, valid for Docker and Kubernetes: the name is the Kubernetes
+ * name (a package name such as `a..b` or `api_` is no valid image name), and the tag is the version with semver's
+ * `+` (build metadata), which tags refuse, written `_`.
+ */
+export function imageReference(server: PlannedServer, folder: string): string {
+  return `${kubernetesName(folder)}:${packageVersion(server).replace(/\+/g, "_")}`;
+}
+
+/**
+ * A Kubernetes label value: at most 63 characters of letters, digits, `-`, `_` and `.`, starting and ending
+ * with a letter or digit (the API server refuses the object otherwise; the JSON schemas do not check it).
+ */
+export function labelValue(text: string): string {
+  let value = text.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 63);
+  while (value !== "" && !/[A-Za-z0-9]$/.test(value)) value = value.slice(0, -1);
+  while (value !== "" && !/^[A-Za-z0-9]/.test(value)) value = value.slice(1);
+  return value;
+}
+
 function secretNames(server: PlannedServer): string[] {
   return [...new Set(server.plan.secrets.map((s) => s.name))].sort();
 }
 
 export function dockerfile(server: PlannedServer, folder: string, header: string): string {
-  const name = packageName(folder);
+  const image = imageReference(server, folder);
   const port = String(SAMPLE_PORT);
   const entry = [
     "node",
@@ -58,19 +83,20 @@ export function dockerfile(server: PlannedServer, folder: string, header: string
   ];
   const secrets = [...secretNames(server), AUTH_TOKENS];
   return `${hashComment(header)}
-# ${name} ${packageVersion(server)}: build from the package folder with
-#   docker build -f deploy/Dockerfile -t ${name}:${packageVersion(server)} .
+# ${packageName(folder)} ${packageVersion(server)}: build from the package folder with
+#   docker build -f deploy/Dockerfile -t ${image} .
 # and run with a read-only root filesystem, secrets from the environment, and the Host name clients use:
 #   docker run --read-only --cap-drop ALL --security-opt no-new-privileges -p ${port}:${port} \\
-#     ${secrets.map((s) => `-e ${s}`).join(" ")} ${name}:${packageVersion(server)} --allowed-host mcp.example.com
+#     ${secrets.map((s) => `-e ${s}`).join(" ")} ${image} --allowed-host mcp.example.com
 # Off loopback the server refuses to start without authentication: ${AUTH_TOKENS} (bearer tokens) or
 # --oauth-issuer/--oauth-jwks-url (OAuth). server.mjs is one file with no dependencies: no npm install here.
 FROM ${DOCKER_BASE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --chown=root:root --chmod=0444 ${TARGET.node.file} manifest.json ./
-# The image's unprivileged user (uid 1000); the server writes no file, so the root filesystem can be read-only.
-USER node
+# The image's unprivileged user (node), by number; the server writes no file, so the root filesystem can be
+# read-only.
+USER ${RUN_AS_ID}:${RUN_AS_ID}
 EXPOSE ${port}
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD wget -q -O /dev/null http://127.0.0.1:${port}/healthz || exit 1
 ENTRYPOINT [${entry.map(q).join(", ")}]
@@ -100,7 +126,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: ${q(name)}
-  labels: { app.kubernetes.io/name: ${q(name)}, app.kubernetes.io/version: ${q(version)} }
+  labels: { app.kubernetes.io/name: ${q(name)}, app.kubernetes.io/version: ${q(labelValue(version))} }
 spec:
   replicas: 2
   selector:
@@ -112,12 +138,12 @@ spec:
       automountServiceAccountToken: false
       securityContext:
         runAsNonRoot: true
-        runAsUser: 1000
-        runAsGroup: 1000
+        runAsUser: ${RUN_AS_ID}
+        runAsGroup: ${RUN_AS_ID}
         seccompProfile: { type: RuntimeDefault }
       containers:
         - name: server
-          image: ${q(`${packageName(folder)}:${version}`)}
+          image: ${q(imageReference(server, folder))}
           args: ["--allowed-host", "mcp.example.com", "--log-format", "json"]
           ports:
             - { name: http, containerPort: ${port}, protocol: TCP }
