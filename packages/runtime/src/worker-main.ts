@@ -92,9 +92,14 @@ const list = (value: string | undefined): string[] =>
 
 /**
  * The client's address, where the platform says it: Deno passes connection info (`remoteAddr`) as the handler's
- * second argument, Bun its server (`requestIP`). Workers say none (their second argument is the environment).
+ * second argument, Bun its server (`requestIP`), and self-hosted workerd puts the connection's `address:port`
+ * (`127.0.0.1:35038`, `[::1]:41112`) in `request.cf.clientIp`, which a client cannot set unless the operator's
+ * configuration reads the cf object from a header (`cfBlobHeader`, for a proxy in front). Cloudflare's own
+ * network gives none there; the Host check and authentication decide.
  */
 function peerAddress(request: Request, second: unknown): string | undefined {
+  const cf = (request as { cf?: { clientIp?: unknown } }).cf;
+  if (typeof cf === "object" && cf !== null && typeof cf.clientIp === "string") return withoutPort(cf.clientIp);
   if (second === null || typeof second !== "object") return undefined;
   const remote = (second as { remoteAddr?: { hostname?: unknown } }).remoteAddr;
   if (typeof remote === "object" && remote !== null && typeof remote.hostname === "string") return remote.hostname;
@@ -106,6 +111,14 @@ function peerAddress(request: Request, second: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `address:port` or `[v6]:port` without the port; an address without one as it is. */
+function withoutPort(text: string): string {
+  const bracketed = /^\[([^\]]*)\](?::\d+)?$/.exec(text);
+  if (bracketed) return bracketed[1]!;
+  const v4 = /^([^:]*):\d+$/.exec(text);
+  return v4 ? v4[1]! : text;
 }
 
 const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
