@@ -16,6 +16,7 @@
  */
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
+import { BodyBudget, DEFAULT_BODY_LIMITS, DEFAULT_REQUEST_TIMEOUT_MS } from "./body-budget.ts";
 import { raceSignal } from "./deadline.ts";
 import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
@@ -26,6 +27,7 @@ import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-tr
 import type { CompiledServer } from "./plan.ts";
 import { ToolRunner } from "./runner.ts";
 import { SecretVault, type SecretSource } from "./secrets.ts";
+import { BodyRefused, webBody } from "./web-body.ts";
 
 /** The settings the fetch handler reads from its environment, besides the secrets. */
 export const WORKER_ENV = {
@@ -139,6 +141,8 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
+  // One budget for the bodies this process (Deno, Bun) or isolate (workerd) holds at once, as server.mjs has.
+  const bodies = new BodyBudget(DEFAULT_BODY_LIMITS);
   /**
    * Without authentication (and without KERVANC_INSECURE_NO_AUTH=1) only clients on this host are served. The
    * Host check alone does not say so: a remote client can send `Host: localhost`, and on Deno (`deno serve`
@@ -255,7 +259,17 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
           );
         }
       }
-      return handler.fetch(request);
+      if (request.body === null || request.method === "GET" || request.method === "HEAD") return handler.fetch(request);
+      // The body is read by the handler only after its checks, and under the budget (web-body.ts).
+      const body = webBody(request, bodies, DEFAULT_REQUEST_TIMEOUT_MS);
+      try {
+        return await handler.fetch(request, { body: () => body.read() });
+      } catch (error) {
+        if (error instanceof BodyRefused) return error.response();
+        throw error;
+      } finally {
+        body.release();
+      }
     },
   };
 }
