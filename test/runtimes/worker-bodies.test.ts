@@ -116,6 +116,7 @@ describe("worker.mjs request bodies under a budget", () => {
   it("on Bun", async () => {
     const port = await freePort();
     const words = shellWords(readmeCommands(readme, "### Bun")[0]!).map((w) => w.replace("=3000", `=${port}`));
+    expect(words.slice(0, 2)).toEqual(["bun", "--no-env-file"]);
     const service = await startService(runtimeBinary("bun"), words.slice(1), {
       env: { DO_NOT_TRACK: "1", NO_COLOR: "1" },
       cwd: pkg,
