@@ -11,6 +11,8 @@ import { Service } from "kubernetes-models/v1/Service";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { dockerfile, kubernetesManifest, RUN_AS_ID } from "../../packages/compiler/src/emit/deploy-files.ts";
 
 const GOLDEN = resolve(import.meta.dirname, "..", "..", "fixtures", "golden");
 const packages = readdirSync(GOLDEN).filter((name) => existsSync(join(GOLDEN, name, "manifest.json")));
@@ -41,9 +43,10 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
   it("has a Dockerfile: minimal Node base, non-root, code generation refused, /healthz, no secret baked in", () => {
     const steps = instructions(read(pkg, "deploy/Dockerfile"));
     expect(steps[0]).toEqual({ op: "FROM", args: expect.stringMatching(/^node:\d+-alpine$/) });
-    // The cache's warm-up runs as the image's user, root then takes the cache, and the server runs as uid 1000
-    // (by number, so that Kubernetes' runAsNonRoot can check it). dockerfile-cache.test.ts runs these steps.
-    expect(steps.filter((s) => s.op === "USER").map((s) => s.args)).toEqual(["1000:1000", "root", "1000:1000"]);
+    // The cache's warm-up runs as the image's node user (by number, the one the Kubernetes manifest runs as),
+    // root then takes the cache, and the server runs as that user. dockerfile-cache.test.ts runs these steps.
+    const user = `${RUN_AS_ID}:${RUN_AS_ID}`;
+    expect(steps.filter((s) => s.op === "USER").map((s) => s.args)).toEqual([user, "root", user]);
     const entry = JSON.parse(steps.find((s) => s.op === "ENTRYPOINT")!.args) as string[];
     expect(entry.slice(0, 3)).toEqual(["node", "--disallow-code-generation-from-strings", "server.mjs"]);
     expect(entry).toContain("--http");
@@ -76,7 +79,7 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
       spec: { template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } };
     };
     const pod = deployment.spec.template.spec;
-    expect(pod.securityContext["runAsNonRoot"]).toBe(true);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: RUN_AS_ID, runAsGroup: RUN_AS_ID });
     const [container] = pod.containers;
     expect(container!["securityContext"]).toMatchObject({
       runAsNonRoot: true,
@@ -122,4 +125,56 @@ describe("the Kubernetes schema check", () => {
     delete noImage["spec"]["template"]["spec"]["containers"][0]["name"];
     expect(() => validateK8s(noImage)).toThrow();
   });
+});
+
+/** Docker's reference grammar (distribution/reference): a lower-case path component, and a tag. */
+const IMAGE_NAME = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const IMAGE_TAG = /^\w[\w.-]{0,127}$/;
+/** A Kubernetes label value, which the API server checks and the JSON schemas do not. */
+const LABEL_VALUE = /^(?:(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
+describe("deploy/ with the values a spec and its file name may hold", () => {
+  // Versions are semver (else 0.0.0): build metadata has '+', which image tags and label values refuse, and
+  // a version may be 64 characters. Folder names may hold dots and underscores anywhere but first and last.
+  const versions = ["1.0.0-rc.1+build.5", `1.0.0-${"a".repeat(58)}`, "2.0.0-x-"];
+  const folders = ["a..b", "API_v2_", "9-lives", "x._-y"];
+  for (const version of versions) {
+    for (const folder of folders) {
+      it(`names a valid image and valid labels for version ${version} in folder ${folder}`, () => {
+        const compiled = compileSpec(
+          `${folder}.yaml`,
+          new TextEncoder().encode(`specVersion: 1
+name: s
+version: "${version}"
+tools:
+  - name: a
+    description: a
+    http: { url: "https://api.example.com/a" }
+    output: { select: "@" }
+`),
+        );
+        if (!compiled.planned) throw new Error(JSON.stringify(compiled.diagnostics));
+        const docs = parseAllDocuments(kubernetesManifest(compiled.planned, folder, "header")).map(
+          (d) => d.toJSON() as Record<string, any>,
+        );
+        for (const doc of docs) validateK8s(doc);
+        const labels = docs.flatMap((d) => [
+          ...Object.values(d["metadata"]["labels"] as Record<string, string>),
+          ...Object.values((d["spec"]["template"]?.["metadata"]["labels"] ?? {}) as Record<string, string>),
+        ]);
+        for (const label of labels) {
+          expect(label, "label value").toMatch(LABEL_VALUE);
+          expect(label.length).toBeLessThanOrEqual(63);
+        }
+        const image = docs[0]!["spec"]["template"]["spec"]["containers"][0]["image"] as string;
+        const [name, tag] = image.split(":");
+        expect(name, image).toMatch(IMAGE_NAME);
+        expect(tag, image).toMatch(IMAGE_TAG);
+        // The Dockerfile's build and run lines name the same image.
+        const docker = dockerfile(compiled.planned, folder, "header");
+        expect(docker).toContain(`docker build -f deploy/Dockerfile -t ${image} .`);
+        expect(docker).toContain(` ${image} --allowed-host mcp.example.com`);
+      });
+    }
+  }
 });

@@ -217,4 +217,34 @@ describe("security", () => {
     expect(result.ok).toBe(false);
     expect(codes(result)).toContain("error KV7008");
   });
+  it("names a secret away from the server's own settings (KV4006), so a document's scheme cannot take them", () => {
+    const result = imp(
+      api(
+        {
+          "/a": {
+            get: {
+              operationId: "a",
+              security: [{ kervanc_auth_tokens: [], https_proxy: [], NodeOptions: [] }],
+              responses: ok200,
+            },
+          },
+        },
+        {
+          components: {
+            securitySchemes: {
+              kervanc_auth_tokens: { type: "apiKey", in: "header", name: "X-A" },
+              https_proxy: { type: "apiKey", in: "header", name: "X-B" },
+              NodeOptions: { type: "apiKey", in: "header", name: "X-C" },
+            },
+          },
+        },
+      ),
+    );
+    expect(codes(result)).toEqual([]);
+    expect(
+      specOf(result)
+        .secrets!.map((s: { name: string }) => s.name)
+        .sort(),
+    ).toEqual(["API_HTTPS_PROXY", "API_KERVANC_AUTH_TOKENS", "API_NODE_OPTIONS"]);
+  });
 });

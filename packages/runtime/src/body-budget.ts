@@ -9,6 +9,7 @@
  * parsed copy the SDK holds while it answers is covered as well. Per-address limits cannot do this: one host
  * has many source addresses.
  */
+import { MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
 
 export interface BodyLimits {
   /** The largest single body (413 beyond it). */
@@ -18,6 +19,18 @@ export interface BodyLimits {
   /** Total bytes of those bodies (503 beyond it). */
   readonly maxBodyBytesTotal: number;
 }
+
+/**
+ * The defaults of server.mjs's --max-bodies and --max-body-memory, which worker.mjs uses as they are: 4 MiB per
+ * body (the SDK's cap), 64 bodies and 32 MiB in flight.
+ */
+export const DEFAULT_BODY_LIMITS: BodyLimits = {
+  maxBodyBytes: MAX_REQUEST_BODY_BYTES,
+  maxBodies: 64,
+  maxBodyBytesTotal: 32 * 1024 * 1024,
+};
+/** How long a request may take to arrive (server.mjs's --request-timeout default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export type BodyRefusal = { readonly status: 413 | 503; readonly message: string };
 

@@ -11,11 +11,19 @@
  */
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import { BodyBudget, type BodyLimits, type BodyRefusal, type BodyTicket, isRefusal } from "./body-budget.ts";
+import {
+  BodyBudget,
+  type BodyLimits,
+  type BodyRefusal,
+  type BodyTicket,
+  DEFAULT_BODY_LIMITS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  isRefusal,
+} from "./body-budget.ts";
 import { clientAddress } from "./client-address.ts";
 import { throttledLog } from "./log.ts";
 import { nodeRequest, readBody } from "./node-request.ts";
-import { type HttpHandler, MAX_REQUEST_BODY_BYTES } from "./http-handler.ts";
+import type { HttpHandler } from "./http-handler.ts";
 import type { IpRange } from "./net/ip.ts";
 
 export interface ServeLimits extends BodyLimits {
@@ -32,10 +40,8 @@ export interface ServeLimits extends BodyLimits {
  * --send-timeout.
  */
 export const DEFAULT_SERVE_LIMITS: ServeLimits = {
-  maxBodyBytes: MAX_REQUEST_BODY_BYTES,
-  maxBodies: 64,
-  maxBodyBytesTotal: 32 * 1024 * 1024,
-  requestTimeoutMs: 30_000,
+  ...DEFAULT_BODY_LIMITS,
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
   headersTimeoutMs: 10_000,
   sendTimeoutMs: 30_000,
 };

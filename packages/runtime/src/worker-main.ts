@@ -16,6 +16,7 @@
  */
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";
+import { BodyBudget, DEFAULT_BODY_LIMITS, DEFAULT_REQUEST_TIMEOUT_MS } from "./body-budget.ts";
 import { raceSignal } from "./deadline.ts";
 import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
@@ -26,6 +27,7 @@ import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-tr
 import type { CompiledServer } from "./plan.ts";
 import { ToolRunner } from "./runner.ts";
 import { SecretVault, type SecretSource } from "./secrets.ts";
+import { BodyRefused, webBody } from "./web-body.ts";
 
 /** The settings the fetch handler reads from its environment, besides the secrets. */
 export const WORKER_ENV = {
@@ -92,9 +94,14 @@ const list = (value: string | undefined): string[] =>
 
 /**
  * The client's address, where the platform says it: Deno passes connection info (`remoteAddr`) as the handler's
- * second argument, Bun its server (`requestIP`). Workers say none (their second argument is the environment).
+ * second argument, Bun its server (`requestIP`), and self-hosted workerd puts the connection's `address:port`
+ * (`127.0.0.1:35038`, `[::1]:41112`) in `request.cf.clientIp`, which a client cannot set unless the operator's
+ * configuration reads the cf object from a header (`cfBlobHeader`, for a proxy in front). Cloudflare's own
+ * network gives none there; the Host check and authentication decide.
  */
 function peerAddress(request: Request, second: unknown): string | undefined {
+  const cf = (request as { cf?: { clientIp?: unknown } }).cf;
+  if (typeof cf === "object" && cf !== null && typeof cf.clientIp === "string") return withoutPort(cf.clientIp);
   if (second === null || typeof second !== "object") return undefined;
   const remote = (second as { remoteAddr?: { hostname?: unknown } }).remoteAddr;
   if (typeof remote === "object" && remote !== null && typeof remote.hostname === "string") return remote.hostname;
@@ -106,6 +113,14 @@ function peerAddress(request: Request, second: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `address:port` or `[v6]:port` without the port; an address without one as it is. */
+function withoutPort(text: string): string {
+  const bracketed = /^\[([^\]]*)\](?::\d+)?$/.exec(text);
+  if (bracketed) return bracketed[1]!;
+  const v4 = /^([^:]*):\d+$/.exec(text);
+  return v4 ? v4[1]! : text;
 }
 
 const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
@@ -126,6 +141,8 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
   let failure: string | null = null;
+  // One budget for the bodies this process (Deno, Bun) or isolate (workerd) holds at once, as server.mjs has.
+  const bodies = new BodyBudget(DEFAULT_BODY_LIMITS);
   /**
    * Without authentication (and without KERVANC_INSECURE_NO_AUTH=1) only clients on this host are served. The
    * Host check alone does not say so: a remote client can send `Host: localhost`, and on Deno (`deno serve`
@@ -152,7 +169,10 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       localAddresses: [],
     });
     const resolve = platformResolver();
-    const transport = createFetchTransport({ policy, ...(resolve ? { resolve } : {}) });
+    // Bun's fetch decodes ahead of its reader, so a small compressed body could fill memory there whatever the
+    // size cap (see FetchTransportOptions.decodeHere); Deno's and workerd's decode only as far as they are read.
+    const decodeHere = (globalThis as PlatformGlobals).Bun !== undefined;
+    const transport = createFetchTransport({ policy, decodeHere, ...(resolve ? { resolve } : {}) });
     const runner = new ToolRunner(compiled, {
       transport,
       secretSource: source,
@@ -239,7 +259,17 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
           );
         }
       }
-      return handler.fetch(request);
+      if (request.body === null || request.method === "GET" || request.method === "HEAD") return handler.fetch(request);
+      // The body is read by the handler only after its checks, and under the budget (web-body.ts).
+      const body = webBody(request, bodies, DEFAULT_REQUEST_TIMEOUT_MS);
+      try {
+        return await handler.fetch(request, { body: () => body.read() });
+      } catch (error) {
+        if (error instanceof BodyRefused) return error.response();
+        throw error;
+      } finally {
+        body.release();
+      }
     },
   };
 }

@@ -21,6 +21,22 @@ export function normalizeHostPort(entry: string): string | null {
   }
 }
 
+/** The proxy variables the Node server reads (runtime/net/proxy.ts); secret names are upper case. */
+const PROXY_VARIABLES = new Set(["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"]);
+
+/**
+ * What a secret name would collide with, or null. A secret is read from the environment variable of its name,
+ * so a secret named like the server's own settings (KERVANC_AUTH_TOKENS, the fetch handler's KERVANC_*), the
+ * egress proxy's (HTTPS_PROXY with its credentials) or Node's (NODE_OPTIONS, NODE_ENV, ...) would make the
+ * server send that setting's value to the secret's hosts, and the deploy files would list the variable twice.
+ */
+export function reservedSecretName(name: string): string | null {
+  if (name.startsWith("KERVANC_")) return "one of the server's own settings (KERVANC_*)";
+  if (PROXY_VARIABLES.has(name)) return "an egress proxy setting";
+  if (name.startsWith("NODE_")) return "one of Node.js's settings (NODE_*)";
+  return null;
+}
+
 export function checkSecretDeclarations(
   entries: readonly SecretEntry[],
   out: Finding[],
@@ -35,6 +51,13 @@ export function checkSecretDeclarations(
       return;
     }
     paths.set(name, path);
+    const reserved = reservedSecretName(name);
+    if (reserved !== null)
+      out.push(
+        report("KV4006", typeof entry === "string" ? path : [...path, "name"], (m) =>
+          m.reserved({ name, what: reserved }),
+        ),
+      );
     if (typeof entry === "string") {
       declarations.push({ name });
       return;

@@ -531,6 +531,17 @@ export const CODES = {
     },
   },
 
+  KV4006: {
+    severity: "error",
+    summary: "A secret is named like a variable the server reads as its own setting.",
+    example:
+      "Secret KERVANC_AUTH_TOKENS is named like one of the server's own settings (KERVANC_*): the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.",
+    messages: {
+      reserved: (a: { name: string; what: string }) =>
+        `Secret ${a.name} is named like ${a.what}: the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.`,
+    },
+  },
+
   KV5001: {
     severity: "error",
     summary: "The schema is larger than 64 KiB.",

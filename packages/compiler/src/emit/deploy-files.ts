@@ -25,13 +25,16 @@ export const DEPLOY_FILES = {
 
 /** The Node image: the release line the tests run on, Alpine for the smallest base with a shell for HEALTHCHECK. */
 export const DOCKER_BASE_IMAGE = "node:22-alpine";
+/**
+ * The user the server runs as: the Node image's `node` user, by number, so that Kubernetes (`runAsNonRoot`
+ * verifies only a numeric user) and the manifest's `runAsUser` name the same one.
+ */
+export const RUN_AS_ID = 1000;
 /** The settings every generated package's environment may hold besides its secrets. */
 const AUTH_TOKENS = "KERVANC_AUTH_TOKENS";
 
 const q = (text: string): string => JSON.stringify(text);
 
-/** The user and group id of `node`, the unprivileged user of the official Node images. */
-export const IMAGE_USER = 1000;
 /** Where the image keeps Node's compile cache, built at image build time (see `dockerfile`). */
 export const COMPILE_CACHE_DIR = "/app/.node-compile-cache";
 export const COMPILE_CACHE_ENV = "NODE_COMPILE_CACHE";
@@ -48,23 +51,43 @@ export function kubernetesName(folder: string): string {
   return /^[a-z]/.test(name) ? name : `mcp-${name}`.replace(/-+$/, "");
 }
 
+/**
+ * The image reference the files name, `name:tag`, valid for Docker and Kubernetes: the name is the Kubernetes
+ * name (a package name such as `a..b` or `api_` is no valid image name), and the tag is the version with semver's
+ * `+` (build metadata), which tags refuse, written `_`.
+ */
+export function imageReference(server: PlannedServer, folder: string): string {
+  return `${kubernetesName(folder)}:${packageVersion(server).replace(/\+/g, "_")}`;
+}
+
+/**
+ * A Kubernetes label value: at most 63 characters of letters, digits, `-`, `_` and `.`, starting and ending
+ * with a letter or digit (the API server refuses the object otherwise; the JSON schemas do not check it).
+ */
+export function labelValue(text: string): string {
+  let value = text.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 63);
+  while (value !== "" && !/[A-Za-z0-9]$/.test(value)) value = value.slice(0, -1);
+  while (value !== "" && !/^[A-Za-z0-9]/.test(value)) value = value.slice(1);
+  return value;
+}
+
 function secretNames(server: PlannedServer): string[] {
   return [...new Set(server.plan.secrets.map((s) => s.name))].sort();
 }
 
 export function dockerfile(server: PlannedServer, folder: string, header: string): string {
-  const name = packageName(folder);
+  const image = imageReference(server, folder);
   const port = String(SAMPLE_PORT);
   // The same Node flags for the cache's warm-up as for the server: Node keeps a cache folder per set of flags.
   const nodeFlags = ["--disallow-code-generation-from-strings"];
   const entry = ["node", ...nodeFlags, TARGET.node.file, "--http", "--host", "0.0.0.0", "--port", port];
   const secrets = [...secretNames(server), AUTH_TOKENS];
   return `${hashComment(header)}
-# ${name} ${packageVersion(server)}: build from the package folder with
-#   docker build -f deploy/Dockerfile -t ${name}:${packageVersion(server)} .
+# ${packageName(folder)} ${packageVersion(server)}: build from the package folder with
+#   docker build -f deploy/Dockerfile -t ${image} .
 # and run with a read-only root filesystem, secrets from the environment, and the Host name clients use:
 #   docker run --read-only --cap-drop ALL --security-opt no-new-privileges -p ${port}:${port} \\
-#     ${secrets.map((s) => `-e ${s}`).join(" ")} ${name}:${packageVersion(server)} --allowed-host mcp.example.com
+#     ${secrets.map((s) => `-e ${s}`).join(" ")} ${image} --allowed-host mcp.example.com
 # Off loopback the server refuses to start without authentication: ${AUTH_TOKENS} (bearer tokens) or
 # --oauth-issuer/--oauth-jwks-url (OAuth). server.mjs is one file with no dependencies: no npm install here.
 FROM ${DOCKER_BASE_IMAGE}
@@ -76,14 +99,14 @@ COPY --chown=root:root --chmod=0444 ${TARGET.node.file} manifest.json ./
 # stdio, then root takes it and makes it read-only: the running server reads it, and nobody can change it.
 # Run under another user id, the server finds no folder of its own and compiles as it would without one.
 ENV ${COMPILE_CACHE_ENV}=${COMPILE_CACHE_DIR}
-RUN install -d -o ${IMAGE_USER} -g ${IMAGE_USER} -m 0700 ${COMPILE_CACHE_DIR}
-USER ${IMAGE_USER}:${IMAGE_USER}
+RUN install -d -o ${RUN_AS_ID} -g ${RUN_AS_ID} -m 0700 ${COMPILE_CACHE_DIR}
+USER ${RUN_AS_ID}:${RUN_AS_ID}
 RUN printf '%s\\n' '${WARM_UP_REQUEST}' | node ${nodeFlags.join(" ")} ${TARGET.node.file} > /dev/null
 USER root
 RUN chown -R root:root ${COMPILE_CACHE_DIR} && chmod -R u=rwX,go=rX ${COMPILE_CACHE_DIR}
-# The image's unprivileged user, node (by number, so that Kubernetes' runAsNonRoot can verify it); the server
-# writes no file, so the root filesystem can be read-only.
-USER ${IMAGE_USER}:${IMAGE_USER}
+# The image's unprivileged user (node), by number; the server writes no file, so the root filesystem can be
+# read-only.
+USER ${RUN_AS_ID}:${RUN_AS_ID}
 EXPOSE ${port}
 HEALTHCHECK --interval=30s --timeout=5s --start-period=5s --retries=3 CMD wget -q -O /dev/null http://127.0.0.1:${port}/healthz || exit 1
 ENTRYPOINT [${entry.map(q).join(", ")}]
@@ -113,7 +136,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: ${q(name)}
-  labels: { app.kubernetes.io/name: ${q(name)}, app.kubernetes.io/version: ${q(version)} }
+  labels: { app.kubernetes.io/name: ${q(name)}, app.kubernetes.io/version: ${q(labelValue(version))} }
 spec:
   replicas: 2
   selector:
@@ -125,12 +148,12 @@ spec:
       automountServiceAccountToken: false
       securityContext:
         runAsNonRoot: true
-        runAsUser: ${IMAGE_USER}
-        runAsGroup: ${IMAGE_USER}
+        runAsUser: ${RUN_AS_ID}
+        runAsGroup: ${RUN_AS_ID}
         seccompProfile: { type: RuntimeDefault }
       containers:
         - name: server
-          image: ${q(`${packageName(folder)}:${version}`)}
+          image: ${q(imageReference(server, folder))}
           args: ["--allowed-host", "mcp.example.com", "--log-format", "json"]
           ports:
             - { name: http, containerPort: ${port}, protocol: TCP }

@@ -139,7 +139,7 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   lines.push("### Deno", "");
   lines.push(...sh(run.deno));
   lines.push(
-    "Deno runs the fetch handler with nothing but these permissions: `--allow-net` names the listening address and exactly the hosts of the egress list below, `--allow-env` exactly the declared secrets and the settings of the fetch handler, and `--deny-net` refuses internal and cloud-metadata addresses at connect time, which also covers what a host name resolves to (to listen on an address in one of those ranges, take it out of the list). No file access is granted.",
+    "Deno runs the fetch handler with nothing but these permissions: `--allow-net` names the listening address and exactly the hosts of the egress list below, `--allow-env` exactly the declared secrets and the settings of the fetch handler, and `--deny-net` refuses internal and cloud-metadata addresses at connect time, which also covers what a host name resolves to, with two exceptions: a name that resolves to loopback, and an IPv4-mapped IPv6 answer (`::ffff:169.254.169.254`), which Deno does not match against its IPv4 ranges and cannot be told to refuse. Where an upstream's DNS is not trusted, serve `server.mjs`, or `worker.mjs` on workerd or Bun, which check every answer. To listen on an address in one of those ranges, take it out of the list. No file access is granted.",
     "",
   );
   lines.push("### Bun", "");

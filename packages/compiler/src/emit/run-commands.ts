@@ -25,7 +25,9 @@ export const FETCH_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";
 export const SAMPLE_PORT = 3000;
 /**
  * Addresses Deno refuses to connect to (`--deny-net`), checked by Deno against the address it actually connects
- * to, so it also covers what a host name resolves to, which the fetch handler cannot see on Deno. These are the
+ * to, so it also covers what a host name resolves to, which the fetch handler cannot see on Deno, except an
+ * IPv4-mapped IPv6 answer (::ffff:169.254.169.254), which Deno matches against no IPv4 range and refuses for no
+ * entry at all (docs/runtime.md, "On fetch-only platforms"). These are the
  * IPv4 ranges the runtime's address policy refuses (runtime/net/address.ts) and the cloud metadata addresses;
  * Deno takes IPv4 ranges but only single IPv6 addresses. 127.0.0.0/8 is missing on purpose: Deno applies the
  * list to the listening address too, and the sample listens on 127.0.0.1 (`--allow-net` lists no loopback

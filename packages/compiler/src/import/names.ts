@@ -6,6 +6,8 @@
  * follow a rule are kept as they are, so an API's own vocabulary survives wherever it can.
  */
 
+import { reservedSecretName } from "../analyze/secrets.ts";
+
 /** Tool names are cut to this length: long names cost tokens in every listing and some clients cap them at 64. */
 export const MAX_TOOL_NAME = 64;
 
@@ -90,6 +92,8 @@ export function secretNameFrom(scheme: string): string {
   );
   if (name === "") name = "SECRET";
   if (!/^[A-Z]/.test(name)) name = `KEY_${name}`;
+  // Names the server reads as its own settings are refused for secrets (KV4006): such a scheme gets a prefix.
+  if (reservedSecretName(name) !== null) name = `API_${name}`;
   return name.slice(0, 64);
 }
 

@@ -24,6 +24,14 @@ export interface FetchTransportOptions {
   /** Resolves a host name to addresses, if the platform can (checked, not pinned). */
   readonly resolve?: (hostname: string, signal: AbortSignal) => Promise<readonly string[]>;
   readonly fetch?: typeof fetch;
+  /**
+   * Decode gzip and br here, with `DecompressionStream`, instead of letting the platform's fetch do it: for a
+   * platform whose fetch decodes ahead of the reader. Bun's does: a 2 KB brotli body that decodes to 2 GB took
+   * one call to 110 MB and ten parallel calls to 1.4 GB (1.3 GB still held after), although each read stopped
+   * at 1 MiB. Its fetch then gets `decompress: false`, and the hop loop caps the wire bytes and the decoded
+   * bytes as it does on Node, reading the decoder only as far as it needs.
+   */
+  readonly decodeHere?: boolean;
 }
 
 /**
@@ -39,11 +47,25 @@ function blocked(host: string, reason: string): ToolError {
   return new ToolError(`Request to ${host} was blocked: it resolves to a disallowed address (${reason}).`);
 }
 
+/**
+ * Decoders for the codings asked for, where the transport decodes itself. "brotli" is not among the types'
+ * CompressionFormat yet; Bun's DecompressionStream takes it.
+ */
+function webDecoders(): Map<string, () => TransformStream<Uint8Array, Uint8Array>> {
+  const make = (format: string) => (): TransformStream<Uint8Array, Uint8Array> =>
+    new DecompressionStream(format as "gzip") as unknown as TransformStream<Uint8Array, Uint8Array>;
+  return new Map([
+    ["gzip", make("gzip")],
+    ["br", make("brotli")],
+  ]);
+}
+
 export function createFetchTransport(options: FetchTransportOptions): HopTransport {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const decodeHere = options.decodeHere === true;
   return {
-    decoders: new Map(),
-    decodesBodies: true,
+    decoders: decodeHere ? webDecoders() : new Map(),
+    decodesBodies: !decodeHere,
     async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
       const host = hop.url.host;
       const kind = classifyHost(hop.url.hostname);
@@ -77,7 +99,9 @@ export function createFetchTransport(options: FetchTransportOptions): HopTranspo
         ...(hop.body === null ? {} : { body: hop.body }),
         redirect: "manual",
         signal: ctx.signal,
-      });
+        // Bun's own option (other platforms ignore it): hand the body over as it came.
+        ...(decodeHere ? { decompress: false } : {}),
+      } as RequestInit);
       const body = response.body;
       const discard = (): void => {
         void body?.cancel().catch(() => {});
