@@ -43,24 +43,28 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   // Each file is read only if it is a regular file of its own: a package folder from a cloned repository may hold a
   // link (README.md -> ~/.ssh/id_ed25519 would be packed into a bundle that gets published) or a named pipe
   // (reading would wait forever).
-  let refused: string | null = null;
+  // Why a file was not read, first one first (a list, which the checks after each read see grow).
+  const refusals: string[] = [];
   const read = async (name: string): Promise<Buffer | null> => {
     const got = await readRegularFile(join(command.packageDir, name), { noFollow: true, maxBytes: MAX_FILE_BYTES });
     if (got.ok) return Buffer.from(got.bytes);
-    if (got.what !== undefined) refused ??= `${printable(join(command.packageDir, name))} is ${got.what}, not a file`;
+    if (got.what !== undefined)
+      refusals.push(`${printable(join(command.packageDir, name))} is ${got.what}, not a file`);
     else if (got.size !== undefined)
-      refused ??= `${printable(join(command.packageDir, name))} is ${count(got.size)} bytes, larger than any file of a package`;
+      refusals.push(
+        `${printable(join(command.packageDir, name))} is ${count(got.size)} bytes, larger than any file of a package`,
+      );
     return null;
   };
   const manifestBytes = await read("manifest.json");
-  if (refused !== null) return fail(`${refused}; nothing was written.`);
+  if (refusals.length > 0) return fail(`${refusals[0]}; nothing was written.`);
   const manifest = manifestBytes === null ? null : shippable(parseManifest(manifestBytes.toString("utf8")));
   if (manifest === null)
     return fail(
       `${printable(command.packageDir)} is not a package this kervanc built (no readable manifest.json); build it first.`,
     );
   const pkg = await read("package.json");
-  if (refused !== null) return fail(`${refused}; nothing was written.`);
+  if (refusals.length > 0) return fail(`${refusals[0]}; nothing was written.`);
   let packageName: string;
   let packageVersion: string;
   try {
@@ -74,7 +78,7 @@ export async function mcpbCommand(command: McpbCommand, io: Io): Promise<number>
   const files = new Map<string, Uint8Array>();
   for (const name of SHIPPED) {
     const bytes = await read(name);
-    if (refused !== null) return fail(`${refused}; nothing was written.`);
+    if (refusals.length > 0) return fail(`${refusals[0]}; nothing was written.`);
     if (bytes === null) return fail(`${printable(join(command.packageDir, name))} is missing; rebuild the package.`);
     files.set(name, bytes);
   }
