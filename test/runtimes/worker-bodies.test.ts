@@ -7,10 +7,10 @@
  * lines, by the status a normal request gets while the budget is held (no timing, no memory figure).
  */
 import { type Socket, connect } from "node:net";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir, tempDir } from "../helpers/kervanc.ts";
 import {
   freePort,
   readmeCommands,
@@ -30,25 +30,8 @@ let readme: string;
 let denoDir: string;
 
 beforeAll(async () => {
-  root = await tempDir("worker-bodies");
   denoDir = await tempDir("worker-bodies-deno");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "bodies.yaml"),
-    `specVersion: 1
-name: bodies
-version: "1.0.0"
-description: Request bodies.
-tools:
-  - name: a
-    description: a
-    http: { url: "https://api.example.com/a" }
-    output: { select: "@" }
-`,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  pkg = join(root, "out", "bodies");
+  ({ root, packageDir: pkg } = await buildOneSpec("worker-bodies", "bodies.yaml", getThingSpec("bodies")));
   readme = await readFile(join(pkg, "README.md"), "utf8");
 }, 120_000);
 

@@ -6,10 +6,10 @@
  * package's own workerd.capnp is changed only to read the cf object from a header (`cfBlobHeader`, what a proxy
  * in front of workerd uses to pass it on), and the header names the client.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { buildOneSpec, getThingSpec, removeDir } from "../helpers/kervanc.ts";
 import { freePort, runtimeBinary, type Service, startService } from "../helpers/runtimes.ts";
 
 const CF_HEADER = "x-test-cf";
@@ -17,24 +17,9 @@ let root: string;
 let service: Service;
 
 beforeAll(async () => {
-  root = await tempDir("workerd-peer");
-  await mkdir(join(root, "specs"));
-  await writeFile(
-    join(root, "specs", "peer.yaml"),
-    `specVersion: 1
-name: peer
-version: "1.0.0"
-description: Who may call.
-tools:
-  - name: a
-    description: a
-    http: { url: "https://api.example.com/a" }
-    output: { select: "@" }
-`,
-  );
-  const built = await kervanc(["build", join(root, "specs"), "-o", join(root, "out")]);
-  expect(built.code, built.stderr).toBe(0);
-  const pkg = join(root, "out", "peer");
+  const built = await buildOneSpec("workerd-peer", "peer.yaml", getThingSpec("peer"));
+  root = built.root;
+  const pkg = built.packageDir;
   const port = await freePort();
   let config = await readFile(join(pkg, "workerd.capnp"), "utf8");
   for (const [from, to] of [
