@@ -79,6 +79,8 @@ describe.each(packages)("deploy/ of %s", (pkg) => {
       spec: { template: { spec: { securityContext: Record<string, unknown>; containers: Record<string, any>[] } } };
     };
     const pod = deployment.spec.template.spec;
+    // No service account token and no variables for other Services in the pod's environment.
+    expect(pod).toMatchObject({ automountServiceAccountToken: false, enableServiceLinks: false });
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: RUN_AS_ID, runAsGroup: RUN_AS_ID });
     const [container] = pod.containers;
     expect(container!["securityContext"]).toMatchObject({

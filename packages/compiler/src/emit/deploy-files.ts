@@ -146,6 +146,8 @@ spec:
       labels: { app.kubernetes.io/name: ${q(name)} }
     spec:
       automountServiceAccountToken: false
+      # No variables for the namespace's other Services: the environment holds the secrets and settings only.
+      enableServiceLinks: false
       securityContext:
         runAsNonRoot: true
         runAsUser: ${RUN_AS_ID}
