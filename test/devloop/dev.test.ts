@@ -245,6 +245,32 @@ describe("kervanc dev --http and the end of kervanc", () => {
   );
 });
 
+describe("kervanc dev --http killed outright", () => {
+  it.skipIf(process.platform === "win32")(
+    "SIGKILL, which kervanc cannot catch, stops the HTTP server too: its IPC channel closes",
+    async () => {
+      const spec = join(dir, "killed.yaml");
+      await writeFile(spec, weatherSpec(upstream.origin));
+      const child = spawn(process.execPath, [KERVANC, "dev", spec, "--http", "--port", "0"], {
+        cwd: REPO,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const err = watchText(child.stderr);
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      await err.waitFor("/mcp\n");
+      const port = Number(/Serving MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(err.text())![1]);
+      expect(await accepting(port)).toBe(true);
+      child.kill("SIGKILL");
+      await exited;
+      // Without the channel the server outlives kervanc and keeps serving: the loop gives it 20 s to stop.
+      const until = Date.now() + 20_000;
+      while (Date.now() < until && (await accepting(port))) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await accepting(port)).toBe(false);
+    },
+    40_000,
+  );
+});
+
 describe("the kervanc dev REPL", () => {
   it("lists tools, calls one, reloads, answers help and exits, driven through stdin", async () => {
     const spec = join(dir, "repl.yaml");

@@ -468,6 +468,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      stopWithParent(stop);
       log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
       logger.ready(`Serving ${compiled.plan.name} on ${server.url}`);
     },
@@ -477,6 +478,17 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.exitCode = 1;
     },
   );
+}
+
+/**
+ * An HTTP server started by a Node parent with an IPC channel (`kervanc dev --http` does that) stops when the
+ * channel closes, which it does when the parent ends however it ends, SIGKILL included: such a server reads no
+ * stdin, so without this it outlived its parent and went on serving on a port nobody watched. Node counts the
+ * channel as keeping the process alive only while something listens on it, which here is only a server that
+ * serves anyway; a server started any other way has no channel.
+ */
+function stopWithParent(stop: () => void): void {
+  if ((process as { channel?: unknown }).channel !== undefined) process.once("disconnect", stop);
 }
 
 /** The tokens of KERVANC_AUTH_TOKENS: comma-separated, blanks around each dropped, empty entries skipped. */

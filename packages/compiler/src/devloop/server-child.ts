@@ -39,8 +39,9 @@ export interface ServerChildOptions {
 
 /**
  * Children still running. When kervanc exits, however it exits short of SIGKILL (a closed terminal's SIGHUP
- * included), they are killed: a `dev --http` server does not read its stdin, so nothing else would stop it, and
- * it would go on serving the spec with the development relaxations on a port nobody watches.
+ * included), they are killed: a `dev --http` server does not read its stdin, and would go on serving the spec
+ * with the development relaxations on a port nobody watches. After a SIGKILL its IPC channel closes, and it
+ * stops itself.
  */
 const LIVE = new Set<ChildProcessByStdio<Writable, Readable, Readable>>();
 let exitHooked = false;
@@ -66,8 +67,10 @@ export class ServerChild {
   constructor(serverFile: string, options: ServerChildOptions) {
     this.#child = spawn(process.execPath, [serverFile, ...options.args], {
       env: options.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      // The IPC channel is only there to close when kervanc ends, SIGKILL included: an HTTP server stops then
+      // (runtime/node-main.ts, stopWithParent); a stdio server stops at the end of its stdin anyway.
+      stdio: ["pipe", "pipe", "pipe", "ipc"],
+    }) as ChildProcessByStdio<Writable, Readable, Readable>;
     track(this.#child);
     this.exited = new Promise((resolve) => {
       this.#child.once("exit", (code) => {
