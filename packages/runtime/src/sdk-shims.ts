@@ -14,5 +14,5 @@ export class DefaultJsonSchemaValidator {
   }
 }
 
-/** The SDK's stdio transport reads the global process; an `import from "node:process"` would cost start-up time. */
+/** The SDK takes `process` from this shim: the global one, since an `import from "node:process"` costs start-up time. */
 export const process = globalThis.process;
