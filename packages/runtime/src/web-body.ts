@@ -11,6 +11,7 @@
  * (408), and given back when the handler has answered.
  */
 import { type BodyBudget, type BodyTicket, isRefusal } from "./body-budget.ts";
+import { joinChunks } from "./net/upstream.ts";
 
 /** A body refused here; the entry answers it with its status. */
 export class BodyRefused extends Error {
@@ -81,13 +82,7 @@ export function webBody(request: Request, budget: BodyBudget, timeoutMs: number)
       } finally {
         clearTimeout(timer);
       }
-      const body = new Uint8Array(total);
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.byteLength;
-      }
-      return body;
+      return joinChunks(chunks, total);
     },
     release(): void {
       ticket?.release();

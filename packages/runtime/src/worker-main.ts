@@ -123,7 +123,8 @@ function withoutPort(text: string): string {
   return v4 ? v4[1]! : text;
 }
 
-const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/i;
+/** Whether a peer address is this host's loopback (an IPv4-mapped 127.x included), by the one loopback rule. */
+const loopbackPeer = (address: string): boolean => isLoopbackHost(address.replace(/^::ffff:/i, ""));
 
 /**
  * The default export of worker.mjs. Besides `fetch`, Bun reads `hostname` and `development` from the default
@@ -252,7 +253,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       }
       if (loopbackOnly) {
         const peer = peerAddress(request, env);
-        if (peer !== undefined && !LOOPBACK_PEER.test(peer)) {
+        if (peer !== undefined && !loopbackPeer(peer)) {
           return new Response(
             `Forbidden: without authentication this server answers only clients on its own host. Set ${WORKER_ENV.authTokens} (or ${WORKER_ENV.oauthIssuer} and ${WORKER_ENV.oauthJwksUrl}).\n`,
             { status: 403, headers: { "content-type": "text/plain" } },
