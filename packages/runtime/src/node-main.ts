@@ -49,7 +49,7 @@ import { isLoopbackHost } from "./loopback.ts";
 import { serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
-import { envSecrets, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
+import { envSecrets, envUnderFiles, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
 
 const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP options]] [--secrets-file FILE]...
                  [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]... [--log-format F] [--log-level L]
@@ -306,8 +306,7 @@ export function mergeSecretsFiles(
   env: Readonly<Record<string, string | undefined>>,
   files: readonly string[],
 ): Record<string, string | undefined> {
-  const merged: Record<string, string | undefined> = {};
-  for (const file of files) {
+  const parsed = files.map((file) => {
     let text: string;
     try {
       text = process.getBuiltinModule("node:fs").readFileSync(file, "utf8");
@@ -315,15 +314,9 @@ export function mergeSecretsFiles(
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
       throw new UsageError(`Cannot read --secrets-file ${file} (${code}).`);
     }
-    for (const [key, value] of Object.entries(process.getBuiltinModule("node:util").parseEnv(text))) {
-      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
-    }
-  }
-  for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined)
-      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return merged;
+    return process.getBuiltinModule("node:util").parseEnv(text);
+  });
+  return envUnderFiles(env, parsed);
 }
 
 export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {

@@ -26,6 +26,23 @@ export interface SecretSource {
   get(name: string, context: { host: string; tool: string }): string | undefined;
 }
 
+/**
+ * The environment with the variables of secrets files (each parsed `KEY=value` text, later files winning) under
+ * it: variables already set win, as with Node's --env-file. Every key is defined as an own property, so a
+ * `__proto__` line is a variable like any other and changes no prototype.
+ */
+export function envUnderFiles(
+  env: Readonly<Record<string, string | undefined>>,
+  files: readonly Readonly<Record<string, string | undefined>>[],
+): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = {};
+  for (const layer of [...files, env])
+    for (const [key, value] of Object.entries(layer))
+      if (value !== undefined)
+        Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
+  return merged;
+}
+
 /** The default source: the environment variable of the same name. */
 export function envSecrets(env: Readonly<Record<string, string | undefined>>): SecretSource {
   return {

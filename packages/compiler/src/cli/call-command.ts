@@ -16,6 +16,7 @@ import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
 import { retarget } from "../devloop/retarget.ts";
 import { errorCode } from "../load/regular-file.ts";
 import { RpcError } from "../devloop/server-child.ts";
+import { envUnderFiles } from "../../../runtime/src/secrets.ts";
 import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
 import { UsageError } from "./args.ts";
 import { plural, printDiagnostics } from "./print.ts";
@@ -164,13 +165,7 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */
 function withSecretsFile(base: NodeJS.ProcessEnv, file: string): NodeJS.ProcessEnv {
-  const merged: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(parseEnv(readFileSync(file, "utf8"))))
-    Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
-  for (const [key, value] of Object.entries(base))
-    if (value !== undefined)
-      Object.defineProperty(merged, key, { value, enumerable: true, writable: true, configurable: true });
-  return merged;
+  return envUnderFiles(base, [parseEnv(readFileSync(file, "utf8"))]);
 }
 
 /** The values the server will use, for masking. */
