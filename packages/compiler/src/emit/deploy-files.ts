@@ -7,8 +7,8 @@
  * generation from strings refused, every capability dropped, secrets from the environment (a Kubernetes Secret,
  * `wrangler secret put`), authentication required off loopback (the server refuses to start without it), and
  * /healthz for the health checks. The image carries Node's compile cache of the server, built at image build
- * time and read-only at run time, so that no start compiles the bundle again. Every spec-derived value is written as a JSON string, which YAML and TOML both
- * read as a plain string, so no name can break out of its field.
+ * time and read-only at run time, so that no start compiles the bundle again. Every spec-derived value is
+ * written as a JSON string, which YAML and TOML both read as a plain string, so no name can break out of its field.
  */
 import type { PlannedServer } from "../plan/plan.ts";
 import { hashComment } from "./code.ts";
