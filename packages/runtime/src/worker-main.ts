@@ -246,7 +246,9 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
         }
       }
       if (handler === null) {
-        return new Response(`This server could not start: ${vault.redactText(failure ?? "unknown error")}\n`, {
+        // The reason names the operator's settings and secrets (redacted, but still names and lengths): it goes to
+        // the log, which the operator reads, and not to a client, who may be anyone on the network.
+        return new Response("This server could not start; its log says why.\n", {
           status: 500,
           headers: { "content-type": "text/plain" },
         });

@@ -68,6 +68,13 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
    * resolve only at the proxy, so a failed lookup is not a refusal (the answer is empty), but an answer that
    * does come back is still checked.
    */
+  /** An IP literal's one address, checked (a kept verdict, so cheap), or the refusal. */
+  function checkedLiteral(host: string, address: string): Checked {
+    const verdict = checkAddress(address, options.policy);
+    if (!verdict.ok) throw blocked(host, verdict.reason);
+    return [{ address, family: address.includes(":") ? 6 : 4 }];
+  }
+
   async function resolveChecked(
     url: URL,
     ctx: HopContext,
@@ -76,14 +83,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
     const host = url.host;
     const kind = classifyHost(url.hostname);
     if (kind.kind === "invalid") throw blocked(host, kind.reason);
-    if (kind.kind === "ip") {
-      const verdict = checkAddress(kind.address, options.policy);
-      if (!verdict.ok) throw blocked(host, verdict.reason);
-      return {
-        connectHost: kind.address,
-        addresses: [{ address: kind.address, family: kind.address.includes(":") ? 6 : 4 }],
-      };
-    }
+    if (kind.kind === "ip") return { connectHost: kind.address, addresses: checkedLiteral(host, kind.address) };
     // Read only for a name: an IP literal needs no signal, and the runner's is made on first read.
     const signal = ctx.signal;
     let answers: Checked;
@@ -133,7 +133,7 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       if (kind.kind === "invalid") throw blocked(host, kind.reason);
       // An IP literal is checked now (a kept verdict, so cheap); a name is resolved and checked only when a new
       // connection is opened for it, in `pinned` below.
-      const literal = kind.kind === "ip" ? (await resolveChecked(hop.url, ctx)).addresses : null;
+      const literal = kind.kind === "ip" ? checkedLiteral(host, kind.address) : null;
       const connectHost = kind.kind === "ip" ? kind.address : kind.name;
       /** The lookup of this request's new connection (a name's), while it runs or once it ran. */
       const lookup =
