@@ -161,6 +161,31 @@ describe("--log-format json", () => {
   });
 });
 
+describe("refused requests by the thousand", () => {
+  it("write 10 records of a kind in a window, not one per request", async () => {
+    const server = await start(["--log-format", "json"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const response = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer wrong-${i}` },
+        body: "{}",
+      });
+      await response.body?.cancel();
+      statuses.push(response.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    const refused = (): Record<string, unknown>[] => records(server.stderr()).filter((r) => r["event"] === "refused");
+    for (let waited = 0; refused().length < 10 && waited < 5000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Time for any further line to arrive, had one been written.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(refused()).toEqual(
+      Array.from({ length: 10 }, () => expect.objectContaining({ status: 401, reason: "not authenticated" })),
+    );
+  }, 30_000);
+});
+
 describe("--log-level", () => {
   it("error leaves out the per-call and warning lines", async () => {
     const server = await start(["--log-format", "json", "--log-level", "error"]);

@@ -72,7 +72,7 @@ export function createLogger(
         }),
       // A call is logged at info, warn or error, depending on how it ended.
       logsCalls: enabled("error"),
-      refused: (status, reason) => json("warn", { event: "refused", status, reason }),
+      refused: refusalRecords((fields) => json("warn", { event: "refused", ...fields })),
     };
   }
   const text = (line: string): void => {
@@ -92,9 +92,61 @@ export function createLogger(
       );
     },
     logsCalls: enabled("debug"),
-    refused: (status, reason) => {
-      if (enabled("debug")) write(vault.redactText(`Refused an HTTP request with ${status}: ${reason}`));
-    },
+    // Written at debug only, and bounded as the JSON records are.
+    refused: refusalRecords((fields) => {
+      if (!enabled("debug")) return;
+      const { status, reason, omitted } = fields;
+      write(
+        vault.redactText(
+          omitted === undefined
+            ? `Refused an HTTP request with ${String(status)}: ${String(reason)}`
+            : `Refused ${String(omitted)} more HTTP requests with ${String(status)}: ${String(reason)} (not logged one by one)`,
+        ),
+      );
+    }),
+  };
+}
+
+/** Refusal records of one kind (status and reason) written in each window; the rest are counted. */
+export const REFUSAL_RECORDS_PER_WINDOW = 10;
+export const REFUSAL_WINDOW_MS = 10_000;
+/** Kinds of refusal counted at once. The handler's reasons are a handful of fixed texts; this only bounds them. */
+const MAX_REFUSAL_KINDS = 64;
+
+/**
+ * The log's records of refused requests, which a client can cause by the thousand (a wrong Host, a bad token): per
+ * kind (status and reason), the first REFUSAL_RECORDS_PER_WINDOW of each 10 s window are written one by one, as
+ * before, and the rest only counted. When a window that left some out ends, one record says how many:
+ * `{status, reason, omitted: N}`. An operator still sees every kind of refusal and how many there were; a flood
+ * writes at most 11 records per kind every 10 s instead of one per request.
+ */
+function refusalRecords(write: (fields: Record<string, JsonValue>) => void): (status: number, reason: string) => void {
+  const kinds = new Map<string, { written: number; omitted: number }>();
+  const report = (key: string, status: number, reason: string): void => {
+    const kind = kinds.get(key);
+    kinds.delete(key);
+    if (kind !== undefined && kind.omitted > 0) write({ status, reason, omitted: kind.omitted });
+  };
+  return (status, reason) => {
+    const key = `${status} ${reason}`;
+    let kind = kinds.get(key);
+    if (kind === undefined) {
+      if (kinds.size >= MAX_REFUSAL_KINDS) {
+        write({ status, reason });
+        return;
+      }
+      kind = { written: 0, omitted: 0 };
+      kinds.set(key, kind);
+      // Ends the window: its count is written even if no refusal of this kind follows. Never keeps the process.
+      const timer = setTimeout(() => report(key, status, reason), REFUSAL_WINDOW_MS);
+      (timer as { unref?: () => void }).unref?.();
+    }
+    if (kind.written < REFUSAL_RECORDS_PER_WINDOW) {
+      kind.written++;
+      write({ status, reason });
+    } else {
+      kind.omitted++;
+    }
   };
 }
 
