@@ -157,6 +157,43 @@ async function answer(response: Response): Promise<{ status: number; headers: [s
   return { status: response.status, headers: [...response.headers], text: await response.text() };
 }
 
+describe("a compressed request body", () => {
+  it("is refused with 415 before it is read, and never reaches the tool", async () => {
+    const before = upstream.requests.length;
+    for (const coding of ["gzip", "br", "deflate", "gzip, identity", "x-anything"]) {
+      let read = false;
+      const response = await handler.fetch(
+        new Request(URL_, { method: "POST", headers: { ...callHeaders, "content-encoding": coding } }),
+        {
+          clientAddress: "c",
+          body: async () => {
+            read = true;
+            return bytes(call({ q: "gz" }));
+          },
+        },
+      );
+      expect(response.status, coding).toBe(415);
+      expect(response.headers.get("accept-encoding")).toBe("identity");
+      expect(await response.text()).toBe(
+        "Content-Encoding is not supported here: send the request body uncompressed.\n",
+      );
+      expect(read, coding).toBe(false);
+    }
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it("is served when its coding is identity (or names none)", async () => {
+    for (const coding of ["identity", "IDENTITY", "", " identity "]) {
+      const response = await handler.fetch(
+        new Request(URL_, { method: "POST", headers: { ...callHeaders, "content-encoding": coding } }),
+        { clientAddress: "d", body: async () => bytes(call({ q: "plain" })) },
+      );
+      expect(response.status, JSON.stringify(coding)).toBe(200);
+      expect(await response.text()).toContain("plain");
+    }
+  });
+});
+
 describe("a body handed beside the Request", () => {
   for (const c of CASES) {
     it(`is answered as the SDK answers it in the Request: ${c.what}`, async () => {

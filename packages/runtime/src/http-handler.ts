@@ -100,6 +100,11 @@ export function parsedJsonBody(request: Request, body: Uint8Array): unknown {
   }
 }
 
+/** Whether a request's Content-Encoding leaves the body as it is: absent, empty or `identity`. */
+function identityCoding(value: string | null): boolean {
+  return value === null || /^[\t ]*(?:identity[\t ]*)?$/i.test(value);
+}
+
 export function createHttpHandler(factory: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [
@@ -165,6 +170,16 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
       }
       const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
       if (wait > 0) return tooMany(wait);
+      // A compressed request body would reach the SDK as bytes that are not JSON and be answered as a parse
+      // error; say what is wrong instead (RFC 9110 section 8.4.1, and RFC 7694's Accept-Encoding in the answer).
+      if (request.method === "POST" && !identityCoding(request.headers.get("content-encoding")))
+        return refuse(
+          new Response("Content-Encoding is not supported here: send the request body uncompressed.\n", {
+            status: 415,
+            headers: { "content-type": "text/plain", "accept-encoding": "identity" },
+          }),
+          "request body content encoding",
+        );
       if (info.body === undefined) return mcp.fetch(request);
       const body = await info.body();
       const parsed = parsedJsonBody(request, body);
