@@ -2,7 +2,8 @@
  * Issue 13, finding 9: file names and arguments reach what kervanc prints, and they can hold terminal escape
  * sequences (ESC, BEL, C1 controls) or a line break that forges an output line. Everything kervanc prints in
  * text form shows them as `\uXXXX`: diagnostics (file, path and message), summary lines, check's report (and
- * the diffs in it), import's lines, usage errors.
+ * the diffs in it), import's lines, usage errors; and the JSON formats, whose strings JSON.stringify leaves
+ * C1 controls and U+202E raw in, write them as JSON escapes.
  */
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -54,6 +55,27 @@ describe("control characters in what kervanc prints", () => {
       `${oneLine(join(root, `${EVIL}.yaml`))}:1:1 - error KV9002: ${oneLine(join(root, `${EVIL}.yaml`))} does not exist.`,
     );
   });
+
+  for (const format of ["json", "sarif"] as const) {
+    it(`writes them as \\uXXXX escapes in --format ${format} too, which parse back to the same text`, async () => {
+      const file = join(root, `${EVIL}.yaml`);
+      const r = await kervanc(["build", file, "-o", join(root, "out"), "--format", format]);
+      expect(r.code).toBe(1);
+      const printed = r.stdout + r.stderr;
+      // JSON.stringify escapes C0 controls itself, but leaves C1 controls and U+202E raw inside strings.
+      expectInert(printed);
+      if (format === "json") expect(r.stdout).toContain("\\u009B31m\\u202E");
+      const parsed = JSON.parse(r.stdout) as unknown;
+      const messages =
+        format === "json"
+          ? (parsed as { message: string }[]).map((d) => d.message)
+          : (parsed as { runs: { results: { message: { text: string } }[] }[] }).runs[0]!.results.map(
+              (x) => x.message.text,
+            );
+      // SARIF's message texts are one line each (formats.ts), so they carry the escapes as text.
+      expect(messages).toContain(format === "json" ? `${file} does not exist.` : `${oneLine(file)} does not exist.`);
+    });
+  }
 
   it("escapes a usage error's argument", async () => {
     const r = await kervanc([EVIL]);

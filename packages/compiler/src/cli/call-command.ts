@@ -8,7 +8,7 @@ import process from "node:process";
 import { parseEnv } from "node:util";
 import { closest } from "../analyze/suggest.ts";
 import type { JsonValue } from "../analyze/shape.ts";
-import { terminalSafe } from "../diagnostics/diagnostic.ts";
+import { terminalJson, terminalSafe } from "../diagnostics/diagnostic.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { startDevServer } from "../devloop/dev-server.ts";
 import { Recorder } from "../devloop/recorder.ts";
@@ -107,7 +107,7 @@ export async function callCommand(
     .join("\n");
   const isError = result.isError === true;
   if (isError) io.stderr(`${terminalSafe(text)}\n`);
-  else if (command.json) io.stdout(`${terminalSafe(JSON.stringify(result.structuredContent ?? null, null, 2))}\n`);
+  else if (command.json) io.stdout(`${terminalJson(result.structuredContent ?? null)}\n`);
   else io.stdout(`${terminalSafe(text)}\n`);
 
   if (command.record !== undefined && recorder !== undefined) {

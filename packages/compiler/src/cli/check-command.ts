@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { check, type CheckReport } from "../build.ts";
 import { KERVANC_VERSION } from "../emit/versions.ts";
 import type { Io } from "../cli.ts";
+import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { fromDrift, type PackageReview, renderMarkdown, renderText, reviewJson } from "../review/render.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
@@ -47,7 +48,7 @@ function printCheck(io: Io, report: CheckReport, out: string, format: ReviewForm
   const fresh = report.ok && stale.length === 0 && report.orphans.length === 0;
   if (format === "json") {
     io.stdout(
-      `${JSON.stringify({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, review: reviewJson(reviews(report, out)), orphans: report.orphans }, null, 2)}\n`,
+      `${terminalJson({ ok: fresh, diagnostics: report.diagnostics, packages: report.packages, review: reviewJson(reviews(report, out)), orphans: report.orphans })}\n`,
     );
     return fresh ? 0 : 1;
   }

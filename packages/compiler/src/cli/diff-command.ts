@@ -1,6 +1,7 @@
 /** `kervanc diff <old-out> <new-out>`: what changed between two output folders, for a reviewer. */
 import { stat } from "node:fs/promises";
 import type { Io } from "../cli.ts";
+import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { diffOutputs } from "../review/diff.ts";
 import { renderMarkdown, renderText, reviewJson } from "../review/render.ts";
 import type { ReviewFormat } from "./check-command.ts";
@@ -24,7 +25,7 @@ export async function diffCommand(before: string, after: string, format: ReviewF
     reviews.length === 0
       ? `No package differs between ${printable(before)} and ${printable(after)}.`
       : `${plural(reviews.length, "package")} ${reviews.length === 1 ? "differs" : "differ"}${security > 0 ? `, with ${plural(security, "security-relevant change")}` : ""}.`;
-  if (format === "json") io.stdout(`${JSON.stringify({ before, after, review: reviewJson(reviews) }, null, 2)}\n`);
+  if (format === "json") io.stdout(`${terminalJson({ before, after, review: reviewJson(reviews) })}\n`);
   else if (format === "markdown")
     io.stdout(`${renderMarkdown(`kervanc diff: ${before} → ${after}`, reviews)}\n${verdict}\n`);
   else io.stdout(`${[...renderText(reviews), verdict].join("\n")}\n`);

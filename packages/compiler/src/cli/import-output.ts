@@ -8,6 +8,7 @@
 import { type DiagnosticFormat, jsonDiagnostics } from "../diagnostics/formats.ts";
 import type { CommandOutput } from "../import/command.ts";
 import type { Io } from "../cli.ts";
+import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { printDiagnostics } from "./print.ts";
 
 /** Prints what the import command composed (a report value for every format but text) in `format`. */
@@ -19,7 +20,7 @@ export function printImport(io: Io, result: CommandOutput, format: DiagnosticFor
   }
   // The report is a value, serialized here once (it was JSON text the CLI parsed back before).
   if (format === "json")
-    io.stdout(`${JSON.stringify({ ...result.json, diagnostics: jsonDiagnostics(result.diagnostics) }, null, 2)}\n`);
+    io.stdout(`${terminalJson({ ...result.json, diagnostics: jsonDiagnostics(result.diagnostics) })}\n`);
   else printDiagnostics(io, result.diagnostics, format);
   io.stderr(result.stderr);
   return result.code;

@@ -1,6 +1,6 @@
 /** `kervanc test`: every case of every spec-test file, reported like a test runner. */
 import process from "node:process";
-import { compareDiagnostics, type Diagnostic } from "../diagnostics/diagnostic.ts";
+import { compareDiagnostics, type Diagnostic, terminalJson } from "../diagnostics/diagnostic.ts";
 import { jsonDiagnostics } from "../diagnostics/formats.ts";
 import { refuseInProduction, DEV_BANNER } from "../devloop/relax.ts";
 import { findTests } from "../spectest/find.ts";
@@ -41,7 +41,7 @@ export async function testCommand(command: TestCommand, io: Io): Promise<number>
   if (json) {
     // Diagnostics as build's JSON has them (with the documentation anchor), in the summary and in each file.
     const files = results.map((r) => ({ ...r, diagnostics: jsonDiagnostics(r.diagnostics) }));
-    io.stdout(`${JSON.stringify({ ok, passed, failed, diagnostics: jsonDiagnostics(diagnostics), files }, null, 2)}\n`);
+    io.stdout(`${terminalJson({ ok, passed, failed, diagnostics: jsonDiagnostics(diagnostics), files })}\n`);
   } else {
     printDiagnostics(io, found.diagnostics, "text");
     const problems = errors > 0 ? `, ${plural(errors, "error")} in specs or test files` : "";

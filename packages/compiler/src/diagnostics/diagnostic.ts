@@ -124,6 +124,16 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * JSON for a terminal or a log: `JSON.stringify` leaves C1 controls and the characters that reorder or break
+ * text (U+202E, U+2028) as they are, inside strings, where a terminal still obeys them. `terminalSafe` writes
+ * them as `\uXXXX` escapes, which are JSON too: the text parses to the same value. (Outside its strings,
+ * JSON.stringify's output holds none of them.)
+ */
+export function terminalJson(value: unknown, indent = 2): string {
+  return terminalSafe(JSON.stringify(value, null, indent) ?? "null");
+}
+
+/**
  * `terminalSafe`, and tabs and line breaks escaped too: for a field of one printed line (a file name, a path, a
  * message), where a newline in a file name would otherwise print a line kervanc did not write.
  */

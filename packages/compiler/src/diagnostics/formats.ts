@@ -8,7 +8,7 @@
  */
 import type { Log, ReportingDescriptor, Result } from "sarif";
 import { CODES, type DiagnosticCode } from "./codes.ts";
-import { type Diagnostic, formatDiagnostic, oneLine } from "./diagnostic.ts";
+import { type Diagnostic, formatDiagnostic, oneLine, terminalJson } from "./diagnostic.ts";
 import { codeFrame, paint, type Style } from "./frame.ts";
 
 export type DiagnosticFormat = "text" | "json" | "github" | "sarif";
@@ -49,7 +49,7 @@ export function jsonDiagnostics(diagnostics: readonly Diagnostic[]): object[] {
 }
 
 export function renderJson(diagnostics: readonly Diagnostic[]): string {
-  return `${JSON.stringify(jsonDiagnostics(diagnostics), null, 2)}\n`;
+  return `${terminalJson(jsonDiagnostics(diagnostics))}\n`;
 }
 
 /** GitHub Actions: `%`, CR and LF are escaped in a command's message, and `:` and `,` too in its properties. */
@@ -175,5 +175,5 @@ export function sarifLog(diagnostics: readonly Diagnostic[], options: RenderOpti
 }
 
 export function renderSarif(diagnostics: readonly Diagnostic[], options: RenderOptions = {}): string {
-  return `${JSON.stringify(sarifLog(diagnostics, options), null, 2)}\n`;
+  return `${terminalJson(sarifLog(diagnostics, options))}\n`;
 }
