@@ -1,7 +1,7 @@
 /**
- * The Node hop's body reader (net/node-hop.ts `readAll`), on real responses from a server on 127.0.0.1: the
- * cap counted on the wire, a reset, and a response that was destroyed before anyone read it (which must reject
- * at once: no event would ever come to settle it).
+ * The Node hop's response (net/node-hop.ts), on real responses from a server on 127.0.0.1: its headers as the
+ * hop reads them, and its body reader (`readAll`): the cap counted on the wire, a reset, and a response that was
+ * destroyed before anyone read it (which must reject at once: no event would ever come to settle it).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,6 +17,17 @@ beforeAll(async () => {
       res.writeHead(200);
       res.write(Buffer.alloc(600, 0x61));
       res.end(Buffer.alloc(600, 0x62));
+    } else if (req.url === "/headers") {
+      // Raw header lines, repeated and in mixed case, as an upstream may send them.
+      res.writeHead(200, [
+        ["Content-Type", "application/json"],
+        ["X-Twice", "one"],
+        ["x-twice", "two"],
+        ["Set-Cookie", "a=1"],
+        ["set-cookie", "b=2"],
+        ["Content-Encoding", "gzip"],
+      ]);
+      res.end();
     } else res.end("hello");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -32,6 +43,21 @@ function get(path: string): Promise<http.IncomingMessage> {
 }
 
 const tooLarge = (): Error => new Error("too large");
+
+describe("the response's headers", () => {
+  it("are read by lower-cased name, repeated ones joined with a comma, and nothing else is a header", async () => {
+    const res = await get("/headers");
+    const headers = toHopResponse(res).headers;
+    res.resume();
+    expect(headers.get("content-type")).toBe("application/json");
+    expect(headers.get("content-encoding")).toBe("gzip");
+    expect(headers.get("x-twice")).toBe("one, two");
+    expect(headers.get("set-cookie")).toBe("a=1, b=2");
+    // What the object holding the headers inherits is not a header.
+    for (const name of ["location", "content-length-x", "constructor", "__proto__", "toString", "hasOwnProperty"])
+      expect(headers.get(name), name).toBeUndefined();
+  });
+});
 
 describe("readAll", () => {
   it("reads a body to its end", async () => {

@@ -5,7 +5,7 @@
  */
 import type http from "node:http";
 import { ToolError } from "../errors.ts";
-import { joinChunks, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
+import { joinChunks, type HeaderLookup, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 /** The hop's headers as Node's request option: a repeated header becomes an array, in order. */
 export function requestHeaders(hop: Hop): Record<string, string | string[]> {
@@ -17,15 +17,29 @@ export function requestHeaders(hop: Hop): Record<string, string | string[]> {
   return headers;
 }
 
+/**
+ * A Node response's headers as a HeaderLookup, read where asked: Node's object already has lower-cased names
+ * and joins repeated headers (set-cookie, kept as an array, is joined here). The hop reads four names at most,
+ * where copying every header into a map cost each response a loop over all of them.
+ */
+class NodeHeaders implements HeaderLookup {
+  readonly #headers: http.IncomingHttpHeaders;
+
+  constructor(headers: http.IncomingHttpHeaders) {
+    this.#headers = headers;
+  }
+
+  get(name: string): string | undefined {
+    const value = Object.hasOwn(this.#headers, name) ? this.#headers[name] : undefined;
+    return value === undefined ? undefined : Array.isArray(value) ? value.join(", ") : value;
+  }
+}
+
 /** A Node response as a HopResponse: lower-cased headers, repeated ones joined with ", ". */
 export function toHopResponse(res: http.IncomingMessage): HopResponse {
-  const responseHeaders = new Map<string, string>();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-  }
   return {
     status: res.statusCode ?? 0,
-    headers: responseHeaders,
+    headers: new NodeHeaders(res.headers),
     body: res,
     readAll: (max, tooLarge) => readAll(res, max, tooLarge),
     discard: () => res.destroy(),

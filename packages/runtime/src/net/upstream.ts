@@ -18,10 +18,15 @@ export interface Hop {
   readonly body: string | null;
 }
 
+/** A response's headers as the hop reads them: by lower-cased name, repeated headers joined with ", ". */
+export interface HeaderLookup {
+  get(name: string): string | undefined;
+}
+
 export interface HopResponse {
   readonly status: number;
-  /** Lower-cased header names; repeated headers joined with ", ". */
-  readonly headers: ReadonlyMap<string, string>;
+  /** Read for a handful of names only (content-length, content-encoding, content-type, location). */
+  readonly headers: HeaderLookup;
   /** The raw (still encoded) body, read lazily. */
   readonly body: AsyncIterable<Uint8Array>;
   /**
