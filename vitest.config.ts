@@ -20,6 +20,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // One test file per core. Vitest's default leaves one core idle (one worker on a 2-core machine), and most
+    // e2e time is spent waiting on the processes a test spawns: on 2 cores the suite took 666 s with two workers
+    // against 843 s with one, every test passing.
+    maxWorkers: "100%",
     projects: [
       {
         extends: true,
