@@ -6,10 +6,11 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorker } from "../../packages/runtime/src/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
+import { failedStart } from "../helpers/worker.ts";
 
 const SPEC = `
 specVersion: 1
@@ -24,26 +25,9 @@ tools:
 const TOKEN = "worker-bearer-token-0123456789";
 const ISSUER = "https://auth.example.test";
 
-/**
- * A request to a worker that fails to start: the client gets a 500 that says only that (the reason names the
- * operator's settings), and the reason goes to the log.
- */
-async function startFailure(
-  worker: ReturnType<typeof createWorker>,
-  request: Request,
-  env: Record<string, string>,
-): Promise<string> {
-  const logged: string[] = [];
-  const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void logged.push(String(line)));
-  try {
-    const response = await worker.fetch(request, env);
-    expect(response.status).toBe(500);
-    expect(await response.text()).toBe("This server could not start; its log says why.\n");
-  } finally {
-    spy.mockRestore();
-  }
-  return logged.join("\n");
-}
+/** What a failed start logged, as one text. */
+const startFailure = async (...args: Parameters<typeof failedStart>): Promise<string> =>
+  (await failedStart(...args)).join("\n");
 
 let jwks: http.Server;
 let jwksUrl: string;

@@ -3,11 +3,12 @@
  * through the fetch transport against a local upstream. The platforms themselves are covered by the runtime
  * suites that run the bundled worker.mjs.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWorker } from "../../packages/runtime/src/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
+import { failedStart } from "../helpers/worker.ts";
 
 let upstream: Upstream;
 
@@ -110,19 +111,11 @@ describe("the fetch-handler entry", () => {
     );
     expect(withSecret).toContain("{{secrets.API_KEY}}");
     const worker = createWorker(compileInProcess(withSecret));
-    const logged: string[] = [];
-    const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void logged.push(String(line)));
-    try {
-      const response = await worker.fetch(
-        new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }),
-        { API_KEY: "short" },
-      );
-      expect(response.status).toBe(500);
-      // The reason is the operator's to read, in the log; a client, who may be anyone, learns only that it failed.
-      expect(await response.text()).toBe("This server could not start; its log says why.\n");
-    } finally {
-      spy.mockRestore();
-    }
+    const logged = await failedStart(
+      worker,
+      new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }),
+      { API_KEY: "short" },
+    );
     expect(logged).toContain(
       "Error: spec.yaml:5:11 secrets[0]: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.",
     );

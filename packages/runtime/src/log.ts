@@ -72,7 +72,7 @@ export function createLogger(
         }),
       // A call is logged at info, warn or error, depending on how it ended.
       logsCalls: enabled("error"),
-      refused: refusalRecords((fields) => json("warn", { event: "refused", ...fields })),
+      refused: enabled("warn") ? refusalRecords((fields) => json("warn", { event: "refused", ...fields })) : () => {},
     };
   }
   const text = (line: string): void => {
@@ -92,18 +92,18 @@ export function createLogger(
       );
     },
     logsCalls: enabled("debug"),
-    // Written at debug only, and bounded as the JSON records are.
-    refused: refusalRecords((fields) => {
-      if (!enabled("debug")) return;
-      const { status, reason, omitted } = fields;
-      write(
-        vault.redactText(
-          omitted === undefined
-            ? `Refused an HTTP request with ${String(status)}: ${String(reason)}`
-            : `Refused ${String(omitted)} more HTTP requests with ${String(status)}: ${String(reason)} (not logged one by one)`,
-        ),
-      );
-    }),
+    // Written at debug only (below it nothing is counted either), and bounded as the JSON records are.
+    refused: enabled("debug")
+      ? refusalRecords(({ status, reason, omitted }) =>
+          write(
+            vault.redactText(
+              omitted === undefined
+                ? `Refused an HTTP request with ${String(status)}: ${String(reason)}`
+                : `Refused ${String(omitted)} more HTTP requests with ${String(status)}: ${String(reason)} (not logged one by one)`,
+            ),
+          ),
+        )
+      : () => {},
   };
 }
 

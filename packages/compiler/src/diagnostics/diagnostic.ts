@@ -129,8 +129,8 @@ export function terminalSafe(text: string): string {
  * them as `\uXXXX` escapes, which are JSON too: the text parses to the same value. (Outside its strings,
  * JSON.stringify's output holds none of them.)
  */
-export function terminalJson(value: unknown, indent = 2): string {
-  return terminalSafe(JSON.stringify(value, null, indent) ?? "null");
+export function terminalJson(value: object | null): string {
+  return terminalSafe(JSON.stringify(value, null, 2));
 }
 
 /**

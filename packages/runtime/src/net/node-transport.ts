@@ -63,11 +63,6 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       process.getBuiltinModule("node:dns").promises.lookup(hostname, { all: true, verbatim: true }));
   const pool = options.pool === false ? null : (options.pool ?? new ConnectionPool());
 
-  /**
-   * Resolves and checks the hop's host. `unresolvableOk` is for hops through a proxy: there the name may
-   * resolve only at the proxy, so a failed lookup is not a refusal (the answer is empty), but an answer that
-   * does come back is still checked.
-   */
   /** An IP literal's one address, checked (a kept verdict, so cheap), or the refusal. */
   function checkedLiteral(host: string, address: string): Checked {
     const verdict = checkAddress(address, options.policy);
@@ -75,6 +70,11 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
     return [{ address, family: address.includes(":") ? 6 : 4 }];
   }
 
+  /**
+   * Resolves and checks the hop's host. `unresolvableOk` is for hops through a proxy: there the name may
+   * resolve only at the proxy, so a failed lookup is not a refusal (the answer is empty), but an answer that
+   * does come back is still checked.
+   */
   async function resolveChecked(
     url: URL,
     ctx: HopContext,
