@@ -160,11 +160,17 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
         );
       let client = clientKey(info.clientAddress ?? "");
       if (auth !== null) {
+        // Failed attempts count against the address, and an address that has spent its limit on them waits out
+        // its minute before any credential of its is checked again, a valid one included: answering the right
+        // guess at once would let guessing go on at full speed (a 429 for each wrong token, a 200 for the right
+        // one), and each attempt would still cost a signature check.
+        const failures = `unauthenticated ${client}`;
+        const locked = options.clientLimit?.waiting(failures, Date.now()) ?? 0;
+        if (locked > 0) return tooMany(locked);
         const verdict = await auth.check(request);
         if (!verdict.ok) {
-          // Failed attempts count against the address, so guessing tokens is held to the same rate.
-          const wait = options.clientLimit?.take(`unauthenticated ${client}`, Date.now()) ?? 0;
-          return wait > 0 ? tooMany(wait) : refuse(verdict.response, "not authenticated");
+          options.clientLimit?.take(failures, Date.now());
+          return refuse(verdict.response, "not authenticated");
         }
         client = verdict.subject;
       }

@@ -240,36 +240,60 @@ interface Stall {
 }
 
 /**
+ * Whether the response can no longer reach its client. The connection's close counts too: a response queued
+ * behind another on a pipelined connection has no socket yet, and when the connection closes Node destroys it
+ * without a `close` (or `finish`) event, so its own state and events never say so.
+ */
+function gone(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  return res.destroyed || req.socket.destroyed;
+}
+
+/**
  * Disconnects the client when the response has not reached `event` (a drain, or its finish) within `stallMs`:
  * a client that reads nothing would otherwise hold the response's memory and its connection, and for a
- * streamed answer its request's body slot, for as long as it keeps the connection open. Resolves on `event` or
- * when the response is gone (a closed socket never drains).
+ * streamed answer its request's body slot, for as long as it keeps the connection open. Resolves on `event`,
+ * when the response or its connection is gone (a closed socket never drains), or when the stall ends it
+ * (a response that never had a socket emits nothing when destroyed).
  */
-function reached(res: http.ServerResponse, event: "drain" | "finish", stall: Stall): Promise<void> {
-  if (res.destroyed || (event === "finish" && res.writableFinished)) return Promise.resolve();
+function reached(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  event: "drain" | "finish",
+  stall: Stall,
+): Promise<void> {
+  if (gone(req, res) || (event === "finish" && res.writableFinished)) return Promise.resolve();
+  const socket = req.socket;
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       stall.onStall();
       res.destroy();
+      done();
     }, stall.ms).unref();
     const done = (): void => {
       clearTimeout(timer);
       res.off(event, done);
       res.off("close", done);
+      socket.off("close", done);
       resolve();
     };
     res.once(event, done);
     res.once("close", done);
+    socket.once("close", done);
   });
 }
 
 /** Writes `bytes` in pieces of at most PIECE_BYTES as the client takes them; false when the response is gone. */
-async function writePieces(res: http.ServerResponse, bytes: Uint8Array, stall: Stall): Promise<boolean> {
+async function writePieces(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  bytes: Uint8Array,
+  stall: Stall,
+): Promise<boolean> {
   for (let offset = 0; offset < bytes.byteLength; offset += PIECE_BYTES) {
-    if (res.destroyed) return false;
-    if (!res.write(bytes.subarray(offset, offset + PIECE_BYTES))) await reached(res, "drain", stall);
+    if (gone(req, res)) return false;
+    if (!res.write(bytes.subarray(offset, offset + PIECE_BYTES))) await reached(req, res, "drain", stall);
   }
-  return !res.destroyed;
+  return !gone(req, res);
 }
 
 async function handle(
@@ -285,10 +309,15 @@ async function handle(
 ): Promise<void> {
   const abort = new AbortController();
   const refused: { value: BodyRefusal | null } = { value: null };
-  // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel.
-  res.on("close", () => {
+  // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel. The
+  // connection's close is heard as well as the response's: a response queued behind another on a pipelined
+  // connection gets no `close` of its own when the connection goes (see `gone`).
+  const socket = req.socket;
+  const cancel = (): void => {
     if (!res.writableFinished) abort.abort();
-  });
+  };
+  res.once("close", cancel);
+  socket.once("close", cancel);
   const method = req.method ?? "GET";
   const body = method !== "GET" && method !== "HEAD" ? readBody(req, ticket, refused) : null;
   try {
@@ -347,25 +376,27 @@ async function handle(
       // request stays in flight until then, so a drain on shutdown waits for the answer to be written.
       ticket?.release();
       if (whole.byteLength <= PIECE_BYTES) res.end(whole);
-      else if (await writePieces(res, whole, stall)) res.end();
-      await reached(res, "finish", stall);
+      else if (await writePieces(req, res, whole, stall)) res.end();
+      await reached(req, res, "finish", stall);
       return;
     }
     res.writeHead(response.status, outHeaders);
     if (response.body) {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        if (!(await writePieces(res, chunk, stall))) break;
+        if (!(await writePieces(req, res, chunk, stall))) break;
         if (abort.signal.aborted) break;
       }
     }
     res.end();
-    await reached(res, "finish", stall);
+    await reached(req, res, "finish", stall);
   } catch (error) {
     if (abort.signal.aborted) return;
     log(`Error: HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
+    // A keep-alive connection serves many requests: each one's listener goes with it.
+    socket.off("close", cancel);
     body?.drop();
     // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
     // connection can finish cleanly.

@@ -80,6 +80,14 @@ export class ClientRateLimit {
     return this.#windows.size;
   }
 
+  /** Seconds `client` has to wait before its next request counts, or 0 when it may make one; counts nothing. */
+  waiting(client: string, now: number): number {
+    if (this.perMinute === 0) return 0;
+    const window = this.#windows.get(client);
+    if (!window || now - window.start >= WINDOW_MS || window.count < this.perMinute) return 0;
+    return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
+  }
+
   /** Seconds to wait, or 0 when the request may proceed. */
   take(client: string, now: number): number {
     if (this.perMinute === 0) return 0;
