@@ -43,6 +43,22 @@ describe("kervanc check on a package with links and pipes in it", () => {
     await rm(join(out, "posts", "README.md"));
   });
 
+  it("reports a linked package folder as changed without reading through it, in every format", async () => {
+    // A pull request can commit servers/<name> as a link to another checkout on the CI machine.
+    const elsewhere = join(root, "elsewhere");
+    await cp(join(pristine, "posts"), elsewhere, { recursive: true });
+    await writeFile(join(elsewhere, "README.md"), "AWS_SECRET_ACCESS_KEY=do-not-print-me\n");
+    const linked = join(root, "linked-out");
+    await mkdir(linked);
+    await symlink(elsewhere, join(linked, "posts"));
+    for (const format of ["text", "markdown", "json"]) {
+      const r = await kervanc(["check", specs, "-o", linked, "--format", format]);
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toContain("do-not-print-me");
+      expect(r.stdout).toContain("a symbolic link on disk, not a package folder; kervanc does not read through it");
+    }
+  });
+
   it("reports a named pipe as changed without waiting on it", async () => {
     execFileSync("mkfifo", [join(out, "posts", "README.md")]);
     const r = await kervanc(["check", specs, "-o", out]);

@@ -9,7 +9,7 @@
  * file name) is not rebuilt unless `force` is set. `check` builds in memory and compares with what is on disk.
  */
 import type { Dirent } from "node:fs";
-import { mkdtemp, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { lstat, mkdtemp, mkdir, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
 import { analyzeSpec } from "./analyze/analyze.ts";
@@ -32,7 +32,7 @@ import { TargetRefusedError, writeTree } from "./emit/swap.ts";
 import { targetState, type TargetState } from "./emit/package-folder.ts";
 import { currentToolchain, KERVANC_VERSION } from "./emit/versions.ts";
 import { findSpecs } from "./load/find-specs.ts";
-import { readRegularFile } from "./load/regular-file.ts";
+import { fileKind, readRegularFile } from "./load/regular-file.ts";
 import { MAX_MANIFEST_BYTES } from "./emit/package-folder.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
@@ -400,10 +400,22 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
     for (const spec of compiled) {
       const files = await emitSpec(spec, stageParent);
       const dir = childOf(options.outDir, spec.folder);
-      const exists = await stat(dir).then(
-        (s) => s.isDirectory(),
-        () => false,
-      );
+      // Not through a link: a committed `servers/<name>` linked to a folder elsewhere on the CI machine must not
+      // get that folder's files printed as diffs (every read below goes through `dir`). Build refuses such a
+      // place; here it is a difference, and nothing in it is read.
+      const place = await lstat(dir).catch(() => null);
+      if (place !== null && !place.isDirectory()) {
+        const note = `${fileKind(place)} on disk, not a package folder; kervanc does not read through it`;
+        packages.push({
+          file: spec.file,
+          folder: spec.folder,
+          exists: true,
+          drift: [{ path: ".", status: "changed", diff: null, note }],
+          surface: null,
+        });
+        continue;
+      }
+      const exists = place !== null;
       const drift = await comparePackage(files, dir);
       let surface: SurfaceChange[] | null = [];
       if (drift.length > 0) {
