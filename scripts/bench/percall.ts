@@ -16,6 +16,7 @@
  *   kervanc      the package's ToolRunner over its real Node transport (address check, pooled keep-alive
  *                connections), and the same with pooling off (a pinned fresh connection per call)
  *   handwritten  node:http with a keep-alive agent, and with a fresh connection per call
+ *   handwritten-safe  tool-safe.ts through the same keep-alive agent (its body collected as chunks)
  *   ...-named    the same two keep-alive clients calling the upstream by host name (`localhost`), where a hop
  *                asks DNS when it opens a connection (kervanc) or Node's agent does (hand-written)
  *
@@ -40,7 +41,7 @@ import type * as Runner from "../../packages/runtime/src/runner.ts";
 import type * as Secrets from "../../packages/runtime/src/secrets.ts";
 import type * as Define from "../../packages/runtime/src/define.ts";
 import { PRIMARY_ARGS, PRIMARY_TOOL, SECRET_NAME, SECRET_VALUE, upstreamBody } from "./gen-specs.ts";
-import { nodeSend } from "./handwritten/send.ts";
+import { nodeSend, nodeSendBytes } from "./handwritten/send.ts";
 import { callTool, type Send } from "./handwritten/tool.ts";
 import { callToolSafely, tokenForms, type SendBytes } from "./handwritten/tool-safe.ts";
 
@@ -281,6 +282,12 @@ if (config.socketPackage !== null && config.upstreamOrigin !== null) {
   variants.push({
     name: "socket/handwritten",
     call: () => callTool(PRIMARY_ARGS, { send: keepAlive, token: undefined, timeoutMs: 10_000 }),
+    calls: config.socketCalls,
+  });
+  const keepAliveBytes = nodeSendBytes(origin, safe.maxResponseBytes);
+  variants.push({
+    name: "socket/handwritten-safe",
+    call: () => callToolSafely(PRIMARY_ARGS, { ...safe, send: keepAliveBytes, token: undefined, forms: [] }),
     calls: config.socketCalls,
   });
   variants.push({

@@ -61,6 +61,7 @@ describe("benchmark smoke run", () => {
       "| kervanc (built package), stub upstream |",
       "| interpreted (same runtime), stub upstream |",
       "| hand-written, loopback upstream, keep-alive |",
+      "| hand-written doing the same safety work (tool-safe.ts), loopback upstream, keep-alive |",
       "| hand-written, loopback upstream, new connection per call |",
       "| kervanc, loopback upstream (its transport: pooled",
       "| kervanc, loopback upstream, pooling off",
