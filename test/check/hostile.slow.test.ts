@@ -66,6 +66,14 @@ const cases: { name: string; bytes: () => Uint8Array | string; code: string; mes
   { name: "exactly 1 MiB + 1 of spaces", bytes: () => " ".repeat(1_048_577), code: "KV1001" },
   { name: "a billion laughs alias bomb", bytes: () => billionLaughs, code: "KV1008" },
   { name: "an alias inside its own anchor", bytes: () => "a: &a [1, *a]\n", code: "KV1012" },
+  {
+    // Under 50 copies, so only the cap on what aliases expand to (text counted by its characters) refuses it.
+    name: "a 30,000-character text aliased 40 times",
+    bytes: () => `a: &a "${"x".repeat(30_000)}"\nb: [${Array(40).fill("*a").join(", ")}]\n`,
+    code: "KV1008",
+    message: /^The YAML aliases expand too much \(to more than 1048576 values and characters of text in all\)/,
+  },
+
   { name: "an alias to a mapping that holds it", bytes: () => "a: &a {b: {c: *a}}\n", code: "KV1012" },
   {
     name: "10,000 nested flow sequences",

@@ -72,6 +72,38 @@ describe("kervanc", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("refuses a billion laughs of empty lists (KV1008) in a process with little memory, and writes nothing", async () => {
+    // yaml's alias count took an empty list for no copy, so this passed the budget and every later walk of its
+    // 10^10 leaves ran out of memory (48 s at 1 GiB). The small heap makes a regression fail in seconds.
+    const bomb = join(dir, "bomb");
+    await mkdir(bomb);
+    const levels = Array.from(
+      { length: 9 },
+      (_, i) => `  l${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(",")}]`,
+    );
+    await writeFile(
+      join(bomb, "bomb.yaml"),
+      [
+        "specVersion: 1",
+        "name: bomb",
+        'version: "1"',
+        "x-laughs:",
+        "  l0: &a0 [[],[],[],[],[],[],[],[],[],[]]",
+        ...levels,
+        "",
+      ].join("\n"),
+    );
+    const out = join(dir, "out-bomb");
+    const r = await kervanc(["build", bomb, "-o", out], {
+      env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=256" },
+    });
+    expect(withoutFrames(r.stderr).split("\n")[0]).toBe(
+      `${join(bomb, "bomb.yaml")}:7:24 - error KV1008: The YAML aliases expand too much (more than 50 copies); write the values out or use fewer aliases.`,
+    );
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("prints diagnostics as a JSON array with --format json", async () => {
     const r = await kervanc(["build", join(dir, "bad"), "-o", join(dir, "out-json"), "--format", "json"]);
     expect(r.code).toBe(1);

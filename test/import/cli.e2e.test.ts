@@ -104,6 +104,47 @@ describe("kervanc import", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("refuses YAML aliases that expand a schema const past the cap, in a process with little memory", async () => {
+    // 773 bytes that stand for 10^8 empty lists once a copy of the const is made: reading shared the value, and
+    // the schema copy (JSON.stringify) ran out of memory. The small heap makes a regression fail in seconds.
+    const levels = Array.from(
+      { length: 7 },
+      (_, i) => `  l${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(",")}]`,
+    );
+    const doc = join(dir, "laughs.yaml");
+    await writeFile(
+      doc,
+      [
+        "openapi: 3.0.3",
+        'info: { title: Laughs, version: "1" }',
+        "servers: [{ url: https://laughs.example.com }]",
+        "x-defs:",
+        "  l0: &a0 [[],[],[],[],[],[],[],[],[],[]]",
+        ...levels,
+        "paths:",
+        "  /lol:",
+        "    post:",
+        "      operationId: postLol",
+        "      requestBody:",
+        "        required: true",
+        "        content:",
+        "          application/json:",
+        "            schema: { type: object, properties: { x: { const: *a7 } } }",
+        "      responses: { '200': { description: OK } }",
+        "",
+      ].join("\n"),
+    );
+    const out = join(dir, "laughs-spec.yaml");
+    const r = await kervanc(["import", doc, "-o", out], {
+      env: { ...PIPED, NODE_OPTIONS: "--max-old-space-size=256" },
+    });
+    expect(r.stderr.split("\n")[0]).toBe(
+      `${doc}:12:16 - error KV7002: The document's YAML aliases expand to more than 33554432 values and characters of text in all; an OpenAPI document shares schemas with $ref, not aliases.`,
+    );
+    expect(r.code).toBe(1);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("shows code frames in a JSON document and in the written spec, coloured only when asked", async () => {
     const old = await kervanc(["import", "fixtures/openapi/hostile/swagger2.json", "-o", join(dir, "old.yaml")], piped);
     expect(old.code).toBe(1);

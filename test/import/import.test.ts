@@ -144,6 +144,51 @@ describe("reading hostile bytes", () => {
     expect(imp("openapi: 3.1.0\na: !!js/function 'x'\n").diagnostics[0]!.code).toBe("KV7002");
   });
 
+  /** `l0` (ten empty lists) and `levels` more levels of ten aliases each to the level before. */
+  const laughs = (levels: number): string[] => [
+    "  l0: &a0 [[],[],[],[],[],[],[],[],[],[]]",
+    ...Array.from({ length: levels }, (_, i) => `  l${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(",")}]`),
+  ];
+  const operation = (schema: string): string =>
+    `servers: [{ url: "https://api.example.com" }]\npaths: { /a: { post: { operationId: a, requestBody: { content: { application/json: { schema: ${schema} } } }, responses: { '200': { description: OK } } } } }\n`;
+  const EXPANDS =
+    "The document's YAML aliases expand to more than 33554432 values and characters of text in all; an OpenAPI document shares schemas with $ref, not aliases.";
+  const VALUES =
+    "The input schema of a, with its $refs inlined, has const, default and enum values of more than 65536 bytes of JSON (the spec's limit). Leave the operation out (--exclude a) or simplify its schemas.";
+
+  it("refuses YAML aliases that expand past the cap at the alias that passes it, used or not", () => {
+    // 10^8 empty lists from eight levels: an alias is charged its anchor's expanded size, empty lists included.
+    const doc = ["openapi: 3.1.0", "x-defs:", ...laughs(7), ""].join("\n");
+    const result = imp(doc + operation("{ type: object }"));
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => [d.code, d.line, d.column, d.message])).toEqual([["KV7002", 10, 16, EXPANDS]]);
+    // A long text counts by its characters: 33 uses of a million characters pass the cap with 33 aliases.
+    const text = `openapi: 3.1.0\nx-t: &t "${"x".repeat(1_000_000)}"\nx-u: [${Array(40).fill("*t").join(", ")}]\n`;
+    expect(imp(text).diagnostics.map((d) => [d.code, d.line, d.message])).toEqual([["KV7002", 3, EXPANDS]]);
+  });
+
+  it("budgets the const, default and enum values it copies, shared by aliases or repeated by $refs", () => {
+    // 10^6 empty lists (3.5 MB as JSON) under the reading cap: copying the value would write all of them out.
+    const head = ["openapi: 3.1.0", "x-defs:", ...laughs(5)].join("\n") + "\n";
+    for (const keyword of ["const: *a5", "default: *a5", "enum: [*a5]"]) {
+      const result = imp(head + operation(`{ type: object, properties: { x: { ${keyword} } } }`));
+      expect(
+        result.diagnostics.map((d) => [d.code, d.message]),
+        keyword,
+      ).toEqual([["KV7007", VALUES]]);
+    }
+    // Each within the budget, but inlined through $refs four times.
+    const big = `"${"x".repeat(20_000)}"`;
+    const refs = imp(
+      "openapi: 3.1.0\n" +
+        operation(
+          "{ type: object, properties: { a: { $ref: '#/components/schemas/Big' }, b: { $ref: '#/components/schemas/Big' }, c: { $ref: '#/components/schemas/Big' }, d: { $ref: '#/components/schemas/Big' } } }",
+        ) +
+        `components: { schemas: { Big: { type: string, const: ${big} } } }\n`,
+    );
+    expect(problems(refs).map((d) => [d.code, d.message])).toEqual([["KV7007", VALUES]]);
+  });
+
   it("says what is wrong with documents that are not OpenAPI 3.0 or 3.1", () => {
     expect(imp("- a\n- b\n").diagnostics[0]!.message).toBe(
       "The document is not an OpenAPI document: its top level is not a mapping.",

@@ -100,11 +100,14 @@ export const CODES = {
   },
   KV1008: {
     severity: "error",
-    summary: "YAML aliases expand beyond the allowed limit (50 copies).",
+    summary:
+      "YAML aliases expand beyond the allowed limits (50 copies; 1,048,576 values and characters of text in all).",
     example: "The YAML aliases expand too much (more than 50 copies); write the values out or use fewer aliases.",
     messages: {
       aliasBudget: (a: { max: number }) =>
         `The YAML aliases expand too much (more than ${a.max} copies); write the values out or use fewer aliases.`,
+      expansionBudget: (a: { max: number }) =>
+        `The YAML aliases expand too much (to more than ${a.max} values and characters of text in all); write the values out or use fewer aliases.`,
     },
   },
   KV1009: {
@@ -950,6 +953,8 @@ export const CODES = {
       selfAlias: (a: { name: string }) =>
         `The alias *${a.name} is inside the node it refers to, which would make the document infinitely deep.`,
       tooManyAliases: (a: { max: number }) => `The document uses more than ${a.max} YAML aliases.`,
+      aliasesExpandTooMuch: (a: { max: number }) =>
+        `The document's YAML aliases expand to more than ${a.max} values and characters of text in all; an OpenAPI document shares schemas with $ref, not aliases.`,
     },
   },
   KV7003: {
@@ -1022,6 +1027,7 @@ export const CODES = {
     messages: {
       // The problems, as thrown while converting; `overLimit` completes them once the operation is known.
       tooManyNodes: (a: { max: number }) => `has more than ${a.max} nodes`,
+      valuesTooLarge: (a: { max: number }) => `has const, default and enum values of more than ${a.max} bytes of JSON`,
       tooDeep: (a: { max: number }) => `is nested deeper than ${a.max} levels`,
       schemaLimit: (a: { problem: string }) => `breaks the spec's schema limits: ${a.problem}`,
       overLimit: (a: { tool: string; problem: string; leaveOut: string }) =>

@@ -5,8 +5,9 @@
  * are those of spec loading, for the same reasons, and the walk to a plain value is spec loading's own
  * (`load/plain.ts`): duplicate keys and tags beyond the core schema are refused (either would make the document
  * mean something other than it shows). Its alias policy here is "uses": an alias stands for the same value as its
- * anchor (no copy), so a "billion laughs" document costs nothing to read; the walks that follow have their own
- * budgets.
+ * anchor (no copy), so reading builds no copies. Later walks do copy (a schema's `const`, `default`, `enum`,
+ * written out as JSON and YAML), so what all aliases expand to is capped here too (MAX_ALIAS_EXPANSION): a
+ * "billion laughs" document is refused at the alias that passes the cap, before any walk expands it.
  */
 import {
   type Document,
@@ -28,6 +29,13 @@ import { CODES, type DiagnosticCode } from "../diagnostics/codes.ts";
 export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
 /** How many aliases a document may use; OpenAPI documents use `$ref`, and a few aliases at most. */
 export const MAX_ALIASES = 1000;
+/**
+ * What all aliases together may expand to (nodes plus characters of text, `load/plain.ts`): as much as the
+ * largest document holds without aliases. Tools that write YAML share repeated objects as aliases, so a real
+ * document may use them a lot; a "billion laughs" passes this at once. The values the import copies as they are
+ * have a budget of their own (`schema.ts`), far below this one.
+ */
+export const MAX_ALIAS_EXPANSION = MAX_DOCUMENT_BYTES;
 
 export interface OpenApiSource {
   readonly file: string;
@@ -132,8 +140,10 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     at(warning.pos[0], "KV7002", CODES.KV7002.messages.parser({ message: firstLine(warning.message) }));
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
 
-  const { value: converted, aliases } = toPlain(doc.contents, { kind: "uses", maxUses: MAX_ALIASES }, (node, problem) =>
-    at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)),
+  const { value: converted, aliases } = toPlain(
+    doc.contents,
+    { kind: "uses", maxUses: MAX_ALIASES, maxExpansion: MAX_ALIAS_EXPANSION },
+    (node, problem) => at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)),
   );
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
   const root = doc.contents as YamlNode | null;
@@ -213,6 +223,8 @@ function walkMessage(problem: WalkProblem): string {
       return M.selfAlias({ name: problem.name });
     case "alias-budget":
       return M.tooManyAliases({ max: MAX_ALIASES });
+    case "expansion-budget":
+      return M.aliasesExpandTooMuch({ max: MAX_ALIAS_EXPANSION });
     case "too-deep":
       return M.tooDeep;
   }

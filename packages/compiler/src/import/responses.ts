@@ -8,9 +8,10 @@
  * It is a proposal: the spec marks it with a comment for review, and the rules are kept simple so a reviewer can
  * predict them.
  */
-import { HTTP_DEFAULTS } from "../analyze/spec-format.ts";
+import { HTTP_DEFAULTS, SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { CODES } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
 
@@ -22,6 +23,8 @@ import { KEYWORD_NAMES } from "./schema.ts";
 export const MAX_TOP_FIELDS = 12;
 export const MAX_NESTED_FIELDS = 8;
 const MAX_SELECT = 1000;
+/** An enum value's length is measured up to here (the most output any spec allows): past it, the estimate is no use. */
+const MAX_HINT = SPEC_LIMITS.maxOutputChars;
 
 /** Field names a select may not read (the compiler refuses them: they name JavaScript object internals). */
 const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype", ...KEYWORD_NAMES]);
@@ -413,7 +416,10 @@ class ShapeReader {
       ...(typeof value["format"] === "string" ? { format: value["format"] } : {}),
       ...(typeof value["maxLength"] === "number" ? { maxLength: value["maxLength"] } : {}),
       ...(enumValues !== null && enumValues.length > 0
-        ? { longestEnum: Math.max(...enumValues.slice(0, 100).map((v) => JSON.stringify(v ?? null).length)) }
+        ? {
+            // Measured, not written out: a shared (aliased) value can be huge as text; a hint needs no more.
+            longestEnum: Math.max(...enumValues.slice(0, 100).map((v) => jsonLengthWithin(v, MAX_HINT) ?? MAX_HINT)),
+          }
         : {}),
     };
     if (nonNull.length > 0 && nonNull.every((t) => SCALARS.has(t)))

@@ -17,6 +17,7 @@
 import { CODES } from "../diagnostics/codes.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { SCHEMA_LIMITS } from "../analyze/schema-limits.ts";
+import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
 import { cleanText, shorten } from "./text.ts";
 
@@ -126,8 +127,15 @@ export class SchemaConverter {
   readonly #resolver: Resolver;
   readonly #version: OpenApiVersion;
   readonly #notes: ConvertNote[];
-  readonly #cache = new Map<string, { schema: JsonSchema; nodes: number }>();
+  readonly #cache = new Map<string, { schema: JsonSchema; nodes: number; valueBytes: number }>();
   #nodes = 0;
+  /**
+   * The JSON bytes of the values copied as they are (`const`, `default`, `enum`), inlined references included.
+   * The node budget does not see inside them, and a document can make one huge by sharing (YAML aliases) or
+   * repeat it through `$ref`s; the spec refuses a schema over SCHEMA_LIMITS.maxBytes anyway, so past that the
+   * import stops before writing them out.
+   */
+  #valueBytes = 0;
   readonly #budget: number;
   readonly #dropped = new Map<string, number>();
 
@@ -168,6 +176,19 @@ export class SchemaConverter {
       throw new ImportProblem("KV7007", path, CODES.KV7007.messages.tooManyNodes({ max: this.#budget }));
   }
 
+  #chargeValueBytes(n: number, path: SpecPath): void {
+    this.#valueBytes += n;
+    if (this.#valueBytes > SCHEMA_LIMITS.maxBytes)
+      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.valuesTooLarge({ max: SCHEMA_LIMITS.maxBytes }));
+  }
+
+  /** `value`, to be copied into the input schema as it is, once its size fits what is left of the budget. */
+  #copied<T>(value: T, path: SpecPath): T {
+    const length = jsonLengthWithin(value, SCHEMA_LIMITS.maxBytes - this.#valueBytes);
+    this.#chargeValueBytes(length ?? SCHEMA_LIMITS.maxBytes + 1, path);
+    return value;
+  }
+
   #convert(schema: unknown, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
     if (typeof schema === "boolean") return schema;
     if (!isPlainObject(schema)) throw new ImportProblem("KV7003", path, CODES.KV7003.messages.schemaNotMapping);
@@ -196,15 +217,16 @@ export class SchemaConverter {
 
     this.#annotation(schema, path, out, "title", "line");
     this.#annotation(schema, path, out, "description", "multiline");
-    if (Object.hasOwn(schema, "default") && schema["default"] !== undefined) out["default"] = schema["default"];
+    if (Object.hasOwn(schema, "default") && schema["default"] !== undefined)
+      out["default"] = this.#copied(schema["default"], [...path, "default"]);
     if (schema["deprecated"] === true) out["deprecated"] = true;
 
     if (Array.isArray(schema["enum"]) && schema["enum"].length > 0) {
-      const values = [...schema["enum"]];
+      const values = [...this.#copied(schema["enum"] as unknown[], [...path, "enum"])];
       if (nullable && !values.includes(null)) values.push(null);
       out["enum"] = values;
     }
-    if (Object.hasOwn(schema, "const")) out["const"] = schema["const"];
+    if (Object.hasOwn(schema, "const")) out["const"] = this.#copied(schema["const"], [...path, "const"]);
     if (typeof schema["format"] === "string" && KNOWN_FORMATS.has(schema["format"])) out["format"] = schema["format"];
 
     for (const key of NUMBER_KEYWORDS) if (typeof schema[key] === "number") out[key] = schema[key];
@@ -383,11 +405,17 @@ export class SchemaConverter {
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
       this.#count(cached.nodes, path);
+      this.#chargeValueBytes(cached.valueBytes, path);
       resolved = cached.schema;
     } else {
       const before = this.#nodes;
+      const bytesBefore = this.#valueBytes;
       resolved = this.#convert(target.value, target.path, [...refs, key], depth);
-      this.#cache.set(key, { schema: resolved, nodes: this.#nodes - before });
+      this.#cache.set(key, {
+        schema: resolved,
+        nodes: this.#nodes - before,
+        valueBytes: this.#valueBytes - bytesBefore,
+      });
     }
     // OpenAPI 3.0 ignores a $ref's siblings; 3.1 (2020-12) applies them next to the referenced schema.
     const siblings = Object.keys(schema).filter((k) => k !== "$ref");

@@ -7,7 +7,8 @@
  * diagnostic per problem and no further checks.
  *
  * The document is turned into a plain value by the walk in `plain.ts` (shared with `kervanc import`; why not
- * `yaml`'s `toJS()` is said there), with the alias budget of `toJS({ maxAliasCount: 50 })`.
+ * `yaml`'s `toJS()` is said there), with the alias budget of `toJS({ maxAliasCount: 50 })` (empty collections
+ * counted) and a cap on how much all aliases together expand to.
  */
 import { createHash } from "node:crypto";
 import {
@@ -30,6 +31,13 @@ import { toPlain, type WalkProblem } from "./plain.ts";
 export const MAX_SPEC_BYTES = SPEC_LIMITS.maxSpecBytes;
 /** Aliases may expand to at most this many copies (`yaml`'s `maxAliasCount`, as Kervan sets it). */
 export const MAX_ALIAS_COUNT = 50;
+/**
+ * All aliases together may expand to at most this much (nodes plus characters of text, `plain.ts`): as much as
+ * the largest spec holds without aliases, so the checks and the emit, which walk the expanded value, do at most
+ * about twice the work of a full-size spec. The copy count alone does not bound it: many anchors, or one long
+ * text, each used 49 times stay under 50 copies.
+ */
+export const MAX_ALIAS_EXPANSION = MAX_SPEC_BYTES;
 
 export interface LoadedSpec {
   /** The file name as given on the command line (relative paths stay relative). */
@@ -184,8 +192,10 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
       ),
     );
 
-  const converted = toPlain(doc.contents, { kind: "expansion", maxCount: MAX_ALIAS_COUNT }, (node, problem) =>
-    place(node.range?.[0], walkFinding(problem)),
+  const converted = toPlain(
+    doc.contents,
+    { kind: "expansion", maxCount: MAX_ALIAS_COUNT, maxExpansion: MAX_ALIAS_EXPANSION },
+    (node, problem) => place(node.range?.[0], walkFinding(problem)),
   );
   if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), text };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
@@ -251,6 +261,8 @@ function walkFinding(problem: WalkProblem): Finding {
       return report("KV1012", [], (m) => m.selfAlias({ name: problem.name }));
     case "alias-budget":
       return report("KV1008", [], (m) => m.aliasBudget({ max: MAX_ALIAS_COUNT }));
+    case "expansion-budget":
+      return report("KV1008", [], (m) => m.expansionBudget({ max: MAX_ALIAS_EXPANSION }));
     case "too-deep":
       return report("KV1009", [], (m) => m.tooDeep);
   }

@@ -9,12 +9,18 @@
  * on stderr. Duplicate keys are found here too, with a set per mapping: `yaml`'s `uniqueKeys` compares every key
  * with every other (60,000 keys took 17 s).
  *
- * The two callers differ only in how aliases are paid for, so that is the parameter:
+ * The two callers differ in how aliases are paid for, so that is the parameter:
  * - `expansion` (specs): `toJS({ maxAliasCount })`'s rule, as Kervan reads specs: an alias costs the number of
- *   copies it would expand to, and the total is capped.
- * - `uses` (OpenAPI documents): an alias stands for the same value as its anchor (no copy), so only the number
- *   of alias uses is capped; a "billion laughs" document costs nothing to read, and the walks that follow have
- *   their own budgets.
+ *   copies it would expand to, and the total is capped. Unlike `yaml`'s own count, an empty list or mapping
+ *   counts as one copy: `yaml` counts it as none, so an alias tree whose leaves are `[]` passed with 10^10 copies.
+ * - `uses` (OpenAPI documents): an alias stands for the same value as its anchor (no copy), so the number of
+ *   alias uses is capped.
+ *
+ * Under both, the value is built with shared values for aliases (cheap), but every later walk that copies or
+ * writes it (JSON.stringify, the checks, emitting a spec) pays for the expansion. So both also cap `maxExpansion`:
+ * what all alias uses together stand for once expanded, each charged the expanded size of its anchor's subtree
+ * (aliases inside it included): one per node, empty lists and mappings too, plus the characters of each text
+ * (keys included), since one long text aliased many times expands as surely as many nodes.
  *
  * Problems are reported as data (`WalkProblem`); each caller words them with its own codes.
  */
@@ -41,8 +47,12 @@ export const CORE_TAGS: ReadonlySet<string> = new Set([
   "tag:yaml.org,2002:seq",
 ]);
 
-export type AliasPolicy =
-  { readonly kind: "expansion"; readonly maxCount: number } | { readonly kind: "uses"; readonly maxUses: number };
+export type AliasPolicy = (
+  { readonly kind: "expansion"; readonly maxCount: number } | { readonly kind: "uses"; readonly maxUses: number }
+) & {
+  /** The most that alias uses together may expand to: nodes plus characters of text (see above). */
+  readonly maxExpansion: number;
+};
 
 export type WalkProblem =
   | { readonly kind: "tag"; readonly tag: string }
@@ -52,12 +62,15 @@ export type WalkProblem =
   | { readonly kind: "no-anchor"; readonly name: string }
   | { readonly kind: "self-alias"; readonly name: string }
   | { readonly kind: "alias-budget" }
+  | { readonly kind: "expansion-budget" }
   | { readonly kind: "too-deep" };
 
 interface AnchorData {
   count: number;
   aliasCount: number;
   res: unknown;
+  /** The node's expanded size (nodes and characters, aliases inside it expanded), set once it is converted. */
+  size: number;
 }
 
 /** Thrown inside the walk to stop it at the first problem that makes the value meaningless. */
@@ -78,12 +91,17 @@ export function toPlain(
   const anchors = new Map<YamlNode, AnchorData>();
   const converting = new Set<YamlNode>();
   let aliasUses = 0;
+  // The expanded size of everything converted so far (aliases charged what they stand for), and the part of it
+  // that alias uses added: the difference of `size` around a node is that node's expanded size.
+  let size = 0;
+  let aliasSize = 0;
   const stop = (node: YamlNode, problem: WalkProblem): never => {
     report(node, problem);
     throw new Stop();
   };
 
-  // yaml's getAliasCount, with aliases resolved from the table above instead of by walking the document.
+  // yaml's getAliasCount, with aliases resolved from the table above instead of by walking the document, and
+  // an empty collection counted as one copy (yaml counts it as none, which let an alias tree of `[]` through).
   const aliasCount = (node: unknown): number => {
     if (isAlias(node)) {
       const target = aliases.get(node);
@@ -96,7 +114,7 @@ export function toPlain(
         const c = isPair(item) ? Math.max(aliasCount(item.key), aliasCount(item.value)) : aliasCount(item);
         if (c > count) count = c;
       }
-      return count;
+      return Math.max(count, 1);
     }
     return 1;
   };
@@ -123,19 +141,24 @@ export function toPlain(
       const target = aliases.get(node);
       if (target === undefined) return stop(node, { kind: "no-anchor", name: node.source });
       if (converting.has(target)) return stop(node, { kind: "self-alias", name: node.source });
-      if (policy.kind === "uses") {
-        if (++aliasUses > policy.maxUses) return stop(node, { kind: "alias-budget" });
-        const data = anchors.get(target);
-        return data !== undefined ? data.res : convert(target);
-      }
+      if (policy.kind === "uses" && ++aliasUses > policy.maxUses) return stop(node, { kind: "alias-budget" });
       let data = anchors.get(target);
       if (data === undefined) {
+        // A target the walk has not converted (an anchored key): convert it for its value and size only, since
+        // the alias is charged below and the key itself is counted where it stands.
+        const before = size;
         convert(target);
+        size = before;
         data = anchors.get(target)!;
       }
-      data.count += 1;
-      if (data.aliasCount === 0) data.aliasCount = aliasCount(target);
-      if (data.count * data.aliasCount > policy.maxCount) return stop(node, { kind: "alias-budget" });
+      if (policy.kind === "expansion") {
+        data.count += 1;
+        if (data.aliasCount === 0) data.aliasCount = aliasCount(target);
+        if (data.count * data.aliasCount > policy.maxCount) return stop(node, { kind: "alias-budget" });
+      }
+      size += data.size;
+      aliasSize += data.size;
+      if (aliasSize > policy.maxExpansion) return stop(node, { kind: "expansion-budget" });
       return data.res;
     }
     const yamlNode = node as YamlNode;
@@ -143,13 +166,19 @@ export function toPlain(
     // "expansion" only anchored ones, as toJS() does.
     const remembered =
       (isScalar(yamlNode) || isCollection(yamlNode)) && (policy.kind === "uses" || yamlNode.anchor)
-        ? { count: 1, aliasCount: 0, res: undefined as unknown }
+        ? { count: 1, aliasCount: 0, res: undefined as unknown, size: 0 }
         : null;
     if (remembered) anchors.set(yamlNode, remembered);
+    const start = size;
+    size += 1;
     if (isScalar(yamlNode)) {
       checkTag(yamlNode);
       const value = (yamlNode as Scalar).value;
-      if (remembered) remembered.res = value;
+      if (typeof value === "string") size += value.length;
+      if (remembered) {
+        remembered.res = value;
+        remembered.size = size - start;
+      }
       return value;
     }
     if (isMap(yamlNode)) {
@@ -165,6 +194,7 @@ export function toPlain(
           continue;
         }
         seen.add(key);
+        size += key.length;
         // Own, enumerable data properties even for "__proto__": the key stays data and never sets a prototype.
         Object.defineProperty(out, key, {
           value: convert(pair.value),
@@ -174,6 +204,7 @@ export function toPlain(
         });
       }
       converting.delete(yamlNode);
+      if (remembered) remembered.size = size - start;
       return out;
     }
     if (isSeq(yamlNode)) {
@@ -183,6 +214,7 @@ export function toPlain(
       converting.add(yamlNode);
       for (const item of yamlNode.items) out.push(convert(item));
       converting.delete(yamlNode);
+      if (remembered) remembered.size = size - start;
       return out;
     }
     return null;
