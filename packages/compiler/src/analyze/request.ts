@@ -36,6 +36,11 @@ export const RESERVED_HEADERS = new Set([
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const TOKEN = (n: number): string => `__kervan_template_${n}__`;
 const TOKEN_RE = /__kervan_template_(\d+)__/g;
+/**
+ * The tokens' prefix as the URL parser could come to read it from literal text: it drops tabs and line breaks
+ * anywhere in a URL and lower-cases the host. Literal text that reads so would pass for a token (KV3019).
+ */
+const RESERVED_TOKEN = new RegExp([..."__kervan_template_"].join("[\\t\\n\\r]*"), "i");
 
 export interface ParsedUrl {
   readonly protocol: "https:" | "http:";
@@ -78,6 +83,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   const refs: { ref: TemplateRef; path: SpecPath; offset?: number; length?: number }[] = [];
   const lookAlikes: { path: SpecPath; lookAlike: LookAlike }[] = [];
   let urlRefOffsets: readonly number[] = [];
+  let urlRefLengths: readonly number[] = [];
   const parse = (source: string, path: SpecPath): Template | null => {
     const parsed = parseTemplate(source);
     if (!parsed.ok) {
@@ -102,7 +108,10 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
         n++;
       }
     }
-    if (path === urlPath) urlRefOffsets = parsed.refOffsets;
+    if (path === urlPath) {
+      urlRefOffsets = parsed.refOffsets;
+      urlRefLengths = parsed.refLengths;
+    }
     return parsed.template;
   };
 
@@ -148,6 +157,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
         http.url,
         urlTemplate,
         urlRefOffsets,
+        urlRefLengths,
         urlPath,
         { allowInsecureHttp: http.allowInsecureHttp, sendsSecrets, devLoopbackHttp: http.devLoopbackHttp === true },
         out,
@@ -243,10 +253,23 @@ function parseUrl(
   source: string,
   template: Template,
   refOffsets: readonly number[],
+  refLengths: readonly number[],
   at: SpecPath,
   opts: { allowInsecureHttp: boolean; sendsSecrets: boolean; devLoopbackHttp: boolean },
   out: Finding[],
 ): ParsedUrl | null {
+  // The tokens below are told from the URL's own text by their spelling, so the text must not have it: each
+  // reference is blanked out (same length, so offsets stay those of the source) and the rest searched.
+  let literal = source;
+  refOffsets.forEach((offset, n) => {
+    const length = refLengths[n] ?? 0;
+    literal = literal.slice(0, offset) + " ".repeat(length) + literal.slice(offset + length);
+  });
+  const reserved = RESERVED_TOKEN.exec(literal);
+  if (reserved !== null) {
+    out.push(report("KV3019", at, (m) => m.reserved, { offset: reserved.index, length: reserved[0].length }));
+    return null;
+  }
   // Each reference becomes a token the URL parser keeps as text, so the parsed URL shows where each one landed.
   const refs: TemplateRef[] = [];
   let tokenized = "";
@@ -306,8 +329,14 @@ function parseUrl(
   for (const match of url.pathname.matchAll(TOKEN_RE)) {
     if (match.index > last) parts.push({ kind: "text", text: url.pathname.slice(last, match.index) });
     const n = Number(match[1]);
+    const ref = refs[n];
+    // Each token was placed once, by the loop above; anything else did not come from it.
+    if (ref === undefined || seen.has(n)) {
+      fail(report("KV3019", at, (m) => m.reserved));
+      return null;
+    }
     seen.add(n);
-    parts.push({ kind: "ref", ref: refs[n]! });
+    parts.push({ kind: "ref", ref });
     last = match.index + match[0].length;
   }
   if (last < url.pathname.length) parts.push({ kind: "text", text: url.pathname.slice(last) });

@@ -491,6 +491,16 @@ export const CODES = {
         `The URL's path drops ${a.ref}: a ".." segment after it removes it. Write the path without "..".`,
     },
   },
+  KV3019: {
+    severity: "error",
+    summary: "The URL contains __kervan_template_, text kervanc reserves for the templates it places in a URL.",
+    example:
+      "The URL contains __kervan_template_, which kervanc uses to mark where each template goes while it reads the URL. Percent-encode a character of it (%5F for _) if the upstream really has it.",
+    messages: {
+      reserved:
+        "The URL contains __kervan_template_, which kervanc uses to mark where each template goes while it reads the URL. Percent-encode a character of it (%5F for _) if the upstream really has it.",
+    },
+  },
 
   KV4001: {
     severity: "error",
