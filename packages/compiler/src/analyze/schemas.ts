@@ -16,8 +16,8 @@
  *   - KV5016: any other unknown keyword (`example`, `x-order`): an annotation, published but not checked;
  *   - KV5012: an unknown `format`: not checked, every string passes (2020-12 treats formats as annotations);
  *   - KV5013: the rest of Ajv's strict mode: `required` naming a property `properties` does not declare,
- *     `minLength` without `type: string`, a tuple without `minItems`, `then` without `if`, a property that
- *     also matches a `patternProperties` pattern.
+ *     `minLength` without `type: string`, a tuple without `minItems`, `then` without `if`. (Not a property that
+ *     also matches a `patternProperties` pattern: finding it runs the spec's regexes at build time; see newAjv.)
  */
 import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
@@ -133,6 +133,11 @@ export function newAjv(warn: (message: string) => void = () => {}): Ajv2020 {
     strictRequired: "log",
     // `type: [string, number]` is valid JSON Schema, not a mistake.
     allowUnionTypes: true,
+    // Strict mode would test every `patternProperties` pattern against every name in `properties` at build time:
+    // spec regexes against spec strings in a backtracking engine, so `^(a+)+$` and a name of 30 `a`s and a `!`
+    // would take minutes to build. That finding (a name that also matches a pattern, which is valid JSON Schema)
+    // is not reported.
+    allowMatchingProperties: true,
     logger: { log() {}, warn: (m: unknown) => warn(String(m)), error() {} },
     code: { source: true, esm: true, lines: true, formats: _`__kervanc_ajv.formats` },
   });
