@@ -12,6 +12,7 @@
  *   - KV5007: `$async`, which would make validation asynchronous (the server validates synchronously);
  *   - KV5014: the schema is not valid 2020-12 (`type: strin`, `minimum: "1"`);
  *   - KV5015: Ajv cannot compile it (an invalid regular expression, a `$ref` to nothing);
+ *   - KV5017: `__proto__` in `properties` or `patternProperties`, a name Ajv skips, so nothing would check it;
  * - warnings, because the schema works but something in it is ignored or probably not as meant:
  *   - KV5016: any other unknown keyword (`example`, `x-order`): an annotation, published but not checked;
  *   - KV5012: an unknown `format`: not checked, every string passes (2020-12 treats formats as annotations);
@@ -138,6 +139,10 @@ export function newAjv(warn: (message: string) => void = () => {}): Ajv2020 {
     // would take minutes to build. That finding (a name that also matches a pattern, which is valid JSON Schema)
     // is not reported.
     allowMatchingProperties: true,
+    // Properties are the object's own: without this, an argument object without `constructor` (or `toString`,
+    // `hasOwnProperty`...) is checked against the member Object.prototype gives it, and `required: [constructor]`
+    // is met by every object. The generated validators test `hasOwnProperty` and walk `Object.keys`.
+    ownProperties: true,
     logger: { log() {}, warn: (m: unknown) => warn(String(m)), error() {} },
     code: { source: true, esm: true, lines: true, formats: _`__kervanc_ajv.formats` },
   });
@@ -221,6 +226,22 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           // Ajv refuses keyword names it cannot register (spaces, leading digits); in "log" strict mode it then
           // ignores them on its own, which is what we want.
         }
+      }
+      // Ajv drops "__proto__" from these maps (its allSchemaProperties), so the subschema would check nothing.
+      if (
+        (key === "properties" || key === "patternProperties") &&
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        Object.hasOwn(value, "__proto__")
+      ) {
+        const what = key === "properties" ? "property" : "pattern";
+        findings.push(
+          report("KV5017", [...where, "__proto__"], (m) =>
+            m.protoName({ keyword: key, at: pointer([...path, key, "__proto__"]), what }),
+          ),
+        );
+        fatal = true;
       }
       if (key === "$async") {
         findings.push(report("KV5007", where, (m) => m.async({ at: ptr })));

@@ -704,6 +704,17 @@ export const CODES = {
         `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).${a.hint}`,
     },
   },
+  KV5017: {
+    severity: "error",
+    summary:
+      'A schema names "__proto__" in properties or patternProperties: Ajv skips that name, so nothing checks it.',
+    example:
+      '"__proto__" in properties would never be checked: Ajv, which writes the validators, skips that name (at #/properties/__proto__). Rename the property.',
+    messages: {
+      protoName: (a: { keyword: string; at: string; what: string }) =>
+        `"__proto__" in ${a.keyword} would never be checked: Ajv, which writes the validators, skips that name (at ${a.at}). Rename the ${a.what}.`,
+    },
+  },
 
   KV6001: {
     severity: "error",
