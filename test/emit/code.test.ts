@@ -5,7 +5,15 @@
 import vm from "node:vm";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Code, jsonText, lineComment, literal, readableLiteral, ts } from "../../packages/compiler/src/emit/code.ts";
+import {
+  Code,
+  jsonText,
+  lineComment,
+  literal,
+  MAX_LAYOUT_DEPTH,
+  readableLiteral,
+  ts,
+} from "../../packages/compiler/src/emit/code.ts";
 
 const hostile = {
   name: '"; process.exit(1); //',
@@ -91,5 +99,48 @@ describe("literal and readableLiteral", () => {
 
   it("keeps comment text on one line", () => {
     expect(lineComment("a\nb\u2028c").text).toBe("// a\\u000ab\\u2028c");
+  });
+});
+
+describe("deep values and invisible characters", () => {
+  /** `{a: {a: ... 1}}`, `levels` objects deep. */
+  const chain = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let i = 0; i < levels; i++) value = { a: value };
+    return value;
+  };
+
+  it("lays out a value hundreds of levels deep in text linear in its depth", () => {
+    // A request body nests this deep in YAML; indenting every level wrote half a megabyte for it.
+    for (const write of [(v: unknown) => jsonText(v), (v: unknown) => readableLiteral(v)]) {
+      const code = write(chain(500));
+      expect(code.text.length).toBeLessThan(20 * 500);
+      expect(code.text.split("\n").every((line) => line.length - line.trimStart().length <= 2 * MAX_LAYOUT_DEPTH)).toBe(
+        true,
+      );
+    }
+    const text = jsonText(chain(500)).text;
+    expect(JSON.parse(vm.runInNewContext(text) as string)).toEqual(chain(500));
+  });
+
+  it("escapes bidirectional controls, separators and other invisible characters, keeping the value", () => {
+    const value = {
+      "mode\u202e\u2066": ["safe\u202e\u2066", "x\u2028y\u2029", "\u200b\u200e\u200f\u061c\ufeff\u0085\u{e0041}"],
+    };
+    const invisible = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+    for (const code of [
+      literal(value),
+      readableLiteral(value),
+      readableLiteral(value, 10),
+      jsonText(value),
+      ts`x(${value})`,
+    ]) {
+      expect(code.text).not.toMatch(invisible);
+    }
+    expect(evaluate(literal(value)).value).toEqual(value);
+    expect(evaluate(readableLiteral(value, 10)).value).toEqual(value);
+    expect(JSON.parse(vm.runInNewContext(jsonText(value).text) as string)).toEqual(value);
+    expect(literal("\u202e").text).toBe('"\\u202e"');
+    expect(lineComment("a\u202eb\u2066").text).toBe("// a\\u202eb\\u2066");
   });
 });

@@ -281,8 +281,10 @@ function checkTool(
 }
 
 function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {
-  const limits = checkSchemaLimits(schema, at);
-  out.push(...limits);
+  const found = checkSchemaLimits(schema, at);
+  out.push(...found);
+  // Hidden characters in a name or value are a warning (KV5018): the schema is built as it is.
+  const limits = found.filter((f) => f.code !== "KV5018");
   // Hidden characters in a title do not stop Ajv; a schema over a limit (or with a remote $ref) is not given to it.
   if (limits.some((f) => f.code !== "KV2010")) return null;
   const result = checkAndCompileSchema(schema, at);

@@ -97,6 +97,46 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
           }
         }
       }
+      // Names and values the model reads as they are, which the README and the generated code show escaped:
+      // a warning, not an error like a title's (an upstream API can really expect such a value).
+      if (key === "properties" && child !== null && typeof child === "object" && !Array.isArray(child)) {
+        for (const name of Object.keys(child)) {
+          const problem = visibleTextProblem(name, "line");
+          if (problem) {
+            const at = pointer([...childPath, name]);
+            add(
+              report(
+                "KV5018",
+                [...where, name],
+                (m) => m.hiddenValue({ what: "A property name", problem: problem.message, at }),
+                { atKey: true },
+              ),
+            );
+          }
+        }
+      }
+      if ((key === "enum" && Array.isArray(child)) || key === "const") {
+        const values = Array.isArray(child) && key === "enum" ? child : [child];
+        values.forEach((value, i) => {
+          const problem = typeof value === "string" ? visibleTextProblem(value, "line") : null;
+          if (problem) {
+            const valuePath = key === "enum" ? [...childPath, i] : childPath;
+            add(
+              report(
+                "KV5018",
+                [...at, ...valuePath],
+                (m) =>
+                  m.hiddenValue({
+                    what: key === "enum" ? "An enum value" : "The const value",
+                    problem: problem.message,
+                    at: pointer(valuePath),
+                  }),
+                { offset: problem.offset },
+              ),
+            );
+          }
+        });
+      }
       if ((key === "title" || key === "description") && typeof child === "string") {
         const problem = visibleTextProblem(child, key === "description" ? "multiline" : "line");
         if (problem) {

@@ -4,7 +4,8 @@
  * The library accepts unknown function names, wrong arity and a plain value where an `&expression` belongs,
  * and fails only when the expression runs, which in a server means every call fails. These are build errors
  * here. Field names that reach into JavaScript's object model are refused, and padding widths must be literal
- * numbers within a bound, so an expression cannot ask for a huge string.
+ * numbers within a bound, so an expression cannot ask for a huge string. The tree may nest at most
+ * `MAX_SELECT_DEPTH` levels.
  */
 import { tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
@@ -16,25 +17,54 @@ import { acceptedTypes, describeTypes, inferType } from "./select-types.ts";
 export const MAX_PAD_WIDTH = 10_000;
 const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype"]);
 
+/**
+ * How many levels the tree may nest (a root-to-leaf path, the root included). The tree is written into the
+ * tool's module, laid out a level per indent, and a 1000-character chain such as `!!!…!a` nests 1000 levels:
+ * 3 MB of module and seconds of build for one tool. Ordinary expressions nest a dozen levels or fewer. The
+ * interpreter visits at most one node per level of the tree at once, so an expression within this bound never
+ * meets the interpreter's own nesting cap (`SELECT_MAX_NESTING`, 256), which stays the guard at run time.
+ */
+export const MAX_SELECT_DEPTH = 64;
+
 type AnyNode = { readonly type: string; readonly [key: string]: unknown };
 
 export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], expression = ""): void {
   const positions = new TokenPositions(expression);
-  const visit = (node: AnyNode): void => {
+  // The deepest level, and where the tree first goes past the bound: the first name (field, key or function)
+  // at or below the first node too deep, the nearest place the AST can be tied to the text.
+  let deepest = 0;
+  let tooDeep: { offset: number | undefined } | null = null;
+  const visit = (node: AnyNode, depth: number): void => {
+    deepest = Math.max(deepest, depth);
     const field = node.type === "Field" || node.type === "KeyValuePair" ? node["name"] : undefined;
     // Claimed for every field, refused or not, so the n-th occurrence of a name gets the n-th token's offset.
     const offset = typeof field === "string" ? positions.next(field, "name") : undefined;
+    const call = node.type === "Function" ? positions.next(String(node["name"]), "call") : undefined;
+    if (depth > MAX_SELECT_DEPTH && tooDeep === null) tooDeep = { offset: undefined };
+    if (tooDeep !== null && tooDeep.offset === undefined) tooDeep.offset = offset ?? call;
     if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
       const what = node.type === "Field" ? "reads the field" : "builds the key";
       out.push(report("KV6005", at, (m) => m.internals({ what, field }), offset === undefined ? {} : { offset }));
     }
-    if (node.type === "Function") checkCall(node, at, out, positions.next(String(node["name"]), "call"));
+    if (node.type === "Function") checkCall(node, at, out, call);
     for (const value of childrenInSourceOrder(node)) {
-      if (Array.isArray(value)) for (const child of value) if (isNode(child)) visit(child);
-      if (isNode(value)) visit(value);
+      if (Array.isArray(value)) for (const child of value) if (isNode(child)) visit(child, depth + 1);
+      if (isNode(value)) visit(value, depth + 1);
     }
   };
-  visit(ast as unknown as AnyNode);
+  visit(ast as unknown as AnyNode, 1);
+  const deep = tooDeep as { offset: number | undefined } | null;
+  if (deep !== null) {
+    const offset = deep.offset;
+    out.push(
+      report(
+        "KV6010",
+        at,
+        (m) => m.tooDeep({ depth: deepest, max: MAX_SELECT_DEPTH }),
+        offset === undefined ? {} : { offset },
+      ),
+    );
+  }
 }
 
 /**

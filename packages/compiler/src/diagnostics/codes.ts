@@ -715,6 +715,16 @@ export const CODES = {
         `"__proto__" in ${a.keyword} would never be checked: Ajv, which writes the validators, skips that name (at ${a.at}). Rename the ${a.what}.`,
     },
   },
+  KV5018: {
+    severity: "warning",
+    summary: "A property name or enum value contains an invisible or control character.",
+    example:
+      "An enum value contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it. (at #/properties/kind/enum/0)",
+    messages: {
+      // The problem is KV2010's text (visible-text.ts): names and enum values are not refused, as a title is.
+      hiddenValue: (a: { what: string; problem: string; at: string }) => `${a.what} ${a.problem} (at ${a.at})`,
+    },
+  },
 
   KV6001: {
     severity: "error",
@@ -802,6 +812,16 @@ export const CODES = {
     messages: {
       sometimesFits: (a: { returns: string; schemaType: string; others: string }) =>
         `select returns ${a.returns}, and the output schema has ${a.schemaType}: calls fail whenever it returns ${a.others}.`,
+    },
+  },
+  KV6010: {
+    severity: "error",
+    summary: "output.select nests deeper than 64 levels.",
+    example:
+      "select nests 65 levels deep; at most 64 are allowed (each operator, `.`, bracket, function call and hash key adds one).",
+    messages: {
+      tooDeep: (a: { depth: number; max: number }) =>
+        `select nests ${a.depth} levels deep; at most ${a.max} are allowed (each operator, \`.\`, bracket, function call and hash key adds one).`,
     },
   },
 

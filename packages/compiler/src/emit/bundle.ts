@@ -13,6 +13,7 @@
  */
 import * as esbuild from "esbuild";
 import { isAbsolute, join, resolve, sep } from "node:path";
+import { escapeInvisible } from "./code.ts";
 import type { RuntimeTarget } from "./targets.ts";
 import { LIBRARY_BASE, RESOLVE_FROM, resolutionPaths, VENDOR_MODULES } from "./versions.ts";
 
@@ -115,7 +116,19 @@ export async function bundleServer(stageDir: string, target: RuntimeTarget, head
     if (imports.length > 0)
       throw new Error(`The ${target.file} bundle must import nothing, but it imports ${imports.join(", ")}.`);
   }
-  return { code: file.text, inputs: contributions(result.metafile, stageDir, null, stageDir) };
+  return { code: visibleBundle(file.text), inputs: contributions(result.metafile, stageDir, null, stageDir) };
+}
+
+/**
+ * esbuild's output with invisible characters written as `\uXXXX` (code.ts, `escapeInvisible`). The sources hold
+ * such characters only as escapes, but with `charset: "utf8"` esbuild prints a string's characters as they are,
+ * so a bidirectional override in an enum value came back raw in `server.mjs` (U+2028, U+2029 and U+FEFF it keeps
+ * escaped). In esbuild's output they can only be inside strings, template and regular expression literals and
+ * comments, where an escape has the same value. (The runtime and the bundled libraries hold none: the golden
+ * bundles are the same with and without this; a tagged template's raw text would be the one place it shows.)
+ */
+function visibleBundle(code: string): string {
+  return escapeInvisible(code);
 }
 
 /** The name esbuild gives the in-memory entry of the Ajv helpers (it is only re-exports, generated here). */
@@ -143,7 +156,7 @@ export async function bundleAjvRuntime(entrySource: string, banner: string): Pro
   const file = result.outputFiles[0];
   if (!file) throw new Error("esbuild produced no output for the Ajv helpers.");
   // Path comments name where each helper came from; keep them free of machine-specific folders.
-  const code = file.text.replace(/^\/\/ .*node_modules\//gm, "// node_modules/");
+  const code = visibleBundle(file.text.replace(/^\/\/ .*node_modules\//gm, "// node_modules/"));
   return { code, inputs: contributions(result.metafile, LIBRARY_BASE, AJV_ENTRY, null) };
 }
 

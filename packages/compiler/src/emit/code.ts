@@ -10,6 +10,11 @@
  * `literal()` is JSON.stringify with one difference that matters in JavaScript: an object key `__proto__`
  * would set the prototype of an object literal instead of creating a property, so it is written as the
  * computed key `["__proto__"]`, which always creates an own property.
+ *
+ * Every writer here also writes the characters a reader cannot see as `\uXXXX` escapes (`escapeInvisible`):
+ * bidirectional controls, zero-width and other format characters, line and paragraph separators, C1 controls.
+ * JSON.stringify leaves them raw inside strings, where a right-to-left override makes a reviewed line read
+ * differently from what it holds. They occur only inside string literals, so the escape keeps the value.
  */
 
 export class Code {
@@ -25,6 +30,33 @@ export class Code {
 export type Literal =
   null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal | undefined };
 
+/**
+ * The characters written as escapes: controls (C0 and C1; tab and line feed are the layout's own, and inside a
+ * string JSON.stringify has already escaped them), format characters (bidirectional controls U+202A-U+202E,
+ * U+2066-U+2069, U+200E, U+200F, U+061C, zero-width characters, the BOM, tag characters), line and paragraph
+ * separators, and the blank fillers the visible-text rule refuses (visible-text.ts).
+ */
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800\u180e]/gu;
+
+/**
+ * One `\uxxxx` per UTF-16 unit (lower-case hex, as JSON.stringify writes control characters), so a character
+ * beyond the BMP becomes a surrogate pair, valid in JSON and in JavaScript.
+ */
+function unitEscapes(c: string): string {
+  let out = "";
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
+}
+
+/**
+ * JSON or JavaScript text with every invisible character (`INVISIBLE`) written as `\uXXXX`. Only for text in
+ * which such characters can occur inside string, template or regular expression literals or comments alone
+ * (JSON.stringify's output, Ajv's standalone code, esbuild's bundles): there an escape has the same value.
+ */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, unitEscapes);
+}
+
 export function literal(value: unknown): Code {
   return writeLiteral(value, 0);
 }
@@ -32,8 +64,8 @@ export function literal(value: unknown): Code {
 function writeLiteral(value: unknown, indent: number): Code {
   const json = indent === 0 ? JSON.stringify(value) : JSON.stringify(value, null, indent);
   if (json === undefined) throw new TypeError("literal(): the value cannot be written as JSON.");
-  if (!json.includes('"__proto__"')) return new Code(json);
-  return new Code(writeValue(value, indent, ""));
+  if (!json.includes('"__proto__"')) return new Code(escapeInvisible(json));
+  return new Code(escapeInvisible(writeValue(value, indent, "")));
 }
 
 function writeValue(value: unknown, indent: number, pad: string): string {
@@ -66,7 +98,7 @@ function writeValue(value: unknown, indent: number, pad: string): string {
 export function readableLiteral(value: unknown, width = 120, indent = 0): Code {
   if (JSON.stringify(value) === undefined)
     throw new TypeError("readableLiteral(): the value cannot be written as JSON.");
-  return new Code(writeReadable(value, indent, width));
+  return new Code(escapeInvisible(writeReadable(value, indent, width)));
 }
 
 /**
@@ -79,7 +111,8 @@ export function readableLiteral(value: unknown, width = 120, indent = 0): Code {
  */
 export function jsonText(value: unknown, width = 120): Code {
   if (JSON.stringify(value) === undefined) throw new TypeError("jsonText(): the value cannot be written as JSON.");
-  const json = writeReadable(value, 0, width, (key) => JSON.stringify(key));
+  // The escapes are JSON's: the literal's value holds `\u202E` as six characters, which JSON.parse reads back.
+  const json = escapeInvisible(writeReadable(value, 0, width, (key) => JSON.stringify(key)));
   return new Code(`\`${json.replace(/[\\`$]/g, (c) => `\\${c}`)}\``);
 }
 
@@ -97,12 +130,20 @@ function members(value: object): [string, unknown][] {
   return Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== "function" && typeof v !== "symbol");
 }
 
-/** The one-line form, or null as soon as it would exceed `budget` characters. */
+/**
+ * The one-line form, or null as soon as it would exceed `budget` characters. It stops as soon as the budget is
+ * spent, so it reads at most about `budget` characters' worth of the value however deep or long the value is
+ * (before, it walked on down a deep value with a negative budget, so laying out a chain n levels deep cost n^2).
+ */
 function flat(value: unknown, budget: number, keyOf: KeyWriter): string | null {
+  // The shortest forms: `[]`, `{}`, `""`, `0`.
+  if (budget < 1) return null;
+  if (typeof value === "string" && value.length + 2 > budget) return null;
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value) ?? "null";
     return text.length <= budget ? text : null;
   }
+  if (budget < 2) return null;
   const parts: string[] = [];
   let used = 4;
   if (Array.isArray(value)) {
@@ -124,9 +165,18 @@ function flat(value: unknown, budget: number, keyOf: KeyWriter): string | null {
   return parts.length === 0 ? "{}" : `{ ${parts.join(", ")} }`;
 }
 
+/**
+ * How many levels `writeReadable` indents. Below that a value is written on one line: indenting every level of a
+ * value nested hundreds deep (a request body, which YAML lets nest about 500 levels) wrote text quadratic in its
+ * depth, half a megabyte for a 4 KB body. A schema nests at most 32 levels (schema-limits.ts), so only the last
+ * levels of the deepest schema, below a tool's listing or plan, share a line.
+ */
+export const MAX_LAYOUT_DEPTH = 32;
+
 function writeReadable(value: unknown, indent: number, width: number, keyOf: KeyWriter = readableKey): string {
   // A scalar is written whole, however long: only arrays and objects can be broken over lines.
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (indent >= 2 * MAX_LAYOUT_DEPTH) return flat(value, Infinity, keyOf)!;
   const one = flat(value, Math.max(0, width - indent), keyOf);
   if (one !== null) return one;
   const pad = " ".repeat(indent + 2);
@@ -166,12 +216,12 @@ export function lineComment(text: string): Code {
   return new Code(`// ${oneLine(text)}`);
 }
 
-/** The text of a comment on one line: line terminators and other control characters escaped as `\uXXXX`. */
+/**
+ * The text of a comment on one line: line terminators, other control characters and the invisible characters
+ * of `escapeInvisible` escaped as `\uXXXX`.
+ */
 function oneLine(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeInvisible(text.replace(/[\t\n]/g, unitEscapes));
 }
 
 /** A `#` comment (for .gitattributes), on one line. */

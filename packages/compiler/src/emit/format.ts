@@ -4,6 +4,7 @@
  */
 import * as esbuild from "esbuild";
 import * as prettier from "prettier";
+import { escapeInvisible } from "./code.ts";
 
 /** The repository's .prettierrc.json holds the same (a test compares them), so `npm run format` agrees. */
 export const OPTIONS: prettier.Options = {
@@ -40,7 +41,9 @@ export function format(text: string, parser: FileKind): Promise<string> {
 
 /**
  * Ajv's standalone validators are large and entirely machine-written: esbuild's printer (exactly pinned, like
- * prettier) lays them out in a consistent, readable form in a fraction of prettier's time.
+ * prettier) lays them out in a consistent, readable form in a fraction of prettier's time. With `charset: "utf8"`
+ * the printer writes a string's `\u202E` back as the raw character, so the invisible ones are escaped again
+ * (code.ts, `escapeInvisible`; as in bundle.ts).
  */
 export async function formatGeneratedJs(text: string): Promise<string> {
   const result = await esbuild.transform(text, {
@@ -51,5 +54,5 @@ export async function formatGeneratedJs(text: string): Promise<string> {
     target: "es2022",
     legalComments: "inline",
   });
-  return result.code;
+  return escapeInvisible(result.code);
 }

@@ -12,9 +12,16 @@
  * Each reported error is then shortened to one call of the `addError` helper from the same file
  * (validator-errors.ts says why and when), which is what keeps a validator small, and bookkeeping nothing in the
  * module reads is left out (validator-bookkeeping.ts).
+ *
+ * Ajv writes schema strings (property names, enum values, patterns) with JSON.stringify, which leaves bidirectional
+ * controls and other invisible characters raw; they are written as `\uXXXX` (code.ts, `escapeInvisible`). Ajv's
+ * output holds them only inside string literals (its one comment, for an `$id`, is removed here and `$id` is
+ * refused), so the escape keeps every value. (esbuild's printer, which lays the module out, writes them raw
+ * again, and format.ts escapes them once more.)
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { CompiledSchema } from "../analyze/schemas.ts";
+import { escapeInvisible } from "./code.ts";
 import { dropUnusedBookkeeping } from "./validator-bookkeeping.ts";
 import { ADD_ERROR, shareErrorBlocks } from "./validator-errors.ts";
 
@@ -91,6 +98,7 @@ export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   const shared = shareErrorBlocks(code, AJV_RUNTIME_IMPORT);
   code = dropUnusedBookkeeping(shared.code);
   if (shared.rewritten > 0) used.addError = true;
+  code = escapeInvisible(code);
   const uses = code.includes(AJV_RUNTIME_IMPORT);
   return {
     code: `${uses ? `import * as ${AJV_RUNTIME_IMPORT} from "./ajv-runtime.js";\n` : ""}${code}`,
