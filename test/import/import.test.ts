@@ -243,8 +243,7 @@ describe("reading hostile bytes", () => {
     ]);
   });
 
-  it("keeps document keys as data: __proto__ is a property like any other", () => {
-    const doc = `openapi: 3.1.0
+  const bodyWith = (properties: string): string => `openapi: 3.1.0
 info: { title: P, version: "1" }
 servers: [{ url: "https://p.example.com" }]
 paths:
@@ -253,13 +252,22 @@ paths:
       operationId: p
       requestBody:
         required: true
-        content: { application/json: { schema: { type: object, properties: { __proto__: { type: string }, constructor: { type: integer } } } } }
+        content: { application/json: { schema: { type: object, properties: { ${properties} } } } }
       responses: { "200": { description: OK } }
 `;
-    const spec = specOf(imp(doc));
+
+  it("keeps document keys as data: constructor and toString are properties like any other", () => {
+    const spec = specOf(imp(bodyWith("constructor: { type: integer }, toString: { type: string }")));
     const body = spec.tools[0]!["input"]["properties"]["body"];
-    expect(Object.keys(body.properties)).toEqual(["__proto__", "constructor"]);
+    expect(Object.keys(body.properties)).toEqual(["constructor", "toString"]);
     expect(Object.getPrototypeOf(body.properties)).toBe(Object.prototype);
+  });
+
+  it("refuses __proto__ as a property name (KV5017: Ajv would never check it), touching no prototype", () => {
+    expect(() => specOf(imp(bodyWith("__proto__: { type: string }, constructor: { type: integer }")))).toThrow(
+      /KV5017 tools\[0\]\.input\.properties\.body\.properties\.__proto__/,
+    );
+    expect(Object.prototype).not.toHaveProperty("type");
   });
 });
 
