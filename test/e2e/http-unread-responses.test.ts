@@ -245,6 +245,26 @@ describe("pipelined requests whose connection closes", () => {
     expect(statuses).toEqual([200, 200]);
   }, 60_000);
 
+  it("are heard by one listener per connection, however many a client pipelines", async () => {
+    const server = await serve();
+    const headers = modernHeadersFor("tools/call", "slow");
+    const socket = net.connect(server.port, "127.0.0.1");
+    socket.on("error", () => {});
+    let received = "";
+    socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+    const before = slowCalls;
+    // Twelve slow calls in one write, all running at once: a listener per request on the connection would pass
+    // Node's limit of ten and print its warning, a line any client could make the server write.
+    socket.write(Array.from({ length: 12 }, (_, i) => request(server.port, slowCall(i + 1, false), headers)).join(""));
+    await vi.waitFor(() => expect(slowCalls - before).toBe(12), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 200 /g)?.length).toBe(12), {
+      timeout: 20_000,
+      interval: 50,
+    });
+    socket.destroy();
+    expect(server.stderr()).not.toContain("MaxListenersExceededWarning");
+  }, 60_000);
+
   // The JSON path: the same close, with the answer written whole. (Node marked these responses gone in every run
   // here, so this guards the drain rather than reproducing the leak the streamed path had.)
   it("leave nothing in flight, so a stop does not wait for them (JSON answers)", async () => {

@@ -10,7 +10,7 @@
  * absolute-form targets that name another authority, and a drain on shutdown.
  */
 import type http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import {
   BodyBudget,
   type BodyLimits,
@@ -240,6 +240,30 @@ interface Stall {
 }
 
 /**
+ * What to do for each request of a connection when the connection closes, heard by one listener per connection:
+ * a client may pipeline any number of requests on one connection, and a listener each would pass Node's
+ * listener-count warning (a line on stderr a client could make the server print).
+ */
+const onConnectionClose = new WeakMap<Socket, Set<() => void>>();
+
+/** Calls `listener` when `socket` closes; the returned function takes it back. */
+function whenClosed(socket: Socket, listener: () => void): () => void {
+  let listeners = onConnectionClose.get(socket);
+  if (listeners === undefined) {
+    const created = new Set<() => void>();
+    onConnectionClose.set(socket, created);
+    socket.once("close", () => {
+      for (const call of [...created]) call();
+      created.clear();
+    });
+    listeners = created;
+  }
+  const own = listeners;
+  own.add(listener);
+  return () => own.delete(listener);
+}
+
+/**
  * Whether the response can no longer reach its client. The connection's close counts too: a response queued
  * behind another on a pipelined connection has no socket yet, and when the connection closes Node destroys it
  * without a `close` (or `finish`) event, so its own state and events never say so.
@@ -262,7 +286,6 @@ function reached(
   stall: Stall,
 ): Promise<void> {
   if (gone(req, res) || (event === "finish" && res.writableFinished)) return Promise.resolve();
-  const socket = req.socket;
   return new Promise<void>((resolve) => {
     const timer = setTimeout(() => {
       stall.onStall();
@@ -273,12 +296,12 @@ function reached(
       clearTimeout(timer);
       res.off(event, done);
       res.off("close", done);
-      socket.off("close", done);
+      forget();
       resolve();
     };
     res.once(event, done);
     res.once("close", done);
-    socket.once("close", done);
+    const forget = whenClosed(req.socket, done);
   });
 }
 
@@ -312,12 +335,11 @@ async function handle(
   // A client that goes away mid-call cancels it; after a complete response there is nothing left to cancel. The
   // connection's close is heard as well as the response's: a response queued behind another on a pipelined
   // connection gets no `close` of its own when the connection goes (see `gone`).
-  const socket = req.socket;
   const cancel = (): void => {
     if (!res.writableFinished) abort.abort();
   };
   res.once("close", cancel);
-  socket.once("close", cancel);
+  const forgetCancel = whenClosed(req.socket, cancel);
   const method = req.method ?? "GET";
   const body = method !== "GET" && method !== "HEAD" ? readBody(req, ticket, refused) : null;
   try {
@@ -395,8 +417,8 @@ async function handle(
     if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
     res.end();
   } finally {
-    // A keep-alive connection serves many requests: each one's listener goes with it.
-    socket.off("close", cancel);
+    // A keep-alive connection serves many requests: each one's cancel goes with it.
+    forgetCancel();
     body?.drop();
     // Unread request data (a body over the SDK's cap, or past the budget) is discarded, never kept, so the
     // connection can finish cleanly.
