@@ -248,19 +248,20 @@ const onConnectionClose = new WeakMap<Socket, Set<() => void>>();
 
 /** Calls `listener` when `socket` closes; the returned function takes it back. */
 function whenClosed(socket: Socket, listener: () => void): () => void {
-  let listeners = onConnectionClose.get(socket);
-  if (listeners === undefined) {
-    const created = new Set<() => void>();
-    onConnectionClose.set(socket, created);
-    socket.once("close", () => {
-      for (const call of [...created]) call();
-      created.clear();
-    });
-    listeners = created;
-  }
-  const own = listeners;
-  own.add(listener);
-  return () => own.delete(listener);
+  const listeners = onConnectionClose.get(socket) ?? closeListeners(socket);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The connection's set of close listeners, and the one listener that calls them. */
+function closeListeners(socket: Socket): Set<() => void> {
+  const listeners = new Set<() => void>();
+  onConnectionClose.set(socket, listeners);
+  socket.once("close", () => {
+    for (const call of [...listeners]) call();
+    listeners.clear();
+  });
+  return listeners;
 }
 
 /**

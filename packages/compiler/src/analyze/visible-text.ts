@@ -9,8 +9,14 @@
 import { CODES } from "../diagnostics/codes.ts";
 import type { Visible } from "./shape.ts";
 
-const ALWAYS_REFUSED = new Set([0x115f, 0x1160, 0x3164, 0xffa0, 0x2800, 0x180e]);
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+/**
+ * The characters a reader cannot see, as the body of a regular expression character class (`u` flag): controls,
+ * format characters, line and paragraph separators, and the blank fillers (Hangul fillers, the braille blank,
+ * the Mongolian vowel separator). The one definition the rule, the importer and the generated files' escaping
+ * share.
+ */
+export const HIDDEN_CHARACTERS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\u115f\\u1160\\u3164\\uffa0\\u2800\\u180e";
+const HIDDEN = new RegExp(`[${HIDDEN_CHARACTERS}]`, "u");
 
 export interface TextProblem {
   readonly offset: number;
@@ -23,7 +29,7 @@ export function visibleTextProblem(text: string, mode: Visible): TextProblem | n
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
     const allowed = cp === 0x200c || cp === 0x200d || (mode === "multiline" && (cp === 0x09 || cp === 0x0a));
-    if (!allowed && (ALWAYS_REFUSED.has(cp) || HIDDEN.test(ch))) {
+    if (!allowed && HIDDEN.test(ch)) {
       const hex = cp.toString(16).toUpperCase().padStart(4, "0");
       return {
         offset,

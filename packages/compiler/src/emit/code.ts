@@ -16,6 +16,7 @@
  * JSON.stringify leaves them raw inside strings, where a right-to-left override makes a reviewed line read
  * differently from what it holds. They occur only inside string literals, so the escape keeps the value.
  */
+import { HIDDEN_CHARACTERS } from "../analyze/visible-text.ts";
 
 export class Code {
   readonly text: string;
@@ -36,15 +37,18 @@ export type Literal =
  * U+2066-U+2069, U+200E, U+200F, U+061C, zero-width characters, the BOM, tag characters), line and paragraph
  * separators, and the blank fillers the visible-text rule refuses (visible-text.ts).
  */
-const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800\u180e]/gu;
+const INVISIBLE = new RegExp(`(?![\\t\\n])[${HIDDEN_CHARACTERS}]`, "gu");
 
 /**
- * One `\uxxxx` per UTF-16 unit (lower-case hex, as JSON.stringify writes control characters), so a character
- * beyond the BMP becomes a surrogate pair, valid in JSON and in JavaScript.
+ * One `\uxxxx` per UTF-16 unit (lower-case hex by default, as JSON.stringify writes control characters), so a
+ * character beyond the BMP becomes a surrogate pair, valid in JSON and in JavaScript.
  */
-function unitEscapes(c: string): string {
+export function unitEscapes(c: string, upperCase = false): string {
   let out = "";
-  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  for (let i = 0; i < c.length; i++) {
+    const hex = c.charCodeAt(i).toString(16).padStart(4, "0");
+    out += `\\u${upperCase ? hex.toUpperCase() : hex}`;
+  }
   return out;
 }
 
@@ -54,7 +58,7 @@ function unitEscapes(c: string): string {
  * (JSON.stringify's output, Ajv's standalone code, esbuild's bundles): there an escape has the same value.
  */
 export function escapeInvisible(text: string): string {
-  return text.replace(INVISIBLE, unitEscapes);
+  return text.replace(INVISIBLE, (c) => unitEscapes(c));
 }
 
 export function literal(value: unknown): Code {
@@ -221,7 +225,7 @@ export function lineComment(text: string): Code {
  * of `escapeInvisible` escaped as `\uXXXX`.
  */
 function oneLine(text: string): string {
-  return escapeInvisible(text.replace(/[\t\n]/g, unitEscapes));
+  return escapeInvisible(text.replace(/[\t\n]/g, (c) => unitEscapes(c)));
 }
 
 /** A `#` comment (for .gitattributes), on one line. */

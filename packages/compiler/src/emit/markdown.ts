@@ -6,17 +6,15 @@
  * `\uXXXX` text, so what the page shows is what the spec holds.
  */
 import { longestRun } from "./hash.ts";
+import { HIDDEN_CHARACTERS } from "../analyze/visible-text.ts";
+import { unitEscapes } from "./code.ts";
 
 /** As the visible-text rule counts them (visible-text.ts), ZWNJ and ZWJ aside: scripts and emoji need them. */
-const INVISIBLE = /(?![\u200c\u200d])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800\u180e]/gu;
+const INVISIBLE = new RegExp(`(?![\\u200c\\u200d])[${HIDDEN_CHARACTERS}]`, "gu");
 
 /** Invisible characters as `\uXXXX` text (one per UTF-16 unit), once `lineBreaks` are spaces. */
 function visible(text: string, lineBreaks: RegExp): string {
-  return text.replace(lineBreaks, " ").replace(INVISIBLE, (c) => {
-    let out = "";
-    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
-    return out;
-  });
+  return text.replace(lineBreaks, " ").replace(INVISIBLE, (c) => unitEscapes(c, true));
 }
 
 /** Escapes text for a Markdown paragraph or table cell: no markup, no raw HTML, one line. */

@@ -9,6 +9,7 @@
 
 import { cutIndex } from "@kervanc/runtime/cut";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { HIDDEN_CHARACTERS } from "../analyze/visible-text.ts";
 
 export interface CleanText {
   readonly text: string;
@@ -47,7 +48,7 @@ export function cleanText(input: string, mode: "line" | "multiline"): CleanText 
 }
 
 /** Line breaks and tabs (kept or made spaces), and the characters removed (ZWNJ and ZWJ are kept: emoji). */
-const SPECIAL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800\u180e]/gu;
+const SPECIAL = new RegExp(`[${HIDDEN_CHARACTERS}]`, "gu");
 
 function trimSpacesAndTabsEnd(line: string): string {
   let end = line.length;
