@@ -166,6 +166,7 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
       "esbuild",
       "fflate",
       "prettier",
+      "scslre",
       "yaml",
     ]);
     for (const version of Object.values(pkg.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
@@ -221,6 +222,38 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
     expect(stale.code).toBe(1);
     expect(stale.stdout).toContain("README.md");
   });
+
+  it.each(NODES)(
+    "warns of a pattern that backtracks, analysed by the installed scslre in a worker, on $name",
+    async ({ bin }) => {
+      // The analysis runs in a worker thread that loads scslre from kervanc's own dependencies: this is the packed
+      // compiler (bundled chunks) finding it in the user's node_modules, npm's flat layout and pnpm's.
+      const slow = join(dir, "slow-specs");
+      await mkdir(slow, { recursive: true });
+      await writeFile(
+        join(slow, "slow.yaml"),
+        [
+          "specVersion: 1",
+          "name: slow",
+          'version: "1.0.0"',
+          "tools:",
+          "  - name: find",
+          "    description: Find by words.",
+          "    input:",
+          "      type: object",
+          '      properties: { words: { type: string, pattern: "^(\\\\w+\\\\s?)*$" } }',
+          "    http: { url: https://api.example.com/find }",
+          "    output: { raw: true }",
+          "",
+        ].join("\n"),
+      );
+      const built = await kervancIn(dir, bin, ["build", "slow-specs", "-o", "slow-servers", "--force"]);
+      expect(built.code, built.stderr).toBe(0);
+      expect(built.stderr).toContain(
+        'warning KV5019: tools[0].input.properties.words.pattern: The pattern "^(\\\\w+\\\\s?)*$" can take exponential time',
+      );
+    },
+  );
 
   it("pins the versions it was packed with, and writes the same bytes whatever else the project has installed", async () => {
     const packedPins = (

@@ -11,6 +11,7 @@
 import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
 import { type Finding, report, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { checkExtensions } from "./extensions.ts";
+import { newPatternBudget } from "./regex-backtracking.ts";
 import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
 import { checkSchemaLimits } from "./schema-limits.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "./schemas.ts";
@@ -68,6 +69,8 @@ export type AnalyzeOptions = ShapeContext & {
 
 export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): AnalyzeResult {
   const findings: Finding[] = [];
+  // Each spec (and each rebuild of one in kervanc dev) gets its own time for the backtracking analysis (KV5019).
+  newPatternBudget();
   checkShape(value, specShape, [], findings, options);
   const errors = findings.filter((f) => severityOf(f) === "error");
   if (errors.length > 0) {

@@ -19,12 +19,14 @@
  *   - KV5013: the rest of Ajv's strict mode: `required` naming a property `properties` does not declare,
  *     `minLength` without `type: string`, a tuple without `minItems`, `then` without `if`. (Not a property that
  *     also matches a `patternProperties` pattern: finding it runs the spec's regexes at build time; see newAjv.)
+ *   - KV5019: a regular expression that backtracks super-linearly (slow-patterns.ts).
  */
 import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { _ } from "ajv";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { pointer } from "./schema-limits.ts";
+import { slowFormat, slowPattern } from "./slow-patterns.ts";
 import { closest, isMisspelling } from "./suggest.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -273,7 +275,14 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           );
           fatal = true;
           badRegex = true;
+        } else {
+          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr);
+          if (slow !== null) findings.push(slow);
         }
+      }
+      if (key === "format" && typeof value === "string") {
+        const slow = slowFormat(ajv, value, where, ptr);
+        if (slow !== null) findings.push(slow);
       }
       if (
         key === "$ref" &&

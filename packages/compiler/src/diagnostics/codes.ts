@@ -725,6 +725,23 @@ export const CODES = {
       hiddenValue: (a: { what: string; problem: string; at: string }) => `${a.what} ${a.problem} (at ${a.at})`,
     },
   },
+  KV5019: {
+    severity: "warning",
+    summary:
+      "A pattern (or a format's regular expression) can take super-linear time on a crafted string, and the server runs it on every argument.",
+    example:
+      'The pattern "^(\\\\w+\\\\s?)*$" can take exponential time: "(\\\\w+\\\\s?)*" can match a run of "A" in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at #/properties/words/pattern). Rewrite it so that no repeated part can match the same characters in more than one way.',
+    messages: {
+      exponential: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
+        `${a.what} can take exponential time: ${a.parts} can match a run of ${a.character} in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at ${a.at}). ${a.hint}`,
+      polynomial: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
+        `${a.what} takes time that grows with the square of a string's length or faster: ${a.parts} can share a run of ${a.character} in many ways, so a string of some thousands of them that it then rejects keeps the server busy for seconds (at ${a.at}). ${a.hint}`,
+      moving: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
+        `${a.what} takes time that grows with the square of a string's length: it is tried from every position of a string it does not match, and ${a.parts} runs over the rest of a run of ${a.character} each time, so a string of some thousands of them keeps the server busy for seconds (at ${a.at}). ${a.hint}`,
+      unchecked: (a: { what: string; at: string; reason: string }) =>
+        `${a.what} was not checked for slow backtracking: ${a.reason} (at ${a.at}). Patterns that take this long to analyse usually also backtrack.`,
+    },
+  },
 
   KV6001: {
     severity: "error",
