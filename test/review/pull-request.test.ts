@@ -5,8 +5,9 @@
  * test/review/goldens/ (after an intended change: npm run accept, and review the diff).
  */
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { run as runCli } from "../../packages/compiler/src/cli.ts";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 
 let root: string;
@@ -209,18 +210,32 @@ function markdownSummary(stdout: string): string {
     .replace(/\d+ files? differs?/g, "N files differ");
 }
 
+/**
+ * `kervanc build` and `kervanc diff` through the CLI's own entry (`run`, argument parsing included), in this
+ * process: the goldens are about what the review says, and the tests above and below run the same commands as
+ * processes. (As processes, the fourteen edits here took about 100 s of the suite's time.)
+ */
+async function inProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
 describe("the surface summary, in three formats", () => {
   it.each(EDITS)("$name", async ({ name, edit }) => {
     const dir = join(root, `golden-${name}`);
     await cp(specs, join(dir, "specs"), { recursive: true });
     await edit(join(dir, "specs"));
-    const folders = ["open-meteo", "hn", "posts"];
     await mkdir(join(dir, "new"));
-    const built = await kervanc(["build", join(dir, "specs"), "-o", join(dir, "new")]);
+    const built = await inProcess(["build", join(dir, "specs"), "-o", join(dir, "new")]);
     expect(built.code, built.stderr).toBe(0);
-    expect(folders.length).toBe(3);
+    await linkBase(dir);
+    // The review names the two folders as given; the goldens show them as a reviewer would type them.
     const run = async (format: string): Promise<string> =>
-      (await kervanc(["diff", "base", "new", "--format", format], { cwd: await linkBase(dir) })).stdout;
+      (await inProcess(["diff", join(dir, "base"), join(dir, "new"), "--format", format])).stdout
+        .split(`${dir}${sep}`)
+        .join("");
     const json = JSON.parse(await run("json")) as { review: Review[] };
     const surfaces = json.review.map((r) => ({ where: r.where, status: r.status, surface: r.surface }));
     const stale = "The review differs from its golden: if the change is intended, run npm run accept";
