@@ -7,8 +7,8 @@
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run as runCli } from "../../packages/compiler/src/cli.ts";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
+import { kervancInProcess as inProcess } from "../helpers/kervanc-in-process.ts";
 
 let root: string;
 let specs: string;
@@ -210,18 +210,9 @@ function markdownSummary(stdout: string): string {
     .replace(/\d+ files? differs?/g, "N files differ");
 }
 
-/**
- * `kervanc build` and `kervanc diff` through the CLI's own entry (`run`, argument parsing included), in this
- * process: the goldens are about what the review says, and the tests above and below run the same commands as
- * processes. (As processes, the fourteen edits here took about 100 s of the suite's time.)
- */
-async function inProcess(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
-  return { code, stdout, stderr };
-}
-
+// `kervanc build` and `kervanc diff` run in process here (helpers/kervanc-in-process.ts): the goldens are about
+// what the review says, and the tests above and below run the same commands as processes. (As processes, the
+// fourteen edits took about 100 s of the suite's time.)
 describe("the surface summary, in three formats", () => {
   it.each(EDITS)("$name", async ({ name, edit }) => {
     const dir = join(root, `golden-${name}`);
