@@ -328,4 +328,17 @@ describe("the kervanc dev REPL", () => {
     expect(code).toBe(2);
     expect(err.text()).toContain("refused when NODE_ENV=production");
   });
+
+  it("stops with one line, not an internal error, when the spec or its folder is not there, or is a folder", async () => {
+    // It used to print the spec's KV1010, then crash on watching a folder that does not exist.
+    for (const [spec, why] of [
+      [join(dir, "no-such-folder", "x.yaml"), "ENOENT"],
+      [join(dir, "missing.yaml"), "ENOENT"],
+      [dir, "not a file"],
+    ] as const) {
+      const r = await kervanc(["dev", spec, "--repl"]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toBe(`kervanc dev: ${spec} is not a spec file (${why}).\n`);
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * terminal) it relays to the current build's server; in a terminal, or with --repl, it reads commands instead:
  * tools, call <tool> <json>, reload, help, exit.
  */
+import { stat } from "node:fs/promises";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { terminalSafe } from "../diagnostics/diagnostic.ts";
@@ -37,6 +38,15 @@ export async function devCommand(
   stdin: NodeJS.ReadStream = process.stdin,
 ): Promise<number> {
   refuseInProduction("kervanc dev", process.env);
+  // A spec that is not there is a mistake in the command, not an edit to wait for: say so and stop, as build does.
+  const kind = await stat(command.spec).then(
+    (s) => (s.isFile() ? null : "not a file"),
+    (error: NodeJS.ErrnoException) => error.code ?? "unreadable",
+  );
+  if (kind !== null) {
+    io.stderr(`kervanc dev: ${printable(command.spec)} is not a spec file (${kind}).\n`);
+    return 1;
+  }
   const repl = command.repl || stdin.isTTY === true;
   const http = command.httpPort !== undefined;
   io.stderr(DEV_BANNER);

@@ -71,19 +71,31 @@ export class DevSession {
     }));
   }
 
-  /** The first build, then watching the spec's folder (editors often replace the file rather than write it). */
+  /**
+   * Watches the spec's folder (editors often replace the file rather than write it), then builds. Watching starts
+   * first, so that a save made while the first build runs (or just after it printed where it serves) is built
+   * too, not lost: reload() runs once more when asked during a build.
+   */
   async start(): Promise<void> {
-    await this.reload();
     const name = basename(this.#options.spec);
-    this.#watcher = watch(dirname(this.#options.spec), (_event, file) => {
-      if (file !== null && file !== name) return;
-      // Saves come as bursts of events; build once they settle.
-      if (this.#timer !== null) clearTimeout(this.#timer);
-      this.#timer = setTimeout(() => {
-        this.#timer = null;
-        void this.reload();
-      }, 150);
-    });
+    const folder = dirname(this.#options.spec);
+    try {
+      this.#watcher = watch(folder, (_event, file) => {
+        if (file !== null && file !== name) return;
+        // Saves come as bursts of events; build once they settle.
+        if (this.#timer !== null) clearTimeout(this.#timer);
+        this.#timer = setTimeout(() => {
+          this.#timer = null;
+          void this.reload();
+        }, 150);
+      });
+      // A watcher that fails later (the folder's file system goes away) stops rebuilding on save, not kervanc.
+      this.#watcher.on("error", (error) => this.#options.log(cannotWatch(folder, error)));
+    } catch (error) {
+      // Out of inotify watches, for one: serve anyway; the reload command still rebuilds.
+      this.#options.log(cannotWatch(folder, error));
+    }
+    await this.reload();
   }
 
   /** Rebuilds and swaps; a reload asked for while one runs makes one more run after it. */
@@ -260,4 +272,10 @@ function withListChanged(message: JsonRpcMessage): JsonRpcMessage {
       capabilities: { ...result.capabilities, tools: { ...result.capabilities?.tools, listChanged: true } },
     },
   };
+}
+
+function cannotWatch(folder: string, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const why = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  return `Cannot watch ${JSON.stringify(folder)} for saves (${why}); rebuild with the reload command.`;
 }
