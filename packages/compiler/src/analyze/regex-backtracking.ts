@@ -8,11 +8,11 @@
  *
  * The analysis is scslre's (the one behind eslint-plugin-regexp's `no-super-linear-backtracking`): static, so the
  * same pattern always gets the same answer, and it never runs the pattern. Its cost is not bounded, though: on a
- * pattern with dozens of quantifiers over Unicode property classes it takes seconds (`(\p{L}*){40}` inside a group
- * repeated with `+`, about 12 s), and a spec, or an OpenAPI document being imported, could hold hundreds of those. So
- * it runs in a worker thread that the build waits for synchronously, for at most `LIMITS.patternMs` per pattern
- * and `LIMITS.budgetMs` a spec; a pattern it does not finish is reported as not checked, and the worker is replaced. Only such
- * a pathological pattern can get a different answer on a slower machine.
+ * pattern with dozens of quantifiers over Unicode property classes it takes seconds (`(\p{L}*){40}` inside a
+ * group repeated with `+`, about 12 s), and a spec, or an OpenAPI document being imported, could hold hundreds of
+ * those. So it runs in a worker thread that the build waits for synchronously, for at most `LIMITS.patternMs` per
+ * pattern and `LIMITS.budgetMs` per spec; a pattern it does not finish is reported as not checked, and the worker
+ * is replaced. Only such a pathological pattern can get a different answer on a slower machine.
  */
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
@@ -38,7 +38,7 @@ export const LIMITS = {
   /** The longest one spec's patterns are analysed in all (from `newPatternBudget`), past which they are not checked. */
   budgetMs: 10_000,
 };
-/** Starting the worker and loading scslre (about 0.1 s) is not counted against a pattern. */
+/** The first request also waits for the worker to start and load scslre (about 0.1 s): it gets this much more. */
 const START_MS = 10_000;
 
 /**
@@ -56,7 +56,8 @@ const FIX_ROUNDS = 4;
 function describe(report) {
   if (report.type === "Move") return { kind: "moving", parts: [report.quant.raw], character: report.character.pick };
   const parts = report.type === "Self" ? [report.parentQuant.raw] : [report.startQuant.raw, report.endQuant.raw];
-  return { kind: report.exponential ? "exponential" : "polynomial", parts, character: report.character.pick, fix: null };
+  const kind = report.exponential ? "exponential" : "polynomial";
+  return { kind, parts, character: report.character.pick, fix: null };
 }
 /** A rewrite that matches the same strings without any report, or null: scslre fixes one cause at a time. */
 function fixed(literal) {
@@ -84,7 +85,8 @@ port.on("message", ({ source, flags }) => {
   try {
     answer = analyseOne(source, flags);
   } catch (error) {
-    answer = { kind: "unchecked", reason: "the analysis failed: " + (error && error.message ? error.message : String(error)) };
+    const reason = error && error.message ? error.message : String(error);
+    answer = { kind: "unchecked", reason: "the analysis failed: " + reason };
   }
   port.postMessage(answer);
   Atomics.store(flag, 0, 1);
@@ -108,7 +110,7 @@ export function newPatternBudget(): void {
   spentMs = 0;
 }
 
-/** The analysis of `source` compiled with `flags` (Ajv compiles patterns with "u"); the same pattern is analysed once. */
+/** The analysis of `source` compiled with `flags` (Ajv compiles patterns with "u"); each pattern is analysed once. */
 export function backtrackingOf(source: string, flags = "u"): Backtracking {
   const key = `${flags}/${source}`;
   const known = cache.get(key);
