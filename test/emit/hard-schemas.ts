@@ -20,6 +20,21 @@ export const HARD_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = {
     required: ['q"uote', "it's", "a/b~c"],
     additionalProperties: { type: "string", pattern: "\\+\\)\\(\\{\\}\\[" },
   },
+  // A pattern beside maxLength (guarded: not run on longer strings) and in a sibling subschema (not guarded).
+  patternsAndLengths: {
+    type: "object",
+    properties: {
+      email: { type: "string", maxLength: 12, minLength: 3, pattern: "^\\S+@\\S+$" },
+      code: { maxLength: 4, pattern: "^[A-Z]+$" },
+      split: { type: "string", allOf: [{ maxLength: 4 }, { pattern: "^[a-z]+$" }] },
+      either: {
+        anyOf: [
+          { type: "string", maxLength: 3 },
+          { type: "string", maxLength: 9, pattern: "^x+$" },
+        ],
+      },
+    },
+  },
   enumsAndConsts: {
     type: "object",
     properties: {

@@ -39,6 +39,7 @@ interface Issue {
   readonly instancePath: string;
   readonly message?: string;
   readonly keyword?: string;
+  readonly schemaPath?: string;
 }
 type Validator = ((data: unknown) => boolean) & { errors?: readonly Issue[] | null };
 
@@ -89,6 +90,23 @@ const pairs = (errors: readonly Issue[] | null | undefined): [string, string | u
   errors === null || errors === undefined ? null : errors.map((e) => [e.instancePath, e.message]);
 
 const cases = corpus();
+
+/**
+ * Ajv's errors without those the validators leave out on purpose: a pattern's, on a string over the maxLength of
+ * the same schema (emit/validator-pattern-guard.ts does not run the pattern there; the string fails either way).
+ */
+function asEmitted(errors: readonly Issue[] | null | undefined): readonly Issue[] | null | undefined {
+  if (errors === null || errors === undefined) return errors;
+  const overLong = new Set(
+    errors.filter((e) => e.keyword === "maxLength").map((e) => `${e.instancePath}\n${e.schemaPath}`),
+  );
+  return errors.filter(
+    (e) =>
+      !(
+        e.keyword === "pattern" && overLong.has(`${e.instancePath}\n${e.schemaPath?.replace(/pattern$/, "maxLength")}`)
+      ),
+  );
+}
 
 describe("shortened standalone validators agree with Ajv", () => {
   let dir: string;
@@ -147,12 +165,12 @@ describe("shortened standalone validators agree with Ajv", () => {
     let invalid = 0;
     for (const input of inputsFor(index)) {
       const expected = ajv(input);
-      const expectedErrors = pairs(ajv.errors);
+      const expectedErrors = pairs(asEmitted(ajv.errors));
       const actual = standalone(input);
       const context = `${c.name}: ${JSON.stringify(input)}`;
       expect(actual, context).toBe(expected);
       expect(pairs(standalone.errors), context).toEqual(expectedErrors);
-      expect(formatValidationErrors(standalone.errors), context).toBe(formatValidationErrors(ajv.errors));
+      expect(formatValidationErrors(standalone.errors), context).toBe(formatValidationErrors(asEmitted(ajv.errors)));
       if (!expected) invalid++;
     }
     expect(invalid, `${c.name}: no input failed`).toBeGreaterThan(0);

@@ -276,7 +276,10 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           fatal = true;
           badRegex = true;
         } else {
-          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr);
+          // A `pattern` checks the schema's own string, which its maxLength bounds; a patternProperties key, names.
+          const maxLength =
+            key === "pattern" ? (typeof node.maxLength === "number" ? node.maxLength : undefined) : null;
+          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr, maxLength);
           if (slow !== null) findings.push(slow);
         }
       }

@@ -4,24 +4,40 @@
  * regex ReDoS as an accepted risk (kervan-spec-v1 §6), and a pattern's author may know the strings it meets are
  * short. The analysis itself is in regex-backtracking.ts.
  *
- * Ajv checks every keyword of a string even after one fails (all errors are reported), so a `maxLength` next to
- * the pattern does not stop a long string from reaching it: the messages do not suggest one.
+ * Ajv checks every keyword of a string even after one fails (all errors are reported), but a generated validator
+ * does not run a pattern on a string over the `maxLength` of the same schema (emit/validator-pattern-guard.ts), so
+ * a `maxLength` bounds what a polynomial pattern costs: the messages say so, or suggest one.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { type Backtracking, backtrackingOf } from "./regex-backtracking.ts";
 
-/** A `pattern` value or `patternProperties` key (already known to compile) that backtracks, or null. */
-export function slowPattern(source: string, path: SpecPath, at: string): Finding | null {
+/**
+ * A `pattern` value or `patternProperties` key (already known to compile) that backtracks, or null. `maxLength` is
+ * the schema's own (a number, or undefined when it has none) for a `pattern`, null for a key (names have none).
+ */
+export function slowPattern(
+  source: string,
+  path: SpecPath,
+  at: string,
+  maxLength: number | undefined | null,
+): Finding | null {
   const what = `The pattern ${JSON.stringify(source)}`;
   const found = backtrackingOf(source, "u");
-  const hint =
+  const rewrite =
     found.kind === "moving"
       ? 'Start it with "^" if it is meant to match from the start of the string.'
       : "fix" in found && found.fix !== null
         ? `${JSON.stringify(found.fix)} matches the same strings without it.`
         : "Rewrite it so that no repeated part can match the same characters in more than one way.";
-  return finding(found, path, what, at, hint);
+  // An exponential pattern needs a rewrite: a bound long enough for real strings is still too long for it.
+  const bound =
+    found.kind === "exponential" || maxLength === null
+      ? ""
+      : maxLength === undefined
+        ? " Or give the string a maxLength: the validator does not run the pattern on longer strings."
+        : ` Its maxLength of ${maxLength} bounds the strings it runs on.`;
+  return finding(found, path, what, at, rewrite + bound);
 }
 
 /** A `format` whose Ajv check is a regular expression that backtracks (ajv-formats' "url"), or null. */

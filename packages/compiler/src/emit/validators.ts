@@ -11,7 +11,8 @@
  *
  * Each reported error is then shortened to one call of the `addError` helper from the same file
  * (validator-errors.ts says why and when), which is what keeps a validator small, and bookkeeping nothing in the
- * module reads is left out (validator-bookkeeping.ts).
+ * module reads is left out (validator-bookkeeping.ts). A `pattern` does not run on a string already over its
+ * schema's `maxLength` (validator-pattern-guard.ts).
  *
  * Ajv writes schema strings (property names, enum values, patterns) with JSON.stringify, which leaves bidirectional
  * controls and other invisible characters raw; they are written as `\uXXXX` (code.ts, `escapeInvisible`). Ajv's
@@ -24,6 +25,7 @@ import type { CompiledSchema } from "../analyze/schemas.ts";
 import { escapeInvisible } from "./code.ts";
 import { dropUnusedBookkeeping } from "./validator-bookkeeping.ts";
 import { ADD_ERROR, shareErrorBlocks } from "./validator-errors.ts";
+import { guardPatterns } from "./validator-pattern-guard.ts";
 
 const standaloneCode =
   (standaloneModule as unknown as { default: typeof import("ajv/dist/standalone/index.js").default }).default ??
@@ -96,7 +98,7 @@ export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   code = code.replace(/^"use strict";\n?/, "").replace(SOURCE_URL, "");
   if (SOURCE_URL_LEFT.test(code)) throw new ValidatorEmitError("Ajv wrote a source URL comment kervanc cannot read.");
   const shared = shareErrorBlocks(code, AJV_RUNTIME_IMPORT);
-  code = dropUnusedBookkeeping(shared.code);
+  code = dropUnusedBookkeeping(guardPatterns(shared.code, AJV_RUNTIME_IMPORT).code);
   if (shared.rewritten > 0) used.addError = true;
   code = escapeInvisible(code);
   const uses = code.includes(AJV_RUNTIME_IMPORT);
