@@ -20,12 +20,14 @@ export const HARD_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = {
     required: ['q"uote', "it's", "a/b~c"],
     additionalProperties: { type: "string", pattern: "\\+\\)\\(\\{\\}\\[" },
   },
-  // A pattern beside maxLength (guarded: not run on longer strings) and in a sibling subschema (not guarded).
+  // A pattern and a format beside maxLength (not run on longer strings), and in a sibling subschema (run).
   patternsAndLengths: {
     type: "object",
     properties: {
       email: { type: "string", maxLength: 12, minLength: 3, pattern: "^\\S+@\\S+$" },
       code: { maxLength: 4, pattern: "^[A-Z]+$" },
+      site: { type: "string", maxLength: 40, minLength: 1, pattern: "^h", format: "url" },
+      when: { type: "string", maxLength: 30, format: "date-time" },
       split: { type: "string", allOf: [{ maxLength: 4 }, { pattern: "^[a-z]+$" }] },
       either: {
         anyOf: [

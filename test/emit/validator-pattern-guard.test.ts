@@ -1,5 +1,5 @@
 /**
- * A generated validator does not run a `pattern` on a string already over the maxLength of the same schema
+ * A generated validator does not run a `pattern` (or a `format`) on a string already over the maxLength of the same schema
  * (emit/validator-pattern-guard.ts): with every error reported, Ajv would, and a pattern whose time grows with the
  * square of the length (KV5019) then keeps the server busy for minutes on one long argument. The validator is
  * emitted as a package gets it and loaded as a module file; RegExp.prototype.test is watched while it runs.
@@ -71,6 +71,23 @@ describe("a pattern beside maxLength", () => {
     // Without a declared type as well.
     expect(testedStrings(() => validate({ code: "abcdefgh" }))).toEqual([]);
     expect(errorsOf(validate, { code: "abcdefgh" })).toEqual(["/code must NOT have more than 4 characters"]);
+  });
+
+  it("and a format beside it are not run on a string over it either", () => {
+    const site = `ftp://${":".repeat(60)}`;
+    expect(testedStrings(() => validate({ site }))).toEqual([]);
+    expect(errorsOf(validate, { site })).toEqual(["/site must NOT have more than 40 characters"]);
+    expect(errorsOf(ajv, { site })).toEqual([
+      "/site must NOT have more than 40 characters",
+      '/site must match pattern "^h"',
+      '/site must match format "url"',
+    ]);
+    const when = `2026-12-02T17:00:00${"0".repeat(40)}Z`;
+    expect(errorsOf(validate, { when })).toEqual(["/when must NOT have more than 30 characters"]);
+    expect(errorsOf(ajv, { when })).toHaveLength(2);
+    // Within the limit both run, and fail as Ajv's do.
+    for (const data of [{ site: "http://a" }, { site: "h" }, { when: "2026-12-02" }, { when: "2026-12-02T17:00:00Z" }])
+      expect(errorsOf(validate, data), JSON.stringify(data)).toEqual(errorsOf(ajv, data));
   });
 
   it("is run on strings within it, with the same errors as Ajv's", () => {

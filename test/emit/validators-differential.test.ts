@@ -92,8 +92,9 @@ const pairs = (errors: readonly Issue[] | null | undefined): [string, string | u
 const cases = corpus();
 
 /**
- * Ajv's errors without those the validators leave out on purpose: a pattern's, on a string over the maxLength of
- * the same schema (emit/validator-pattern-guard.ts does not run the pattern there; the string fails either way).
+ * Ajv's errors without those the validators leave out on purpose: a pattern's or a format's, on a string over the
+ * maxLength of the same schema (emit/validator-pattern-guard.ts does not run those checks there; the string fails
+ * either way).
  */
 function asEmitted(errors: readonly Issue[] | null | undefined): readonly Issue[] | null | undefined {
   if (errors === null || errors === undefined) return errors;
@@ -103,7 +104,8 @@ function asEmitted(errors: readonly Issue[] | null | undefined): readonly Issue[
   return errors.filter(
     (e) =>
       !(
-        e.keyword === "pattern" && overLong.has(`${e.instancePath}\n${e.schemaPath?.replace(/pattern$/, "maxLength")}`)
+        (e.keyword === "pattern" || e.keyword === "format") &&
+        overLong.has(`${e.instancePath}\n${e.schemaPath?.replace(/(pattern|format)$/, "maxLength")}`)
       ),
   );
 }

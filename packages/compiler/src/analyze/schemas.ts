@@ -284,7 +284,13 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
         }
       }
       if (key === "format" && typeof value === "string") {
-        const slow = slowFormat(ajv, value, where, ptr);
+        const slow = slowFormat(
+          ajv,
+          value,
+          where,
+          ptr,
+          typeof node.maxLength === "number" ? node.maxLength : undefined,
+        );
         if (slow !== null) findings.push(slow);
       }
       if (

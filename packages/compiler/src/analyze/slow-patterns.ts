@@ -5,8 +5,9 @@
  * short. The analysis itself is in regex-backtracking.ts.
  *
  * Ajv checks every keyword of a string even after one fails (all errors are reported), but a generated validator
- * does not run a pattern on a string over the `maxLength` of the same schema (emit/validator-pattern-guard.ts), so
- * a `maxLength` bounds what a polynomial pattern costs: the messages say so, or suggest one.
+ * does not run a pattern or a format on a string over the `maxLength` of the same schema
+ * (emit/validator-pattern-guard.ts), so a `maxLength` bounds what a polynomial one costs: the messages say so, or
+ * suggest one.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
@@ -30,18 +31,30 @@ export function slowPattern(
       : "fix" in found && found.fix !== null
         ? `${JSON.stringify(found.fix)} matches the same strings without it.`
         : "Rewrite it so that no repeated part can match the same characters in more than one way.";
-  // An exponential pattern needs a rewrite: a bound long enough for real strings is still too long for it.
-  const bound =
-    found.kind === "exponential" || maxLength === null
-      ? ""
-      : maxLength === undefined
-        ? " Or give the string a maxLength: the validator does not run the pattern on longer strings."
-        : ` Its maxLength of ${maxLength} bounds the strings it runs on.`;
-  return finding(found, path, what, at, rewrite + bound);
+  return finding(found, path, what, at, rewrite + boundHint(found, maxLength));
+}
+
+/**
+ * What the schema's maxLength does for it (the validator runs neither a pattern nor a format on longer strings):
+ * nothing for an exponential one, which needs a rewrite (a bound long enough for real strings is still too long
+ * for it), nor for a patternProperties key (null: names have no maxLength).
+ */
+function boundHint(found: Backtracking, maxLength: number | undefined | null): string {
+  if (found.kind === "exponential" || found.kind === "linear" || found.kind === "unchecked" || maxLength === null)
+    return "";
+  return maxLength === undefined
+    ? " Or give the string a maxLength: the validator does not run the check on longer strings."
+    : ` Its maxLength of ${maxLength} bounds the strings it runs on.`;
 }
 
 /** A `format` whose Ajv check is a regular expression that backtracks (ajv-formats' "url"), or null. */
-export function slowFormat(ajv: Ajv2020, format: string, path: SpecPath, at: string): Finding | null {
+export function slowFormat(
+  ajv: Ajv2020,
+  format: string,
+  path: SpecPath,
+  at: string,
+  maxLength: number | undefined,
+): Finding | null {
   const definition = ajv.formats[format];
   const regex =
     definition instanceof RegExp
@@ -50,14 +63,10 @@ export function slowFormat(ajv: Ajv2020, format: string, path: SpecPath, at: str
         ? definition.validate
         : null;
   if (!(regex instanceof RegExp)) return null;
-  const hint = format === "url" ? 'The "uri" format accepts the same kind of string and is checked without it.' : "";
-  return finding(
-    backtrackingOf(regex.source, regex.flags),
-    path,
-    `The ${JSON.stringify(format)} format's check`,
-    at,
-    hint,
-  );
+  const found = backtrackingOf(regex.source, regex.flags);
+  const uri = format === "url" ? 'The "uri" format accepts the same kind of string and is checked without it.' : "";
+  const hint = (uri + boundHint(found, maxLength)).trim();
+  return finding(found, path, `The ${JSON.stringify(format)} format's check`, at, hint);
 }
 
 function finding(found: Backtracking, path: SpecPath, what: string, at: string, hint: string): Finding | null {

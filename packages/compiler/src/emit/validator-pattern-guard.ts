@@ -1,28 +1,31 @@
 /**
- * A `pattern` runs only on strings within the `maxLength` of the same schema.
+ * A `pattern` (and a `format`) runs only on strings within the `maxLength` of the same schema.
  *
  * Ajv's validators report all errors, so for a string over `maxLength` they still run the pattern, in V8's
  * backtracking engine, on the thread that serves every call: a pattern whose time grows with the square of the
- * string's length (KV5019) then takes minutes on a 4 MiB argument, `maxLength: 254` or not. A string over
- * `maxLength` already fails that schema, so whether it also fails the pattern changes no result, only the list of
- * errors (one line fewer: the pattern's). This pass makes the pattern's check skip such strings:
+ * string's length (KV5019) then takes minutes on a long argument, `maxLength: 254` or not; so does ajv-formats'
+ * `url` check. A string over `maxLength` already fails that schema, so whether it also fails the pattern or the
+ * format changes no result, only the list of errors (their lines are left out). This pass makes those checks
+ * skip such strings:
  *
  *     if (func1(data0) > 254) { ...error... }          // maxLength, as Ajv wrote it
  *     if (func1(data0) < 3) { ...error... }            // minLength, when there is one
  *     if (!pattern0.test(data0)) {                     // becomes
  *     if (func1(data0) <= 254 && !pattern0.test(data0)) {
+ *     if (!(formats0.test(data0))) {                   // and, when there is a format, this
+ *     if (func1(data0) <= 254 && !(formats0.test(data0))) {
  *
- * Narrow on purpose, as validator-errors.ts is: only where the pattern's line follows the maxLength check of the
- * same variable with nothing between them but the two length checks' own error blocks (one `addError` call and
- * `errors++`, the form validator-errors.ts writes). Ajv writes a schema's `maxLength`, `minLength` and `pattern`
- * one after the other in that order (its limitLength and pattern keywords), so that adjacency means the same
+ * Narrow on purpose, as validator-errors.ts is: only where the checks follow the maxLength check of the same
+ * variable with nothing between them but the checks' own error blocks (one `addError` call and `errors++`, the
+ * form validator-errors.ts writes). Ajv writes a schema's `maxLength`, `minLength`, `pattern` and `format` one
+ * after the other in that order (its limitLength, pattern and format keywords), so that adjacency means the same
  * schema object; the same keywords in two subschemas (`allOf: [{maxLength}, {pattern}]`) are in separate blocks
  * and are left alone. It runs on Ajv's output before formatting, one statement per line.
  */
 
 export interface PatternGuards {
   readonly code: string;
-  /** Pattern checks that now skip strings over their schema's maxLength. */
+  /** Pattern and format checks that now skip strings over their schema's maxLength. */
   readonly guarded: number;
 }
 
@@ -42,19 +45,22 @@ export function guardPatterns(code: string, namespace: string): PatternGuards {
     const [, length, data, limit] = max as unknown as [string, string, string, string];
     // The length Ajv compares for maxLength in Unicode mode: code points, by its ucs2length helper.
     if (!lines.includes(`const ${length} = ${namespace}.ucs2length;`)) continue;
+    const x = escape(data);
     let next = afterBlock(i);
-    if (next === -1) continue;
-    if (
-      lines[next] !== undefined &&
-      new RegExp(`^if\\(${length}\\(${escape(data)}\\) < \\d+\\)\\{$`).test(lines[next]!)
-    ) {
+    if (next !== -1 && new RegExp(`^if\\(${length}\\(${x}\\) < \\d+\\)\\{$`).test(lines[next] ?? ""))
       next = afterBlock(next);
-      if (next === -1) continue;
+    // The pattern, then the format (ajv-formats' regular expressions, or its functions), as Ajv orders them.
+    for (const check of [
+      new RegExp(`^if\\(!(pattern\\d+\\.test\\(${x}\\))\\)\\{$`),
+      new RegExp(`^if\\(!(\\(formats\\d+(?:\\.test|\\.validate)?\\(${x}\\)\\))\\)\\{$`),
+    ]) {
+      if (next === -1) break;
+      const found = check.exec(lines[next] ?? "");
+      if (found === null) continue;
+      lines[next] = `if(${length}(${data}) <= ${limit} && !${found[1]}){`;
+      guarded++;
+      next = afterBlock(next);
     }
-    const pattern = new RegExp(`^if\\(!(pattern\\d+)\\.test\\(${escape(data)}\\)\\)\\{$`).exec(lines[next] ?? "");
-    if (pattern === null) continue;
-    lines[next] = `if(${length}(${data}) <= ${limit} && !${pattern[1]}.test(${data})){`;
-    guarded++;
   }
   return { code: lines.join("\n"), guarded };
 }
