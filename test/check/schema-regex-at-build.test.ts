@@ -9,6 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
 import { newAjv } from "../../packages/compiler/src/analyze/schemas.ts";
+import { regexpRuns } from "../helpers/regexp-runs.ts";
 
 const PATTERNS = ["^(a+)+$", "^x", "^[a-z]+$", "^k", "a|b"];
 
@@ -44,21 +45,12 @@ tools:
       raw: true
 `;
 
-/** Calls of RegExp.prototype.exec (which test, match, replace, split and search go through) on a spec pattern. */
+/** Runs of a spec pattern (test, match, replace, split and search included) while `build` runs. */
 function specRegexRuns(build: () => void): string[] {
   const sources = new Set(PATTERNS.map((p) => new RegExp(p, "u").source));
-  const runs: string[] = [];
-  const exec = Reflect.get(RegExp.prototype, "exec") as RegExp["exec"];
-  RegExp.prototype.exec = function (this: RegExp, input: string) {
-    if (sources.has(this.source)) runs.push(`/${this.source}/ on ${JSON.stringify(input)}`);
-    return exec.call(this, input);
-  };
-  try {
-    build();
-  } finally {
-    RegExp.prototype.exec = exec;
-  }
-  return runs;
+  return regexpRuns(build)
+    .filter((r) => sources.has(r.source))
+    .map((r) => `/${r.source}/ on ${JSON.stringify(r.input)}`);
 }
 
 describe("spec regular expressions at build time", () => {

@@ -2,7 +2,7 @@
  * A generated validator does not run a `pattern` (or a `format`) on a string already over the maxLength of the same schema
  * (emit/validator-pattern-guard.ts): with every error reported, Ajv would, and a pattern whose time grows with the
  * square of the length (KV5019) then keeps the server busy for minutes on one long argument. The validator is
- * emitted as a package gets it and loaded as a module file; RegExp.prototype.test is watched while it runs.
+ * emitted as a package gets it and loaded as a module file; the regular expressions it runs are watched.
  * validators-differential.test.ts checks every other input against Ajv.
  */
 import { writeFile } from "node:fs/promises";
@@ -14,6 +14,7 @@ import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
 import { formatGeneratedJs } from "../../packages/compiler/src/emit/format.ts";
 import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
+import { regexpRuns } from "../helpers/regexp-runs.ts";
 import { HARD_SCHEMAS } from "./hard-schemas.ts";
 
 type Validator = ((data: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
@@ -39,21 +40,8 @@ afterAll(async () => {
   if (dir) await removeDir(dir);
 });
 
-/** The strings RegExp.prototype.test ran on while `run` ran. */
-function testedStrings(run: () => void): string[] {
-  const seen: string[] = [];
-  const test = Reflect.get(RegExp.prototype, "test") as RegExp["test"];
-  RegExp.prototype.test = function (this: RegExp, input: string) {
-    seen.push(input);
-    return test.call(this, input);
-  };
-  try {
-    run();
-  } finally {
-    RegExp.prototype.test = test;
-  }
-  return seen;
-}
+/** The strings a regular expression ran on while `run` ran. */
+const testedStrings = (run: () => void): string[] => regexpRuns(run).map((r) => r.input);
 
 const errorsOf = (v: Validator, data: unknown): string[] =>
   v(data) ? [] : (v.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
