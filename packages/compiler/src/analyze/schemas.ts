@@ -202,6 +202,8 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
   let unresolvedRef = false;
   let badRegex = false;
   walkSchema(schema, [], (node, path) => {
+    // What bounds the strings this node's pattern and format run on (validator-pattern-guard.ts), for KV5019.
+    const maxLength = typeof node.maxLength === "number" ? node.maxLength : undefined;
     for (const [key, value] of Object.entries(node)) {
       const where = [...at, ...path, key];
       const ptr = pointer([...path, key]);
@@ -276,21 +278,13 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           fatal = true;
           badRegex = true;
         } else {
-          // A `pattern` checks the schema's own string, which its maxLength bounds; a patternProperties key, names.
-          const maxLength =
-            key === "pattern" ? (typeof node.maxLength === "number" ? node.maxLength : undefined) : null;
-          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr, maxLength);
+          // A patternProperties key checks property names, which no maxLength bounds.
+          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr, key === "pattern" ? maxLength : null);
           if (slow !== null) findings.push(slow);
         }
       }
       if (key === "format" && typeof value === "string") {
-        const slow = slowFormat(
-          ajv,
-          value,
-          where,
-          ptr,
-          typeof node.maxLength === "number" ? node.maxLength : undefined,
-        );
+        const slow = slowFormat(ajv, value, where, ptr, maxLength);
         if (slow !== null) findings.push(slow);
       }
       if (

@@ -11,8 +11,8 @@
  *
  * Each reported error is then shortened to one call of the `addError` helper from the same file
  * (validator-errors.ts says why and when), which is what keeps a validator small, and bookkeeping nothing in the
- * module reads is left out (validator-bookkeeping.ts). A `pattern` does not run on a string already over its
- * schema's `maxLength` (validator-pattern-guard.ts).
+ * module reads is left out (validator-bookkeeping.ts). A `pattern` or `format` does not run on a string already
+ * over its schema's `maxLength` (validator-pattern-guard.ts).
  *
  * Ajv writes schema strings (property names, enum values, patterns) with JSON.stringify, which leaves bidirectional
  * controls and other invisible characters raw; they are written as `\uXXXX` (code.ts, `escapeInvisible`). Ajv's
