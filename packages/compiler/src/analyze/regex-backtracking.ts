@@ -52,22 +52,23 @@ const { workerData } = require("node:worker_threads");
 const { analyse } = require(workerData.scslre);
 const { port, flag } = workerData;
 const MAX_REPORTS = 4;
-const FIX_ROUNDS = 4;
+const FIX_ROUNDS = 3; // fixes applied at most, one cause each
 function describe(report) {
   if (report.type === "Move") return { kind: "moving", parts: [report.quant.raw], character: report.character.pick };
   const parts = report.type === "Self" ? [report.parentQuant.raw] : [report.startQuant.raw, report.endQuant.raw];
   const kind = report.exponential ? "exponential" : "polynomial";
   return { kind, parts, character: report.character.pick, fix: null };
 }
-/** A rewrite that matches the same strings without any report, or null: scslre fixes one cause at a time. */
-function fixed(literal) {
-  let current = literal;
+/**
+ * A rewrite that matches the same strings without any report, or null: scslre fixes one cause at a time, so the
+ * fixes are applied and the result analysed again, starting from the pattern's own reports.
+ */
+function fixed(reports) {
   for (let round = 0; round < FIX_ROUNDS; round++) {
-    const reports = analyse(current, { maxReports: MAX_REPORTS }).reports;
-    if (reports.length === 0) return round === 0 ? null : current.source;
     const next = reports.map((r) => r.fix()).find((f) => f !== undefined);
     if (next === undefined) return null;
-    current = next;
+    reports = analyse(next, { maxReports: MAX_REPORTS }).reports;
+    if (reports.length === 0) return next.source;
   }
   return null;
 }
@@ -77,7 +78,7 @@ function analyseOne(source, flags) {
   if (reports.length === 0) return { kind: "linear" };
   const worst = reports.find((r) => r.exponential) ?? reports.find((r) => r.type !== "Move") ?? reports[0];
   const found = describe(worst);
-  if (found.kind !== "moving") found.fix = fixed(literal);
+  if (found.kind !== "moving") found.fix = fixed(reports);
   return found;
 }
 port.on("message", ({ source, flags }) => {

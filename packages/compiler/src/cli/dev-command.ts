@@ -8,6 +8,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { DevSession } from "../devloop/dev-session.ts";
+import { errorCode } from "../load/regular-file.ts";
 import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
 import type { JsonRpcMessage } from "../devloop/server-child.ts";
 import { printDiagnostics } from "./print.ts";
@@ -41,7 +42,7 @@ export async function devCommand(
   // A spec that is not there is a mistake in the command, not an edit to wait for: say so and stop, as build does.
   const kind = await stat(command.spec).then(
     (s) => (s.isFile() ? null : "not a file"),
-    (error: NodeJS.ErrnoException) => error.code ?? "unreadable",
+    (error: unknown) => errorCode(error),
   );
   if (kind !== null) {
     io.stderr(`kervanc dev: ${printable(command.spec)} is not a spec file (${kind}).\n`);

@@ -10,6 +10,7 @@
  */
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
+import { errorCode } from "../load/regular-file.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { compileDev } from "./dev-package.ts";
@@ -275,7 +276,5 @@ function withListChanged(message: JsonRpcMessage): JsonRpcMessage {
 }
 
 function cannotWatch(folder: string, error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  const why = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
-  return `Cannot watch ${JSON.stringify(folder)} for saves (${why}); rebuild with the reload command.`;
+  return `Cannot watch ${JSON.stringify(folder)} for saves (${errorCode(error)}); rebuild with the reload command.`;
 }

@@ -23,28 +23,22 @@
  * and are left alone. It runs on Ajv's output before formatting, one statement per line.
  */
 
-export interface PatternGuards {
-  readonly code: string;
-  /** Pattern and format checks that now skip strings over their schema's maxLength. */
-  readonly guarded: number;
-}
-
 const MAX_LENGTH = /^if\((func\d+)\(([\w$]+)\) > (\d+)\)\{$/;
-const ERROR_LINE = (namespace: string): RegExp => new RegExp(`^vErrors = ${namespace}\\.addError\\(.*\\);$`);
 
-export function guardPatterns(code: string, namespace: string): PatternGuards {
+/** `code` with its pattern and format checks guarded where they follow their schema's maxLength check. */
+export function guardPatterns(code: string, namespace: string): string {
+  // The length Ajv compares for maxLength in Unicode mode: code points, by its ucs2length helper.
+  const ucs2length = new RegExp(`^const (func\\d+) = ${namespace}\\.ucs2length;$`, "m").exec(code)?.[1];
+  if (ucs2length === undefined) return code;
   const lines = code.split("\n");
-  const isError = ERROR_LINE(namespace);
+  const isError = new RegExp(`^vErrors = ${namespace}\\.addError\\(.*\\);$`);
   /** The line after an error block (`if ...{`, the addError call, `errors++;`, `}`) opened at `at`, or -1. */
   const afterBlock = (at: number): number =>
     isError.test(lines[at + 1] ?? "") && lines[at + 2] === "errors++;" && lines[at + 3] === "}" ? at + 4 : -1;
-  let guarded = 0;
   for (let i = 0; i < lines.length; i++) {
     const max = MAX_LENGTH.exec(lines[i]!);
-    if (max === null) continue;
+    if (max === null || max[1] !== ucs2length) continue;
     const [, length, data, limit] = max as unknown as [string, string, string, string];
-    // The length Ajv compares for maxLength in Unicode mode: code points, by its ucs2length helper.
-    if (!lines.includes(`const ${length} = ${namespace}.ucs2length;`)) continue;
     const x = escape(data);
     let next = afterBlock(i);
     if (next !== -1 && new RegExp(`^if\\(${length}\\(${x}\\) < \\d+\\)\\{$`).test(lines[next] ?? ""))
@@ -58,11 +52,10 @@ export function guardPatterns(code: string, namespace: string): PatternGuards {
       const found = check.exec(lines[next] ?? "");
       if (found === null) continue;
       lines[next] = `if(${length}(${data}) <= ${limit} && !${found[1]}){`;
-      guarded++;
       next = afterBlock(next);
     }
   }
-  return { code: lines.join("\n"), guarded };
+  return lines.join("\n");
 }
 
 function escape(name: string): string {

@@ -98,7 +98,7 @@ export function validatorModule(compiled: CompiledSchema): ValidatorModule {
   code = code.replace(/^"use strict";\n?/, "").replace(SOURCE_URL, "");
   if (SOURCE_URL_LEFT.test(code)) throw new ValidatorEmitError("Ajv wrote a source URL comment kervanc cannot read.");
   const shared = shareErrorBlocks(code, AJV_RUNTIME_IMPORT);
-  code = dropUnusedBookkeeping(guardPatterns(shared.code, AJV_RUNTIME_IMPORT).code);
+  code = dropUnusedBookkeeping(guardPatterns(shared.code, AJV_RUNTIME_IMPORT));
   if (shared.rewritten > 0) used.addError = true;
   code = escapeInvisible(code);
   const uses = code.includes(AJV_RUNTIME_IMPORT);
