@@ -120,4 +120,41 @@ describe("the fetch-handler entry", () => {
       "Error: spec.yaml:5:11 secrets[0]: Secret API_KEY is shorter than 8 characters. Short values cannot be redacted reliably; use a longer secret.",
     );
   });
+
+  it("serves the selection its bindings make, and refuses one naming a tool it lacks", async () => {
+    const text = `
+specVersion: 1
+kervancExtensions: [toolsets]
+name: worker
+version: "1.0.0"
+tools:
+  - name: read
+    description: read
+    tags: [reading]
+    annotations: { readOnlyHint: true }
+    http: { url: "${upstream.origin}/r", allowInsecureHttp: true }
+    output: { select: "@" }
+  - name: write
+    description: write
+    http: { method: POST, url: "${upstream.origin}/w", allowInsecureHttp: true }
+    output: { select: "@" }
+`;
+    const names = async (env: Record<string, string>): Promise<string[]> => {
+      const list = await rpc(createWorker(compileInProcess(text)), "tools/list", {}, env);
+      return list.body.result.tools.map((t: { name: string }) => t.name);
+    };
+    const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
+    expect(await names(env)).toEqual(["read", "write"]);
+    expect(await names({ ...env, KERVANC_READ_ONLY: "1" })).toEqual(["read"]);
+    expect(await names({ ...env, KERVANC_TOOLS: "write" })).toEqual(["write"]);
+    expect(await names({ ...env, KERVANC_TOOLSETS: "reading" })).toEqual(["read"]);
+    const worker = createWorker(compileInProcess(text));
+    const request = new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: headers("tools/list"),
+      body: JSON.stringify(modernMessage(1, "tools/list")),
+    });
+    const logged = await failedStart(worker, request, { ...env, KERVANC_TOOLS: "writ" });
+    expect(logged).toContain('Error: No tool named "writ" in worker. Its tools: "read", "write".');
+  });
 });

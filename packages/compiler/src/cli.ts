@@ -154,6 +154,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         exclude: (values["exclude"] as string[] | undefined) ?? [],
         readOnly: values["read-only"] === true,
         skipInvalid: values["skip-invalid"] === true,
+        toolsets: values["toolsets"] === true,
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });

@@ -62,8 +62,16 @@ export function headOf(tool: CompiledTool): ToolHead {
   return tool.head ?? planHead(tool.plan);
 }
 
-function planHead({ listing, request, secrets }: ToolPlan): ToolHead {
-  return { name: listing.name, protocol: request.protocol, hostPort: request.hostPort, secrets };
+/** The head of a plan; `readOnly` and `toolsets` only where they hold something, as the compiler writes them. */
+export function planHead({ listing, request, secrets, toolsets }: ToolPlan): ToolHead {
+  return {
+    name: listing.name,
+    protocol: request.protocol,
+    hostPort: request.hostPort,
+    secrets,
+    ...(listing.annotations.readOnlyHint === true ? { readOnly: true as const } : {}),
+    ...(toolsets !== undefined && toolsets.length > 0 ? { toolsets } : {}),
+  };
 }
 
 function sameHead(a: ToolHead, b: ToolHead): boolean {
@@ -71,9 +79,14 @@ function sameHead(a: ToolHead, b: ToolHead): boolean {
     a.name === b.name &&
     a.protocol === b.protocol &&
     a.hostPort === b.hostPort &&
-    a.secrets.length === b.secrets.length &&
-    a.secrets.every((name, i) => b.secrets[i] === name)
+    sameNames(a.secrets, b.secrets) &&
+    a.readOnly === b.readOnly &&
+    sameNames(a.toolsets ?? [], b.toolsets ?? [])
   );
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((name, i) => b[i] === name);
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -48,6 +48,7 @@ import type { CompiledServer } from "./plan.ts";
 import { isLoopbackHost } from "./loopback.ts";
 import { serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
+import { parseNameList, selectTools, servedCount, type ToolSelection } from "./tool-selection.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
 import { envSecrets, envUnderFiles, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
 
@@ -79,6 +80,9 @@ Options:
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
   --deny-network CIDR        refuse this range as well (repeatable)
   --no-upstream-keep-alive   a new upstream connection per request (default: kept alive per checked destination)
+  --tools A,B                serve only these tools (repeatable; adds to --toolsets)
+  --toolsets X,Y             serve only the tools tagged with these toolsets (repeatable; adds to --tools)
+  --read-only                serve only tools annotated readOnlyHint: true (of the selection, or of all)
   --log-format F             text (default) or json: one JSON object per line, one per call
   --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
@@ -119,6 +123,15 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+/** The names of a repeatable, comma-separated flag (`--tools a,b --tools c`). */
+function nameList(flag: string, values: readonly string[]): string[] {
+  try {
+    return [...new Set(values.flatMap((value) => parseNameList(flag, value)))];
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** A setting of the environment this server refuses to start with (not a command-line mistake). */
 class StartError extends Error {}
 
@@ -142,6 +155,7 @@ export interface NodeOptions {
   readonly allowInsecureSecrets: boolean;
   readonly denyNetwork: readonly string[];
   readonly upstreamKeepAlive: boolean;
+  readonly selection: ToolSelection;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -182,6 +196,9 @@ export function parseNodeOptions(
         "allow-insecure-secrets": { type: "boolean" },
         "deny-network": { type: "string", multiple: true },
         "no-upstream-keep-alive": { type: "boolean" },
+        tools: { type: "string", multiple: true },
+        toolsets: { type: "string", multiple: true },
+        "read-only": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -296,6 +313,11 @@ export function parseNodeOptions(
     allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
     denyNetwork: v["deny-network"] ?? [],
     upstreamKeepAlive: !(v["no-upstream-keep-alive"] ?? false),
+    selection: {
+      tools: v.tools === undefined ? null : nameList("--tools", v.tools),
+      toolsets: v.toolsets === undefined ? null : nameList("--toolsets", v.toolsets),
+      readOnly: v["read-only"] ?? false,
+    },
     help: v.help ?? false,
     version: v.version ?? false,
   };
@@ -319,7 +341,7 @@ export function mergeSecretsFiles(
   return envUnderFiles(env, parsed);
 }
 
-export function main(compiled: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
+export function main(all: CompiledServer, argv: readonly string[] = process.argv.slice(2)): void {
   const vault = new SecretVault();
   // The log is best effort: when stderr's reader has gone (a client that closed its end of the pipe, a log
   // collector that died), a write fails with EPIPE, and an unhandled stream error would end the process.
@@ -330,6 +352,8 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
   let logger: Logger = createLogger(vault, write, { format: "text", level: "info" });
   const log = (line: string): void => logger.line(line);
   let options: NodeOptions;
+  // The tools this process serves: all of them, or the selection the options make.
+  let compiled = all;
   let env: Record<string, string | undefined>;
   let policyOptions: NetworkPolicyOptions;
   try {
@@ -343,6 +367,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.stderr.write(`${compiled.plan.name} ${compiled.plan.version}\n`);
       return;
     }
+    compiled = selectTools(all, options.selection);
     const cacheProblem = compileCacheProblem(process.env);
     if (cacheProblem !== null) throw new StartError(cacheProblem);
     env = mergeSecretsFiles(process.env, options.secretsFiles);
@@ -427,7 +452,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
     // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}`);
     return;
   }
   const exposed = exposure(options.host, options.allowedHosts);
@@ -462,7 +487,7 @@ export function main(compiled: CompiledServer, argv: readonly string[] = process
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       stopWithParent(stop);
-      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}`);
       logger.ready(`Serving ${compiled.plan.name} on ${server.url}`);
     },
     (error: unknown) => {

@@ -125,6 +125,8 @@ export interface ToolPlan {
   readonly rateLimit: RateLimit;
   /** The declared secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
+  /** The toolsets (the spec's `tags`, kervanc extension `toolsets`) the tool belongs to; absent for none. */
+  readonly toolsets?: readonly string[];
 }
 
 export interface SecretDeclaration {
@@ -166,6 +168,10 @@ export interface ToolHead {
   readonly protocol: RequestPlan["protocol"];
   readonly hostPort: string;
   readonly secrets: readonly string[];
+  /** Present (true) when the tool is annotated readOnlyHint: true: `--read-only` serves only these. */
+  readonly readOnly?: true;
+  /** The toolsets (the spec's `tags`) the tool belongs to, when it has any: `--toolsets` selects by them. */
+  readonly toolsets?: readonly string[];
 }
 
 /** What one generated tool module exports. */

@@ -25,6 +25,13 @@ import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
 import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
 import type { CompiledServer } from "./plan.ts";
+import {
+  parseNameList,
+  type SelectionLabels,
+  selectTools,
+  servedCount,
+  type ToolSelection,
+} from "./tool-selection.ts";
 import { ToolRunner } from "./runner.ts";
 import { SecretVault, type SecretSource } from "./secrets.ts";
 import { BodyRefused, webBody } from "./web-body.ts";
@@ -39,6 +46,9 @@ export const WORKER_ENV = {
   insecureNoAuth: "KERVANC_INSECURE_NO_AUTH",
   denyNetwork: "KERVANC_DENY_NETWORK",
   allowPrivateNetwork: "KERVANC_ALLOW_PRIVATE_NETWORK",
+  tools: "KERVANC_TOOLS",
+  toolsets: "KERVANC_TOOLSETS",
+  readOnly: "KERVANC_READ_ONLY",
 } as const;
 
 type EnvLike = Readonly<Record<string, unknown>>;
@@ -126,6 +136,24 @@ function withoutPort(text: string): string {
 /** Whether a peer address is this host's loopback (an IPv4-mapped 127.x included), by the one loopback rule. */
 const loopbackPeer = (address: string): boolean => isLoopbackHost(address.replace(/^::ffff:/i, ""));
 
+const BINDING_LABELS: SelectionLabels = {
+  tools: `${WORKER_ENV.tools}=`,
+  toolsets: `${WORKER_ENV.toolsets}=`,
+  readOnly: `${WORKER_ENV.readOnly}=1`,
+};
+
+/** The tool selection the bindings make (the same as server.mjs's `--tools`, `--toolsets` and `--read-only`). */
+function selectionFromEnv(env: (name: string) => string | undefined): ToolSelection {
+  const names = (name: string): string[] | null => {
+    const raw = env(name);
+    return raw === undefined ? null : parseNameList(name, raw);
+  };
+  const readOnly = env(WORKER_ENV.readOnly);
+  if (readOnly !== undefined && readOnly !== "1" && readOnly !== "0")
+    throw new Error(`${WORKER_ENV.readOnly} must be 1 or 0.`);
+  return { tools: names(WORKER_ENV.tools), toolsets: names(WORKER_ENV.toolsets), readOnly: readOnly === "1" };
+}
+
 /**
  * The default export of worker.mjs. Besides `fetch`, Bun reads `hostname` and `development` from the default
  * export it serves: loopback, and no development error pages (Bun's default is every interface). Workers and
@@ -137,7 +165,7 @@ export interface FetchWorker {
   readonly development: boolean;
 }
 
-export function createWorker(compiled: CompiledServer): FetchWorker {
+export function createWorker(all: CompiledServer): FetchWorker {
   const vault = new SecretVault();
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
@@ -161,6 +189,8 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
     if (allowPrivate && env("NODE_ENV") === "production") {
       throw new Error(`${WORKER_ENV.allowPrivateNetwork} is refused when NODE_ENV=production.`);
     }
+    const selection = selectionFromEnv(env);
+    const compiled = selectTools(all, selection, BINDING_LABELS);
     const source: SecretSource = { get: (name) => env(name) };
     const policy = createNetworkPolicy({
       ...(allowPrivate ? allowPrivateNetwork() : {}),
@@ -230,7 +260,7 @@ export function createWorker(compiled: CompiledServer): FetchWorker {
       auth,
       health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     });
-    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${compiled.tools.length} tool(s)`);
+    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, selection, BINDING_LABELS)}`);
   }
 
   return {

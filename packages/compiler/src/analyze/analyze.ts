@@ -10,6 +10,7 @@
  */
 import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
 import { type Finding, report, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { checkClientNames } from "./client-names.ts";
 import { checkExtensions } from "./extensions.ts";
 import { newPatternBudget } from "./regex-backtracking.ts";
 import { checkRequest, type ParsedRequest, type ParsedUrl } from "./request.ts";
@@ -85,6 +86,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   const used = new Set<string>();
 
   checkExtensions(spec, findings);
+  checkClientNames(spec, findings);
   const names = new Map<string, number>();
   const tools: AnalyzedTool[] = [];
   spec.tools.forEach((tool, index) => {

@@ -48,6 +48,8 @@ export const HTTP_DEFAULTS = {
 
 export const SECRET_NAME = "^[A-Z][A-Z0-9_]{0,127}$";
 export const TOOL_NAME = "^[A-Za-z0-9_.-]{1,128}$";
+/** A toolset name (kervanc extension toolsets): served by `--toolsets a,b`, so no commas, spaces or dots. */
+export const TOOLSET_NAME = "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$";
 export const HOST_ENTRY = "^(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::\\d{1,5})?$";
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -218,6 +220,12 @@ export const toolShape = obj(
         "MCP tool annotations (openWorldHint defaults to true).",
       ),
     ),
+    tags: opt(
+      array(str({ pattern: { source: TOOLSET_NAME, rule: "toolsetName" }, doc: "A toolset this tool belongs to." }), {
+        max: 16,
+        doc: "kervanc extension toolsets (docs/extensions/toolsets.md): the toolsets this tool belongs to, which an operator can serve alone with --toolsets. Needs kervancExtensions: [toolsets]; not portable to Kervan.",
+      }),
+    ),
     rateLimit: opt(rateLimit),
     http: req(http),
     output: req(output),
@@ -254,8 +262,8 @@ export const specShape = obj(
       array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." }),
     ),
     kervancExtensions: opt(
-      array(str({ enum: ["form-body"], doc: "A kervanc extension this spec uses." }), {
-        max: 1,
+      array(str({ enum: ["form-body", "toolsets"], doc: "A kervanc extension this spec uses." }), {
+        max: 2,
         doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
       }),
     ),

@@ -123,6 +123,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       { name: "read-only", type: "boolean", help: "only GET operations" },
       {
+        name: "toolsets",
+        type: "boolean",
+        help: "tag each tool with its operation's OpenAPI tags, for the server's --toolsets (kervanc extension toolsets)",
+      },
+      {
         name: "skip-invalid",
         type: "boolean",
         help: "leave out operations that cannot be imported (a warning each) instead of failing",

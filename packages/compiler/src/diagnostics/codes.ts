@@ -230,6 +230,8 @@ export const CODES = {
         `${a.value} is not valid here. A host is a DNS name or a bracketed IPv6 address, with an optional :port.`,
       toolName: (a: { value: string }) =>
         `${a.value} is not valid here. A tool name is 1 to 128 letters, digits, _, . or -.`,
+      toolsetName: (a: { value: string }) =>
+        `${a.value} is not valid here. A toolset name is 1 to 64 letters, digits, _ or -, starting with a letter or digit.`,
       notInEnum: (a: { value: string; allowed: string }) => `${a.value} is not one of ${a.allowed}.`,
     },
   },
@@ -324,6 +326,19 @@ export const CODES = {
     messages: {
       duplicateTool: (a: { name: string; first: number }) =>
         `Duplicate tool name "${a.name}" (tools[${a.first}] has it too).`,
+    },
+  },
+
+  KV2015: {
+    severity: "warning",
+    summary: "A tool name that some clients refuse (Claude's and OpenAI's rule is ^[a-zA-Z0-9_-]{1,64}$).",
+    example:
+      'Some clients refuse the tool name "issues.list" (Claude and OpenAI take only letters, digits, _ and -, at most 64 characters); rename it to "issues_list".',
+    messages: {
+      notClientSafeCharacters: (a: { name: string; rename: string }) =>
+        `Some clients refuse the tool name "${a.name}" (Claude and OpenAI take only letters, digits, _ and -, at most 64 characters); rename it to "${a.rename}".`,
+      notClientSafeLength: (a: { name: string; length: number; rename: string }) =>
+        `Some clients refuse the tool name "${a.name}", ${a.length} characters long (Claude and OpenAI take at most 64); rename it to "${a.rename}".`,
     },
   },
 
@@ -978,6 +993,8 @@ export const CODES = {
       formUndeclared:
         "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
       formWithoutBody: "bodyEncoding: form needs a body to encode.",
+      tagsUndeclared:
+        "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
     },
   },
 

@@ -3,6 +3,7 @@
  * spec order, and the entry points. Every spec-derived value goes through `ts`/`literal` (code.ts).
  */
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
+import { planHead } from "@kervanc/runtime/define";
 import { Code, ident, join, jsonText, lineComment, literal, readableLiteral, ts } from "./code.ts";
 
 /** Where a tool comes from, for the comment that traces its module back to the spec. */
@@ -36,12 +37,8 @@ export function toolModule(tool: PlannedTool, source: ToolSource, layout: "reada
   );
   const { listing, ...rest } = tool.plan;
   const texts = (value: unknown): Code => (layout === "compact" ? literal(JSON.stringify(value)) : jsonText(value));
-  const head = {
-    name: listing.name,
-    protocol: rest.request.protocol,
-    hostPort: rest.request.hostPort,
-    secrets: rest.secrets,
-  };
+  // The runtime's own head of the plan (define.ts), so the two cannot disagree.
+  const head = planHead(tool.plan);
   return ts`import type { CompiledTool } from "../runtime/plan.ts";
 import { defineTool } from "../runtime/define.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};

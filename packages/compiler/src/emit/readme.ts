@@ -185,12 +185,15 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
   );
   lines.push(...proxySection());
   lines.push(...operationsSection());
+  lines.push(...selectionSection(server));
   lines.push("## Tools", "");
   for (const tool of server.tools) {
     const listing = tool.plan.listing;
     lines.push(`### ${codeSpan(listing.name)}`, "");
     if (listing.title !== undefined) lines.push(`**${md(listing.title)}**`, "");
     lines.push(md(listing.description), "");
+    if (tool.plan.toolsets !== undefined)
+      lines.push(`Toolsets: ${tool.plan.toolsets.map((name) => codeSpan(name)).join(", ")}.`, "");
     lines.push(
       `${codeSpan(`${tool.plan.request.method} ${tool.plan.request.origin}`)}${outputNote(tool.plan.output)}`,
       "",
@@ -206,6 +209,20 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** How an operator serves part of the package, and the toolsets it has. */
+function selectionSection(server: PlannedServer): string[] {
+  const toolsets = [...new Set(server.tools.flatMap((tool) => tool.plan.toolsets ?? []))].sort();
+  const readOnly = server.tools.filter((tool) => tool.plan.listing.annotations.readOnlyHint === true).length;
+  const lines = [
+    "## Serving some of the tools",
+    "",
+    `\`--tools a,b\` serves only the tools named, \`--toolsets x,y\` only the tools of those toolsets (the two add up), and \`--read-only\` only the tools annotated \`readOnlyHint: true\` (${readOnly} of ${server.tools.length} here), of the selection or of all. A tool left out is unknown to clients, in \`tools/list\` and \`tools/call\` alike. \`worker.mjs\` takes the same as \`KERVANC_TOOLS\`, \`KERVANC_TOOLSETS\` and \`KERVANC_READ_ONLY=1\`. A name this server does not have stops it at start, with the names it has.`,
+    "",
+  ];
+  if (toolsets.length > 0) lines.push(`Toolsets: ${toolsets.map((name) => codeSpan(name)).join(", ")}.`, "");
+  return lines;
 }
 
 /** What the README says after a tool's request line about its output mode. */

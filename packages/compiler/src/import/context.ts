@@ -18,6 +18,8 @@ export interface ImportOptions {
   readonly skipInvalid?: boolean;
   /** The API's base URL, instead of the document's `servers`. */
   readonly serverUrl?: string;
+  /** Fill each tool's `tags` from its operation's tags (the kervanc extension toolsets, for `--toolsets`). */
+  readonly toolsets?: boolean;
   /** KV9006 above this many estimated tokens of tools/list. */
   readonly toolsBudget?: number;
 }

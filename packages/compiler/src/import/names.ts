@@ -6,10 +6,11 @@
  * follow a rule are kept as they are, so an API's own vocabulary survives wherever it can.
  */
 
+import { clientToolName, MAX_CLIENT_TOOL_NAME } from "../analyze/client-names.ts";
 import { reservedSecretName } from "../analyze/secrets.ts";
 
 /** Tool names are cut to this length: long names cost tokens in every listing and some clients cap them at 64. */
-export const MAX_TOOL_NAME = 64;
+export const MAX_TOOL_NAME = MAX_CLIENT_TOOL_NAME;
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -50,10 +51,14 @@ function trimRuns(text: string, char: string): string {
   return text.slice(start, end);
 }
 
-/** An operationId made a tool name: invalid characters become `_`, at most 64 characters. */
+/**
+ * An operationId made a tool name every client accepts (analyze/client-names.ts): other characters, dots included,
+ * become `_`; a name over 64 characters is cut and ends in a short hash of the whole, so two long operationIds
+ * that share a start do not both become the same cut.
+ */
 export function toolNameFrom(operationId: string): string {
-  const name = trimRuns(operationId.replace(/[^A-Za-z0-9_.-]+/g, "_"), "_");
-  return name === "" ? "operation" : name.slice(0, MAX_TOOL_NAME);
+  const name = trimRuns(operationId.replace(/[^A-Za-z0-9_-]+/g, "_"), "_");
+  return name === "" ? "operation" : clientToolName(name);
 }
 
 /** A tool name for an operation without operationId: `get_pets_petId` for GET /pets/{petId}. */

@@ -88,6 +88,23 @@ const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
     "the base64 of user:password, sent as Authorization: Basic (for example: printf %s 'user:password' | base64)",
 };
 
+/** What each extension the importer may declare is for, in the comment above `kervancExtensions`. */
+const EXTENSION_NOTES: Readonly<Record<string, string>> = {
+  "form-body": "form-encoded bodies (bodyEncoding: form) are a kervanc extension",
+  toolsets: "tags (from the operations' OpenAPI tags, for --toolsets) are a kervanc extension",
+};
+
+/**
+ * An operation's OpenAPI tags as toolset names (`--toolsets` takes them comma-separated): other characters become
+ * `_`, at most 64 characters, no duplicates, at most 16.
+ */
+function toolsetsOf(operation: Operation): string[] {
+  const names = operation.tags
+    .map((tag) => tag.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^[_-]+/, "").slice(0, 64))
+    .filter((name) => name !== "");
+  return [...new Set(names)].slice(0, 16);
+}
+
 interface BuiltTool {
   readonly operation: Operation;
   readonly value: Record<string, unknown>;
@@ -409,6 +426,7 @@ class Importer {
       ...(summary && summary.text !== "" && summary.text !== shortened.text ? { title: summary.text } : {}),
       description: shortened.text,
       annotations: ANNOTATIONS[method]!,
+      ...(this.#options.toolsets === true && toolsetsOf(operation).length > 0 ? { tags: toolsetsOf(operation) } : {}),
       input: inputJson,
       http,
       output: proposal.output,
@@ -620,12 +638,14 @@ class Importer {
       }
     }
     const secretsList = [...hosts.keys()].sort();
+    const extensions = [
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form") ? ["form-body"] : []),
+      ...(built.some((t) => t.value["tags"] !== undefined) ? ["toolsets"] : []),
+    ];
     const spec: Record<string, unknown> = {
       specVersion: 1,
       // Declared first, where a reader sees it: the spec then builds with kervanc only (KV8001).
-      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form")
-        ? { kervancExtensions: ["form-body"] }
-        : {}),
+      ...(extensions.length > 0 ? { kervancExtensions: extensions } : {}),
       name: serverNameFrom(title),
       version,
       ...(description !== undefined ? { description } : {}),
@@ -642,10 +662,11 @@ class Importer {
         path: ["secrets"],
         text: "Each secret's value comes from the environment variable of the same name.",
       });
-    if (spec["kervancExtensions"] !== undefined) {
+    if (extensions.length > 0) {
+      const why = extensions.map((name) => EXTENSION_NOTES[name]!).join("; ");
       comments.push({
         path: ["kervancExtensions"],
-        text: "form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.\nSee docs/extensions/form-body.md.",
+        text: `${why}: this spec no longer runs on Kervan.\nSee ${extensions.map((name) => `docs/extensions/${name}.md`).join(", ")}.`,
       });
     }
     secretsList.forEach((name, i) => {

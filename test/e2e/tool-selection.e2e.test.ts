@@ -1,0 +1,127 @@
+/**
+ * Serving part of a package, chosen at start (`--tools`, `--toolsets`, `--read-only`): the SDK v2 and v1 clients
+ * see only the selection in tools/list, a tool left out is an unknown tool in tools/call, /healthz and the
+ * start-up line count what is served, and a selection naming what the server lacks stops it at start.
+ */
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type Era } from "../helpers/clients.ts";
+import { startHttpServer } from "../helpers/http.ts";
+import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { httpClient } from "../helpers/runtime-clients.ts";
+import { startUpstream, type Upstream } from "../helpers/upstream.ts";
+
+let upstream: Upstream;
+let root: string;
+let serverPath: string;
+
+function spec(origin: string): string {
+  const tool = (name: string, tags: string, readOnly: boolean, method = "GET") => `
+  - name: ${name}
+    description: ${name}
+    tags: ${tags}
+    annotations: { readOnlyHint: ${readOnly} }
+    http: { method: ${method}, url: "${origin}/${name}", allowInsecureHttp: true }
+    output: { select: "@" }`;
+  return `
+specVersion: 1
+kervancExtensions: [toolsets]
+name: selection
+version: "1.0.0"
+tools:${tool("list_issues", "[issues]", true)}${tool("create_issue", "[issues]", false, "POST")}${tool("list_repos", "[repos]", true)}${tool("delete_repo", "[repos, admin]", false, "DELETE")}
+`;
+}
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ path: req.path }));
+  });
+  ({ root, serverPath } = await buildOneSpec("selection", "selection.yaml", spec(upstream.origin)));
+}, 60_000);
+
+afterAll(async () => {
+  await upstream?.close();
+  if (root) await removeDir(root);
+});
+
+const names = (tools: readonly { name: string }[]): string[] => tools.map((t) => t.name);
+
+describe.each(["modern", "legacy"] as Era[])("a selection over stdio, %s client", (era) => {
+  it("lists and calls only the selected tools", async () => {
+    const client = await connect(era, serverPath, {
+      serverArgs: ["--allow-private-network", "--toolsets", "repos", "--read-only"],
+    });
+    try {
+      expect(names((await client.listTools()).tools)).toEqual(["list_repos"]);
+      const ok = await client.callTool("list_repos", {});
+      expect(ok.isError ?? false).toBe(false);
+      expect(ok.content?.[0]).toEqual({ type: "text", text: JSON.stringify({ path: "/list_repos" }) });
+      // A tool of the spec that the selection leaves out is unknown, and nothing reaches the upstream for it.
+      const before = upstream.requests.length;
+      await expect(client.callTool("delete_repo", {})).rejects.toThrow(/delete_repo not found/);
+      expect(upstream.requests.length).toBe(before);
+      expect(client.stderr()).toContain("1 of 4 tool(s) (--toolsets repos --read-only)");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe.each(["modern", "legacy"] as Era[])("a selection over HTTP, %s client", (era) => {
+  it("serves named tools and toolsets together, and /healthz counts them", async () => {
+    const server = await startHttpServer(serverPath, [
+      "--allow-private-network",
+      "--tools",
+      "create_issue",
+      "--toolsets",
+      "admin",
+    ]);
+    try {
+      const client = await httpClient(era, server.url);
+      try {
+        expect(names((await client.listTools()).tools)).toEqual(["create_issue", "delete_repo"]);
+        await expect(client.callTool("list_issues", {})).rejects.toThrow(/list_issues not found/);
+      } finally {
+        await client.close();
+      }
+      const health = (await (await fetch(server.url.replace(/\/mcp$/, "/healthz"))).json()) as { tools: number };
+      expect(health.tools).toBe(2);
+    } finally {
+      server.child.kill();
+    }
+  });
+});
+
+/** Runs server.mjs with `args` and resolves with its exit code and stderr (it is expected to stop by itself). */
+function runToExit(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [serverPath, ...args], {
+      env: { PATH: process.env["PATH"] ?? "" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`the server did not stop: ${stderr}`));
+    }, 20_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe("a selection the server cannot serve", () => {
+  it.each([
+    [["--tools", "list_isues"], /No tool named "list_isues" in selection\. Its tools: "list_issues", "create_issue"/],
+    [["--toolsets", "repo"], /No toolset named "repo" in selection\. Its toolsets: "admin", "issues", "repos"\./],
+    [["--toolsets", "admin", "--read-only"], /The selection \(--toolsets admin --read-only\) leaves no tool to serve\./],
+    [["--tools", "a,,b"], /--tools has an empty name/],
+  ])("%j stops at start, naming what exists", async (args, message) => {
+    const { code, stderr } = await runToExit(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+});
