@@ -27,7 +27,7 @@ const steps: readonly (readonly [string, readonly string[]])[] = [
   ["npm", ["run", "--silent", "goldens"]],
   ["npm", ["run", "--silent", "goldens:invalid"]],
   ["npm", ["run", "--silent", "docs"]],
-  ["npx", ["vitest", "run", "--update", ...SNAPSHOT_TESTS]],
+  ["npx", ["vitest", "run", ...SNAPSHOT_TESTS, "--update"]],
 ];
 
 for (const [command, args] of steps) {

@@ -21,9 +21,19 @@ describe("valid specs", () => {
     expect(specs.filter((s) => s.startsWith("fixtures/valid/")).length).toBeGreaterThanOrEqual(6);
   });
 
-  it.each(specs)("%s is accepted without a single diagnostic", (file) => {
+  /**
+   * The one warning a valid spec may have: shapes.yaml names a tool with every character Kervan allows, a dot
+   * among them, which Claude and OpenAI refuse (KV2015). Accepted, as Kervan accepts it.
+   */
+  const EXPECTED: Readonly<Record<string, readonly string[]>> = {
+    "fixtures/valid/shapes.yaml": ["KV2015"],
+  };
+
+  it.each(specs)("%s is accepted without a single diagnostic (but the ones it is meant to have)", (file) => {
     const result = compileSpec(file, readFileSync(join(REPO, file)));
-    expect(result.diagnostics.map(formatDiagnostic)).toEqual([]);
+    const expected = EXPECTED[file] ?? [];
+    expect(result.diagnostics.filter((d) => !expected.includes(d.code)).map(formatDiagnostic)).toEqual([]);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(expected);
     expect(result.planned).not.toBeNull();
   });
 

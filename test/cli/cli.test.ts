@@ -201,7 +201,10 @@ describe("kervanc build on the fixture folders", () => {
 
   it("builds every spec that must be accepted (fixtures/valid), emit included", async () => {
     const r = await kervanc(["build", "fixtures/valid", "-o", join(dir, "out-valid")]);
-    expect(r.stderr).not.toMatch(/ - (error|warning) KV/);
+    // Only KV2015: shapes.yaml names a tool with every character Kervan allows, a dot among them, which some
+    // clients refuse; kervanc accepts it, as Kervan does, with that warning.
+    const problems = r.stderr.split("\n").filter((line) => / - (error|warning) KV/.test(line));
+    expect(problems).toEqual([expect.stringMatching(/^fixtures\/valid\/shapes\.yaml:\d+:\d+ - warning KV2015: /)]);
     expect(r.code).toBe(0);
     const specs = readdirSync(join(REPO, "fixtures/valid")).filter((f) => f.endsWith(".yaml"));
     for (const spec of specs)

@@ -117,7 +117,10 @@ describe("a selection the server cannot serve", () => {
   it.each([
     [["--tools", "list_isues"], /No tool named "list_isues" in selection\. Its tools: "list_issues", "create_issue"/],
     [["--toolsets", "repo"], /No toolset named "repo" in selection\. Its toolsets: "admin", "issues", "repos"\./],
-    [["--toolsets", "admin", "--read-only"], /The selection \(--toolsets admin --read-only\) leaves no tool to serve\./],
+    [
+      ["--toolsets", "admin", "--read-only"],
+      /The selection \(--toolsets admin --read-only\) leaves no tool to serve\./,
+    ],
     [["--tools", "a,,b"], /--tools has an empty name/],
   ])("%j stops at start, naming what exists", async (args, message) => {
     const { code, stderr } = await runToExit(args);

@@ -23,7 +23,7 @@ describe("linear in the text's length", () => {
   });
 
   it("makes names from operationIds with a long run of underscores that ends in another character", () => {
-    expect(toolNameFrom(`a${"_".repeat(N)}b`)).toBe(`a${"_".repeat(63)}`);
+    expect(toolNameFrom(`a${"_".repeat(N)}b`)).toMatch(/^a_{57}[0-9a-f]{6}$/);
     expect(toolNameFrom(`__a_b__`)).toBe("a_b");
     expect(toolNameFrom(`${"_".repeat(N)}`)).toBe("operation");
     expect(identifierFrom(`a${"_".repeat(N)}-b`)).toBe("a_b");

@@ -292,7 +292,7 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   });
 
   it("lists tickets: bracketed names on the wire, repeated array values, the token in Authorization", async () => {
-    const { result, request } = await call(c, ticketsApi, "tickets.list", {
+    const { result, request } = await call(c, ticketsApi, "tickets_list", {
       page_size: 2,
       page_cursor: "c1",
       status: ["open", "pending"],
@@ -319,14 +319,14 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   });
 
   it("sends a deepObject filter as filter[name]=value, and nothing for an omitted one", async () => {
-    const { request } = await call(c, ticketsApi, "tickets.list", { filter: { assignee: "ada" } });
+    const { request } = await call(c, ticketsApi, "tickets_list", { filter: { assignee: "ada" } });
     expect(new URLSearchParams(request.query).get("filter[assignee]")).toBe("ada");
-    const { request: without } = await call(c, ticketsApi, "tickets.list", {});
+    const { request: without } = await call(c, ticketsApi, "tickets_list", {});
     expect([...new URLSearchParams(without.query).keys()]).not.toContain("filter[assignee]");
   });
 
   it("gets a ticket by a path parameter with a dash in its name, with the required header", async () => {
-    const { result, request } = await call(c, ticketsApi, "tickets.get", {
+    const { result, request } = await call(c, ticketsApi, "tickets_get", {
       ticket_id: "T-1042",
       x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b",
     });
@@ -345,10 +345,10 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   it("refuses arguments the converted schema rules out (pattern, format)", async () => {
     const before = ticketsApi.requests.length;
     expect(
-      (await c.callTool("tickets.get", { ticket_id: "1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" }))
+      (await c.callTool("tickets_get", { ticket_id: "1042", x_request_id: "6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b" }))
         .isError,
     ).toBe(true);
-    expect((await c.callTool("tickets.get", { ticket_id: "T-1", x_request_id: "not-a-uuid" })).isError).toBe(true);
+    expect((await c.callTool("tickets_get", { ticket_id: "T-1", x_request_id: "not-a-uuid" })).isError).toBe(true);
     expect(ticketsApi.requests.length).toBe(before);
   });
 
@@ -361,9 +361,9 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
   it("lists the imported tools with their schemas and hints", async () => {
     const { tools } = await c.listTools();
     expect(tools.map((t) => [t.name, (t["annotations"] as { readOnlyHint?: boolean }).readOnlyHint])).toEqual([
-      ["tickets.list", true],
-      ["tickets.get", true],
-      ["agents.me", true],
+      ["tickets_list", true],
+      ["tickets_get", true],
+      ["agents_me", true],
       ["status", true],
     ]);
     expect(tools[0]!.inputSchema).toMatchObject({

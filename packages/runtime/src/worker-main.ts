@@ -25,13 +25,7 @@ import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
 import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
 import type { CompiledServer } from "./plan.ts";
-import {
-  parseNameList,
-  type SelectionLabels,
-  selectTools,
-  servedCount,
-  type ToolSelection,
-} from "./tool-selection.ts";
+import { parseNameList, type SelectionLabels, selectTools, servedCount, type ToolSelection } from "./tool-selection.ts";
 import { ToolRunner } from "./runner.ts";
 import { SecretVault, type SecretSource } from "./secrets.ts";
 import { BodyRefused, webBody } from "./web-body.ts";
@@ -260,7 +254,9 @@ export function createWorker(all: CompiledServer): FetchWorker {
       auth,
       health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     });
-    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, selection, BINDING_LABELS)}`);
+    log(
+      `Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, selection, BINDING_LABELS)}`,
+    );
   }
 
   return {

@@ -17,6 +17,9 @@ export const FETCH_SETTINGS = [
   "KERVANC_OAUTH_JWKS_URL",
   "KERVANC_OAUTH_AUDIENCE",
   "KERVANC_INSECURE_NO_AUTH",
+  "KERVANC_TOOLS",
+  "KERVANC_TOOLSETS",
+  "KERVANC_READ_ONLY",
 ] as const;
 /** The test-only allowance of the fetch target; production command lines do not even let it be read. */
 export const FETCH_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";

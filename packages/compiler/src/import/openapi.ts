@@ -100,7 +100,12 @@ const EXTENSION_NOTES: Readonly<Record<string, string>> = {
  */
 function toolsetsOf(operation: Operation): string[] {
   const names = operation.tags
-    .map((tag) => tag.replace(/[^A-Za-z0-9_-]+/g, "_").replace(/^[_-]+/, "").slice(0, 64))
+    .map((tag) =>
+      tag
+        .replace(/[^A-Za-z0-9_-]+/g, "_")
+        .replace(/^[_-]+/, "")
+        .slice(0, 64),
+    )
     .filter((name) => name !== "");
   return [...new Set(names)].slice(0, 16);
 }
@@ -639,7 +644,9 @@ class Importer {
     }
     const secretsList = [...hosts.keys()].sort();
     const extensions = [
-      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form") ? ["form-body"] : []),
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form")
+        ? ["form-body"]
+        : []),
       ...(built.some((t) => t.value["tags"] !== undefined) ? ["toolsets"] : []),
     ];
     const spec: Record<string, unknown> = {
