@@ -9,6 +9,7 @@ import { compileSpec } from "../../packages/compiler/src/build.ts";
 import { clientToolName } from "../../packages/compiler/src/analyze/client-names.ts";
 import { toolModule } from "../../packages/compiler/src/emit/modules.ts";
 import { toolNameFrom } from "../../packages/compiler/src/import/names.ts";
+import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 
 const spec = (opts: { declared?: boolean; tags?: string; name?: string; readOnly?: boolean }): string => `specVersion: 1
 ${opts.declared === false ? "" : "kervancExtensions: [toolsets]\n"}name: sets
@@ -97,5 +98,36 @@ describe("names the importer makes", () => {
     expect(a).not.toBe(b);
     for (const name of [a, b, toolNameFrom("ü.ö/ä")]) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(clientToolName("")).toBe("tool");
+  });
+});
+
+describe("kervanc import --toolsets", () => {
+  const doc = JSON.stringify({
+    openapi: "3.1.0",
+    info: { title: "Tracker", version: "1.0" },
+    servers: [{ url: "https://api.example.com" }],
+    paths: {
+      "/issues": { get: { operationId: "listIssues", tags: ["Issues", "Issue Tracking", "issues"], responses: {} } },
+      "/me": { get: { operationId: "me", responses: {} } },
+    },
+  });
+  const run = (toolsets: boolean) =>
+    importOpenApi("api.json", new TextEncoder().encode(doc), "spec.yaml", toolsets ? { toolsets } : {});
+
+  it("tags each tool with its operation's tags, made toolset names, and declares the extension", () => {
+    const result = run(true);
+    expect(result.ok).toBe(true);
+    const built = compileSpec("spec.yaml", new TextEncoder().encode(result.text!));
+    expect(built.diagnostics.map((d) => d.code)).toEqual(["KV8001"]);
+    expect(built.planned!.tools.map((t) => t.plan.toolsets)).toEqual([
+      ["Issues", "Issue_Tracking", "issues"],
+      undefined,
+    ]);
+  });
+
+  it("writes plain Kervan without the flag", () => {
+    const text = run(false).text!;
+    expect(text).not.toContain("kervancExtensions");
+    expect(text).not.toContain("tags:");
   });
 });
