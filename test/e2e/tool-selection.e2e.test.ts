@@ -1,7 +1,8 @@
 /**
  * Serving part of a package, chosen at start (`--tools`, `--toolsets`, `--read-only`): the SDK v2 and v1 clients
  * see only the selection in tools/list, a tool left out is an unknown tool in tools/call, /healthz and the
- * start-up line count what is served, and a selection naming what the server lacks stops it at start.
+ * start-up line count what is served, and a selection naming what the server lacks stops it at start. In
+ * discovery mode the same clients find, describe and call tools through three, with a direct call's results.
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,13 @@ import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { httpClient } from "../helpers/runtime-clients.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 
+const DESCRIPTIONS: Record<string, string> = {
+  list_issues: "List the issues of a repository, open or closed.",
+  create_issue: "Open a new issue in a repository.",
+  list_repos: "List the repositories of the authenticated user.",
+  delete_repo: "Delete a repository for good.",
+};
+
 let upstream: Upstream;
 let root: string;
 let serverPath: string;
@@ -18,10 +26,11 @@ let serverPath: string;
 function spec(origin: string): string {
   const tool = (name: string, tags: string, readOnly: boolean, method = "GET") => `
   - name: ${name}
-    description: ${name}
+    description: ${DESCRIPTIONS[name]}
     tags: ${tags}
+    input: { type: object, properties: { state: { type: string, enum: [open, closed] } }, additionalProperties: false }
     annotations: { readOnlyHint: ${readOnly} }
-    http: { method: ${method}, url: "${origin}/${name}", allowInsecureHttp: true }
+    http: { method: ${method}, url: "${origin}/${name}", allowInsecureHttp: true, query: { state: "{{input.state}}" } }
     output: { select: "@" }`;
   return `
 specVersion: 1
@@ -126,5 +135,81 @@ describe("a selection the server cannot serve", () => {
     const { code, stderr } = await runToExit(args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+});
+
+describe.each(["modern", "legacy"] as Era[])("discovery mode, %s client", (era) => {
+  it("lists three tools, finds, describes and calls through them as a direct call would", async () => {
+    const [client, direct] = await Promise.all([
+      connect(era, serverPath, { serverArgs: ["--allow-private-network", "--discovery"] }),
+      connect(era, serverPath, { serverArgs: ["--allow-private-network"] }),
+    ]);
+    try {
+      const listed = (await client.listTools()).tools;
+      expect(names(listed)).toEqual(["search_tools", "describe_tool", "call_tool"]);
+      expect(client.stderr()).toContain("4 tool(s), in discovery mode");
+
+      const found = await client.callTool("search_tools", { query: "delete a repository" });
+      const hits = (found.structuredContent as { tools: { name: string; description: string }[] }).tools;
+      expect(hits[0]).toEqual({ name: "delete_repo", description: DESCRIPTIONS["delete_repo"] });
+      const opened = await client.callTool("search_tools", { query: "open a new issue", limit: 1 });
+      expect(opened.structuredContent).toEqual({
+        tools: [{ name: "create_issue", description: DESCRIPTIONS["create_issue"] }],
+      });
+
+      const described = await client.callTool("describe_tool", { name: "list_issues" });
+      const directListing = (await direct.listTools()).tools.find((t) => t.name === "list_issues");
+      expect(described.structuredContent).toEqual(directListing);
+
+      // A call, a call the tool's own validator refuses, and both direct: the same results.
+      for (const args of [{ state: "open" }, { state: "bogus" }]) {
+        const viaDiscovery = await client.callTool("call_tool", { name: "list_issues", arguments: args });
+        const viaDirect = await direct.callTool("list_issues", args);
+        expect(viaDiscovery).toEqual(viaDirect);
+      }
+      expect((await client.callTool("call_tool", { name: "list_issues", arguments: { state: "bogus" } })).isError).toBe(
+        true,
+      );
+
+      const wrong = await client.callTool("call_tool", { name: "no_such_tool" });
+      expect(wrong.isError).toBe(true);
+      expect(wrong.content?.[0]).toMatchObject({ text: expect.stringContaining('no tool named "no_such_tool"') });
+      const extra = await client.callTool("search_tools", { query: "x", limt: 3 });
+      expect(extra.isError).toBe(true);
+    } finally {
+      await Promise.all([client.close(), direct.close()]);
+    }
+  });
+});
+
+describe("discovery mode with a selection", () => {
+  it("finds, describes and calls only the tools served", async () => {
+    const server = await startHttpServer(serverPath, ["--allow-private-network", "--discovery", "--read-only"]);
+    try {
+      const client = await httpClient("modern", server.url);
+      try {
+        const found = await client.callTool("search_tools", { query: "repository", limit: 25 });
+        expect(names((found.structuredContent as { tools: { name: string }[] }).tools).sort()).toEqual([
+          "list_issues",
+          "list_repos",
+        ]);
+        const before = upstream.requests.length;
+        for (const [tool, args] of [
+          ["describe_tool", { name: "delete_repo" }],
+          ["call_tool", { name: "delete_repo" }],
+        ] as const) {
+          const refused = await client.callTool(tool, args);
+          expect(refused.isError).toBe(true);
+        }
+        expect(upstream.requests.length).toBe(before);
+        const listed = (await client.listTools()).tools as { name: string; annotations?: { readOnlyHint?: boolean } }[];
+        // Every tool served is read-only, so calling through call_tool is too.
+        expect(listed.find((t) => t.name === "call_tool")?.annotations?.readOnlyHint).toBe(true);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      server.child.kill();
+    }
   });
 });

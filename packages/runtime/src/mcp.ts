@@ -21,17 +21,24 @@ const noRuntimeSchemas: jsonSchemaValidator = {
   },
 };
 
-export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
-  const { plan } = compiled;
-  const listTools = listingSource(compiled.tools);
-  const info = { name: plan.name, version: plan.version };
-  const options = {
+/** The SDK `Server` options every generated server uses, in either mode. */
+export type ServerOptions = ReturnType<typeof serverOptions>;
+
+export function serverOptions(plan: CompiledServer["plan"]) {
+  return {
     // No listChanged: a generated server's tools never change while it runs, so it never sends
     // notifications/tools/list_changed (`kervanc dev`, which does, advertises it itself).
     capabilities: { tools: {} },
     jsonSchemaValidator: noRuntimeSchemas,
     ...(plan.description !== undefined ? { instructions: plan.description } : {}),
   };
+}
+
+export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
+  const { plan } = compiled;
+  const listTools = listingSource(compiled.tools);
+  const info = { name: plan.name, version: plan.version };
+  const options = serverOptions(plan);
   return () => {
     const server = new Server(info, options);
     server.setRequestHandler("tools/list", () => listTools() as never);

@@ -34,6 +34,7 @@ import {
 } from "./log.ts";
 import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
+import { createDiscoveryFactory } from "./discovery.ts";
 import { createServerFactory } from "./mcp.ts";
 import {
   allowPrivateNetwork,
@@ -83,6 +84,7 @@ Options:
   --tools A,B                serve only these tools (repeatable; adds to --toolsets)
   --toolsets X,Y             serve only the tools tagged with these toolsets (repeatable; adds to --tools)
   --read-only                serve only tools annotated readOnlyHint: true (of the selection, or of all)
+  --discovery                list three tools (search_tools, describe_tool, call_tool) instead of every tool
   --log-format F             text (default) or json: one JSON object per line, one per call
   --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
@@ -156,6 +158,7 @@ export interface NodeOptions {
   readonly denyNetwork: readonly string[];
   readonly upstreamKeepAlive: boolean;
   readonly selection: ToolSelection;
+  readonly discovery: boolean;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -199,6 +202,7 @@ export function parseNodeOptions(
         tools: { type: "string", multiple: true },
         toolsets: { type: "string", multiple: true },
         "read-only": { type: "boolean" },
+        discovery: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -318,6 +322,7 @@ export function parseNodeOptions(
       toolsets: v.toolsets === undefined ? null : nameList("--toolsets", v.toolsets),
       readOnly: v["read-only"] ?? false,
     },
+    discovery: v.discovery ?? false,
     help: v.help ?? false,
     version: v.version ?? false,
   };
@@ -431,7 +436,7 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
   }
   if (options.allowInsecureSecrets)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
-  const factory = createServerFactory(compiled, runner);
+  const factory = options.discovery ? createDiscoveryFactory(compiled, runner) : createServerFactory(compiled, runner);
   // A report can quote what a client sent: over stdio it is made one line here; over HTTP the handler makes it
   // one line, cut and throttled (http-handler.ts), and cutting it again would lose its count of what was cut.
   const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);
@@ -452,7 +457,9 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-    log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}`);
+    log(
+      `Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}${options.discovery ? ", in discovery mode" : ""}`,
+    );
     return;
   }
   const exposed = exposure(options.host, options.allowedHosts);
@@ -487,7 +494,9 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       stopWithParent(stop);
-      log(`Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}`);
+      log(
+        `Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, options.selection)}${options.discovery ? ", in discovery mode" : ""}`,
+      );
       logger.ready(`Serving ${compiled.plan.name} on ${server.url}`);
     },
     (error: unknown) => {

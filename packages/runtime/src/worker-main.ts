@@ -21,6 +21,7 @@ import { raceSignal } from "./deadline.ts";
 import { authTokenProblem, createAuthenticator, oauthUrlProblem } from "./auth.ts";
 import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { isLoopbackHost } from "./loopback.ts";
+import { createDiscoveryFactory } from "./discovery.ts";
 import { createServerFactory } from "./mcp.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
 import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
@@ -43,6 +44,7 @@ export const WORKER_ENV = {
   tools: "KERVANC_TOOLS",
   toolsets: "KERVANC_TOOLSETS",
   readOnly: "KERVANC_READ_ONLY",
+  discovery: "KERVANC_DISCOVERY",
 } as const;
 
 type EnvLike = Readonly<Record<string, unknown>>;
@@ -142,10 +144,18 @@ function selectionFromEnv(env: (name: string) => string | undefined): ToolSelect
     const raw = env(name);
     return raw === undefined ? null : parseNameList(name, raw);
   };
-  const readOnly = env(WORKER_ENV.readOnly);
-  if (readOnly !== undefined && readOnly !== "1" && readOnly !== "0")
-    throw new Error(`${WORKER_ENV.readOnly} must be 1 or 0.`);
-  return { tools: names(WORKER_ENV.tools), toolsets: names(WORKER_ENV.toolsets), readOnly: readOnly === "1" };
+  return {
+    tools: names(WORKER_ENV.tools),
+    toolsets: names(WORKER_ENV.toolsets),
+    readOnly: flag(env, WORKER_ENV.readOnly),
+  };
+}
+
+/** A switch binding: 1 on, 0 or unset off, anything else a mistake worth stopping for. */
+function flag(env: (name: string) => string | undefined, name: string): boolean {
+  const value = env(name);
+  if (value !== undefined && value !== "1" && value !== "0") throw new Error(`${name} must be 1 or 0.`);
+  return value === "1";
 }
 
 /**
@@ -248,14 +258,16 @@ export function createWorker(all: CompiledServer): FetchWorker {
       );
     }
     loopbackOnly = auth === null && env(WORKER_ENV.insecureNoAuth) !== "1";
-    handler = createHttpHandler(createServerFactory(compiled, runner), {
+    const discovery = flag(env, WORKER_ENV.discovery);
+    const factory = discovery ? createDiscoveryFactory(compiled, runner) : createServerFactory(compiled, runner);
+    handler = createHttpHandler(factory, {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
       auth,
       health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     });
     log(
-      `Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, selection, BINDING_LABELS)}`,
+      `Loaded ${compiled.plan.name} ${compiled.plan.version}: ${servedCount(all, compiled, selection, BINDING_LABELS)}${discovery ? ", in discovery mode" : ""}`,
     );
   }
 
