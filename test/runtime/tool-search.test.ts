@@ -54,7 +54,7 @@ describe("ToolIndex", () => {
     expect(top("weather forecast")).toEqual([]);
     // "owner" is an argument of four tools; shorter entries rank first (BM25's length normalisation).
     expect(top("owner", 5)).toHaveLength(4);
-    const twins = new ToolIndex([listing("b_tool", "Same words."), listing("a_tool", "Same words.")]);
-    expect(twins.search("same words", 2).map((hit) => hit.name)).toEqual(["b_tool", "a_tool"]);
+    const twins = new ToolIndex([listing("tool_two", "Same words."), listing("tool_one", "Same words.")]);
+    expect(twins.search("same words", 2).map((hit) => hit.name)).toEqual(["tool_two", "tool_one"]);
   });
 });
