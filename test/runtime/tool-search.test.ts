@@ -15,11 +15,20 @@ const listing = (name: string, description: string, properties: string[] = [], t
 });
 
 describe("words", () => {
-  it("splits names, camelCase and punctuation, lower-cases, makes plurals singular, drops stop words", () => {
-    expect(words("listRepoIssues")).toEqual(["list", "repo", "issue"]);
-    expect(words("get_the-Repositories of a user")).toEqual(["repository", "user"]);
+  it("splits names, camelCase and punctuation, lower-cases, drops stop words, and stems", () => {
+    expect(words("listRepoIssues")).toEqual(["list", "repo", "issu"]);
+    expect(words("get_the-Repositories of a user")).toEqual(["get", "repository", "user"]);
     expect(words("boxes, branches, status, class")).toEqual(["box", "branch", "status", "class"]);
     expect(words("görünür metin")).toEqual(["görünür", "metin"]);
+  });
+
+  it("makes a word's forms meet", () => {
+    for (const forms of [
+      ["issue", "issues"],
+      ["assign", "assigned", "assigns"],
+      ["delete", "deleted", "deleting", "deletes"],
+    ])
+      expect(new Set(forms.map((form) => words(form)[0])).size).toBe(1);
   });
 });
 
@@ -34,7 +43,9 @@ describe("ToolIndex", () => {
   const index = new ToolIndex(tools, [["issues"], ["issues"], ["issues"], ["repos"], undefined]);
   const top = (query: string, limit = 3): string[] => index.search(query, limit).map((hit) => hit.name);
 
-  it("ranks by what the query says", () => {
+  it("ranks by what the query says, the verbs people use included", () => {
+    expect(top("open a new issue")[0]).toBe("issues_create");
+    expect(top("remove a repository")[0]).toBe("repos_delete");
     expect(top("comment on an issue")[0]).toBe("issues_create_comment");
     expect(top("delete repository")[0]).toBe("repos_delete");
     expect(top("who am I logged in as, the authenticated user")[0]).toBe("users_get_authenticated");

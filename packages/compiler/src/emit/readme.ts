@@ -222,6 +222,10 @@ function selectionSection(server: PlannedServer): string[] {
     "",
   ];
   if (toolsets.length > 0) lines.push(`Toolsets: ${toolsets.map((name) => codeSpan(name)).join(", ")}.`, "");
+  lines.push(
+    "`--discovery` (`KERVANC_DISCOVERY=1`) lists three tools instead of all: `search_tools` finds tools by what they do, `describe_tool` gives one's schemas, and `call_tool` calls one exactly as a direct call would. A client then pays for three listings per conversation, not for every tool.",
+    "",
+  );
   return lines;
 }
 
