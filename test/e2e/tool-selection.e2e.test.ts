@@ -28,7 +28,7 @@ function spec(origin: string): string {
   - name: ${name}
     description: ${DESCRIPTIONS[name]}
     tags: ${tags}
-    input: { type: object, properties: { state: { type: string, enum: [open, closed] } }, additionalProperties: false }
+    input: { type: object, properties: { state: { type: string, enum: [open, closed] }, since: { type: [string, "null"] } }, additionalProperties: false }
     annotations: { readOnlyHint: ${readOnly} }
     http: { method: ${method}, url: "${origin}/${name}", allowInsecureHttp: true, query: { state: "{{input.state}}" } }
     output: { select: "@" }`;
@@ -211,5 +211,34 @@ describe("discovery mode with a selection", () => {
     } finally {
       server.child.kill();
     }
+  });
+});
+
+describe.each(["modern", "legacy"] as Era[])("--schema-profile gemini, %s client", (era) => {
+  it("advertises the rewritten schema and still validates with the spec's own", async () => {
+    const client = await connect(era, serverPath, {
+      serverArgs: ["--allow-private-network", "--schema-profile", "gemini", "--tools", "list_issues"],
+    });
+    try {
+      const [tool] = (await client.listTools()).tools;
+      expect((tool!.inputSchema as { properties: Record<string, unknown> }).properties["since"]).toEqual({
+        type: "string",
+        nullable: true,
+      });
+      // The advertised schema says nothing against a number here; the spec's schema does, and it decides.
+      const refused = await client.callTool("list_issues", { since: 5 });
+      expect(refused.isError).toBe(true);
+      expect((await client.callTool("list_issues", { since: null })).isError ?? false).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("--schema-profile with a name it does not know", () => {
+  it("stops at start, naming the profiles it has", async () => {
+    const { code, stderr } = await runToExit(["--schema-profile", "gemeni"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--schema-profile must be one of gemini, not "gemeni".');
   });
 });

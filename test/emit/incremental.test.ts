@@ -28,8 +28,12 @@ describe("incremental builds", () => {
   const build = async (...extra: string[]): Promise<string> => {
     const r = await kervanc(["build", specDir, "-o", out, ...extra]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    return r.stderr;
+    // Only the summary line, but for catalog.yaml's KV2015 (Lookup.Place, a dot some clients refuse) when it is built.
+    const lines = r.stderr.trim().split("\n");
+    const summary = lines.at(-1)!;
+    const rest = lines.slice(0, -1).join("\n");
+    if (rest !== "") expect(rest.match(/ - (error|warning|info) KV\d+/g)).toEqual([" - warning KV2015"]);
+    return `${summary}\n`;
   };
 
   beforeAll(async () => {

@@ -27,6 +27,13 @@ export function compileInProcess(yamlText: string, file = "spec.yaml"): Compiled
     compiled.planned.plan,
     compiled.planned.tools.map((t) => ({
       plan: t.plan,
+      ...(Object.keys(t.profiles).length > 0
+        ? {
+            profiles: Object.fromEntries(
+              Object.entries(t.profiles).map(([name, rewrite]) => [name, JSON.stringify(rewrite!.listing)]),
+            ),
+          }
+        : {}),
       validateInput: t.input.validate as unknown as CompiledValidator,
       validateOutput: (t.output?.validate ?? null) as unknown as CompiledValidator | null,
     })),

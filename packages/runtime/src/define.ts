@@ -29,6 +29,8 @@ export interface ToolSource {
   readonly head: ToolHead;
   /** The tool's `tools/list` entry, JSON. */
   readonly listing: string;
+  /** The entry as a schema profile advertises it, JSON, for each profile whose rewrite changed it. */
+  readonly profiles?: Readonly<Record<string, string>>;
   /** The rest of its plan (`ToolPlan` without `listing`), JSON. */
   readonly plan: string;
   readonly validateInput: CompiledValidator;
@@ -41,6 +43,7 @@ export function defineTool(source: ToolSource): CompiledTool {
   return Object.freeze({
     head: deepFreeze(source.head),
     listingJson: source.listing,
+    ...(source.profiles !== undefined ? { profiles: Object.freeze({ ...source.profiles }) } : {}),
     get plan(): ToolPlan {
       if (plan === null) {
         const listing = JSON.parse(source.listing) as ToolListing;

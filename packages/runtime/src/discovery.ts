@@ -127,7 +127,11 @@ function checkKeys(args: unknown, allowed: readonly string[], required: readonly
   return missing.length > 0 ? `Missing argument ${JSON.stringify(missing[0])}.` : null;
 }
 
-export function createDiscoveryFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
+export function createDiscoveryFactory(
+  compiled: CompiledServer,
+  runner: ToolRunner,
+  profile: string | null = null,
+): () => Server {
   const options = serverOptions(compiled.plan);
   const heads = compiled.tools.map((tool) => headOf(tool));
   const allReadOnly = heads.every((head) => head.readOnly === true);
@@ -137,7 +141,7 @@ export function createDiscoveryFactory(compiled: CompiledServer, runner: ToolRun
   let served: ReadonlyMap<string, ToolListing> | null = null;
   let index: ToolIndex | null = null;
   const servedListings = (): ReadonlyMap<string, ToolListing> =>
-    (served ??= new Map(toolsList(compiled.tools).tools.map((listing) => [listing.name, listing])));
+    (served ??= new Map(toolsList(compiled.tools, true, profile).tools.map((listing) => [listing.name, listing])));
   const searchIndex = (): ToolIndex =>
     (index ??= new ToolIndex(
       [...servedListings().values()],

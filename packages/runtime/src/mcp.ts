@@ -34,9 +34,13 @@ export function serverOptions(plan: CompiledServer["plan"]) {
   };
 }
 
-export function createServerFactory(compiled: CompiledServer, runner: ToolRunner): () => Server {
+export function createServerFactory(
+  compiled: CompiledServer,
+  runner: ToolRunner,
+  profile: string | null = null,
+): () => Server {
   const { plan } = compiled;
-  const listTools = listingSource(compiled.tools);
+  const listTools = listingSource(compiled.tools, profile);
   const info = { name: plan.name, version: plan.version };
   const options = serverOptions(plan);
   return () => {
@@ -60,16 +64,16 @@ type ToolsListResult = { readonly tools: readonly ToolListing[] };
  * first answer gets a result of its own, not frozen and not kept: a stdio session lists once, and freezing every
  * tool's schemas costs twice what parsing them does, on the way to a client's first answer.
  */
-export function listingSource(tools: readonly CompiledTool[]): () => ToolsListResult {
+export function listingSource(tools: readonly CompiledTool[], profile: string | null = null): () => ToolsListResult {
   let kept: ToolsListResult | null = null;
   let listed = false;
   return () => {
     if (kept !== null) return kept;
     if (!listed) {
       listed = true;
-      return toolsList(tools, false);
+      return toolsList(tools, false, profile);
     }
-    return (kept = toolsList(tools));
+    return (kept = toolsList(tools, true, profile));
   };
 }
 
@@ -78,10 +82,16 @@ export function listingSource(tools: readonly CompiledTool[]): () => ToolsListRe
  * tool's plan; the SDK writes the result out as compact JSON, so the texts' whitespace never reaches the wire.
  * Frozen unless `frozen` is false, for a result that is used once and dropped.
  */
-export function toolsList(tools: readonly CompiledTool[], frozen = true): ToolsListResult {
-  const entries = tools.map((tool) =>
-    tool.listingJson !== undefined ? (JSON.parse(tool.listingJson) as ToolListing) : tool.plan.listing,
-  );
+export function toolsList(
+  tools: readonly CompiledTool[],
+  frozen = true,
+  profile: string | null = null,
+): ToolsListResult {
+  const entries = tools.map((tool) => {
+    // A schema profile's rewrite where the tool has one; the spec's own listing otherwise.
+    const json = (profile !== null ? tool.profiles?.[profile] : undefined) ?? tool.listingJson;
+    return json !== undefined ? (JSON.parse(json) as ToolListing) : tool.plan.listing;
+  });
   const result = { tools: entries };
   return frozen ? deepFreeze(result) : result;
 }

@@ -49,6 +49,7 @@ import type { CompiledServer } from "./plan.ts";
 import { isLoopbackHost } from "./loopback.ts";
 import { serveNodeHttp, type ServeLimits } from "./node-http.ts";
 import { ToolRunner } from "./runner.ts";
+import { type SchemaProfile, schemaProfile } from "./schema-profiles.ts";
 import { parseNameList, selectTools, servedCount, type ToolSelection } from "./tool-selection.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
 import { envSecrets, envUnderFiles, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
@@ -85,6 +86,7 @@ Options:
   --toolsets X,Y             serve only the tools tagged with these toolsets (repeatable; adds to --tools)
   --read-only                serve only tools annotated readOnlyHint: true (of the selection, or of all)
   --discovery                list three tools (search_tools, describe_tool, call_tool) instead of every tool
+  --schema-profile NAME      advertise input schemas rewritten for a client family: gemini (validation is unchanged)
   --log-format F             text (default) or json: one JSON object per line, one per call
   --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
@@ -125,6 +127,14 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+function profileOption(value: string): SchemaProfile {
+  try {
+    return schemaProfile("--schema-profile", value);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** The names of a repeatable, comma-separated flag (`--tools a,b --tools c`). */
 function nameList(flag: string, values: readonly string[]): string[] {
   try {
@@ -159,6 +169,7 @@ export interface NodeOptions {
   readonly upstreamKeepAlive: boolean;
   readonly selection: ToolSelection;
   readonly discovery: boolean;
+  readonly schemaProfile: SchemaProfile | null;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -203,6 +214,7 @@ export function parseNodeOptions(
         toolsets: { type: "string", multiple: true },
         "read-only": { type: "boolean" },
         discovery: { type: "boolean" },
+        "schema-profile": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -323,6 +335,7 @@ export function parseNodeOptions(
       readOnly: v["read-only"] ?? false,
     },
     discovery: v.discovery ?? false,
+    schemaProfile: v["schema-profile"] === undefined ? null : profileOption(v["schema-profile"]),
     help: v.help ?? false,
     version: v.version ?? false,
   };
@@ -436,7 +449,9 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
   }
   if (options.allowInsecureSecrets)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
-  const factory = options.discovery ? createDiscoveryFactory(compiled, runner) : createServerFactory(compiled, runner);
+  const factory = options.discovery
+    ? createDiscoveryFactory(compiled, runner, options.schemaProfile)
+    : createServerFactory(compiled, runner, options.schemaProfile);
   // A report can quote what a client sent: over stdio it is made one line here; over HTTP the handler makes it
   // one line, cut and throttled (http-handler.ts), and cutting it again would lose its count of what was cut.
   const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);

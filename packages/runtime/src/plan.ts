@@ -184,6 +184,8 @@ export interface CompiledTool {
   readonly head?: ToolHead;
   /** The generated tools' `tools/list` entry as JSON text; absent, `plan.listing` is published. */
   readonly listingJson?: string;
+  /** The entry as each schema profile advertises it (`--schema-profile`), JSON, where it differs. */
+  readonly profiles?: Readonly<Record<string, string>>;
 }
 
 /** What the generated server module assembles: the server plan and its tools in spec order. */

@@ -23,6 +23,7 @@ import { createHttpHandler, type HttpHandler } from "./http-handler.ts";
 import { isLoopbackHost } from "./loopback.ts";
 import { createDiscoveryFactory } from "./discovery.ts";
 import { createServerFactory } from "./mcp.ts";
+import { schemaProfile } from "./schema-profiles.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "./net/address.ts";
 import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-transport.ts";
 import type { CompiledServer } from "./plan.ts";
@@ -45,6 +46,7 @@ export const WORKER_ENV = {
   toolsets: "KERVANC_TOOLSETS",
   readOnly: "KERVANC_READ_ONLY",
   discovery: "KERVANC_DISCOVERY",
+  schemaProfile: "KERVANC_SCHEMA_PROFILE",
 } as const;
 
 type EnvLike = Readonly<Record<string, unknown>>;
@@ -259,7 +261,11 @@ export function createWorker(all: CompiledServer): FetchWorker {
     }
     loopbackOnly = auth === null && env(WORKER_ENV.insecureNoAuth) !== "1";
     const discovery = flag(env, WORKER_ENV.discovery);
-    const factory = discovery ? createDiscoveryFactory(compiled, runner) : createServerFactory(compiled, runner);
+    const profileName = env(WORKER_ENV.schemaProfile);
+    const profile = profileName === undefined ? null : schemaProfile(WORKER_ENV.schemaProfile, profileName);
+    const factory = discovery
+      ? createDiscoveryFactory(compiled, runner, profile)
+      : createServerFactory(compiled, runner, profile);
     handler = createHttpHandler(factory, {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),

@@ -44,6 +44,11 @@ export interface ManifestTool {
   };
   /** The secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
+  /**
+   * The schema profiles whose rewrite of this tool's input schema changed it, each with what changed (absent when
+   * none did): what `--schema-profile NAME` advertises instead of the spec's schema.
+   */
+  readonly schemaProfiles?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface Manifest {
@@ -66,6 +71,11 @@ export interface Provenance {
   readonly kervancContentSha256: string;
   readonly specFile: string;
   readonly specSha256: string;
+}
+
+function profileChanges(tool: PlannedServer["tools"][number]): Pick<ManifestTool, "schemaProfiles"> {
+  const entries = Object.entries(tool.profiles).map(([name, rewrite]) => [name, rewrite!.changes] as const);
+  return entries.length === 0 ? {} : { schemaProfiles: Object.fromEntries(entries) };
 }
 
 export function buildManifest(
@@ -96,6 +106,7 @@ export function buildManifest(
         concurrency: rateLimit.concurrency,
       },
       secrets: [...secrets].sort(compareStrings),
+      ...profileChanges(tool),
     };
   });
   const secrets = [...server.plan.secrets]

@@ -39,6 +39,18 @@ export function toolModule(tool: PlannedTool, source: ToolSource, layout: "reada
   const texts = (value: unknown): Code => (layout === "compact" ? literal(JSON.stringify(value)) : jsonText(value));
   // The runtime's own head of the plan (define.ts), so the two cannot disagree.
   const head = planHead(tool.plan);
+  // The listing as each schema profile advertises it, only for profiles that needed a rewrite.
+  const rewritten = Object.entries(tool.profiles);
+  const profiles =
+    rewritten.length === 0
+      ? new Code("")
+      : ts`  profiles: {
+${join(
+  rewritten.map(([name, r]) => ts`    ${literal(name)}: ${texts(r!.listing)},`),
+  "\n",
+)}
+  },
+`;
   return ts`import type { CompiledTool } from "../runtime/plan.ts";
 import { defineTool } from "../runtime/define.ts";
 import validateInput from ${`../validators/${tool.moduleName}.input.js`};
@@ -47,7 +59,7 @@ ${origin}
 export const tool: CompiledTool = defineTool({
   head: ${readableLiteral(head, 118, 2)},
   listing: ${texts(listing)},
-  plan: ${texts(rest)},
+${profiles}  plan: ${texts(rest)},
   validateInput,
   ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")},
 });

@@ -194,6 +194,12 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     lines.push(md(listing.description), "");
     if (tool.plan.toolsets !== undefined)
       lines.push(`Toolsets: ${tool.plan.toolsets.map((name) => codeSpan(name)).join(", ")}.`, "");
+    const profiles = Object.keys(tool.profiles);
+    if (profiles.length > 0)
+      lines.push(
+        `Advertised rewritten (looser, validation unchanged) under \`--schema-profile\` ${profiles.map((name) => codeSpan(name)).join(", ")}; \`manifest.json\` lists what changed.`,
+        "",
+      );
     lines.push(
       `${codeSpan(`${tool.plan.request.method} ${tool.plan.request.origin}`)}${outputNote(tool.plan.output)}`,
       "",

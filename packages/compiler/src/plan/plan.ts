@@ -9,6 +9,7 @@ import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "
 import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
 import type { CompiledSchema } from "../analyze/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { profileListing, type ProfileRewrite, SCHEMA_PROFILES, type SchemaProfile } from "./schema-profiles.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;
@@ -16,6 +17,8 @@ export interface PlannedTool {
   readonly output: CompiledSchema | null;
   /** File-safe, unique (case-insensitively) base name for this tool's modules. */
   readonly moduleName: string;
+  /** The listing rewritten for each schema profile that needed a rewrite (schema-profiles.ts), with what changed. */
+  readonly profiles: Readonly<Partial<Record<SchemaProfile, ProfileRewrite>>>;
 }
 
 export interface PlannedServer {
@@ -32,11 +35,18 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
   const taken = new Set<string>();
   const tools = checked.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
+    const plan = planTool(tool);
+    const profiles: Partial<Record<SchemaProfile, ProfileRewrite>> = {};
+    for (const profile of SCHEMA_PROFILES) {
+      const rewritten = profileListing(plan.listing, profile);
+      if (rewritten !== null) profiles[profile] = rewritten;
+    }
     return {
-      plan: planTool(tool),
+      plan,
       input: tool.input.compiled,
       output: outputSchemaOf(tool.output)?.compiled ?? null,
       moduleName,
+      profiles,
     };
   });
   return {
