@@ -80,10 +80,15 @@ export interface ProfileRewrite {
 export function profileListing(listing: ToolListing, profile: SchemaProfile): ProfileRewrite | null {
   const changes: string[] = [];
   const root = listing.inputSchema;
-  const inputSchema = rewrite(root, { root, depth: 0, refs: [], changes, at: "inputSchema" });
+  const inputSchema = PROFILE_REWRITES[profile](root, { root, depth: 0, refs: [], changes, at: "inputSchema" });
   if (changes.length === 0) return null;
   return { listing: { ...listing, inputSchema: { ...inputSchema, type: "object" } }, changes: [...new Set(changes)] };
 }
+
+/** Each profile's rewrite of one schema node (and what is under it). */
+const PROFILE_REWRITES: Readonly<Record<SchemaProfile, (schema: JsonValue, walk: Walk) => JsonObject>> = {
+  gemini: (schema, walk) => rewrite(schema, walk),
+};
 
 interface Walk {
   readonly root: JsonObject;
