@@ -381,6 +381,36 @@ describe("secret configuration", () => {
     }
   });
 
+  it("refuses a --secrets-file value cut by an unquoted #, naming the line and key and never the value; quoted, takes it whole", async () => {
+    const cut = join(root, "cut.env");
+    await writeFile(cut, "# a comment line is fine\nNUM_SECRET=123456789012\nAPI_TOKEN=first-part#second-part\n");
+    // Without --version: the file is read at start, and the server stops before serving (or the run times out).
+    const r = await run(process.execPath, [serverPath, "--secrets-file", cut], {
+      env: { PATH: process.env["PATH"] ?? "" },
+      timeout: 20_000,
+    }).then(
+      (ok) => ({ code: 0, stderr: ok.stderr }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--secrets-file ${cut}, line 3: the value of API_TOKEN holds "#"`);
+    expect(r.stderr).not.toContain("first-part");
+    expect(r.stderr).not.toContain("second-part");
+    const quoted = join(root, "quoted.env");
+    await writeFile(quoted, "API_TOKEN='first-part#second-part'\n");
+    const viaFile = await connect("legacy", serverPath, {
+      serverArgs: ["--allow-private-network", "--secrets-file", quoted],
+      env: { NODE_EXTRA_CA_CERTS: TEST_CA },
+    });
+    try {
+      const before = upstream.requests.length;
+      await viaFile.callTool("reflect", {});
+      expect(upstream.requests[before]!.headers["authorization"]).toBe("Bearer first-part#second-part");
+    } finally {
+      await viaFile.close();
+    }
+  });
+
   it("refuses the old --env-file spelling when it reaches the server, saying why and what to use", async () => {
     // Node itself reads --env-file, even after the script name: a missing file stops Node (exit 9) before the
     // server runs; an existing one is loaded by Node and the flag then reaches the server, which refuses it.

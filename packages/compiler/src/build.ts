@@ -48,7 +48,10 @@ export interface CompiledSpec {
   readonly file: string;
   readonly folder: string;
   readonly diagnostics: readonly Diagnostic[];
-  /** The spec's text, decoded once by the load stage; undefined when it is not UTF-8 within the size limit. */
+  /**
+   * The spec's text, decoded once by the load stage, for code frames; undefined when it is not UTF-8 within the
+   * size limit, or not a YAML mapping at its root (then it is no spec, and its lines are not printed).
+   */
   readonly text: string | undefined;
   readonly loaded: LoadedSpec | null;
   readonly planned: PlannedServer | null;
@@ -78,7 +81,10 @@ export function compileSpec(
     return `${basename(file)}:${line}:${column} ${formatPath(path)}`;
   };
   const planned = checked.checked && !hasErrors(diagnostics) ? planServer(checked.checked, placeOf) : null;
-  return { file, folder, diagnostics, text: spec.text, loaded: spec, planned };
+  // A file that is not a mapping at its root is no spec (a credentials file behind a link, say): no code frames.
+  const value = spec.value;
+  const text = typeof value === "object" && value !== null && !Array.isArray(value) ? spec.text : undefined;
+  return { file, folder, diagnostics, text, loaded: spec, planned };
 }
 
 function place(spec: LoadedSpec, f: Finding): Diagnostic {
@@ -137,6 +143,8 @@ export interface BuildOptions {
   readonly toolsBudget?: number;
   /** Refuse specs that use kervanc extensions to the format (KV8001 becomes an error). */
   readonly strictKervan?: boolean;
+  /** Read specs that a folder holds as links to files outside it (KV9011 refuses them otherwise). */
+  readonly followLinksOutside?: boolean;
 }
 
 /** The size of a server's tools/list, for every spec given (built or skipped), in spec order. */
@@ -174,9 +182,10 @@ export interface BuildReport {
 async function compileAll(
   inputs: readonly string[],
   outDir: string,
+  followLinksOutside = false,
 ): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
   const sources = new Map<string, string>();
-  const found = await findSpecs(inputs);
+  const found = await findSpecs(inputs, { followLinksOutside });
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
     diagnostics.push(
@@ -290,7 +299,7 @@ function refusedTarget(path: string, reason: string): Finding {
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
-  const all = await compileAll(options.inputs, options.outDir);
+  const all = await compileAll(options.inputs, options.outDir, options.followLinksOutside === true);
   const { compiled, sources } = all;
   // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
   const diagnostics = options.strictKervan
@@ -360,6 +369,7 @@ function writeFailure(error: unknown, outDir: string): Finding {
 export interface CheckOptions {
   readonly inputs: readonly string[];
   readonly outDir: string;
+  readonly followLinksOutside?: boolean;
 }
 
 export interface PackageCheck {
@@ -392,7 +402,11 @@ export interface CheckReport {
  * written to the output folder; the bundler's staging happens in the system's temp folder.
  */
 export async function check(options: CheckOptions): Promise<CheckReport> {
-  const { diagnostics, compiled, ok, sources } = await compileAll(options.inputs, options.outDir);
+  const { diagnostics, compiled, ok, sources } = await compileAll(
+    options.inputs,
+    options.outDir,
+    options.followLinksOutside === true,
+  );
   if (!ok) return { diagnostics, sources, ok: false, packages: [], orphans: [] };
   const packages: PackageCheck[] = [];
   const stageParent = await mkdtemp(join(tmpdir(), "kervanc-check-"));

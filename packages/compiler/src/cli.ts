@@ -112,6 +112,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
           out,
           force: values["force"] === true,
           strictKervan: values["strict-kervan"] === true,
+          followLinksOutside: values["follow-links-outside"] === true,
           format,
           toolsBudget: toolsBudget(values),
         },
@@ -124,7 +125,15 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const out = requireOut(values, "Missing -o <out>.");
       if (positionals.length === 0) throw new UsageError("missing specs: name spec files or folders.");
       const { checkCommand } = await import("./cli/check-command.ts");
-      return checkCommand({ inputs: positionals, out, format: reviewFormat(values) }, io);
+      return checkCommand(
+        {
+          inputs: positionals,
+          out,
+          format: reviewFormat(values),
+          followLinksOutside: values["follow-links-outside"] === true,
+        },
+        io,
+      );
     }
     case "mcpb": {
       if (positionals.length !== 1) throw new UsageError("mcpb takes one generated package folder.");
@@ -206,7 +215,10 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
       const { testCommand } = await import("./cli/test-command.ts");
       if (format !== "text" && format !== "json")
         throw new UsageError(`--format must be text or json for test, not "${format}".`);
-      return testCommand({ inputs: positionals, format }, io);
+      return testCommand(
+        { inputs: positionals, format, followLinksOutside: values["follow-links-outside"] === true },
+        io,
+      );
     }
     default:
       throw new Error(`The command table names "${command.name}", which has no implementation.`);

@@ -52,7 +52,7 @@ import { ToolRunner } from "./runner.ts";
 import { type SchemaProfile, schemaProfile } from "./schema-profiles.ts";
 import { parseNameList, selectTools, servedCount, type ToolSelection } from "./tool-selection.ts";
 import { guardStdio, MAX_STDIO_MESSAGE_BYTES } from "./stdio-guard.ts";
-import { envSecrets, envUnderFiles, MIN_SECRET_LENGTH, SecretVault } from "./secrets.ts";
+import { envSecrets, envUnderFiles, MIN_SECRET_LENGTH, SecretVault, secretsFileProblem } from "./secrets.ts";
 
 const USAGE = `Usage: server.mjs [--http [--host H] [--port N] [--allowed-host NAME]... [HTTP options]] [--secrets-file FILE]...
                  [--allow-private-network] [--allow-insecure-secrets] [--deny-network CIDR]... [--log-format F] [--log-level L]
@@ -354,6 +354,8 @@ export function mergeSecretsFiles(
       const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "unreadable";
       throw new UsageError(`Cannot read --secrets-file ${file} (${code}).`);
     }
+    const problem = secretsFileProblem(text);
+    if (problem !== null) throw new UsageError(`--secrets-file ${file}, ${problem}`);
     return process.getBuiltinModule("node:util").parseEnv(text);
   });
   return envUnderFiles(env, parsed);

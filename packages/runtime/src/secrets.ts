@@ -43,6 +43,37 @@ export function envUnderFiles(
   return merged;
 }
 
+/**
+ * Why a `--secrets-file` text cannot be taken as written, or null. Node's `parseEnv` (the dotenv format) reads an
+ * unquoted `#` as the start of a comment, so `API_KEY=abc#def` silently becomes `abc`: a secret changed without a
+ * word is worse than an error, so such a line is refused, by file line and key and never by value. A quoted value
+ * (`'abc#def'`, `"abc#def"`) is taken as written, and a comment on a line of its own is a comment.
+ */
+export function secretsFileProblem(text: string): string | null {
+  const lines = text.split(/\r?\n/);
+  let openQuote: string | null = null;
+  for (const [index, raw] of lines.entries()) {
+    if (openQuote !== null) {
+      // Inside a quoted value that spans lines: it ends at the line holding its closing quote.
+      if (raw.includes(openQuote)) openQuote = null;
+      continue;
+    }
+    const line = raw.trimStart();
+    if (line === "" || line.startsWith("#")) continue;
+    const match = /^(?:export\s+)?([^=\s]+)\s*=\s*(.*)$/.exec(line);
+    if (match === null) continue;
+    const [, key, value] = match as unknown as [string, string, string];
+    const quote = value[0];
+    if (quote === '"' || quote === "'" || quote === "`") {
+      if (value.indexOf(quote, 1) === -1) openQuote = quote;
+      continue;
+    }
+    if (value.includes("#"))
+      return `line ${index + 1}: the value of ${key} holds "#", which the KEY=value format reads as the start of a comment, so the value would be cut there. Quote the value ('...' or "..."), or put the comment on a line of its own.`;
+  }
+  return null;
+}
+
 /** The default source: the environment variable of the same name. */
 export function envSecrets(env: Readonly<Record<string, string | undefined>>): SecretSource {
   return {

@@ -16,6 +16,7 @@ export interface BuildCommand {
   readonly format: DiagnosticFormat;
   readonly toolsBudget: number | undefined;
   readonly strictKervan?: boolean;
+  readonly followLinksOutside?: boolean;
 }
 
 export async function buildCommand(command: BuildCommand, io: Io): Promise<number> {
@@ -29,6 +30,7 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
     outDir: command.out,
     force: command.force,
     strictKervan: command.strictKervan === true,
+    followLinksOutside: command.followLinksOutside === true,
     ...(toolsBudget !== undefined ? { toolsBudget } : {}),
   });
   printDiagnostics(io, report.diagnostics, command.format, report.sources);

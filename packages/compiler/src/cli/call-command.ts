@@ -16,7 +16,7 @@ import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
 import { retarget } from "../devloop/retarget.ts";
 import { errorCode } from "../load/regular-file.ts";
 import { RpcError } from "../devloop/server-child.ts";
-import { envUnderFiles } from "../../../runtime/src/secrets.ts";
+import { envUnderFiles, secretsFileProblem } from "../../../runtime/src/secrets.ts";
 import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
 import { UsageError } from "./args.ts";
 import { plural, printDiagnostics } from "./print.ts";
@@ -165,7 +165,10 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */
 function withSecretsFile(base: NodeJS.ProcessEnv, file: string): NodeJS.ProcessEnv {
-  return envUnderFiles(base, [parseEnv(readFileSync(file, "utf8"))]);
+  const text = readFileSync(file, "utf8");
+  const problem = secretsFileProblem(text);
+  if (problem !== null) throw new UsageError(`--secrets-file ${file}, ${problem}`);
+  return envUnderFiles(base, [parseEnv(text)]);
 }
 
 /** The values the server will use, for masking. */

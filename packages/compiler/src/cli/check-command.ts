@@ -19,13 +19,18 @@ export interface CheckCommand {
   readonly inputs: readonly string[];
   readonly out: string;
   readonly format: ReviewFormat;
+  readonly followLinksOutside?: boolean;
 }
 
 export async function checkCommand(command: CheckCommand, io: Io): Promise<number> {
   const started = performance.now();
   return printCheck(
     io,
-    await check({ inputs: command.inputs, outDir: command.out }),
+    await check({
+      inputs: command.inputs,
+      outDir: command.out,
+      followLinksOutside: command.followLinksOutside === true,
+    }),
     command.out,
     command.format,
     started,

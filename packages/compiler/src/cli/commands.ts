@@ -30,6 +30,13 @@ const REVIEW_FORMAT: OptionSpec = {
   value: "text|markdown|json",
   help: "text, a Markdown block for a pull-request comment, or JSON (default: text)",
 };
+/** Folders' links to files outside them are refused (KV9011): a pull request can add a link to any file. */
+const FOLLOW_LINKS_OUTSIDE: OptionSpec = {
+  name: "follow-links-outside",
+  type: "boolean",
+  help: "read specs a folder holds as links to files outside it (a link in a pull request can point at credentials)",
+};
+
 const BUDGET: OptionSpec = {
   name: "tools-budget",
   type: "string",
@@ -64,6 +71,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "boolean",
         help: "refuse specs that use kervanc extensions (portable to Kervan only)",
       },
+      FOLLOW_LINKS_OUTSIDE,
       FORMAT,
       BUDGET,
       HELP,
@@ -95,7 +103,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "the surface summary (tools added, removed or changed, egress hosts, secrets and their hosts, output " +
       "modes, limits; security-relevant changes marked), then the files. Exit 0 when nothing differs, 1 when " +
       "something does.",
-    options: [REVIEW_FORMAT, HELP],
+    options: [FOLLOW_LINKS_OUTSIDE, REVIEW_FORMAT, HELP],
     examples: ["kervanc diff main-servers servers --format markdown"],
   },
   {
@@ -232,7 +240,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "every result is checked for any form of them (the canary check). Prints PASS or FAIL per case, with what " +
       "differs; exit 0 when every case passes, 1 otherwise. The format's editor schema is " +
       "schema/kervan-test.schema.json.",
-    options: [FORMAT, HELP],
+    options: [FOLLOW_LINKS_OUTSIDE, FORMAT, HELP],
     examples: ["kervanc test specs", "kervanc test specs/weather.test.yaml --format json"],
   },
   {

@@ -12,12 +12,13 @@ import type { Io } from "../cli.ts";
 export interface TestCommand {
   readonly inputs: readonly string[];
   readonly format: "text" | "json";
+  readonly followLinksOutside?: boolean;
 }
 
 export async function testCommand(command: TestCommand, io: Io): Promise<number> {
   refuseInProduction("kervanc test", process.env);
   const json = command.format === "json";
-  const found = await findTests(command.inputs);
+  const found = await findTests(command.inputs, { followLinksOutside: command.followLinksOutside === true });
   const results: FileResult[] = [];
   io.stderr(DEV_BANNER);
   // The server's warnings about upstream statuses are what the cases test; its errors (it stopped, a secret

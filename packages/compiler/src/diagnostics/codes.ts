@@ -952,6 +952,17 @@ export const CODES = {
         `${a.file} is a symbolic link that cannot be followed (${a.code}).`,
     },
   },
+  KV9011: {
+    severity: "error",
+    summary:
+      "A spec in a folder being built is a symbolic link to a file outside that folder: it is not read unless --follow-links-outside is given.",
+    example:
+      "specs/weather.yaml is a symbolic link to a file outside specs; kervanc does not read it, since a link added in a pull request can point at any file the build can read (credentials, .git/config). Move the spec into the folder, or pass --follow-links-outside.",
+    messages: {
+      linkOutside: (a: { file: string; folder: string }) =>
+        `${a.file} is a symbolic link to a file outside ${a.folder}; kervanc does not read it, since a link added in a pull request can point at any file the build can read (credentials, .git/config). Move the spec into the folder, or pass --follow-links-outside.`,
+    },
+  },
   KV9010: {
     severity: "error",
     summary:

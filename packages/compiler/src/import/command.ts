@@ -66,10 +66,9 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
     return report(command, failure(command.input, message), started, new Map());
   }
   const result = importOpenApi(command.input, read.bytes, command.out, command);
-  // The document's text as the importer decoded it, for the frames (decoded once); bytes that are not UTF-8 are
-  // framed with the invalid sequences replaced.
-  const text = result.documentText ?? new TextDecoder().decode(read.bytes);
-  const sources = new Map([[command.input, text]]);
+  // The document's text as the importer decoded it, for the frames (decoded once). None for a file that is not
+  // UTF-8 or does not say it is OpenAPI: such a file (a credentials file behind a link) is shown by position only.
+  const sources = new Map(result.documentText === undefined ? [] : [[command.input, result.documentText]]);
   if (!result.ok || result.text === null) return report(command, result, started, sources);
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.

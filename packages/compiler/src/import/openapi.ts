@@ -135,10 +135,23 @@ export function importOpenApi(
       path: "",
       message: p.message,
     }));
-    return { ...failed(diagnostics, 0), ...(read.text !== undefined ? { documentText: read.text } : {}) };
+    const framed = read.text !== undefined && NAMES_OPENAPI.test(read.text);
+    return { ...failed(diagnostics, 0), ...(framed ? { documentText: read.text } : {}) };
   }
-  return { ...new Importer(read.source, outFile, options).run(), documentText: read.source.text };
+  const root = read.source.value;
+  const framed = isPlainObject(root) && (typeof root["openapi"] === "string" || typeof root["swagger"] === "string");
+  return {
+    ...new Importer(read.source, outFile, options).run(),
+    ...(framed ? { documentText: read.source.text } : {}),
+  };
 }
+
+/**
+ * A document that says it is OpenAPI (or Swagger) at its top level. Only such a document's lines are shown in
+ * code frames: any other file (a credentials file, `.git/config` behind a link) gets a position and a one-line
+ * message, so its lines are never printed into a log.
+ */
+const NAMES_OPENAPI = /^(?:openapi|swagger)[ \t]*:|^[ \t]*\{?[ \t]*"(?:openapi|swagger)"[ \t]*:/m;
 
 function failed(diagnostics: Diagnostic[], operations: number): ImportResult {
   return {

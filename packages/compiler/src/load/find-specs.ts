@@ -7,6 +7,7 @@ import { lstat, readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { CODES } from "../diagnostics/codes.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { leadsInside } from "./links.ts";
 import { errorCode, fileKind } from "./regular-file.ts";
 
 const SPEC_EXTENSIONS = new Set([".yaml", ".yml"]);
@@ -19,12 +20,21 @@ const TEST_FILE = /\.test\.ya?ml$/i;
  * link to a regular file is a spec like the file itself (in a folder as on the command line); anything else with
  * a spec's name (a dangling link, a link to a folder, a fifo, a socket, a device) is reported, never skipped
  * without a word and never read (reading a fifo blocks). Subfolders are not searched, whatever their name.
+ * A link found in a folder must lead to a file inside that folder (KV9011), unless `followLinksOutside`; a file
+ * named on the command line is read wherever a link leads, since the user named it.
  */
-export async function findSpecs(inputs: readonly string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+export async function findSpecs(
+  inputs: readonly string[],
+  options: { readonly followLinksOutside?: boolean } = {},
+): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
   const files = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   // Errors about the file as a whole, placed at its start.
-  const cliDiagnostic = (code: "KV9001" | "KV9002" | "KV9009", file: string, message: string): Diagnostic => ({
+  const cliDiagnostic = (
+    code: "KV9001" | "KV9002" | "KV9009" | "KV9011",
+    file: string,
+    message: string,
+  ): Diagnostic => ({
     code,
     severity: "error",
     file,
@@ -117,8 +127,12 @@ export async function findSpecs(inputs: readonly string[]): Promise<{ files: str
       else if (e.isSymbolicLink()) {
         const target = await follow(path);
         if (typeof target === "string") diagnostics.push(brokenLink(path, target));
-        else if (target.isFile()) files.add(path);
-        else diagnostics.push(notAFile(path, target, true));
+        else if (!target.isFile()) diagnostics.push(notAFile(path, target, true));
+        else if (options.followLinksOutside === true || (await leadsInside(input, path))) files.add(path);
+        else
+          diagnostics.push(
+            cliDiagnostic("KV9011", path, CODES.KV9011.messages.linkOutside({ file: path, folder: input })),
+          );
       } else {
         const info = await lstat(path).catch(() => null);
         diagnostics.push(

@@ -59,7 +59,11 @@ export type LoadResult =
   | {
       readonly ok: false;
       readonly findings: readonly PlacedFinding[];
-      /** The file's text when it is UTF-8 within the size limit (for code frames); absent when it is not. */
+      /**
+       * The file's text, for code frames, when it reads as a YAML mapping at its root (what every spec is); absent
+       * otherwise. A file that is not one (a credentials file, `.git/config`, `/proc/self/environ` behind a link)
+       * is shown by position and a one-line message only, so its lines are never printed into a build log.
+       */
       readonly text?: string;
     };
 
@@ -99,19 +103,21 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
       ),
     );
   }
-  // From here on every failure hands back the decoded text, so no caller decodes the bytes again for frames.
-  const failWithText = (f: PlacedFinding): LoadResult => ({ ok: false, findings: [f], text });
   const binary = BINARY.exec(text);
   if (binary) {
     const pos = new LineIndex(text).position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return failWithText(
-      at(
-        pos.line,
-        pos.column,
-        report("KV1004", [], (m) => m.controlCharacter({ code })),
-      ),
-    );
+    // Not a text file a spec could be: no frame.
+    return {
+      ok: false,
+      findings: [
+        at(
+          pos.line,
+          pos.column,
+          report("KV1004", [], (m) => m.controlCharacter({ code })),
+        ),
+      ],
+    };
   }
   const lines = new LineIndex(text);
   let doc: Document.Parsed;
@@ -119,8 +125,12 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false });
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return failWithText(at(1, 1, unreadable(error)));
+    return { ok: false, findings: [at(1, 1, unreadable(error))] };
   }
+  // From here on a failure hands back the decoded text (so no caller decodes the bytes again) when, and only
+  // when, the file reads as a mapping at its root: then it is a spec with mistakes, and frames help fix them.
+  const framed = isMap(doc.contents) ? { text } : {};
+  const failWithText = (f: PlacedFinding): LoadResult => ({ ok: false, findings: [f], ...framed });
   const placed: PlacedFinding[] = [];
   const place = (offset: number | undefined, f: Finding): void => {
     const pos = lines.position(offset ?? 0);
@@ -182,7 +192,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
       report("KV1013", [], (m) => m.yaml11),
     );
   }
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), text };
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), ...framed };
   if (doc.contents === null)
     return failWithText(
       at(
@@ -197,7 +207,7 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
     { kind: "expansion", maxCount: MAX_ALIAS_COUNT, maxExpansion: MAX_ALIAS_EXPANSION },
     (node, problem) => place(node.range?.[0], walkFinding(problem)),
   );
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), text };
+  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), ...framed };
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
 }

@@ -6,6 +6,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { CODES } from "../diagnostics/codes.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { leadsInside } from "../load/links.ts";
 import { TEST_FILE } from "./format.ts";
 
 export interface TestPair {
@@ -24,13 +25,26 @@ async function firstFile(paths: readonly string[]): Promise<string | undefined> 
   return undefined;
 }
 
-export async function findTests(inputs: readonly string[]): Promise<{ pairs: TestPair[]; diagnostics: Diagnostic[] }> {
+export async function findTests(
+  inputs: readonly string[],
+  options: { readonly followLinksOutside?: boolean } = {},
+): Promise<{ pairs: TestPair[]; diagnostics: Diagnostic[] }> {
   const pairs: TestPair[] = [];
   const diagnostics: Diagnostic[] = [];
-  const problem = (file: string, code: "KV9001" | "KV9002" | "KV9010", message: string): void => {
+  const problem = (file: string, code: "KV9001" | "KV9002" | "KV9010" | "KV9011", message: string): void => {
     diagnostics.push({ code, severity: "error", file, line: 1, column: 1, path: "", message });
   };
-  const pairTest = async (testFile: string): Promise<void> => {
+  /**
+   * A file found here rather than named (a folder's test files, a test's spec, a spec's test): read only when it
+   * lies inside its folder (load/links.ts), or with --follow-links-outside.
+   */
+  const found = async (file: string): Promise<boolean> => {
+    if (options.followLinksOutside === true || (await leadsInside(dirname(file), file))) return true;
+    problem(file, "KV9011", CODES.KV9011.messages.linkOutside({ file, folder: dirname(file) }));
+    return false;
+  };
+  const pairTest = async (testFile: string, named: boolean): Promise<void> => {
+    if (!named && !(await found(testFile))) return;
     const stem = basename(testFile).replace(TEST_FILE, "");
     const candidates = [".yaml", ".yml"].map((ext) => join(dirname(testFile), `${stem}${ext}`));
     const specFile = await firstFile(candidates);
@@ -40,7 +54,7 @@ export async function findTests(inputs: readonly string[]): Promise<{ pairs: Tes
         "KV9010",
         CODES.KV9010.messages.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") }),
       );
-    else pairs.push({ testFile, specFile });
+    else if (await found(specFile)) pairs.push({ testFile, specFile });
   };
   for (const input of inputs) {
     const info = await stat(input).catch(() => null);
@@ -49,14 +63,14 @@ export async function findTests(inputs: readonly string[]): Promise<{ pairs: Tes
     } else if (info.isDirectory()) {
       const names = (await readdir(input)).filter((n) => TEST_FILE.test(n)).sort();
       if (names.length === 0) problem(input, "KV9001", CODES.KV9001.messages.noSpecTests({ input }));
-      for (const name of names) await pairTest(join(input, name));
+      for (const name of names) await pairTest(join(input, name), false);
     } else if (TEST_FILE.test(input)) {
-      await pairTest(input);
+      await pairTest(input, true);
     } else {
       const stem = basename(input).replace(/\.ya?ml$/i, "");
       const testFile = await firstFile([".test.yaml", ".test.yml"].map((ext) => join(dirname(input), `${stem}${ext}`)));
       if (testFile === undefined) problem(input, "KV9001", CODES.KV9001.messages.noTestFile({ stem }));
-      else pairs.push({ testFile, specFile: input });
+      else if (await found(testFile)) pairs.push({ testFile, specFile: input });
     }
   }
   return { pairs, diagnostics };
