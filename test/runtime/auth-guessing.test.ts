@@ -95,4 +95,55 @@ describe("failed credentials against the per-client limit", () => {
     expect(limit.waiting("a", 60_000)).toBe(0);
     expect(limit.take("a", 60_000)).toBe(0);
   });
+
+  it("check at most the limit's number of credentials per address and minute, however many arrive at once", async () => {
+    // A check that takes a while, as a signature check against a key set does: every request is in flight at once.
+    const auth = countingAuth();
+    const check = auth.check.bind(auth);
+    auth.check = async (request: Request) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return check(request);
+    };
+    const { runner } = inProcess(SPEC);
+    const handler = createHttpHandler(createServerFactory(compileInProcess(SPEC), runner), {
+      onerror: () => {},
+      auth,
+      clientLimit: new ClientRateLimit(5),
+    });
+    try {
+      const from = { clientAddress: "192.0.2.9" };
+      const statuses = await Promise.all(
+        Array.from({ length: 600 }, (_, i) => handler.fetch(list(`wrong-${i}-0123456789`), from).then((r) => r.status)),
+      );
+      // Counted after the check, all 600 were checked (112 to 694 checks in the reported runs).
+      expect(auth.checked).toBe(5);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(595);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("give a good credential's attempt back, so a client with the right token is never locked out by its own calls", async () => {
+    const auth = countingAuth();
+    const { runner } = inProcess(SPEC);
+    const handler = createHttpHandler(createServerFactory(compileInProcess(SPEC), runner), {
+      onerror: () => {},
+      auth,
+      clientLimit: new ClientRateLimit(3),
+    });
+    try {
+      const from = { clientAddress: "192.0.2.10" };
+      // Two wrong guesses, then more good calls than the limit: the good ones count against the subject only.
+      for (let i = 0; i < 2; i++) await handler.fetch(list(`wrong-${i}-0123456789`), from);
+      const good = [];
+      for (let i = 0; i < 3; i++) good.push((await handler.fetch(list(RIGHT), from)).status);
+      expect(good).toEqual([200, 200, 200]);
+      // The address still has one failed attempt left.
+      expect((await handler.fetch(list("wrong-2-0123456789"), from)).status).toBe(401);
+      expect((await handler.fetch(list("wrong-3-0123456789"), from)).status).toBe(429);
+    } finally {
+      await handler.close();
+    }
+  });
 });

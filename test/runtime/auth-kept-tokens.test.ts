@@ -164,3 +164,39 @@ describe("VerifiedTokens", () => {
     expect(kept.size).toBe(0);
   });
 });
+
+describe("what an access token must say of itself", () => {
+  const signed = (header: Record<string, string>, iatOffsetS: number): Promise<string> => {
+    const now = Math.floor(Date.now() / 1000);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: "ES256", kid: first.jwk.kid!, ...header })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject("user-1")
+      .setIssuedAt(now + iatOffsetS)
+      .setExpirationTime(now + 3600)
+      .sign(first.privateKey);
+  };
+
+  it("a typ other than at+jwt (RFC 9068) is refused; at+jwt, application/at+jwt and none are taken", async () => {
+    at(T0);
+    published = { keys: [first.jwk] };
+    const auth = authenticator();
+    for (const typ of ["JWT", "id_token+jwt", "logout+jwt"])
+      expect(await check(auth, await signed({ typ }, 0))).toBe(
+        "refused 401: Unauthorized: the token is not an access token (its typ is not at+jwt, RFC 9068).",
+      );
+    for (const header of [{ typ: "at+jwt" }, { typ: "application/AT+JWT" }, {}])
+      expect(await check(auth, await signed(header, 0))).toBe("sub:user-1");
+  });
+
+  it("an iat beyond the 30 s clock skew in the future is refused; within it, taken", async () => {
+    at(T0);
+    published = { keys: [first.jwk] };
+    const auth = authenticator();
+    expect(await check(auth, await signed({ typ: "at+jwt" }, 3600))).toBe(
+      "refused 401: Unauthorized: the token is issued in the future.",
+    );
+    expect(await check(auth, await signed({ typ: "at+jwt" }, 20))).toBe("sub:user-1");
+  });
+});

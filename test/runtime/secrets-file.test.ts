@@ -23,6 +23,6 @@ describe("secretsFileProblem", () => {
     const text = '# comment\n\nA="abc#def"\nB=\'x#y\'\nC="first\nsecond # not a comment\n"\nD=plain\n';
     expect(secretsFileProblem(text)).toBeNull();
     expect(parseEnv(text)["A"]).toBe("abc#def");
-    expect(secretsFileProblem("A=\"open\nB=x#y\n")).toBeNull();
+    expect(secretsFileProblem('A="open\nB=x#y\n')).toBeNull();
   });
 });

@@ -157,4 +157,25 @@ tools:
     const logged = await failedStart(worker, request, { ...env, KERVANC_TOOLS: "writ" });
     expect(logged).toContain('Error: No tool named "writ" in worker. Its tools: "read", "write".');
   });
+
+  it("refuses a request a proxy relayed when it has no authentication, and serves it with KERVANC_INSECURE_NO_AUTH=1", async () => {
+    const relayed = (worker: ReturnType<typeof createWorker>, env: Record<string, string>) =>
+      worker.fetch(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { ...headers("tools/list"), "x-forwarded-for": "203.0.113.9" },
+          body: JSON.stringify(modernMessage(1, "tools/list")),
+        }),
+        env,
+      );
+    const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
+    const refused = await relayed(createWorker(compileInProcess(spec(upstream.origin))), env);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("this request came through a proxy");
+    const insecure = await relayed(createWorker(compileInProcess(spec(upstream.origin))), {
+      ...env,
+      KERVANC_INSECURE_NO_AUTH: "1",
+    });
+    expect(insecure.status).toBe(200);
+  });
 });

@@ -25,6 +25,17 @@
 import { JOSEError } from "jose/errors";
 import { createRemoteJWKSet, customFetch, type FetchImplementation } from "jose/jwks/remote";
 import { jwtVerify } from "jose/jwt/verify";
+
+/**
+ * How far the clocks of this server and the authorization server may disagree: `exp` and `nbf` are read with this
+ * much leeway, and an `iat` more than this far in the future is refused.
+ */
+export const CLOCK_SKEW_SECONDS = 30;
+
+/** `at+jwt` or `application/at+jwt`, in any case (RFC 9068 section 4, with RFC 7515's media-type shortening). */
+function isAccessTokenType(typ: string): boolean {
+  return /^(?:application\/)?at\+jwt$/i.test(typ);
+}
 import { isLoopbackHost } from "./loopback.ts";
 
 export interface OAuthSettings {
@@ -293,14 +304,25 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
       if (kept !== null) return { ok: true, subject: kept };
       try {
         const verifiedAt = Date.now();
-        const { payload } = await jwtVerify(token, keys, {
+        const { payload, protectedHeader } = await jwtVerify(token, keys, {
           issuer: oauth.issuer,
           audience: oauth.audience,
           algorithms: ALGORITHMS,
           requiredClaims: ["exp", "sub"],
-          clockTolerance: 30,
+          clockTolerance: CLOCK_SKEW_SECONDS,
           currentDate: new Date(verifiedAt),
         });
+        // RFC 9068 section 4: a JWT access token says so in its header. A token that names another type (an ID
+        // token's "JWT", a logout token) is not an access token, whatever its claims; one without `typ` is taken,
+        // as issuers that predate RFC 9068 send none.
+        if (protectedHeader.typ !== undefined && !isAccessTokenType(protectedHeader.typ))
+          return unauthorized(
+            challenge("invalid_token"),
+            "Unauthorized: the token is not an access token (its typ is not at+jwt, RFC 9068).",
+          );
+        // Issued in the future beyond the allowed skew: a clock or a token that cannot be trusted.
+        if (typeof payload.iat === "number" && payload.iat > verifiedAt / 1000 + CLOCK_SKEW_SECONDS)
+          return unauthorized(challenge("invalid_token"), "Unauthorized: the token is issued in the future.");
         // jose requires `sub` to be present, not to be a name: a number, an object or "" would key the per-client
         // limit by one shared string ("sub:[object Object]") for unrelated clients.
         if (typeof payload.sub !== "string" || payload.sub === "")

@@ -22,7 +22,8 @@ export function parseTrustedRanges(cidrs: readonly string[]): IpRange[] {
   });
 }
 
-function trusted(address: string, ranges: readonly IpRange[]): boolean {
+/** Whether `address` (the socket's peer) is one of the `--trust-proxy` ranges. */
+export function trusted(address: string, ranges: readonly IpRange[]): boolean {
   const literal = parseIpLiteral(address.replace(/^::ffff:(?=\d+\.)/i, ""));
   return literal !== undefined && ranges.some((range) => inRange(literal, range));
 }

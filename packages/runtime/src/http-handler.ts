@@ -48,6 +48,8 @@ export interface RequestInfo {
    * taken only once the request has passed the checks here, and a JSON body is handed to the SDK parsed.
    */
   readonly body?: () => Promise<Uint8Array>;
+  /** The request's peer is one of the operator's `--trust-proxy` ranges: a relay the operator runs and named. */
+  readonly trustedPeer?: boolean;
 }
 
 /** A request refused before it reached the MCP handler, for the log. */
@@ -72,6 +74,32 @@ export interface HttpHandlerOptions {
   readonly health?: HealthInfo;
   /** Called once per request refused here (401, 403, 404, 429), with a reason that never holds a token. */
   readonly onrefused?: (refusal: Refusal) => void;
+  /**
+   * Refuse requests relayed by a proxy the operator did not name (RELAY_HEADERS, from a peer outside
+   * `--trust-proxy`): set when the server has no authentication and was not told `--insecure-no-auth`. A reverse
+   * proxy on the same host (nginx's default `proxy_pass http://127.0.0.1:3000` sends `Host: 127.0.0.1:3000`)
+   * would otherwise serve every public client through the loopback-only default, secrets included.
+   */
+  readonly refuseRelayed?: { readonly fix: string; readonly log: (line: string) => void };
+}
+
+/**
+ * Headers a proxy adds to what it relays (RFC 7239's Forwarded and Via, and the de facto X-Forwarded-* and
+ * X-Real-IP): a client on this host talking to the server directly sends none of them.
+ */
+export const RELAY_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-real-ip",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "via",
+] as const;
+
+/** The first relay header a request carries, or null. */
+export function relayHeader(headers: Headers): string | null {
+  for (const name of RELAY_HEADERS) if (headers.has(name)) return name;
+  return null;
 }
 
 export interface HttpHandler {
@@ -113,6 +141,9 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
   const onerror = options.onerror;
   // The SDK reports every malformed request, quoting parts of it: one short line each, and not one per request.
   const report = onerror !== undefined ? throttledLog((line) => onerror(new Error(line)), "reports") : undefined;
+  const relayed = options.refuseRelayed;
+  // One line that says how to fix it, the first time and then at most once a minute, not one per request.
+  let relayLogged = -Infinity;
   const mcp = createMcpHandler(factory, {
     legacy: "stateless",
     responseMode: options.responseMode ?? "auto",
@@ -150,6 +181,25 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
       const refused =
         hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
       if (refused) return refuse(refused, "Host or Origin not allowed");
+      if (relayed !== undefined && info.trustedPeer !== true) {
+        const header = relayHeader(request.headers);
+        if (header !== null) {
+          const now = Date.now();
+          if (now - relayLogged >= 60_000) {
+            relayLogged = now;
+            relayed.log(
+              `Warning: refused a request relayed by a proxy (it carries ${header}) with 403: this server has no authentication, and serves only clients on its own host. Behind a reverse proxy, configure ${relayed.fix}.`,
+            );
+          }
+          return refuse(
+            new Response(
+              "Forbidden: this server has no authentication and serves only clients on its own host; this request came through a proxy. The operator must configure authentication.\n",
+              { status: 403, headers: { "content-type": "text/plain" } },
+            ),
+            `relayed (${header}) without authentication`,
+          );
+        }
+      }
       const tooMany = (wait: number): Response =>
         refuse(
           new Response("Too many requests.\n", {
@@ -164,14 +214,15 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
         // its minute before any credential of its is checked again, a valid one included: answering the right
         // guess at once would let guessing go on at full speed (a 429 for each wrong token, a 200 for the right
         // one), and each attempt would still cost a signature check.
+        // The attempt is counted before the (asynchronous) check and given back when the credential is good, so
+        // at most the limit's number of checks run per address and minute, however many arrive at once: counted
+        // after the check, 600 requests at once all passed the check before any was counted.
         const failures = `unauthenticated ${client}`;
-        const locked = options.clientLimit?.waiting(failures, Date.now()) ?? 0;
+        const locked = options.clientLimit?.take(failures, Date.now()) ?? 0;
         if (locked > 0) return tooMany(locked);
         const verdict = await auth.check(request);
-        if (!verdict.ok) {
-          options.clientLimit?.take(failures, Date.now());
-          return refuse(verdict.response, "not authenticated");
-        }
+        if (!verdict.ok) return refuse(verdict.response, "not authenticated");
+        options.clientLimit?.giveBack(failures);
         client = verdict.subject;
       }
       const wait = options.clientLimit?.take(client, Date.now()) ?? 0;

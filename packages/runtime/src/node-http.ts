@@ -20,7 +20,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   isRefusal,
 } from "./body-budget.ts";
-import { clientAddress } from "./client-address.ts";
+import { clientAddress, trusted } from "./client-address.ts";
 import { throttledLog } from "./log.ts";
 import { nodeRequest, readBody } from "./node-request.ts";
 import type { HttpHandler } from "./http-handler.ts";
@@ -172,16 +172,20 @@ export async function serveNodeHttp(handler: HttpHandler, options: NodeHttpOptio
       }
       inFlight++;
       const forwarded = req.headers["x-forwarded-for"];
+      const peer = req.socket.remoteAddress ?? "";
       const client = clientAddress(
-        req.socket.remoteAddress ?? "",
+        peer,
         Array.isArray(forwarded) ? forwarded.join(",") : forwarded,
         options.trustProxy ?? [],
       );
-      void handle(handler, target, client, req, res, ticket, stall, options.log, logRefusal).finally(() => {
-        ticket?.release();
-        inFlight--;
-        if (inFlight === 0 && idle) idle();
-      });
+      const trustedPeer = (options.trustProxy ?? []).length > 0 && trusted(peer, options.trustProxy ?? []);
+      void handle(handler, target, { client, trustedPeer }, req, res, ticket, stall, options.log, logRefusal).finally(
+        () => {
+          ticket?.release();
+          inFlight--;
+          if (inFlight === 0 && idle) idle();
+        },
+      );
     },
   );
   // Idle keep-alive connections stay open longer than clients and proxies usually keep theirs (60 s), so the
@@ -323,7 +327,7 @@ async function writePieces(
 async function handle(
   handler: HttpHandler,
   target: string,
-  client: string,
+  from: { readonly client: string; readonly trustedPeer: boolean },
   req: http.IncomingMessage,
   res: http.ServerResponse,
   ticket: BodyTicket | null,
@@ -355,7 +359,8 @@ async function handle(
     let response: Response;
     try {
       response = await handler.fetch(request, {
-        clientAddress: client,
+        clientAddress: from.client,
+        trustedPeer: from.trustedPeer,
         ...(body !== null ? { body: body.bytes } : {}),
       });
     } catch (error) {

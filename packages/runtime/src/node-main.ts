@@ -497,6 +497,16 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     clientLimit: new ClientRateLimit(options.clientRateLimit),
     health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     onrefused: (refusal) => logger.refused(refusal.status, refusal.reason),
+    // Without authentication, only clients on this host are served: a request a proxy relayed (a reverse proxy
+    // on this host reaches the server over loopback) is refused, unless the operator said --insecure-no-auth.
+    ...(auth === null && !options.insecureNoAuth
+      ? {
+          refuseRelayed: {
+            fix: "authentication: --auth-tokens-file FILE (or KERVANC_AUTH_TOKENS), or --oauth-issuer with --oauth-jwks-url; or pass --insecure-no-auth to serve relayed clients without it, or --trust-proxy for the proxy's address if it authenticates clients itself",
+            log,
+          },
+        }
+      : {}),
   });
   serveNodeHttp(handler, { host: options.host, port: options.port, log, limits: options.limits, trustProxy }).then(
     (server) => {

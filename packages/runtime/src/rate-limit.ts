@@ -88,6 +88,15 @@ export class ClientRateLimit {
     return Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
   }
 
+  /**
+   * Takes back one request `take` counted for `client` in its current window: for a failed-attempt count taken
+   * before a credential was checked, when the credential proved good.
+   */
+  giveBack(client: string): void {
+    const window = this.#windows.get(client);
+    if (window !== undefined && window.count > 0) window.count--;
+  }
+
   /** Seconds to wait, or 0 when the request may proceed. */
   take(client: string, now: number): number {
     if (this.perMinute === 0) return 0;

@@ -270,6 +270,16 @@ export function createWorker(all: CompiledServer): FetchWorker {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
       auth,
+      // As on Node: without authentication a request a proxy relayed is refused (a reverse proxy in front of
+      // `deno serve` or Bun on this host reaches it over loopback). There is no --trust-proxy here.
+      ...(loopbackOnly
+        ? {
+            refuseRelayed: {
+              fix: `authentication: ${WORKER_ENV.authTokens}, or ${WORKER_ENV.oauthIssuer} with ${WORKER_ENV.oauthJwksUrl}; or set ${WORKER_ENV.insecureNoAuth}=1 to serve relayed clients without it`,
+              log,
+            },
+          }
+        : {}),
       health: { name: compiled.plan.name, version: compiled.plan.version, tools: compiled.tools.length },
     });
     log(
