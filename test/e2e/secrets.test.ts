@@ -423,7 +423,11 @@ describe("secret configuration", () => {
   });
 
   it("refuses --allow-private-network and --allow-insecure-secrets in production", async () => {
-    for (const flag of ["--allow-private-network", "--allow-insecure-secrets"]) {
+    for (const flag of [
+      "--allow-private-network",
+      "--allow-insecure-secrets",
+      "--allow-insecure-secrets-to-loopback",
+    ]) {
       const r = await start({ NODE_ENV: "production" }, [flag]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`Error: ${flag} is refused when NODE_ENV=production.`);

@@ -186,7 +186,7 @@ describe("what an access token must say of itself", () => {
       expect(await check(auth, await signed({ typ }, 0))).toBe(
         "refused 401: Unauthorized: the token is not an access token (its typ is not at+jwt, RFC 9068).",
       );
-    for (const header of [{ typ: "at+jwt" }, { typ: "application/AT+JWT" }, {}])
+    for (const header of [{ typ: "at+jwt" }, { typ: "application/AT+JWT" }, {}] as Record<string, string>[])
       expect(await check(auth, await signed(header, 0))).toBe("sub:user-1");
   });
 

@@ -248,6 +248,12 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
       "KERVANC_OAUTH_JWKS_URL",
       "KERVANC_OAUTH_AUDIENCE",
       "KERVANC_INSECURE_NO_AUTH",
+      // Serving some of the tools, discovery, schema profiles (docs/runtime.md).
+      "KERVANC_TOOLS",
+      "KERVANC_TOOLSETS",
+      "KERVANC_READ_ONLY",
+      "KERVANC_DISCOVERY",
+      "KERVANC_SCHEMA_PROFILE",
     ]);
     expect(flagList(words, "--deny-net")).toContain("169.254.0.0/16");
     expect(words.some((w) => /^--allow-(read|write|run|ffi|sys|all)|^-A$/.test(w))).toBe(false);

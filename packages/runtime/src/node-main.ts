@@ -80,6 +80,8 @@ Options:
   --secrets-file FILE        read secrets from FILE (KEY=value lines); variables already set win
   --allow-private-network    allow loopback and private addresses (for tests; refused when NODE_ENV=production)
   --allow-insecure-secrets   allow secrets over plain http (refused when NODE_ENV=production)
+  --allow-insecure-secrets-to-loopback
+                             allow secrets over plain http to resolved loopback addresses only (refused in production)
   --deny-network CIDR        refuse this range as well (repeatable)
   --no-upstream-keep-alive   a new upstream connection per request (default: kept alive per checked destination)
   --tools A,B                serve only these tools (repeatable; adds to --toolsets)
@@ -164,7 +166,8 @@ export interface NodeOptions {
   readonly logFormat: LogFormat;
   readonly logLevel: LogLevel;
   readonly allowPrivateNetwork: boolean;
-  readonly allowInsecureSecrets: boolean;
+  /** Secrets over plain http: true anywhere, "loopback" only to resolved loopback addresses, false never. */
+  readonly allowInsecureSecrets: boolean | "loopback";
   readonly denyNetwork: readonly string[];
   readonly upstreamKeepAlive: boolean;
   readonly selection: ToolSelection;
@@ -208,6 +211,7 @@ export function parseNodeOptions(
         "log-level": { type: "string" },
         "allow-private-network": { type: "boolean" },
         "allow-insecure-secrets": { type: "boolean" },
+        "allow-insecure-secrets-to-loopback": { type: "boolean" },
         "deny-network": { type: "string", multiple: true },
         "no-upstream-keep-alive": { type: "boolean" },
         tools: { type: "string", multiple: true },
@@ -233,6 +237,8 @@ export function parseNodeOptions(
     throw new UsageError("--allow-private-network is refused when NODE_ENV=production.");
   if (production && v["allow-insecure-secrets"])
     throw new UsageError("--allow-insecure-secrets is refused when NODE_ENV=production.");
+  if (production && v["allow-insecure-secrets-to-loopback"])
+    throw new UsageError("--allow-insecure-secrets-to-loopback is refused when NODE_ENV=production.");
   const http = v.http ?? false;
   const httpOnly = [
     "host",
@@ -326,7 +332,12 @@ export function parseNodeOptions(
     logFormat,
     logLevel: logLevel as LogLevel,
     allowPrivateNetwork: v["allow-private-network"] ?? false,
-    allowInsecureSecrets: v["allow-insecure-secrets"] ?? false,
+    allowInsecureSecrets:
+      (v["allow-insecure-secrets"] ?? false)
+        ? true
+        : (v["allow-insecure-secrets-to-loopback"] ?? false)
+          ? "loopback"
+          : false,
     denyNetwork: v["deny-network"] ?? [],
     upstreamKeepAlive: !(v["no-upstream-keep-alive"] ?? false),
     selection: {
@@ -449,8 +460,12 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     process.exitCode = 1;
     return;
   }
-  if (options.allowInsecureSecrets)
+  if (options.allowInsecureSecrets === true)
     log("!! --allow-insecure-secrets: secrets may travel over plain http. Never use this in production. !!");
+  else if (options.allowInsecureSecrets === "loopback")
+    log(
+      "!! --allow-insecure-secrets-to-loopback: secrets may travel over plain http to loopback addresses. Never use this in production. !!",
+    );
   const factory = options.discovery
     ? createDiscoveryFactory(compiled, runner, options.schemaProfile)
     : createServerFactory(compiled, runner, options.schemaProfile);

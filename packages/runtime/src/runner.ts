@@ -29,8 +29,11 @@ export interface RunnerOptions {
   readonly transport: HopTransport;
   readonly secretSource: SecretSource;
   readonly vault: SecretVault;
-  /** Only from code or a CLI flag refused in production; never from a spec. */
-  readonly allowSecretsOverHttp: boolean;
+  /**
+   * Only from code or a CLI flag refused in production; never from a spec. "loopback": only to connections whose
+   * resolved address is loopback (the development relaxation of `kervanc call`, `dev` and `test`).
+   */
+  readonly allowSecretsOverHttp: boolean | "loopback";
   /** Writes one line to the log (stderr); the runner redacts before calling it. */
   readonly log: (line: string) => void;
   /** Told once per call how it went (no argument values, no bodies), for the per-call log line. */

@@ -71,11 +71,19 @@ export async function callCommand(
   try {
     env = command.secretsFile !== undefined ? withSecretsFile(process.env, command.secretsFile) : process.env;
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     io.stderr(`kervanc call: cannot read --secrets-file ${printable(command.secretsFile!)} (${errorCode(error)}).\n`);
     return 1;
   }
   const recorder =
-    command.record !== undefined ? await Recorder.start(tool.plan.request.origin, tool.plan.limits) : undefined;
+    command.record !== undefined
+      ? await Recorder.start(tool.plan.request.origin, tool.plan.limits, [
+          ...secretValues(
+            planned.plan.secrets.map((s) => s.name),
+            env,
+          ).values(),
+        ])
+      : undefined;
   let result: ToolResult;
   try {
     const target = recorder !== undefined ? retarget(planned, recorder.origin, new Set([command.tool])) : planned;

@@ -9,9 +9,19 @@
  * server to refuse the answer as too large, exactly as it would; and it gives up on the upstream request when the
  * server gives up on it (its timeout closes the connection) or when the recorder closes, so an API that never
  * answers neither holds kervanc open nor fills its memory.
+ *
+ * The relay forwards through the generated server's own transport and address policy (the runtime's
+ * net/node-transport.ts), with the development relaxation the server has: loopback and private addresses allowed,
+ * cloud-metadata and the other always-refused addresses never, every name resolved, checked and pinned; and a
+ * request that carries one of the call's secrets goes over plain http only to an address found loopback. A
+ * request the policy refuses is never sent, so nothing it would have fetched is printed or recorded.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { allowPrivateNetwork, createNetworkPolicy } from "@kervanc/runtime/net/address";
+import { LookupGate } from "@kervanc/runtime/net/lookup-gate";
+import { createNodeTransport } from "@kervanc/runtime/net/node-transport";
+import type { HopResponse, HopTransport } from "@kervanc/runtime/net/upstream";
 
 /** The called tool's limits (its plan's), which the relay applies to the real API's answer. */
 export interface RelayLimits {
@@ -53,20 +63,45 @@ export class Recorder {
   /** Upstream requests that never completed (the server gave up, the API failed): such a call is not a case. */
   readonly unfinished: string[] = [];
   readonly #inflight = new Set<AbortController>();
+  readonly #transport: HopTransport;
+  readonly #secrets: readonly string[];
 
-  private constructor(server: http.Server, origin: string) {
+  private constructor(server: http.Server, origin: string, secrets: readonly string[], transport?: HopTransport) {
     this.#server = server;
     this.origin = origin;
+    this.#secrets = secrets.filter((s) => s !== "");
+    this.#transport =
+      transport ??
+      createNodeTransport({
+        policy: createNetworkPolicy(allowPrivateNetwork()),
+        gate: new LookupGate(4),
+        // One connection per request: each is checked when it is opened, for what it is opened for.
+        pool: false,
+      });
   }
 
-  /** `upstream` is the real origin (`https://api.example.com`) the relay forwards to. */
-  static async start(upstream: string, limits: RelayLimits): Promise<Recorder> {
+  /**
+   * `upstream` is the real origin (`https://api.example.com`) the relay forwards to; `secrets` are the values the
+   * call's server may send (a request carrying one goes over plain http only to loopback). `transport` is for
+   * tests (a resolver of their own); by default the generated server's Node transport.
+   */
+  static async start(
+    upstream: string,
+    limits: RelayLimits,
+    secrets: readonly string[] = [],
+    transport?: HopTransport,
+  ): Promise<Recorder> {
     const server = http.createServer();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, "127.0.0.1", resolve);
     });
-    const recorder = new Recorder(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const recorder = new Recorder(
+      server,
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      secrets,
+      transport,
+    );
     server.on("request", (req, res) => {
       const abort = new AbortController();
       recorder.#inflight.add(abort);
@@ -109,19 +144,25 @@ export class Recorder {
     const url = new URL(`${upstream}${target.startsWith("/") ? target : `/${target}`}`);
     if (url.origin !== new URL(upstream).origin)
       throw new Error(`the request target ${JSON.stringify(target)} would leave ${upstream}`);
-    const answer = await fetch(url, {
-      method,
-      headers,
-      redirect: "manual",
-      signal,
-      ...(method !== "GET" && method !== "HEAD" && chunks.length > 0 ? { body } : {}),
-    });
-    const { bytes, overLimit } = await readCapped(answer, limits.maxResponseBytes + 1);
+    const sent = Object.values(headers).join("\n") + body + target;
+    const carriesSecret = this.#secrets.some((secret) => sent.includes(secret));
+    // Redirects are not followed by a hop: a redirect is passed back to the server as it is.
+    const answer = await this.#transport.send(
+      {
+        method,
+        url,
+        headers: Object.entries(headers),
+        body: method !== "GET" && method !== "HEAD" && chunks.length > 0 ? body : null,
+      },
+      { signal, sendsSecrets: carriesSecret, plainSecretsLoopbackOnly: carriesSecret && url.protocol === "http:" },
+    );
+    const { bytes, overLimit } = await readCapped(answer, this.#transport, limits.maxResponseBytes + 1);
     const responseBody = new TextDecoder().decode(bytes);
     const responseHeaders: Record<string, string> = {};
-    answer.headers.forEach((v, k) => {
-      if (!HOP.has(k) && k !== "content-encoding") responseHeaders[k] = v;
-    });
+    for (const k of answer.headers.names?.() ?? []) {
+      const v = answer.headers.get(k);
+      if (v !== undefined && !HOP.has(k) && k !== "content-encoding") responseHeaders[k] = v;
+    }
     const q = target.indexOf("?");
     this.exchanges.push({
       method,
@@ -146,19 +187,29 @@ export class Recorder {
   }
 }
 
-/** At most `cap` bytes of the answer's body; the rest is not read (the stream is cancelled). */
-async function readCapped(answer: Response, cap: number): Promise<{ bytes: Uint8Array; overLimit: boolean }> {
+/**
+ * At most `cap` bytes of the answer's body, decoded (gzip, deflate, br, as fetch would inflate them; counted after
+ * decoding, as the tool's limit is); the rest is not read (the response is discarded).
+ */
+async function readCapped(
+  answer: HopResponse,
+  transport: HopTransport,
+  cap: number,
+): Promise<{ bytes: Uint8Array; overLimit: boolean }> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  const reader = answer.body?.getReader();
-  if (reader === undefined) return { bytes: new Uint8Array(0), overLimit: false };
+  const coding = (answer.headers.get("content-encoding") ?? "").trim().toLowerCase();
+  const decoder = coding === "" || coding === "identity" ? undefined : transport.decoders.get(coding);
+  const raw = ReadableStream.from(answer.body);
+  const reader = (decoder !== undefined ? raw.pipeThrough(decoder()) : raw).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     if (size + value.length >= cap) {
       chunks.push(value.subarray(0, cap - size));
       size = cap;
-      await reader.cancel();
+      await reader.cancel().catch(() => {});
+      answer.discard();
       return { bytes: Buffer.concat(chunks), overLimit: true };
     }
     chunks.push(value);

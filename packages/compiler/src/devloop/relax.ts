@@ -7,7 +7,11 @@
 import { UsageError } from "../cli/args.ts";
 
 /** The generated server's flags that carry the relaxations (see packages/runtime/src/node-main.ts). */
-export const DEV_SERVER_FLAGS: readonly string[] = ["--allow-private-network", "--allow-insecure-secrets"];
+/**
+ * Secrets over plain http go only to connections the server resolved and found loopback: the spec's `*.localhost`
+ * hosts pass the build's check by name, but a name proves nothing (glibc asks DNS for `mock.localhost`).
+ */
+export const DEV_SERVER_FLAGS: readonly string[] = ["--allow-private-network", "--allow-insecure-secrets-to-loopback"];
 
 export const DEV_BANNER =
   "!! kervanc development mode: loopback and private upstreams allowed, secrets may go over plain http to loopback hosts. Never use this in production. !!\n";

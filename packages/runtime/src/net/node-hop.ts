@@ -33,6 +33,10 @@ class NodeHeaders implements HeaderLookup {
     const value = Object.hasOwn(this.#headers, name) ? this.#headers[name] : undefined;
     return value === undefined ? undefined : Array.isArray(value) ? value.join(", ") : value;
   }
+
+  names(): string[] {
+    return Object.keys(this.#headers);
+  }
 }
 
 /** A Node response as a HopResponse: lower-cased headers, repeated ones joined with ", ". */

@@ -33,6 +33,7 @@ import {
   toHopResponse,
 } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
+import { isLoopbackHost } from "../loopback.ts";
 
 export interface NodeTransportOptions {
   readonly policy: NetworkPolicy;
@@ -51,6 +52,12 @@ type Checked = readonly { address: string; family: number }[];
 
 /** The addresses each direct connection was checked against when it was opened (pooled ones live on). */
 const openedWith = new WeakMap<Socket, Checked>();
+
+function notLoopback(host: string, why: string): ToolError {
+  return new ToolError(
+    `Request to ${host} was not sent: secrets travel over plain http only to loopback addresses here, and ${why}.`,
+  );
+}
 
 function blocked(host: string, reason: string): ToolError {
   return new ToolError(`Request to ${host} was blocked: it resolves to a disallowed address (${reason}).`);
@@ -116,6 +123,10 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
     ]),
     async send(hop: Hop, ctx: HopContext): Promise<HopResponse> {
       const proxy = options.proxy?.forUrl(hop.url) ?? null;
+      // Secrets over plain http go only directly, on a new connection, to addresses found loopback here.
+      const loopbackOnly = ctx.plainSecretsLoopbackOnly === true;
+      if (loopbackOnly && proxy !== null)
+        throw notLoopback(hop.url.host, "it would go through an egress proxy, where the address cannot be seen");
       if (proxy !== null) {
         // The address policy still applies to what the proxy is asked to reach, as far as it can be seen here:
         // checked when a tunnel is opened (a pooled tunnel was checked when it was), or before a plain-http request.
@@ -134,10 +145,19 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
       // An IP literal is checked now (a kept verdict, so cheap); a name is resolved and checked only when a new
       // connection is opened for it, in `pinned` below.
       const literal = kind.kind === "ip" ? checkedLiteral(host, kind.address) : null;
+      if (loopbackOnly && literal !== null && !literal.every((a) => isLoopbackHost(a.address)))
+        throw notLoopback(host, "it is not a loopback address");
       const connectHost = kind.kind === "ip" ? kind.address : kind.name;
       /** The lookup of this request's new connection (a name's), while it runs or once it ran. */
       const lookup =
-        kind.kind === "name" ? new HopCheck(async () => (await resolveChecked(hop.url, ctx)).addresses) : null;
+        kind.kind === "name"
+          ? new HopCheck(async () => {
+              const { addresses } = await resolveChecked(hop.url, ctx);
+              if (loopbackOnly && !addresses.every((a) => isLoopbackHost(a.address)))
+                throw notLoopback(host, "it resolves to an address that is not loopback");
+              return addresses;
+            })
+          : null;
       const checkedSet = (socket: Socket | null | undefined): Checked | undefined =>
         literal ?? (socket ? openedWith.get(socket) : undefined);
       const pinned: LookupFunction = (hostname, opts, callback) => {
@@ -170,7 +190,8 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         trust: secure ? tlsTrust(options.ca) : "",
         proxy: "",
       });
-      const agent = pool?.agent(key, (agentOptions) => new lib.Agent(agentOptions)) ?? false;
+      // A pooled connection was checked for what it was opened for; a hop that may only reach loopback opens its own.
+      const agent = loopbackOnly ? false : (pool?.agent(key, (agentOptions) => new lib.Agent(agentOptions)) ?? false);
 
       const attempt = (agent: InstanceType<typeof lib.Agent> | false): Promise<HopResponse> =>
         new Promise<HopResponse>((resolvePromise, reject) => {

@@ -21,6 +21,8 @@ export interface Hop {
 /** A response's headers as the hop reads them: by lower-cased name, repeated headers joined with ", ". */
 export interface HeaderLookup {
   get(name: string): string | undefined;
+  /** Every header's (lower-cased) name, where the transport can list them (Node's can; the recording relay reads it). */
+  names?(): string[];
 }
 
 export interface HopResponse {
@@ -49,6 +51,12 @@ export interface HopContext {
   onAbort?(listener: () => void): () => void;
   /** Whether the tool sends secrets (used by the transport for its own checks). */
   readonly sendsSecrets: boolean;
+  /**
+   * This hop carries secrets over plain http, allowed only to loopback: the transport sends it only on a new,
+   * direct connection to an address it resolved and found loopback (a name proves nothing: `mock.localhost` is
+   * asked of DNS under glibc's usual `hosts: files dns`).
+   */
+  readonly plainSecretsLoopbackOnly?: boolean;
 }
 
 export interface HopTransport {
@@ -75,8 +83,11 @@ export interface UpstreamOptions {
   /** The call's deadline: the tool's timeout and cancellation; each hop's timeout is started on it. */
   readonly deadline: CallDeadline;
   readonly secrets: SecretCarry | null;
-  /** Lifts the rule that secrets never travel over plain http (only from code or the CLI, never a spec). */
-  readonly allowSecretsOverHttp: boolean;
+  /**
+   * Lifts the rule that secrets never travel over plain http (only from code or the CLI, never a spec): everywhere,
+   * or, with "loopback", to loopback addresses only, as the transport resolves them.
+   */
+  readonly allowSecretsOverHttp: boolean | "loopback";
   /**
    * The server's egress list: whether a URL's scheme, host and port is one the server's tools call. Every hop
    * must pass it, so a redirect can never take a request to a destination the build did not list.
@@ -119,7 +130,9 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
     try {
       let response: HopResponse;
       try {
-        response = await transport.send(hop, new DeadlineContext(deadline, options.secrets !== null));
+        const plainLoopback =
+          options.allowSecretsOverHttp === "loopback" && options.secrets !== null && hop.url.protocol === "http:";
+        response = await transport.send(hop, new DeadlineContext(deadline, options.secrets !== null, plainLoopback));
       } catch (error) {
         throw hopFailure(error, host, deadline, limits.timeoutMs);
       }
@@ -146,10 +159,12 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
 class DeadlineContext implements HopContext {
   readonly #deadline: CallDeadline;
   readonly sendsSecrets: boolean;
+  readonly plainSecretsLoopbackOnly: boolean;
 
-  constructor(deadline: CallDeadline, sendsSecrets: boolean) {
+  constructor(deadline: CallDeadline, sendsSecrets: boolean, plainSecretsLoopbackOnly: boolean) {
     this.#deadline = deadline;
     this.sendsSecrets = sendsSecrets;
+    this.plainSecretsLoopbackOnly = plainSecretsLoopbackOnly;
   }
 
   get signal(): AbortSignal {
