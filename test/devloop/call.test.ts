@@ -26,7 +26,19 @@ beforeAll(async () => {
     json(res, 200, { city, temp: 21, echoed: SECRET });
   });
   spec = join(dir, "weather.yaml");
-  await writeFile(spec, weatherSpec(upstream.origin));
+  // A second tool without an output schema: --json prints its whole result too (it printed null).
+  await writeFile(
+    spec,
+    weatherSpec(
+      upstream.origin,
+      `  - name: city_only
+    description: The city's name only.
+    input: { type: object, properties: { city: { type: string } }, required: [city] }
+    http: { url: ${upstream.origin}/forecast, query: { city: "{{input.city}}" }, headers: { X-Api-Key: "{{secrets.API_KEY}}" } }
+    output: { select: "city" }
+`,
+    ),
+  );
   secrets = join(dir, "secrets.env");
   await writeFile(secrets, `API_KEY=${SECRET}\n`);
 });
@@ -46,10 +58,28 @@ describe("kervanc call", () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 
-  it("prints the structured content as JSON with --json, arguments from stdin", async () => {
+  it("prints the whole result as JSON with --json, arguments from stdin", async () => {
     const r = await kervancIn(["call", spec, "get_forecast", "--json", "--secrets-file", secrets], '{"city": "Rome"}');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ city: "Rome", temp: 21 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      content: [{ type: "text", text: '{"city":"Rome","temp":21}' }],
+      structuredContent: { city: "Rome", temp: 21 },
+      isError: false,
+    });
+  });
+
+  it("prints the whole result as JSON with --json for a tool without an output schema, and for an error", async () => {
+    const plain = await kervancIn(["call", spec, "city_only", "--json", "--secrets-file", secrets], '{"city": "Oslo"}');
+    expect(plain.code).toBe(0);
+    expect(JSON.parse(plain.stdout)).toEqual({ content: [{ type: "text", text: '"Oslo"' }], isError: false });
+    const failed = await kervancIn(
+      ["call", spec, "city_only", "--json", "--secrets-file", secrets],
+      '{"city": "Atlantis"}',
+    );
+    expect(failed.code).toBe(1);
+    const result = JSON.parse(failed.stdout) as { content: { text: string }[]; isError: boolean };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain("Upstream returned 404");
   });
 
   it("exits 1 with the error on stderr when the result is an error", async () => {

@@ -198,6 +198,23 @@ describe("Node 24 with --permission, file reads limited to the bundle", () => {
   });
 });
 
+describe("Deno running server.mjs over stdio with --allow-net and --allow-env alone", () => {
+  it("lists the tools: the compile-cache check asks for the user id only when a cache is configured", async () => {
+    // `Requires sys access to "uid"` stopped it at start, though NODE_COMPILE_CACHE was not set.
+    const client = await stdioClient("modern", {
+      command: runtimeBinary("deno"),
+      args: ["run", `--allow-net=${new URL(upstream.origin).host}`, "--allow-env", "server.mjs"],
+      env: { API_TOKEN: TOKEN },
+      cwd: pkg,
+    });
+    try {
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("Deno serving worker.mjs with only the README's permissions", () => {
   let denoDir: string;
   beforeAll(async () => {

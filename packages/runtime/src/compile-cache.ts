@@ -35,11 +35,14 @@ const MAX_ENTRIES = 1_000;
 /** Why the compile cache in use is unsafe, or null when there is none or it is private. */
 export function compileCacheProblem(
   env: Readonly<Record<string, string | undefined>>,
-  uid: number | null = typeof process.getuid === "function" ? process.getuid() : null,
+  given?: number | null,
 ): string | null {
   const dir = cacheDir(env);
   // Windows has no mode bits to check.
   if (dir === null || process.platform === "win32") return null;
+  // Asked only when a cache is configured: Deno answers process.getuid() only with --allow-sys, and server.mjs
+  // runs there over stdio with --allow-net and --allow-env alone.
+  const uid = given !== undefined ? given : typeof process.getuid === "function" ? process.getuid() : null;
   const named = env["NODE_COMPILE_CACHE"] ?? dir;
   const { lstatSync, readdirSync, statSync } = process.getBuiltinModule("node:fs");
   const path = process.getBuiltinModule("node:path");

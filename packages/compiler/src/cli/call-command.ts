@@ -115,8 +115,9 @@ export async function callCommand(
     .join("\n");
   const isError = result.isError === true;
   if (isError) io.stderr(`${terminalSafe(text)}\n`);
-  else if (command.json) io.stdout(`${terminalJson(result.structuredContent ?? null)}\n`);
-  else io.stdout(`${terminalSafe(text)}\n`);
+  // --json prints the whole result, errors included, so a script reads isError rather than parsing stderr.
+  if (command.json) io.stdout(`${terminalJson(jsonResult(result))}\n`);
+  else if (!isError) io.stdout(`${terminalSafe(text)}\n`);
 
   if (command.record !== undefined && recorder !== undefined) {
     const secrets = secretValues(
@@ -187,4 +188,17 @@ function secretValues(names: readonly string[], env: NodeJS.ProcessEnv): Map<str
     if (value !== undefined && value !== "") out.set(name, value);
   }
   return out;
+}
+
+/**
+ * `--json`'s output: the whole result, so a script can read any tool's answer with jq: `content` (the blocks the
+ * model sees), `structuredContent` when the tool has an output schema, and `isError`. Only these keys, in this
+ * order.
+ */
+function jsonResult(result: ToolResult): Record<string, unknown> {
+  return {
+    content: result.content ?? [],
+    ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+    isError: result.isError === true,
+  };
 }
