@@ -24,7 +24,9 @@ import {
   type SpecPath,
 } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
-import { emitServer, type FileTree } from "./emit/emit.ts";
+// emit.ts (prettier, esbuild and the package writers, half a second to load) is imported when a spec is emitted:
+// a build that refuses its specs, or skips them as up to date, never loads it.
+import type { FileTree } from "./emit/emit.ts";
 import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
 import { parseManifest, readStamp } from "./emit/manifest.ts";
 import { folderKey, packageNameProblem } from "./emit/package-name.ts";
@@ -263,6 +265,7 @@ export async function emitSpec(spec: CompiledSpec, stageParent: string): Promise
   const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
   try {
     const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
+    const { emitServer } = await import("./emit/emit.ts");
     return await emitServer(spec.planned!, {
       folder: spec.folder,
       specFile: basename(spec.file),

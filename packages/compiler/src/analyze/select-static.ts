@@ -33,18 +33,18 @@ export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], ex
   // The deepest level, and where the tree first goes past the bound: the first name (field, key or function)
   // at or below the first node too deep, the nearest place the AST can be tied to the text.
   let deepest = 0;
-  let tooDeep: { offset: number | undefined } | null = null;
+  let tooDeep: { place: Place | undefined } | null = null;
   const visit = (node: AnyNode, depth: number): void => {
     deepest = Math.max(deepest, depth);
     const field = node.type === "Field" || node.type === "KeyValuePair" ? node["name"] : undefined;
     // Claimed for every field, refused or not, so the n-th occurrence of a name gets the n-th token's offset.
-    const offset = typeof field === "string" ? positions.next(field, "name") : undefined;
+    const place = typeof field === "string" ? positions.next(field, "name") : undefined;
     const call = node.type === "Function" ? positions.next(String(node["name"]), "call") : undefined;
-    if (depth > MAX_SELECT_DEPTH && tooDeep === null) tooDeep = { offset: undefined };
-    if (tooDeep !== null && tooDeep.offset === undefined) tooDeep.offset = offset ?? call;
+    if (depth > MAX_SELECT_DEPTH && tooDeep === null) tooDeep = { place: undefined };
+    if (tooDeep !== null && tooDeep.place === undefined) tooDeep.place = place ?? call;
     if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
       const what = node.type === "Field" ? "reads the field" : "builds the key";
-      out.push(report("KV6005", at, (m) => m.internals({ what, field }), offset === undefined ? {} : { offset }));
+      out.push(report("KV6005", at, (m) => m.internals({ what, field }), place ?? {}));
     }
     if (node.type === "Function") checkCall(node, at, out, call);
     for (const value of childrenInSourceOrder(node)) {
@@ -53,17 +53,9 @@ export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], ex
     }
   };
   visit(ast as unknown as AnyNode, 1);
-  const deep = tooDeep as { offset: number | undefined } | null;
+  const deep = tooDeep as { place: Place | undefined } | null;
   if (deep !== null) {
-    const offset = deep.offset;
-    out.push(
-      report(
-        "KV6010",
-        at,
-        (m) => m.tooDeep({ depth: deepest, max: MAX_SELECT_DEPTH }),
-        offset === undefined ? {} : { offset },
-      ),
-    );
+    out.push(report("KV6010", at, (m) => m.tooDeep({ depth: deepest, max: MAX_SELECT_DEPTH }), deep.place ?? {}));
   }
 }
 
@@ -82,8 +74,14 @@ function childrenInSourceOrder(node: AnyNode): unknown[] {
  * function call (`call`, an identifier followed by `(`). Before, every finding about a name pointed at its
  * first occurrence, so `[a.constructor, b.x, constructor]` reported both errors at the first.
  */
+/** Where a token is in the expression: its first character and its length as written (quotes included). */
+interface Place {
+  readonly offset: number;
+  readonly length: number;
+}
+
 class TokenPositions {
-  readonly #offsets = new Map<string, number[]>();
+  readonly #offsets = new Map<string, Place[]>();
 
   constructor(expression: string) {
     let tokens: { type: string; value: unknown; start: number }[];
@@ -97,14 +95,24 @@ class TokenPositions {
       const kind = tokens[i + 1]?.type === "Lparen" ? "call" : "name";
       const key = `${kind}:${String(t.value)}`;
       if (!this.#offsets.has(key)) this.#offsets.set(key, []);
-      this.#offsets.get(key)!.push(t.start);
+      const length = t.type === "QuotedIdentifier" ? quotedLength(expression, t.start) : String(t.value).length;
+      this.#offsets.get(key)!.push({ offset: t.start, length });
     });
   }
 
-  /** The offset of the next unclaimed occurrence of `name`, or undefined when the tokens ran out. */
-  next(name: string, kind: "name" | "call"): number | undefined {
+  /** The place of the next unclaimed occurrence of `name`, or undefined when the tokens ran out. */
+  next(name: string, kind: "name" | "call"): Place | undefined {
     return this.#offsets.get(`${kind}:${name}`)?.shift();
   }
+}
+
+/** The length of the quoted identifier starting at `start` (`"a\\"b"`), its quotes included. */
+function quotedLength(expression: string, start: number): number {
+  for (let i = start + 1; i < expression.length; i++) {
+    if (expression[i] === "\\") i++;
+    else if (expression[i] === '"') return i - start + 1;
+  }
+  return expression.length - start;
 }
 
 function isNode(value: unknown): value is AnyNode {
@@ -116,10 +124,10 @@ function isNode(value: unknown): value is AnyNode {
   );
 }
 
-function checkCall(node: AnyNode, at: SpecPath, out: Finding[], offset: number | undefined): void {
+function checkCall(node: AnyNode, at: SpecPath, out: Finding[], place: Place | undefined): void {
   const name = String(node["name"]);
   const args = (node["children"] as AnyNode[] | undefined) ?? [];
-  const extra = offset === undefined ? {} : { offset };
+  const extra = place ?? {};
   const params = FUNCTION_SIGNATURES.get(name);
   if (params === undefined) {
     const close = [...FUNCTION_SIGNATURES.keys()].filter(

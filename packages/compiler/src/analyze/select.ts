@@ -17,7 +17,7 @@ export function checkSelect(expression: string, at: SpecPath, out: Finding[]): S
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const offset = errorOffset(expression, message);
-    out.push(report("KV6001", at, (m) => m.invalid({ reason: message, character: offset + 1 }), { offset }));
+    out.push(report("KV6001", at, (m) => m.invalid({ reason: message, character: offset + 1 }), { offset, length: 1 }));
     return { ok: false };
   }
   const before = out.length;
