@@ -54,6 +54,11 @@ export class CallDeadline {
     }
   }
 
+  /** Milliseconds left of the tool's timeout (negative once it is up). */
+  get remainingMs(): number {
+    return this.#toolAt - performance.now();
+  }
+
   /** Aborts when the caller cancels, the tool's time is up, or the current hop's time is up. */
   get signal(): AbortSignal {
     if (this.#controller === null) {

@@ -72,6 +72,19 @@ export interface RequestPlan {
   readonly body: BodyNode | null;
   /** The kervanc form-body extension: the body is sent form-encoded (form.ts). Absent: JSON. */
   readonly bodyEncoding?: "form";
+  /** The kervanc retry extension (retry.ts): which answers are retried, how often, how long to wait. Absent: none. */
+  readonly retry?: RetryPlan;
+}
+
+export interface RetryPlan {
+  /** Attempts in all, the first included (2 to 10). */
+  readonly attempts: number;
+  /** The statuses retried (429, 502, 503, 504 by default). */
+  readonly on: readonly number[];
+  /** The longest wait between attempts, whatever Retry-After says. */
+  readonly maxDelayMs: number;
+  /** The methods retried: the idempotent ones unless the spec names others. */
+  readonly methods: readonly HttpMethod[];
 }
 
 export interface HttpLimits {

@@ -10,12 +10,19 @@ import { acceptFor } from "./accept.ts";
 import { CallDeadline } from "./deadline.ts";
 import { errorRef, ToolError } from "./errors.ts";
 import { MAX_JSON_NESTING, valueNestsDeeper } from "./json-depth.ts";
-import { egressCheck, sendUpstream, type HopTransport, type SecretCarry } from "./net/upstream.ts";
+import {
+  egressCheck,
+  sendUpstream,
+  type HopTransport,
+  type SecretCarry,
+  type UpstreamResponse,
+} from "./net/upstream.ts";
 import { shapeOutput, statusError } from "./output.ts";
 import { headOf } from "./define.ts";
 import type { CompiledServer, CompiledTool, JsonObject, JsonValue, ToolHead, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
 import { renderRequest } from "./render.ts";
+import { fits, retries, retryAfterMs, sleep, spentError, waitBefore } from "./retry.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
 import { countElements, formatValidationErrors } from "./validation.ts";
 import type { CallRecord } from "./log.ts";
@@ -216,28 +223,52 @@ export class ToolRunner {
       if (!hasAccept) headers.push(["accept", acceptFor(plan.output)]);
       headers.push(["accept-encoding", "gzip, deflate, br"]);
       if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
-      const response = await deadline.race(
-        sendUpstream(
-          { method: rendered.method, url: rendered.url, headers, body: rendered.body },
-          {
-            limits,
-            transport: this.#options.transport,
-            deadline,
-            secrets: carry,
-            allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
-            egress: this.#egress,
-          },
-        ),
-        // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
-        (reason) => (reason instanceof ToolError ? reason : new ToolError("The call was cancelled.")),
-      );
+      // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
+      const cancelled = (reason: unknown): unknown =>
+        reason instanceof ToolError ? reason : new ToolError("The call was cancelled.");
+      const send = (): Promise<UpstreamResponse> =>
+        deadline.race(
+          sendUpstream(
+            { method: rendered.method, url: rendered.url, headers, body: rendered.body },
+            {
+              limits,
+              transport: this.#options.transport,
+              deadline,
+              secrets: carry,
+              allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
+              egress: this.#egress,
+            },
+          ),
+          cancelled,
+        );
+      let response = await send();
+      // The kervanc retry extension (retry.ts); a tool without it sends once, as Kervan does.
+      const retry = request.retry;
+      let retryAfter: number | null = null;
+      if (retry !== undefined) {
+        for (let attempt = 1; ; attempt++) {
+          if (!retries(retry, request.method, response.status)) break;
+          retryAfter = retryAfterMs(response.retryAfter, Date.now());
+          if (attempt >= retry.attempts) break;
+          const wait = waitBefore(attempt + 1, retry, retryAfter, Math.random);
+          if (!fits(wait, deadline.remainingMs)) break;
+          this.#log(
+            `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}; attempt ${attempt + 1} of ${retry.attempts} in ${wait} ms`,
+          );
+          await deadline.race(sleep(wait), cancelled);
+          response = await send();
+        }
+      }
       stats.upstreamStatus = response.status;
       stats.responseBytes = response.body.byteLength;
       if (response.status >= 400) {
         this.#log(
           `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`,
         );
-        throw statusError(response.status);
+        throw (
+          (retry !== undefined ? spentError(response.status, response.url.host, retryAfter) : null) ??
+          statusError(response.status)
+        );
       }
       return shapeOutput(response, {
         toolName: plan.listing.name,

@@ -14,6 +14,9 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     out.push(report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }));
   }
   spec.tools.forEach((tool, index) => {
+    if (tool.http.retry !== undefined && !declared.has("retry")) {
+      out.push(report("KV8002", ["tools", index, "http", "retry"], (m) => m.retryUndeclared, { atKey: true }));
+    }
     if (tool.tags !== undefined && !declared.has("toolsets")) {
       out.push(report("KV8002", ["tools", index, "tags"], (m) => m.tagsUndeclared, { atKey: true }));
     }

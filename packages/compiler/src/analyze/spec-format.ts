@@ -157,6 +157,31 @@ const http = obj(
     maxResponseBytes: opt(maxResponseBytes),
     allowInsecureHttp: opt(allowInsecureHttp),
     followRedirects: opt(followRedirects),
+    retry: opt(
+      obj(
+        {
+          attempts: req(int(2, 10, "Attempts in all, the first included.")),
+          on: opt(
+            array(int(400, 599, "A status to retry."), {
+              min: 1,
+              max: 20,
+              doc: "The statuses retried (default 429, 502, 503, 504).",
+            }),
+          ),
+          maxDelayMs: opt(
+            int(0, 60_000, "The longest wait between attempts (default 10000), whatever Retry-After says."),
+          ),
+          methods: opt(
+            array(str({ enum: ["GET", "POST", "PUT", "PATCH", "DELETE"], doc: "A method to retry." }), {
+              min: 1,
+              max: 5,
+              doc: "The methods retried (default GET, PUT, DELETE: the idempotent ones); name POST or PATCH to retry them too.",
+            }),
+          ),
+        },
+        "kervanc extension retry (docs/extensions/retry.md): retry answers such as 429 and 503, honouring Retry-After, within the tool's timeout. Needs kervancExtensions: [retry]; not portable to Kervan.",
+      ),
+    ),
   },
   "The HTTP request this tool makes.",
 );
@@ -262,8 +287,8 @@ export const specShape = obj(
       array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." }),
     ),
     kervancExtensions: opt(
-      array(str({ enum: ["form-body", "toolsets"], doc: "A kervanc extension this spec uses." }), {
-        max: 2,
+      array(str({ enum: ["form-body", "retry", "toolsets"], doc: "A kervanc extension this spec uses." }), {
+        max: 3,
         doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
       }),
     ),

@@ -1004,6 +1004,8 @@ export const CODES = {
       formUndeclared:
         "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
       formWithoutBody: "bodyEncoding: form needs a body to encode.",
+      retryUndeclared:
+        "retry is the kervanc extension retry; declare it with kervancExtensions: [retry] at the top of the spec (Kervan cannot run such a spec).",
       tagsUndeclared:
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
     },

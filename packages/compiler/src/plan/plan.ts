@@ -63,6 +63,9 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
   };
 }
 
+/** What an http.retry that names only its attempts means (docs/extensions/retry.md). */
+const RETRY_DEFAULTS = { on: [429, 502, 503, 504], maxDelayMs: 10_000, methods: ["GET", "PUT", "DELETE"] } as const;
+
 function planTool(tool: AnalyzedTool): ToolPlan {
   const { spec: t } = tool;
   const http = t.http;
@@ -92,6 +95,17 @@ function planTool(tool: AnalyzedTool): ToolPlan {
       body: tool.request.body,
       // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
+      // The kervanc retry extension, its defaults filled in; absent for a Kervan spec.
+      ...(http.retry !== undefined
+        ? {
+            retry: {
+              attempts: http.retry.attempts,
+              on: [...new Set(http.retry.on ?? RETRY_DEFAULTS.on)].sort((a, b) => a - b),
+              maxDelayMs: http.retry.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs,
+              methods: [...new Set(http.retry.methods ?? RETRY_DEFAULTS.methods)] as ToolPlan["request"]["method"][],
+            },
+          }
+        : {}),
     },
     output: planOutput(tool.output, settings.maxOutputChars),
     limits: {

@@ -100,6 +100,8 @@ export interface UpstreamResponse {
   readonly contentType: string;
   readonly body: Uint8Array;
   readonly url: URL;
+  /** The answer's Retry-After header as sent (read by the retry extension only), or null. */
+  readonly retryAfter: string | null;
 }
 
 const ACCEPTED_ENCODINGS = new Set(["gzip", "x-gzip", "deflate", "br", "identity"]);
@@ -144,7 +146,13 @@ export async function sendUpstream(request: RenderedRequest, options: UpstreamOp
       }
       try {
         const body = await readBody(response, host, limits.maxResponseBytes, transport);
-        return { status: response.status, contentType: response.headers.get("content-type") ?? "", body, url: hop.url };
+        return {
+          status: response.status,
+          contentType: response.headers.get("content-type") ?? "",
+          body,
+          url: hop.url,
+          retryAfter: response.headers.get("retry-after") ?? null,
+        };
       } catch (error) {
         response.discard();
         throw hopFailure(error, host, deadline, limits.timeoutMs);
