@@ -140,6 +140,8 @@ export interface ToolPlan {
   readonly secrets: readonly string[];
   /** The toolsets (the spec's `tags`, kervanc extension `toolsets`) the tool belongs to; absent for none. */
   readonly toolsets?: readonly string[];
+  /** The kervanc error-detail extension (error-detail.ts): what of a non-2xx JSON answer follows the status. */
+  readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
 }
 
 export interface SecretDeclaration {

@@ -22,6 +22,7 @@ import { headOf } from "./define.ts";
 import type { CompiledServer, CompiledTool, JsonObject, JsonValue, ToolHead, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
 import { renderRequest } from "./render.ts";
+import { errorDetail } from "./error-detail.ts";
 import { fits, retries, retryAfterMs, sleep, spentError, waitBefore } from "./retry.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
 import { countElements, formatValidationErrors } from "./validation.ts";
@@ -265,10 +266,13 @@ export class ToolRunner {
         this.#log(
           `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`,
         );
-        throw (
+        const error =
           (retry !== undefined ? spentError(response.status, response.url.host, retryAfter) : null) ??
-          statusError(response.status)
-        );
+          statusError(response.status);
+        // The kervanc error-detail extension: part of the error answer, chosen by the spec, after the status line.
+        const detail =
+          plan.errorDetail !== undefined ? errorDetail(response, plan.errorDetail, this.#options.vault) : null;
+        throw detail === null ? error : new ToolError(`${error.message} The API says: ${detail}`);
       }
       return shapeOutput(response, {
         toolName: plan.listing.name,

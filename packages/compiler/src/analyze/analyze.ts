@@ -51,6 +51,8 @@ export interface AnalyzedTool {
   readonly output: AnalyzedOutput;
   /** The tool's settings with the spec's and the format's defaults applied (settings.ts). */
   readonly settings: ToolSettings;
+  /** The kervanc error-detail extension's parsed expression; absent without it. */
+  readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
 }
 
 export interface AnalyzedSpec {
@@ -268,6 +270,17 @@ function checkTool(
     if (select.ok && schemaOk) output = { kind: "select", expression: tool.output.select, ast: select.ast, schema };
   }
 
+  let errorDetail: AnalyzedTool["errorDetail"];
+  if (tool.output.error !== undefined) {
+    const detail = checkSelect(tool.output.error.select, [...outAt, "error", "select"], out);
+    if (detail.ok)
+      errorDetail = {
+        expression: tool.output.error.select,
+        ast: detail.ast,
+        maxChars: tool.output.error.maxChars ?? DEFAULT_ERROR_DETAIL_CHARS,
+      };
+  }
+
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
   if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
@@ -280,10 +293,14 @@ function checkTool(
       input: inputChecked,
       output,
       settings,
+      ...(errorDetail !== undefined ? { errorDetail } : {}),
     },
     secrets: sorted,
   };
 }
+
+/** How much of an error answer's detail is shown by default (docs/extensions/error-detail.md). */
+const DEFAULT_ERROR_DETAIL_CHARS = 600;
 
 function checkSchema(schema: JsonObject, at: SpecPath, out: Finding[]): AnalyzedSchema | null {
   const found = checkSchemaLimits(schema, at);

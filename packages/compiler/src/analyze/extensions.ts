@@ -14,6 +14,9 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     out.push(report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }));
   }
   spec.tools.forEach((tool, index) => {
+    if (tool.output.error !== undefined && !declared.has("error-detail")) {
+      out.push(report("KV8002", ["tools", index, "output", "error"], (m) => m.errorDetailUndeclared, { atKey: true }));
+    }
     if (tool.http.retry !== undefined && !declared.has("retry")) {
       out.push(report("KV8002", ["tools", index, "http", "retry"], (m) => m.retryUndeclared, { atKey: true }));
     }

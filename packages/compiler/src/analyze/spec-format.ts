@@ -186,8 +186,26 @@ const http = obj(
   "The HTTP request this tool makes.",
 );
 
+/** kervanc extension error-detail: what of a non-2xx JSON answer the model sees. */
+const errorDetail = opt(
+  obj(
+    {
+      select: req(
+        str({
+          min: 1,
+          max: SPEC_LIMITS.maxSelectLength,
+          doc: "A JMESPath expression over the error answer's (redacted) JSON; its result follows the status line.",
+        }),
+      ),
+      maxChars: opt(int(1, 2000, "The longest detail shown (default 600).")),
+    },
+    "kervanc extension error-detail (docs/extensions/error-detail.md): show part of an error answer to the model, a prompt-injection surface. Needs kervancExtensions: [error-detail]; not portable to Kervan.",
+  ),
+);
+
 const selectOutput = obj(
   {
+    error: errorDetail,
     select: req(
       str({ min: 1, max: SPEC_LIMITS.maxSelectLength, doc: "A JMESPath expression that picks what the model sees." }),
     ),
@@ -202,6 +220,7 @@ const selectOutput = obj(
 );
 const rawOutput = obj(
   {
+    error: errorDetail,
     raw: req(literal(true, "raw", "Return the response body as text.")),
     maxOutputChars: opt(maxOutputChars),
   },
@@ -287,10 +306,13 @@ export const specShape = obj(
       array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." }),
     ),
     kervancExtensions: opt(
-      array(str({ enum: ["form-body", "retry", "toolsets"], doc: "A kervanc extension this spec uses." }), {
-        max: 3,
-        doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
-      }),
+      array(
+        str({ enum: ["error-detail", "form-body", "retry", "toolsets"], doc: "A kervanc extension this spec uses." }),
+        {
+          max: 4,
+          doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
+        },
+      ),
     ),
   },
   "A Kervan spec (format v1): HTTP APIs as MCP tools.",

@@ -1004,6 +1004,8 @@ export const CODES = {
       formUndeclared:
         "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
       formWithoutBody: "bodyEncoding: form needs a body to encode.",
+      errorDetailUndeclared:
+        "output.error is the kervanc extension error-detail; declare it with kervancExtensions: [error-detail] at the top of the spec (Kervan cannot run such a spec).",
       retryUndeclared:
         "retry is the kervanc extension retry; declare it with kervancExtensions: [retry] at the top of the spec (Kervan cannot run such a spec).",
       tagsUndeclared:

@@ -49,6 +49,8 @@ export interface ManifestTool {
    * none did): what `--schema-profile NAME` advertises instead of the spec's schema.
    */
   readonly schemaProfiles?: Readonly<Record<string, readonly string[]>>;
+  /** The error-detail extension's expression: part of the API's error answers reaches the model. Absent: none. */
+  readonly errorDetail?: string;
 }
 
 export interface Manifest {
@@ -107,6 +109,7 @@ export function buildManifest(
       },
       secrets: [...secrets].sort(compareStrings),
       ...profileChanges(tool),
+      ...(tool.plan.errorDetail !== undefined ? { errorDetail: tool.plan.errorDetail.expression } : {}),
     };
   });
   const secrets = [...server.plan.secrets]

@@ -194,6 +194,11 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     lines.push(md(listing.description), "");
     if (tool.plan.toolsets !== undefined)
       lines.push(`Toolsets: ${tool.plan.toolsets.map((name) => codeSpan(name)).join(", ")}.`, "");
+    if (tool.plan.errorDetail !== undefined)
+      lines.push(
+        `Shows part of the API's error answers to the model (${codeSpan(tool.plan.errorDetail.expression)}, at most ${tool.plan.errorDetail.maxChars} characters): text the API controls, a prompt-injection surface.`,
+        "",
+      );
     const profiles = Object.keys(tool.profiles);
     if (profiles.length > 0)
       lines.push(

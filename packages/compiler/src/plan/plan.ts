@@ -116,6 +116,7 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     },
     rateLimit: { perMinute: settings.rateLimit.perMinute, concurrency: settings.rateLimit.concurrency },
     secrets: tool.secrets,
+    ...(tool.errorDetail !== undefined ? { errorDetail: tool.errorDetail } : {}),
     // The kervanc toolsets extension: a tool's tags, deduplicated in the order written; absent without tags.
     ...(t.tags !== undefined && t.tags.length > 0 ? { toolsets: [...new Set(t.tags)] } : {}),
   };

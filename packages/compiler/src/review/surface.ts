@@ -63,6 +63,7 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
       const risky =
         tool.annotations.destructiveHint === true ||
         tool.output === "raw" ||
+        tool.errorDetail !== undefined ||
         tool.followRedirects > 0 ||
         tool.secrets.length > 0;
       const what = [
@@ -172,6 +173,16 @@ function compareTools(old: ManifestTool, tool: ManifestTool): SurfaceChange[] {
       tool.output,
       tool.output === "raw",
       `output ${old.output} → ${tool.output}${tool.output === "raw" ? " (the upstream's body reaches the model as it is)" : ""}`,
+    );
+  if (old.errorDetail !== tool.errorDetail)
+    push(
+      "errorDetail",
+      old.errorDetail ?? null,
+      tool.errorDetail ?? null,
+      tool.errorDetail !== undefined,
+      tool.errorDetail !== undefined
+        ? `shows the API's error answers to the model through ${tool.errorDetail} (a prompt-injection surface)`
+        : "no longer shows the API's error answers to the model",
     );
   if (old.followRedirects !== tool.followRedirects) {
     push(
