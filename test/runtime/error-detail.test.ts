@@ -6,7 +6,7 @@ import { compile } from "@jmespath-community/jmespath";
 import { describe, expect, it } from "vitest";
 import { errorDetail } from "../../packages/runtime/src/error-detail.ts";
 import type { UpstreamResponse } from "../../packages/runtime/src/net/upstream.ts";
-import type { SelectNode } from "../../packages/runtime/src/plan.ts";
+import type { SelectNode } from "../../packages/runtime/src/index.ts";
 import { SecretVault } from "../../packages/runtime/src/secrets.ts";
 
 const SECRET = "sk_live_0123456789abcdef";

@@ -35,6 +35,7 @@ import type { ImportContext, ImportOptions, Operation } from "./context.ts";
 import { readOpenApi, type OpenApiSource } from "./document.ts";
 import { type Comment, emitSpec } from "./emit.ts";
 import { Inputs } from "./inputs.ts";
+import { proposeFailures } from "./failures.ts";
 import { MAX_TOOL_NAME, NameSet, serverNameFrom, toolNameFrom, toolNameFromRoute } from "./names.ts";
 import { listOperations, selectOperations, selectorOf } from "./operations.ts";
 import { pageSizeOf, placeParameters, readParameters } from "./parameters.ts";
@@ -450,6 +451,9 @@ class Importer {
       output: proposal.output,
     };
     if (proposal.comment !== "") comments.push({ path: ["output"], text: proposal.comment });
+    const failures = proposeFailures(this.#resolver, op, at, method);
+    if (failures.retry !== "") comments.push({ path: ["http"], text: failures.retry });
+    if (failures.error !== "") comments.push({ path: ["output"], text: failures.error });
     const routeNote = `${method.toUpperCase()} ${route}${operation.operationId !== null && operation.operationId !== name ? ` (operationId ${operation.operationId})` : ""}`;
     comments.push({ path: [], text: routeNote });
     security.withoutAuth(auth.unsupported, name);
