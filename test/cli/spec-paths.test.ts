@@ -38,10 +38,9 @@ const notAFile = (path: string, what: string): string =>
 describe("symbolic links and other non-regular files among the specs", () => {
   it("builds a link to a spec in a folder (and one named on the command line) like the spec itself", async () => {
     const specs = await folder("links");
-    const shared = join(root, "links", "shared");
-    await mkdir(shared);
-    await writeFile(join(shared, "real.yaml"), SPEC);
-    await symlink(join(shared, "real.yaml"), join(specs, "linked.yaml"));
+    // The target inside the folder, under a name that is not a spec's: links that stay inside are read.
+    await writeFile(join(specs, "real.spec"), SPEC);
+    await symlink("real.spec", join(specs, "linked.yaml"));
     await symlink("linked.yaml", join(specs, "chained.yaml"));
     const out = join(root, "links", "out");
     const r = await kervanc(["build", specs, join(specs, "linked.yaml"), "-o", out]);
@@ -50,6 +49,22 @@ describe("symbolic links and other non-regular files among the specs", () => {
     expect(existsSync(join(out, "linked", "server.mjs"))).toBe(true);
     expect(existsSync(join(out, "chained", "server.mjs"))).toBe(true);
     expect(JSON.parse(readFileSync(join(out, "linked", "manifest.json"), "utf8")).spec.file).toBe("linked.yaml");
+  });
+
+  it("builds a link to a spec outside the folder when it is named on the command line, or with --follow-links-outside", async () => {
+    const specs = await folder("outside");
+    const shared = join(root, "outside", "shared");
+    await mkdir(shared);
+    await writeFile(join(shared, "real.yaml"), SPEC);
+    await symlink(join(shared, "real.yaml"), join(specs, "linked.yaml"));
+    const out = join(root, "outside", "out");
+    const named = await kervanc(["build", join(specs, "linked.yaml"), "-o", out]);
+    expect(named.code).toBe(0);
+    const scanned = await kervanc(["build", specs, "-o", out, "--force"]);
+    expect(scanned.code).toBe(1);
+    expect(scanned.stderr).toContain("KV9011");
+    const followed = await kervanc(["build", specs, "-o", out, "--force", "--follow-links-outside"]);
+    expect(followed.code).toBe(0);
   });
 
   const REFUSED: readonly [

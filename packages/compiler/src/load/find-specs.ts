@@ -68,6 +68,8 @@ export async function findSpecs(
         what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info),
       }),
     );
+  // A file named on the command line is the user's choice: found again in a folder, its link is read too.
+  const namedFiles = new Set(inputs.map((input) => join(input)));
   for (const input of inputs) {
     const info = await follow(input);
     if (typeof info === "string") {
@@ -128,7 +130,8 @@ export async function findSpecs(
         const target = await follow(path);
         if (typeof target === "string") diagnostics.push(brokenLink(path, target));
         else if (!target.isFile()) diagnostics.push(notAFile(path, target, true));
-        else if (options.followLinksOutside === true || (await leadsInside(input, path))) files.add(path);
+        else if (options.followLinksOutside === true || namedFiles.has(path) || (await leadsInside(input, path)))
+          files.add(path);
         else
           diagnostics.push(
             cliDiagnostic("KV9011", path, CODES.KV9011.messages.linkOutside({ file: path, folder: input })),
