@@ -20,7 +20,11 @@ import process from "node:process";
 const REPO = resolve(import.meta.dirname, "..");
 
 /** The vitest files whose file snapshots `-u` rewrites (only these: -u elsewhere would accept anything). */
-const SNAPSHOT_TESTS = ["test/import/import.test.ts", "test/review/pull-request.test.ts", "test/cli/formats.test.ts"];
+const SNAPSHOT_TESTS = [
+  "test/import/import.e2e.test.ts",
+  "test/review/pull-request.e2e.test.ts",
+  "test/cli/formats.test.ts",
+];
 
 const steps: readonly (readonly [string, readonly string[]])[] = [
   ["npm", ["run", "--silent", "format:runtime"]],

@@ -4,7 +4,7 @@
  *   npm run goldens
  *
  * The goldens are what `kervanc build` writes for the fixture specs, committed so that a change to the
- * compiler or the runtime shows up as a reviewable diff; `test/emit/golden.test.ts` runs `kervanc check`
+ * compiler or the runtime shows up as a reviewable diff; `test/emit/golden.e2e.test.ts` runs `kervanc check`
  * against them and type-checks each one. Run this after such a change and commit the result.
  *
  * Every package is rebuilt (`--force`: the kervanc version does not change with every commit), and a golden

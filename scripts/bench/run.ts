@@ -5,7 +5,7 @@
  *
  *   npm run bench                    the full suite (about 10-15 minutes on 2 cores)
  *   npm run bench:smoke              one iteration of everything with tiny sizes (under a minute once the
- *                                    peer is cached); what CI runs through test/bench/smoke.test.ts
+ *                                    peer is cached); what CI runs through test/bench/smoke.e2e.test.ts
  *   options: --node PATH             the Node binary the servers under test run on (default: this one)
  *            --json FILE             also write every sample as JSON
  *            --skip-peer             leave out the peer (its rows say so)

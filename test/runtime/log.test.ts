@@ -1,7 +1,7 @@
 /**
  * The logger redacts on its own, whatever its caller did: a line that reaches it holding a secret, in any
  * encoding the redaction covers, leaves without it, in text and in JSON (field by field, so the JSON still
- * parses). The e2e test (test/e2e/json-logs.test.ts) covers the lines a real server writes.
+ * parses). The e2e test (test/e2e/json-logs.e2e.test.ts) covers the lines a real server writes.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger, REFUSAL_RECORDS_PER_WINDOW, REFUSAL_WINDOW_MS } from "../../packages/runtime/src/log.ts";

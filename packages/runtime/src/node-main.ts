@@ -8,7 +8,7 @@
  * exports, which runs the built-in's lazy getters: on Node 22 and 24 importing node:http that way loads Node's
  * fetch implementation and with it http2, tls, crypto and zlib, and importing node:process, node:fs or node:util
  * loads more; about 100 modules before the first answer over stdio, each compiled from source under
- * --disallow-code-generation-from-strings (test/e2e/start-loads.test.ts).
+ * --disallow-code-generation-from-strings (test/e2e/start-loads.e2e.test.ts).
  */
 // First: before the SDK builds its schemas.
 import "./zod-jitless.ts";

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { runNode22 } from "../helpers/node22.ts";
 
-// A built package (the goldens are rebuilt by `npm run goldens` and checked by test/emit/golden.test.ts).
+// A built package (the goldens are rebuilt by `npm run goldens` and checked by test/emit/golden.e2e.test.ts).
 const SERVER = join(FIXTURES, "golden", "open-meteo", "server.mjs");
 
 let root: string;
