@@ -38,7 +38,7 @@ function spec(origin: string, declared = true): string {
   return `specVersion: 1
 ${declared ? "kervancExtensions: [retry, error-detail]\n" : ""}name: retrying
 version: "1.0.0"
-tools:${tool("once_limited", "retry: { attempts: 3 }")}${tool("always_unavailable", "retry: { attempts: 3, maxDelayMs: 50 }")}${tool("post_unavailable", "retry: { attempts: 3, maxDelayMs: 50 }", "\n      method: POST")}${tool("hour_limited", "retry: { attempts: 2, maxDelayMs: 100 }")}${tool("cannot_fit", "retry: { attempts: 3 }", "\n      timeoutMs: 1500")}${tool("plain_limited", "")}${declared ? detailTool("validation", "errors[].{field: field, message: message}", 80) + detailTool("html_error", "message") + detailTool("wrong_shape", "missing.field") : ""}
+tools:${tool("once_limited", "retry: { attempts: 3 }")}${tool("always_unavailable", "retry: { attempts: 3, maxDelayMs: 50 }")}${tool("post_unavailable", "retry: { attempts: 3, maxDelayMs: 50 }", "\n      method: POST")}${tool("hour_limited", "retry: { attempts: 2, maxDelayMs: 100 }")}${tool("cannot_fit", "retry: { attempts: 3 }", "\n      timeoutMs: 1500")}${tool("plain_limited", "")}${tool("cut_mid_body", "retry: { attempts: 3 }")}${declared ? detailTool("validation", "errors[].{field: field, message: message}", 80) + detailTool("html_error", "message") + detailTool("wrong_shape", "missing.field") : ""}
 `;
 }
 
@@ -56,6 +56,12 @@ beforeAll(async () => {
         return void res.writeHead(429, { "retry-after": "3600" }).end();
       case "/cannot_fit":
         return void res.writeHead(503, { "retry-after": "10" }).end();
+      case "/cut_mid_body":
+        // A 503, a status the tool retries, whose body the connection drops half way: only whole answers are
+        // retried, so this one is not.
+        res.writeHead(503, { "content-type": "application/json", "content-length": "100" });
+        res.write('{"partial": ');
+        return void setTimeout(() => res.socket?.destroy(), 20);
       case "/validation":
         return json(res, 422, {
           errors: [
@@ -132,6 +138,12 @@ describe("retry", () => {
     expect(text(r)).toBe(`${new URL(upstream.origin).host} is unavailable (HTTP 503); retry after 10 s.`);
   });
 
+  it("does not retry a connection dropped mid-body", async () => {
+    const r = await client.callTool("cut_mid_body", {});
+    expect(r.isError).toBe(true);
+    expect(seen.get("/cut_mid_body")).toBe(1);
+  });
+
   it("leaves a tool without it as Kervan has it: one request, Kervan's wording", async () => {
     const r = await client.callTool("plain_limited", {});
     expect(text(r)).toBe("Upstream returned 429 Too Many Requests.");
@@ -161,7 +173,7 @@ describe("error-detail", () => {
 describe("declaring it", () => {
   it("is required, and the plan gets the defaults filled in", () => {
     const undeclared = compileSpec("r.yaml", new TextEncoder().encode(spec("https://api.example.com", false)));
-    expect(undeclared.diagnostics.filter((d) => d.code === "KV8002")).toHaveLength(5);
+    expect(undeclared.diagnostics.filter((d) => d.code === "KV8002")).toHaveLength(6);
     const detailUndeclared = spec("https://api.example.com").replace(
       "kervancExtensions: [retry, error-detail]",
       "kervancExtensions: [retry]",
@@ -170,7 +182,7 @@ describe("declaring it", () => {
       compileSpec("r.yaml", new TextEncoder().encode(detailUndeclared.replaceAll("ORIGIN", "https://api.example.com")))
         .diagnostics.filter((d) => d.code === "KV8002")
         .map((d) => d.path),
-    ).toEqual(["tools[6].output.error", "tools[7].output.error", "tools[8].output.error"]);
+    ).toEqual(["tools[7].output.error", "tools[8].output.error", "tools[9].output.error"]);
     const declared = compileSpec(
       "r.yaml",
       new TextEncoder().encode(spec("https://api.example.com").replaceAll("ORIGIN", "https://api.example.com")),
