@@ -69,6 +69,7 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
       const what = [
         `${tool.method} ${tool.url}`,
         ...(tool.secrets.length > 0 ? [`sends ${tool.secrets.join(", ")}`] : []),
+        ...(tool.schemaProfiles !== undefined ? [`input schema rewritten for ${profileList(tool)}`] : []),
       ].join(", ");
       changes.push(change("tool-added", tool.name, null, null, tool, risky, `tool ${tool.name} added: ${what}`));
       continue;
@@ -174,6 +175,15 @@ function compareTools(old: ManifestTool, tool: ManifestTool): SurfaceChange[] {
       tool.output === "raw",
       `output ${old.output} → ${tool.output}${tool.output === "raw" ? " (the upstream's body reaches the model as it is)" : ""}`,
     );
+  const profiles = (t: ManifestTool): string => JSON.stringify(t.schemaProfiles ?? {});
+  if (profiles(old) !== profiles(tool))
+    push(
+      "schemaProfiles",
+      old.schemaProfiles ?? null,
+      tool.schemaProfiles ?? null,
+      false,
+      `schema profiles that rewrite its input schema: ${profileList(old)} → ${profileList(tool)}`,
+    );
   if (old.errorDetail !== tool.errorDetail)
     push(
       "errorDetail",
@@ -263,4 +273,14 @@ function emptyManifest(): Manifest {
 /** Security-relevant changes first, then in the order found (which follows the spec's tool order). */
 export function sortChanges(changes: readonly SurfaceChange[]): SurfaceChange[] {
   return [...changes].sort((x, y) => Number(y.security) - Number(x.security));
+}
+
+/** `gemini (3 changes)`, or `none`: which schema profiles advertise a rewritten input schema for a tool. */
+function profileList(tool: ManifestTool): string {
+  const entries = Object.entries(tool.schemaProfiles ?? {});
+  return entries.length === 0
+    ? "none"
+    : entries
+        .map(([name, changes]) => `${name} (${changes.length} change${changes.length === 1 ? "" : "s"})`)
+        .join(", ");
 }
