@@ -1175,6 +1175,10 @@ export const CODES = {
         `${a.keywords} that do not apply to their schema's type (${a.list}) were left out of the input schemas: they check nothing.`,
       pathParameterNotScalar: (a: { name: string }) =>
         `The path parameter "${a.name}" is not a string, number or boolean, which a spec cannot put in a path; the operation is left out.`,
+      redirectOnly: (a: { codes: string }) =>
+        `The operation documents only redirects (${a.codes}), which a tool does not follow by default and cannot return; the operation is left out.`,
+      pathQuery: (a: { route: string }) =>
+        `The path ${a.route} carries a query that is not plain text (only letters, digits and - . _ ~ = & % + are kept as written); the operation is left out.`,
       dotSegment: (a: { route: string }) =>
         `The path ${a.route} has a "." or ".." segment, which a URL resolves away (the tool would call another path, perhaps outside the server's base path); the operation is left out.`,
       pathParameterNotInPath: (a: { name: string; route: string }) =>

@@ -38,8 +38,17 @@ export function listOperations(ctx: ImportContext): Operation[] {
     }
     for (const method of Object.keys(item.value)) {
       if (!METHODS.includes(method)) continue;
-      const op = item.value[method];
-      const at = [...item.path, method];
+      // An operation may itself be a `$ref` (DigitalOcean's `get: {$ref: resources/droplets/list.yml}`): followed
+      // like any other, so a reference to another file is refused as everywhere, never read as an empty operation.
+      let op: unknown;
+      let at: SpecPath = [...item.path, method];
+      try {
+        ({ value: op, path: at } = ctx.resolver.deref(item.value[method], at));
+      } catch (error) {
+        if (!(error instanceof ImportProblem)) throw error;
+        ctx.report(finding(error.code, error.path, error.message));
+        continue;
+      }
       if (!isPlainObject(op)) {
         ctx.report(report("KV7003", at, (m) => m.operationNotMapping));
         continue;

@@ -110,8 +110,19 @@ export function placeParameters(
   credentials: CredentialPolicy,
 ): PlacedParameters | null {
   const { at } = operation;
-  // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent.
+  // A `#fragment` in a path key tells apart operations that share a path (Box, AWS); it is never sent. A `?query`
+  // (`/things?beta=true`) is part of the request the document describes: kept as written in the URL, never
+  // dropped; one that is not plain text leaves the operation out.
   const route = wirePath(operation.route);
+  const search = pathQuery(operation.route);
+  if (search !== null && !/^[A-Za-z0-9._~=&%+-]+$/.test(search)) {
+    ctx.report(
+      report("KV7010", operation.itemAt, (m) => m.pathQuery({ route: JSON.stringify(operation.route) }), {
+        atKey: true,
+      }),
+    );
+    return null;
+  }
   // A URL resolves "." and ".." segments (%2e too) away: the tool would call another path than the key says, and
   // may leave the server's base path. Backslashes count as separators here, as WHATWG URLs read them.
   if (route.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment))) {
@@ -211,6 +222,13 @@ export function placeParameters(
     if (param.in === "header") {
       const lower = param.name.toLowerCase();
       if (credentials.places.has(`header:${lower}`)) continue;
+      if (lower === "accept" || lower === "content-type") {
+        // Set by the request, never a model input: the document's own value (a default or the one enum value,
+        // as GitHub's `application/vnd.github+json`) is sent as written; without one the request's is.
+        const fixed = fixedText(ctx.resolver, param.schema, param.schemaAt);
+        if (fixed !== null) put(headers, param.name, fixed);
+        continue;
+      }
       if (lower === "authorization" || lower === "cookie") {
         ctx.report(report("KV7010", param.at, (m) => m.credentialHeader({ name: param.name })));
         continue;
@@ -234,7 +252,7 @@ export function placeParameters(
       put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
     }
   }
-  return { path, query, headers, secrets };
+  return { path: search === null ? path : `${path}?${search}`, query, headers, secrets };
 }
 
 /** Query parameters that set how many items a list answer holds. */
@@ -264,6 +282,14 @@ function literalPath(text: string): string {
     /[{}\\\u0000-\u001f\u007f]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
   );
+}
+
+/** The `?query` a path key carries before any `#fragment` (`beta=true` of `/things?beta=true`), or null. */
+function pathQuery(route: string): string | null {
+  const hash = route.indexOf("#");
+  const beforeHash = hash < 0 ? route : route.slice(0, hash);
+  const question = beforeHash.indexOf("?");
+  return question < 0 || question === beforeHash.length - 1 ? null : beforeHash.slice(question + 1);
 }
 
 /** A path key as sent: without a `#fragment` (and `?query`, which some documents append the same way). */
@@ -334,4 +360,17 @@ function typesOf(schema: unknown): string[] {
   if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
   if (isPlainObject(own(schema, "properties"))) return ["object"];
   return [];
+}
+
+/**
+ * A parameter schema's one text value, fit to send as a header as written (visible ASCII, no template braces):
+ * its string `default`, or its `enum` of exactly one string; else null.
+ */
+function fixedText(resolver: Resolver, schema: unknown, at: SpecPath): string | null {
+  const value = resolver.deref(schema, at).value;
+  const options = own(value, "enum");
+  const candidate = own(value, "default") ?? (Array.isArray(options) && options.length === 1 ? options[0] : undefined);
+  return typeof candidate === "string" && /^[\x20-\x7e]+$/.test(candidate) && !candidate.includes("{")
+    ? candidate
+    : null;
 }

@@ -91,6 +91,16 @@ export function proposeOutput(
   const responsesAt = [...at, "responses"];
   const responses = resolver.deref(own(operation, "responses"), responsesAt);
   const code = SUCCESS.find((c) => own(responses.value, c) !== undefined);
+  const documented = isPlainObject(responses.value) ? Object.keys(responses.value) : [];
+  if (code === undefined && documented.length > 0 && documented.every((c) => /^3(\d\d|XX)$/i.test(c))) {
+    // A call can never succeed: a redirect is not followed unless the spec says so, and then its answer is
+    // undocumented.
+    return {
+      output: { select: "@" },
+      comment: "",
+      skip: { path: responses.path, message: CODES.KV7010.messages.redirectOnly({ codes: documented.join(", ") }) },
+    };
+  }
   if (code === undefined) {
     return {
       output: { select: "@" },
