@@ -50,6 +50,8 @@ export interface RequestInfo {
   readonly body?: () => Promise<Uint8Array>;
   /** The request's peer is one of the operator's `--trust-proxy` ranges: a relay the operator runs and named. */
   readonly trustedPeer?: boolean;
+  /** The request's HTTP version (`1.0`, `1.1`) where the platform says it: Node does, fetch platforms do not. */
+  readonly httpVersion?: string;
 }
 
 /** A request refused before it reached the MCP handler, for the log. */
@@ -75,10 +77,11 @@ export interface HttpHandlerOptions {
   /** Called once per request refused here (401, 403, 404, 429), with a reason that never holds a token. */
   readonly onrefused?: (refusal: Refusal) => void;
   /**
-   * Refuse requests relayed by a proxy the operator did not name (RELAY_HEADERS, from a peer outside
-   * `--trust-proxy`): set when the server has no authentication and was not told `--insecure-no-auth`. A reverse
-   * proxy on the same host (nginx's default `proxy_pass http://127.0.0.1:3000` sends `Host: 127.0.0.1:3000`)
-   * would otherwise serve every public client through the loopback-only default, secrets included.
+   * Refuse requests relayed by a proxy the operator did not name (relaySign: a relay header or HTTP/1.0, from a
+   * peer outside `--trust-proxy`): set when the server has no authentication and was not told
+   * `--insecure-no-auth`. A reverse proxy on the same host (nginx's default `proxy_pass http://127.0.0.1:3000`
+   * sends `Host: 127.0.0.1:3000`) would otherwise serve every public client through the loopback-only default,
+   * secrets included.
    */
   readonly refuseRelayed?: { readonly fix: string; readonly log: (line: string) => void };
 }
@@ -100,6 +103,19 @@ export const RELAY_HEADERS = [
 export function relayHeader(headers: Headers): string | null {
   for (const name of RELAY_HEADERS) if (headers.has(name)) return name;
   return null;
+}
+
+/**
+ * What shows that a proxy relayed a request, for the log, or null: one of RELAY_HEADERS, or HTTP/1.0. nginx's
+ * `proxy_pass` adds none of those headers unless configured to (by default it sets only `Host: $proxy_host` and
+ * `Connection: close`), but it speaks HTTP/1.0 to what it relays unless told `proxy_http_version 1.1`; MCP
+ * clients speak HTTP/1.1 or later. A proxy that adds no header and speaks HTTP/1.1 (HAProxy without
+ * `option forwardfor`) cannot be told from a client on this host: docs/runtime.md says so.
+ */
+export function relaySign(headers: Headers, httpVersion: string | undefined): string | null {
+  const header = relayHeader(headers);
+  if (header !== null) return `it carries ${header}`;
+  return httpVersion === "1.0" ? "it came over HTTP/1.0, as nginx relays by default" : null;
 }
 
 export interface HttpHandler {
@@ -182,13 +198,13 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
         hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins);
       if (refused) return refuse(refused, "Host or Origin not allowed");
       if (relayed !== undefined && info.trustedPeer !== true) {
-        const header = relayHeader(request.headers);
-        if (header !== null) {
+        const sign = relaySign(request.headers, info.httpVersion);
+        if (sign !== null) {
           const now = Date.now();
           if (now - relayLogged >= 60_000) {
             relayLogged = now;
             relayed.log(
-              `Warning: refused a request relayed by a proxy (it carries ${header}) with 403: this server has no authentication, and serves only clients on its own host. Behind a reverse proxy, configure ${relayed.fix}.`,
+              `Warning: refused a request relayed by a proxy (${sign}) with 403: this server has no authentication, and serves only clients on its own host. Behind a reverse proxy, configure ${relayed.fix}.`,
             );
           }
           return refuse(
@@ -196,7 +212,7 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
               "Forbidden: this server has no authentication and serves only clients on its own host; this request came through a proxy. The operator must configure authentication.\n",
               { status: 403, headers: { "content-type": "text/plain" } },
             ),
-            `relayed (${header}) without authentication`,
+            `relayed (${sign}) without authentication`,
           );
         }
       }

@@ -361,6 +361,7 @@ async function handle(
       response = await handler.fetch(request, {
         clientAddress: from.client,
         trustedPeer: from.trustedPeer,
+        httpVersion: req.httpVersion,
         ...(body !== null ? { body: body.bytes } : {}),
       });
     } catch (error) {
