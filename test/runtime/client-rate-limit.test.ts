@@ -30,4 +30,20 @@ describe("the per-client limit's table", () => {
     limit.take("c", 200_000);
     expect(limit.size).toBe(1);
   });
+
+  it("gives an attempt back only to the window that counted it", () => {
+    const limit = new ClientRateLimit(2);
+    // Counted at 59.9 s in the window opened at 0 s; the check it guarded takes until after the minute.
+    expect(limit.take("a", 0)).toBe(0);
+    expect(limit.take("a", 59_900)).toBe(0);
+    // Meanwhile a new window opens and fills.
+    expect(limit.take("a", 60_000)).toBe(0);
+    expect(limit.take("a", 60_001)).toBe(0);
+    // The credential proved good: nothing of the new window is given back, so it stays full.
+    limit.giveBack("a", 59_900);
+    expect(limit.take("a", 60_002)).toBe(60);
+    // Within its own window an attempt is given back.
+    limit.giveBack("a", 60_001);
+    expect(limit.take("a", 60_003)).toBe(0);
+  });
 });

@@ -234,11 +234,12 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
         // at most the limit's number of checks run per address and minute, however many arrive at once: counted
         // after the check, 600 requests at once all passed the check before any was counted.
         const failures = `unauthenticated ${client}`;
-        const locked = options.clientLimit?.take(failures, Date.now()) ?? 0;
+        const attemptAt = Date.now();
+        const locked = options.clientLimit?.take(failures, attemptAt) ?? 0;
         if (locked > 0) return tooMany(locked);
         const verdict = await auth.check(request);
         if (!verdict.ok) return refuse(verdict.response, "not authenticated");
-        options.clientLimit?.giveBack(failures);
+        options.clientLimit?.giveBack(failures, attemptAt);
         client = verdict.subject;
       }
       const wait = options.clientLimit?.take(client, Date.now()) ?? 0;

@@ -89,12 +89,14 @@ export class ClientRateLimit {
   }
 
   /**
-   * Takes back one request `take` counted for `client` in its current window: for a failed-attempt count taken
-   * before a credential was checked, when the credential proved good.
+   * Takes back one request that `take(client, takenAt)` counted: for a failed-attempt count taken before a
+   * credential was checked, when the credential proved good. Only into the window that counted it: when the check
+   * ran across the end of the minute and a new window opened meanwhile (its start is later than `takenAt`), taking
+   * one back from that window would let it hold one attempt more than the limit.
    */
-  giveBack(client: string): void {
+  giveBack(client: string, takenAt: number): void {
     const window = this.#windows.get(client);
-    if (window !== undefined && window.count > 0) window.count--;
+    if (window !== undefined && window.start <= takenAt && window.count > 0) window.count--;
   }
 
   /** Seconds to wait, or 0 when the request may proceed. */
