@@ -2,9 +2,11 @@
  * Hostile HTTP clients against the bundle as a process (an adversarial review of the serving surface): request
  * lines and bodies a web `Request` cannot hold, and text a client puts into the SDK's error reports. Each must
  * get a clear answer, and the server's log must stay one short line per report, in lines the client cannot
- * forge.
+ * forge. Then the two serving findings of security round 2 in the forms an attacker would try: a relayed
+ * request that hides its relay (without authentication), and token guesses sent all at once (with it).
  */
 import type { ChildProcess } from "node:child_process";
+import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer } from "../helpers/http.ts";
@@ -155,6 +157,74 @@ describe("text a client puts into the SDK's error reports", () => {
       expect(await reports(target)).toHaveLength(1);
     } finally {
       target.child.kill("SIGKILL");
+    }
+  });
+});
+
+describe("a relayed request that hides what relayed it (security round 2, finding 3)", () => {
+  /** A tools/list request written raw: `version` its HTTP version, `extra` header lines as a proxy writes them. */
+  const raw = (version: string, extra: string): string => {
+    const body = JSON.stringify(modernMessage(1, "tools/list"));
+    const headers = Object.entries(modernHeadersFor("tools/list"))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    return `POST /mcp HTTP/${version}\r\nhost: 127.0.0.1:${server.port}\r\n${headers}${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  };
+
+  it("is refused however the relay writes its mark, and a local client is still served", async () => {
+    const forbidden = "HTTP/1.1 403 Forbidden";
+    // nginx's bare proxy_pass: HTTP/1.0, Connection: close, no header added.
+    expect(await statusLine(raw("1.0", "connection: close\r\n"))).toBe(forbidden);
+    // Names in any case, empty values, a value that is no address, the header given twice.
+    for (const extra of [
+      "X-FORWARDED-FOR: 203.0.113.9\r\n",
+      "x-real-ip:\r\n",
+      "Forwarded: garbage\r\n",
+      "via: 1.1 relay\r\nvia: 1.0 other\r\n",
+      "X-Forwarded-Proto: https\r\n",
+    ])
+      expect(await statusLine(raw("1.1", extra)), extra).toBe(forbidden);
+    expect(await statusLine(raw("1.1", "connection: close\r\n"))).toBe("HTTP/1.1 200 OK");
+  });
+});
+
+describe("guessing tokens at once (security round 2, finding 4)", () => {
+  it("gets at most --client-rate-limit credentials checked per address, however many requests arrive together", async () => {
+    const guarded = await startHttpServer(serverPath, ["--allow-private-network", "--client-rate-limit", "5"], {
+      KERVANC_AUTH_TOKENS: "hostile-right-token-0123456789",
+    });
+    try {
+      const url = new URL(guarded.url);
+      // Each guess on a connection of its own, all sent before any is answered.
+      const statuses = await Promise.all(
+        Array.from(
+          { length: 300 },
+          (_, i) =>
+            new Promise<number>((resolve, reject) => {
+              const req = http.request(
+                {
+                  host: url.hostname,
+                  port: url.port,
+                  path: url.pathname,
+                  method: "GET",
+                  agent: false,
+                  headers: { host: url.host, authorization: `Bearer wrong-guess-${i}-0123456789` },
+                },
+                (res) => {
+                  res.resume();
+                  resolve(res.statusCode ?? 0);
+                },
+              );
+              req.on("error", reject);
+              req.end();
+            }),
+        ),
+      );
+      // Each 401 is a credential that was checked; the rest were turned away before any check.
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(5);
+      expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    } finally {
+      guarded.child.kill("SIGKILL");
     }
   });
 });
