@@ -165,6 +165,7 @@ describe("OAuth resource server", () => {
     for (const claims of [
       { exp: seconds - 10 },
       { exp: seconds + 300, nbf: seconds + 10 },
+      { exp: seconds + 300, iat: seconds + 10 },
       { exp: seconds + 300, aud: ["https://other.example.test/mcp", AUDIENCE] },
     ]) {
       const response = await post(oauthEndpoint, await raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", ...claims }));
@@ -235,6 +236,15 @@ describe("OAuth resource server", () => {
     // The subject keys the per-client limit: one that is not a name would let unrelated clients share a count.
     ["a token whose sub is not a string", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: 42, exp: inMinutes(5) })],
     ["a token whose sub is empty", () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "", exp: inMinutes(5) })],
+    // Security round 2: a JWT of another kind from the same issuer, and one issued beyond the 30 s clock skew.
+    [
+      "a token whose typ names another kind of JWT (RFC 9068)",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(5) }, { typ: "logout+jwt" }),
+    ],
+    [
+      "a token issued in the future past the 30 s clock skew",
+      () => raw({ iss: ISSUER, aud: AUDIENCE, sub: "u", exp: inMinutes(60), iat: inMinutes(2) }),
+    ],
   ];
   for (const [what, make] of refusals) {
     it(`refuses ${what}`, async () => {
