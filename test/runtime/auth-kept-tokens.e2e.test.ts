@@ -178,16 +178,23 @@ describe("what an access token must say of itself", () => {
       .sign(first.privateKey);
   };
 
-  it("a typ other than at+jwt (RFC 9068) is refused; at+jwt, application/at+jwt and none are taken", async () => {
+  it("a typ naming another kind of JWT is refused; at+jwt, the generic JWT and none are taken (RFC 9068, RFC 8725)", async () => {
     at(T0);
     published = { keys: [first.jwk] };
     const auth = authenticator();
-    for (const typ of ["JWT", "id_token+jwt", "logout+jwt"])
-      expect(await check(auth, await signed({ typ }, 0))).toBe(
-        "refused 401: Unauthorized: the token is not an access token (its typ is not at+jwt, RFC 9068).",
+    for (const typ of ["logout+jwt", "secevent+jwt", "dpop+jwt", "application/id_token+jwt", "JOSE", "at+jwt2", ""])
+      expect(await check(auth, await signed({ typ }, 0)), typ).toBe(
+        "refused 401: Unauthorized: the token is not an access token (its typ names another kind of JWT, RFC 9068).",
       );
-    for (const header of [{ typ: "at+jwt" }, { typ: "application/AT+JWT" }, {}] as Record<string, string>[])
-      expect(await check(auth, await signed(header, 0))).toBe("sub:user-1");
+    // RFC 9068's type; the generic JWT of Auth0's default profile and of Keycloak; and no typ at all.
+    for (const header of [
+      { typ: "at+jwt" },
+      { typ: "application/AT+JWT" },
+      { typ: "JWT" },
+      { typ: "application/jwt" },
+      {},
+    ] as Record<string, string>[])
+      expect(await check(auth, await signed(header, 0)), JSON.stringify(header)).toBe("sub:user-1");
   });
 
   it("an iat beyond the 30 s clock skew in the future is refused; within it, taken", async () => {

@@ -25,6 +25,7 @@
 import { JOSEError } from "jose/errors";
 import { createRemoteJWKSet, customFetch, type FetchImplementation } from "jose/jwks/remote";
 import { jwtVerify } from "jose/jwt/verify";
+import { isLoopbackHost } from "./loopback.ts";
 
 /**
  * How far the clocks of this server and the authorization server may disagree: `exp` and `nbf` are read with this
@@ -32,11 +33,18 @@ import { jwtVerify } from "jose/jwt/verify";
  */
 export const CLOCK_SKEW_SECONDS = 30;
 
-/** `at+jwt` or `application/at+jwt`, in any case (RFC 9068 section 4, with RFC 7515's media-type shortening). */
-function isAccessTokenType(typ: string): boolean {
-  return /^(?:application\/)?at\+jwt$/i.test(typ);
+/**
+ * Whether a JWT's `typ` header lets it be taken as an access token: `at+jwt` (RFC 9068), or the generic `JWT`,
+ * each with or without `application/` (RFC 7515's shortening) and in any case. Any other type names another kind
+ * of token (`logout+jwt`, `secevent+jwt`, `dpop+jwt`, ...), which is refused. The generic `JWT` says nothing of
+ * what a token is for (RFC 8725 section 3.11: it is no explicit typing), no more than a missing `typ`, and it is
+ * what Auth0's default token profile and Keycloak put on access tokens: refusing it, as RFC 9068 section 4 asks,
+ * would refuse those issuers' every token, while an ID token (the confusion RFC 9068's typing guards against) is
+ * already refused by the audience check, its `aud` being the client's id and not this server's resource URL.
+ */
+function isAccessTokenType(typ: unknown): boolean {
+  return typeof typ === "string" && /^(?:application\/)?(?:at\+)?jwt$/i.test(typ);
 }
-import { isLoopbackHost } from "./loopback.ts";
 
 export interface OAuthSettings {
   /** The authorization server's issuer identifier (the `iss` every token must carry). */
@@ -312,15 +320,17 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
           clockTolerance: CLOCK_SKEW_SECONDS,
           currentDate: new Date(verifiedAt),
         });
-        // RFC 9068 section 4: a JWT access token says so in its header. A token that names another type (an ID
-        // token's "JWT", a logout token) is not an access token, whatever its claims; one without `typ` is taken,
-        // as issuers that predate RFC 9068 send none.
+        // RFC 9068 section 4: a JWT access token says so in its header. A token whose `typ` names another kind of
+        // token (a logout token, a security event) is not an access token, whatever its claims. One without `typ`,
+        // or with the generic `JWT`, is taken: issuers before RFC 9068 send one or the other (isAccessTokenType).
+        // jose's own `typ` option cannot say this: it requires the header to name exactly one type.
         if (protectedHeader.typ !== undefined && !isAccessTokenType(protectedHeader.typ))
           return unauthorized(
             challenge("invalid_token"),
-            "Unauthorized: the token is not an access token (its typ is not at+jwt, RFC 9068).",
+            "Unauthorized: the token is not an access token (its typ names another kind of JWT, RFC 9068).",
           );
-        // Issued in the future beyond the allowed skew: a clock or a token that cannot be trusted.
+        // Issued in the future beyond the allowed skew: a clock or a token that cannot be trusted. jose checks this
+        // only with its `maxTokenAge` option, which makes `iat` required; many access tokens carry none.
         if (typeof payload.iat === "number" && payload.iat > verifiedAt / 1000 + CLOCK_SKEW_SECONDS)
           return unauthorized(challenge("invalid_token"), "Unauthorized: the token is issued in the future.");
         // jose requires `sub` to be present, not to be a name: a number, an object or "" would key the per-client
