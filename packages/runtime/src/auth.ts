@@ -60,7 +60,16 @@ export interface AuthSettings {
 }
 
 export type AuthResult =
-  { readonly ok: true; readonly subject: string } | { readonly ok: false; readonly response: Response };
+  | {
+      readonly ok: true;
+      readonly subject: string;
+      /**
+       * In OAuth mode, the verified access token and its `exp` (seconds): the kervanc upstream-auth extension's
+       * token exchange sends it, and only it, to the exchange's token endpoint. Static bearer tokens have none.
+       */
+      readonly accessToken?: { readonly token: string; readonly exp: number };
+    }
+  | { readonly ok: false; readonly response: Response };
 
 export interface Authenticator {
   readonly mode: "tokens" | "oauth";
@@ -248,14 +257,22 @@ export function createAuthenticator(
  * the subject they proved and until when they may be taken again. Insertion order is age order.
  */
 export class VerifiedTokens {
-  readonly #kept = new Map<string, { readonly subject: string; readonly at: number; readonly until: number }>();
+  readonly #kept = new Map<
+    string,
+    { readonly subject: string; readonly exp: number; readonly at: number; readonly until: number }
+  >();
 
   /** The subject of a kept token still within its time, else null (and a stale entry is dropped). */
   subject(key: string, now: number): string | null {
+    return this.entry(key, now)?.subject ?? null;
+  }
+
+  /** A kept token's subject and `exp` while it is within its time, else null (and a stale entry is dropped). */
+  entry(key: string, now: number): { readonly subject: string; readonly exp: number } | null {
     const kept = this.#kept.get(key);
     if (kept === undefined) return null;
     // A clock that went back is not trusted to say the token is still young.
-    if (now >= kept.at && now < kept.until) return kept.subject;
+    if (now >= kept.at && now < kept.until) return kept;
     this.#kept.delete(key);
     return null;
   }
@@ -270,7 +287,7 @@ export class VerifiedTokens {
     if (!(until > now)) return;
     this.#kept.delete(key);
     if (this.#kept.size >= VERIFIED_TOKENS_MAX) this.#kept.delete(this.#kept.keys().next().value!);
-    this.#kept.set(key, { subject, at: now, until });
+    this.#kept.set(key, { subject, exp, at: now, until });
   }
 }
 
@@ -308,8 +325,8 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
       if (token === null) return unauthorized(challenge(), "Unauthorized: this server needs an OAuth access token.");
       // Keyed by the whole token, signature included: a token that differs in any byte is verified on its own.
       const key = hex(await digest(token));
-      const kept = verified.subject(key, Date.now());
-      if (kept !== null) return { ok: true, subject: kept };
+      const kept = verified.entry(key, Date.now());
+      if (kept !== null) return { ok: true, subject: kept.subject, accessToken: { token, exp: kept.exp } };
       try {
         const verifiedAt = Date.now();
         const { payload, protectedHeader } = await jwtVerify(token, keys, {
@@ -339,7 +356,7 @@ function oauthAuthenticator(oauth: OAuthSettings, cooldownMs: number): Authentic
           return unauthorized(challenge("invalid_token"), "Unauthorized: the token names no subject.");
         const subject = `sub:${payload.sub}`;
         verified.keep(key, subject, verifiedAt, payload.exp!);
-        return { ok: true, subject };
+        return { ok: true, subject, accessToken: { token, exp: payload.exp! } };
       } catch (error) {
         const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
         const reason =

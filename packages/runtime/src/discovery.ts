@@ -16,7 +16,14 @@
  * schemas are fixed. A mistake in them is a tool error the model can read and correct, as a validation error of
  * a generated tool is.
  */
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type McpRequestContext,
+} from "@modelcontextprotocol/server";
+import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
 import { deepFreeze, headOf } from "./define.ts";
 import type { CompiledServer, JsonObject, ToolListing } from "./plan.ts";
 import type { ToolRunner } from "./runner.ts";
@@ -131,7 +138,8 @@ export function createDiscoveryFactory(
   compiled: CompiledServer,
   runner: ToolRunner,
   profile: string | null = null,
-): () => Server {
+  stdioCaller: CallerContext = STDIO_CALLER,
+): (context?: McpRequestContext) => Server {
   const options = serverOptions(compiled.plan);
   const heads = compiled.tools.map((tool) => headOf(tool));
   const allReadOnly = heads.every((head) => head.readOnly === true);
@@ -171,7 +179,9 @@ export function createDiscoveryFactory(
     return listing === undefined ? unknown(name) : structured(listing as unknown as JsonObject);
   }
 
-  return () => {
+  return (context) => {
+    // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
+    const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
     const server = new Server(info, options);
     server.setRequestHandler("tools/list", () => listed as never);
     server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -188,7 +198,7 @@ export function createDiscoveryFactory(
           if (typeof name !== "string") return mistake("name must be a string.");
           if (!runner.has(name)) return unknown(name);
           // The direct call's own path, from validation to redaction, and its projection for this client.
-          const result = await runner.call(name, toolArgs, ctx.mcpReq.signal);
+          const result = await runner.call(name, toolArgs, ctx.mcpReq.signal, caller);
           return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
         }
         default:

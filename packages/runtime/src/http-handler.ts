@@ -17,9 +17,12 @@ import {
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  type AuthInfo,
+  type McpRequestContext,
   type Server,
 } from "@modelcontextprotocol/server";
 import type { Authenticator } from "./auth.ts";
+import { VERIFIED_OAUTH } from "./credentials/caller.ts";
 import { clientKey } from "./client-address.ts";
 import { oneLine, throttledLog } from "./log.ts";
 import type { ClientRateLimit } from "./rate-limit.ts";
@@ -149,7 +152,10 @@ function identityCoding(value: string | null): boolean {
   return value === null || /^[\t ]*(?:identity[\t ]*)?$/i.test(value);
 }
 
-export function createHttpHandler(factory: () => Server, options: HttpHandlerOptions = {}): HttpHandler {
+export function createHttpHandler(
+  factory: (context?: McpRequestContext) => Server,
+  options: HttpHandlerOptions = {},
+): HttpHandler {
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [
     ...(options.allowedOrigins ?? (options.allowedHosts ? options.allowedHosts : localhostAllowedOrigins())),
@@ -225,6 +231,7 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
           "client rate limit",
         );
       let client = clientKey(info.clientAddress ?? "");
+      let authInfo: AuthInfo | undefined;
       if (auth !== null) {
         // Failed attempts count against the address, and an address that has spent its limit on them waits out
         // its minute before any credential of its is checked again, a valid one included: answering the right
@@ -241,6 +248,15 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
         if (!verdict.ok) return refuse(verdict.response, "not authenticated");
         options.clientLimit?.giveBack(failures, attemptAt);
         client = verdict.subject;
+        // Handed to the tools/call handler (mcp.ts callerOf) for the upstream-auth extension's token exchange.
+        if (verdict.accessToken !== undefined)
+          authInfo = {
+            token: verdict.accessToken.token,
+            clientId: verdict.subject,
+            scopes: [],
+            expiresAt: verdict.accessToken.exp,
+            extra: { [VERIFIED_OAUTH]: true },
+          };
       }
       const wait = options.clientLimit?.take(client, Date.now()) ?? 0;
       if (wait > 0) return tooMany(wait);
@@ -254,13 +270,15 @@ export function createHttpHandler(factory: () => Server, options: HttpHandlerOpt
           }),
           "request body content encoding",
         );
-      if (info.body === undefined) return mcp.fetch(request);
+      const passed = authInfo !== undefined ? { authInfo } : {};
+      if (info.body === undefined) return mcp.fetch(request, passed);
       const body = await info.body();
       const parsed = parsedJsonBody(request, body);
-      if (parsed !== UNPARSED) return mcp.fetch(request, { parsedBody: parsed });
+      if (parsed !== UNPARSED) return mcp.fetch(request, { ...passed, parsedBody: parsed });
       // Anything else (not JSON, empty, too large) goes to the SDK as it came, for its own answer.
       return mcp.fetch(
         new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }),
+        passed,
       );
     },
     close: () => mcp.close(),

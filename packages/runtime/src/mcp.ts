@@ -6,7 +6,14 @@
  * build time. The SDK still owns the protocol: both eras, `server/discover`, the result envelope, cache hints and
  * the 2025-era projection of structured results (`projectCallToolResult`).
  */
-import { ProtocolError, ProtocolErrorCode, Server, type jsonSchemaValidator } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type jsonSchemaValidator,
+  type McpRequestContext,
+} from "@modelcontextprotocol/server";
+import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
 import { deepFreeze } from "./define.ts";
 import type { CompiledServer, CompiledTool, ToolListing } from "./plan.ts";
 import type { ToolRunner } from "./runner.ts";
@@ -38,18 +45,21 @@ export function createServerFactory(
   compiled: CompiledServer,
   runner: ToolRunner,
   profile: string | null = null,
-): () => Server {
+  stdioCaller: CallerContext = STDIO_CALLER,
+): (context?: McpRequestContext) => Server {
   const { plan } = compiled;
   const listTools = listingSource(compiled.tools, profile);
   const info = { name: plan.name, version: plan.version };
   const options = serverOptions(plan);
-  return () => {
+  return (context) => {
+    // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
+    const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
     const server = new Server(info, options);
     server.setRequestHandler("tools/list", () => listTools() as never);
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const name = request.params.name;
       if (!runner.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
-      const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal);
+      const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal, caller);
       return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
     });
     return server;

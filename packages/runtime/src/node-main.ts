@@ -36,6 +36,7 @@ import type { IpRange } from "./net/ip.ts";
 import { ClientRateLimit } from "./rate-limit.ts";
 import { createDiscoveryFactory } from "./discovery.ts";
 import { createServerFactory } from "./mcp.ts";
+import { type CallerContext, STDIO_CALLER } from "./credentials/caller.ts";
 import {
   allowPrivateNetwork,
   createNetworkPolicy,
@@ -173,6 +174,11 @@ export interface NodeOptions {
   readonly selection: ToolSelection;
   readonly discovery: boolean;
   readonly schemaProfile: SchemaProfile | null;
+  /**
+   * Development only (`kervanc call`, `dev`, `test`): what a stdio call's caller is taken to have sent, for the
+   * upstream-auth extension's caller headers and token exchange; null otherwise (credentials.md).
+   */
+  readonly stdioCaller: CallerContext | null;
   readonly help: boolean;
   readonly version: boolean;
 }
@@ -347,8 +353,62 @@ export function parseNodeOptions(
     },
     discovery: v.discovery ?? false,
     schemaProfile: v["schema-profile"] === undefined ? null : profileOption(v["schema-profile"]),
+    stdioCaller: stdioCallerFromEnv(env, http, production),
     help: v.help ?? false,
     version: v.version ?? false,
+  };
+}
+
+/**
+ * The development stand-in for an HTTP caller over stdio (kervanc extension upstream-auth): the headers in
+ * KERVANC_STDIO_CALLER_HEADERS (a JSON object of names and values) and the access token in
+ * KERVANC_STDIO_SUBJECT_TOKEN, taken unverified. `kervanc call --caller-header` and `--subject-token` set them
+ * for the child they start. Refused in production and with --http, where real callers send their own.
+ */
+function stdioCallerFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  http: boolean,
+  production: boolean,
+): CallerContext | null {
+  const headersJson = env["KERVANC_STDIO_CALLER_HEADERS"] ?? "";
+  const subjectToken = env["KERVANC_STDIO_SUBJECT_TOKEN"] ?? "";
+  if (headersJson === "" && subjectToken === "") return null;
+  if (production)
+    throw new UsageError(
+      "KERVANC_STDIO_CALLER_HEADERS and KERVANC_STDIO_SUBJECT_TOKEN are refused when NODE_ENV=production.",
+    );
+  if (http)
+    throw new UsageError(
+      "KERVANC_STDIO_CALLER_HEADERS and KERVANC_STDIO_SUBJECT_TOKEN are for stdio; over --http each client sends its own.",
+    );
+  const headers = new Headers();
+  if (headersJson !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(headersJson);
+    } catch {
+      parsed = null;
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new UsageError("KERVANC_STDIO_CALLER_HEADERS must be a JSON object of header names and values.");
+    for (const [name, value] of Object.entries(parsed)) {
+      if (typeof value !== "string")
+        throw new UsageError(`KERVANC_STDIO_CALLER_HEADERS: the value of ${name} must be a string.`);
+      try {
+        headers.set(name, value);
+      } catch {
+        throw new UsageError(
+          `KERVANC_STDIO_CALLER_HEADERS: ${JSON.stringify(name)} is not a header name and value that can be sent.`,
+        );
+      }
+    }
+  }
+  return {
+    transport: "stdio",
+    headers,
+    ...(subjectToken !== ""
+      ? { oauth: { token: subjectToken, subject: "sub:development", exp: Math.floor(Date.now() / 1000) + 86_400 } }
+      : {}),
   };
 }
 
@@ -466,9 +526,14 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     log(
       "!! --allow-insecure-secrets-to-loopback: secrets may travel over plain http to loopback addresses. Never use this in production. !!",
     );
+  const stdioCaller = options.stdioCaller ?? STDIO_CALLER;
+  if (options.stdioCaller !== null)
+    log(
+      "!! KERVANC_STDIO_CALLER_HEADERS / KERVANC_STDIO_SUBJECT_TOKEN: stdio calls carry a development caller's headers and token. Never use this in production. !!",
+    );
   const factory = options.discovery
-    ? createDiscoveryFactory(compiled, runner, options.schemaProfile)
-    : createServerFactory(compiled, runner, options.schemaProfile);
+    ? createDiscoveryFactory(compiled, runner, options.schemaProfile, stdioCaller)
+    : createServerFactory(compiled, runner, options.schemaProfile, stdioCaller);
   // A report can quote what a client sent: over stdio it is made one line here; over HTTP the handler makes it
   // one line, cut and throttled (http-handler.ts), and cutting it again would lose its count of what was cut.
   const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);

@@ -16,9 +16,14 @@ export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
-/** A reference inside `{{ }}`: an input path (`input.a.b`) or a declared secret (`secrets.NAME`). */
+/**
+ * A reference inside `{{ }}`: an input path (`input.a.b`), a declared secret (`secrets.NAME`), or a declared
+ * upstream credential (`credentials.name`, kervanc extension upstream-auth).
+ */
 export type TemplateRef =
-  { readonly kind: "input"; readonly path: readonly string[] } | { readonly kind: "secret"; readonly name: string };
+  | { readonly kind: "input"; readonly path: readonly string[] }
+  | { readonly kind: "secret"; readonly name: string }
+  | { readonly kind: "credential"; readonly name: string };
 
 /** One part of a template: literal text, or a reference to be rendered by the slot's encoder. */
 export type TemplatePart =
@@ -142,6 +147,8 @@ export interface ToolPlan {
   readonly toolsets?: readonly string[];
   /** The kervanc error-detail extension (error-detail.ts): what of a non-2xx JSON answer follows the status. */
   readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
+  /** The kervanc upstream-auth extension: the credentials this tool sends, sorted; absent for none. */
+  readonly credentials?: readonly string[];
 }
 
 export interface SecretDeclaration {
@@ -160,6 +167,45 @@ export interface ServerPlan {
   readonly version: string;
   readonly description?: string;
   readonly secrets: readonly SecretDeclaration[];
+  /** The kervanc upstream-auth extension (credentials.ts): the spec's `credentials`, in spec order; absent for none. */
+  readonly credentials?: readonly CredentialPlan[];
+}
+
+/**
+ * One upstream credential (kervanc extension upstream-auth, docs/extensions/upstream-auth.md): a token the
+ * server obtains from an OAuth token endpoint, or a value the MCP client sends in a header.
+ */
+export type CredentialPlan = TokenCredentialPlan | CallerHeaderCredentialPlan;
+
+export interface TokenCredentialPlan {
+  readonly name: string;
+  /**
+   * `clientCredentials`: RFC 6749 section 4.4, one token for the server. `tokenExchange`: RFC 8693, the caller's
+   * verified OAuth access token exchanged for a token per caller.
+   */
+  readonly kind: "clientCredentials" | "tokenExchange";
+  /** The token endpoint, an absolute https URL (plain http to loopback only under the development relaxation). */
+  readonly tokenUrl: string;
+  /** The endpoint's `protocol` and `hostname:port`: the one destination token requests may go to. */
+  readonly protocol: "https:" | "http:";
+  readonly hostPort: string;
+  /** Literal text and `{{secrets.X}}` references only (the analyze stage refuses inputs here). */
+  readonly clientId: Template;
+  readonly clientSecret: Template;
+  /** How the client authenticates (RFC 6749 section 2.3.1): HTTP Basic (the default) or form fields. */
+  readonly clientAuth: "basic" | "body";
+  readonly scopes?: readonly string[];
+  readonly audience?: string;
+  readonly resource?: string;
+  /** The declared secrets the client id and secret use, sorted. */
+  readonly secrets: readonly string[];
+}
+
+export interface CallerHeaderCredentialPlan {
+  readonly name: string;
+  readonly kind: "callerHeader";
+  /** The header the MCP client sends on each Streamable HTTP request, lower-cased. */
+  readonly header: string;
 }
 
 /** A validator compiled by Ajv at build time (standalone code): `errors` is set after a failed call. */

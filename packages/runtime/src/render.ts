@@ -17,6 +17,8 @@ export interface RenderContext {
   readonly secrets: ReadonlyMap<string, string>;
   /** `hostname:port` of the request, for messages. */
   readonly hostPort: string;
+  /** The upstream credentials' values for this call (kervanc extension upstream-auth). */
+  readonly credentials?: ReadonlyMap<string, string>;
 }
 
 export interface RenderedRequest {
@@ -29,7 +31,11 @@ export interface RenderedRequest {
 }
 
 export function refName(ref: TemplateRef): string {
-  return ref.kind === "input" ? `input.${ref.path.join(".")}` : `secrets.${ref.name}`;
+  return ref.kind === "input"
+    ? `input.${ref.path.join(".")}`
+    : ref.kind === "secret"
+      ? `secrets.${ref.name}`
+      : `credentials.${ref.name}`;
 }
 
 /** Looks a reference up; an input path uses own properties only, and a missing step gives undefined. */
@@ -37,6 +43,12 @@ export function resolveRef(ref: TemplateRef, ctx: RenderContext): JsonValue | un
   if (ref.kind === "secret") {
     const value = ctx.secrets.get(ref.name);
     if (value === undefined) throw new ToolError(`Secret ${ref.name} is not configured for ${ctx.hostPort}.`);
+    return value;
+  }
+  if (ref.kind === "credential") {
+    const value = ctx.credentials?.get(ref.name);
+    // The runner resolves every credential a tool names before rendering; a gap is a bug, not the model's doing.
+    if (value === undefined) throw new Error(`Credential ${ref.name} was not resolved before rendering.`);
     return value;
   }
   let current: JsonValue | undefined = ctx.args;

@@ -21,12 +21,14 @@ import { shapeOutput, statusError } from "./output.ts";
 import { headOf } from "./define.ts";
 import type { CompiledServer, CompiledTool, JsonObject, JsonValue, ToolHead, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
-import { renderRequest } from "./render.ts";
+import { renderRequest, type RenderedRequest } from "./render.ts";
 import { errorDetail } from "./error-detail.ts";
 import { fits, retries, retryAfterMs, sleep, spentError, waitBefore } from "./retry.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
 import { countElements, formatValidationErrors } from "./validation.ts";
 import type { CallRecord } from "./log.ts";
+import { type CallerContext, STDIO_CALLER } from "./credentials/caller.ts";
+import { CredentialStore } from "./credentials/store.ts";
 
 /** The SDK's bound on argument size: array elements plus object members. */
 export const MAX_ARGUMENT_ELEMENTS = 10_000;
@@ -48,6 +50,11 @@ export interface RunnerOptions {
   readonly onCall?: (record: CallRecord) => void;
 }
 
+/** What one call may change as it runs: the vault its result and log lines are redacted with. */
+interface CallScope {
+  vault: SecretVault;
+}
+
 /** What one call's upstream exchange measured. */
 interface CallStats {
   upstreamStatus: number | null;
@@ -67,10 +74,24 @@ export class ToolRunner {
   readonly #declaredAt: ReadonlyMap<string, string | undefined>;
   readonly #options: RunnerOptions;
   readonly #egress: (url: URL) => boolean;
+  /** The kervanc upstream-auth extension's credentials; null for a spec without them. */
+  readonly #credentials: CredentialStore | null;
+  readonly #credentialPlans: NonNullable<CompiledServer["plan"]["credentials"]>;
 
   constructor(server: CompiledServer, options: RunnerOptions) {
     this.#options = options;
     this.#bindings = new Map(server.plan.secrets.map((s) => [s.name, s.hosts]));
+    this.#credentialPlans = server.plan.credentials ?? [];
+    this.#credentials =
+      this.#credentialPlans.length === 0
+        ? null
+        : new CredentialStore(this.#credentialPlans, {
+            transport: options.transport,
+            allowSecretsOverHttp: options.allowSecretsOverHttp,
+            secretSource: options.secretSource,
+            vault: options.vault,
+            bindings: this.#bindings,
+          });
     this.#declaredAt = new Map(server.plan.secrets.map((s) => [s.name, s.at]));
     // Only the tools' heads are read here: a tool's plan waits for its first call.
     const heads = server.tools.map((compiled) => ({ compiled, head: headOf(compiled) }));
@@ -117,15 +138,45 @@ export class ToolRunner {
         }
       }
     }
+    for (const credential of this.#credentialPlans) {
+      if (credential.kind === "callerHeader") continue;
+      for (const name of credential.secrets) {
+        const key = `${name}\u0000${credential.hostPort}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const value = this.#options.secretSource.get(name, {
+          host: credential.hostPort,
+          tool: `credential ${credential.name}`,
+        });
+        if (value === undefined) {
+          warnings.push(
+            `Secret ${name} is not configured for ${credential.hostPort}; tools that use credential ${credential.name} fail until it is.`,
+          );
+          continue;
+        }
+        try {
+          this.#options.vault.add(name, value);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          const at = this.#declaredAt.get(name);
+          errors.push(at === undefined ? message : `${at}: ${message}`);
+        }
+      }
+    }
     return { warnings, errors };
   }
 
-  async call(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  async call(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    caller: CallerContext = STDIO_CALLER,
+  ): Promise<CallToolResult> {
     const started = Date.now();
     const stats: CallStats = { upstreamStatus: null, responseBytes: null };
     const outcome: { value: CallRecord["outcome"] } = { value: "ok" };
     try {
-      const result = await this.#call(name, args, signal, stats, outcome);
+      const result = await this.#call(name, args, signal, stats, outcome, caller);
       if (result.isError && outcome.value === "ok") outcome.value = "error";
       return result;
     } finally {
@@ -146,8 +197,12 @@ export class ToolRunner {
     signal: AbortSignal,
     stats: CallStats,
     outcome: { value: CallRecord["outcome"] },
+    caller: CallerContext,
   ): Promise<CallToolResult> {
     const prepared = this.#tools.get(name);
+    // The vault this call's result and log lines are redacted with: the server's, or one that also knows what
+    // belongs to this caller alone (upstream-auth: its header values and tokens), made when the call has any.
+    const scope: CallScope = { vault: this.#options.vault };
     if (prepared === undefined) throw new Error(`Tool ${name} not found`);
     const { compiled } = prepared;
     try {
@@ -180,16 +235,19 @@ export class ToolRunner {
       const { limiter, carry } = prepared.ready;
       limiter.acquire();
       try {
-        return this.#redactResult(await this.#run(compiled, carry, input as JsonValue, signal, stats));
+        return this.#redactResult(
+          await this.#run(compiled, carry, input as JsonValue, signal, stats, caller, scope),
+          scope.vault,
+        );
       } finally {
         limiter.release();
       }
     } catch (error) {
-      if (error instanceof ToolError) return this.#redactResult(toolError(error.message));
+      if (error instanceof ToolError) return this.#redactResult(toolError(error.message), scope.vault);
       outcome.value = "internal";
       const ref = errorRef();
       const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      this.#log(`Error: internal error in tool "${name}" (ref: ${ref}): ${detail}`);
+      this.#log(`Error: internal error in tool "${name}" (ref: ${ref}): ${detail}`, scope.vault);
       return toolError(`Internal error in tool "${name}" (ref: ${ref}).`);
     }
   }
@@ -200,6 +258,8 @@ export class ToolRunner {
     args: JsonValue,
     callerSignal: AbortSignal,
     stats: CallStats,
+    caller: CallerContext,
+    scope: CallScope,
   ): Promise<CallToolResult> {
     const plan = compiled.plan;
     const { request, limits } = plan;
@@ -212,37 +272,83 @@ export class ToolRunner {
     );
     try {
       const secrets = this.#secretsFor(plan);
-      const rendered = renderRequest(request, { args, secrets, hostPort: request.hostPort });
-      const headers = rendered.headers.slice();
-      let hasAccept = false;
-      let hasContentType = false;
-      for (const [n] of headers) {
-        const lower = n.toLowerCase();
-        if (lower === "accept") hasAccept = true;
-        else if (lower === "content-type") hasContentType = true;
-      }
-      if (!hasAccept) headers.push(["accept", acceptFor(plan.output)]);
-      headers.push(["accept-encoding", "gzip, deflate, br"]);
-      if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
-      // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
+      // The kervanc upstream-auth extension: the tool's credentials for this caller, and a vault and a secret
+      // carry that know them (a credential, like a secret, goes to the tool's own host only).
       const cancelled = (reason: unknown): unknown =>
         reason instanceof ToolError ? reason : new ToolError("The call was cancelled.");
+      const credentialNames = plan.credentials ?? [];
+      const resolveCredentials = async (): Promise<ReadonlyMap<string, string> | undefined> => {
+        if (credentialNames.length === 0 || this.#credentials === null) return undefined;
+        const resolved = await deadline.race(this.#credentials.resolve(credentialNames, caller), cancelled);
+        if (resolved.callerValues.length > 0) {
+          try {
+            scope.vault = this.#options.vault.derive(resolved.callerValues);
+          } catch (error) {
+            if (error instanceof SecretError) throw new ToolError(error.message);
+            throw error;
+          }
+        }
+        return resolved.values;
+      };
+      let credentials = await resolveCredentials();
+      const secretCarry: SecretCarry | null =
+        credentials === undefined
+          ? carry
+          : {
+              mayReceive: (hostPort) => hostPort === request.hostPort && (carry?.mayReceive(hostPort) ?? true),
+              containsSecret: (text) => scope.vault.containsSecret(text),
+            };
+      const prepare = (): RenderedRequest => {
+        const rendered = renderRequest(request, {
+          args,
+          secrets,
+          hostPort: request.hostPort,
+          ...(credentials !== undefined ? { credentials } : {}),
+        });
+        const headers = rendered.headers.slice();
+        let hasAccept = false;
+        let hasContentType = false;
+        for (const [n] of headers) {
+          const lower = n.toLowerCase();
+          if (lower === "accept") hasAccept = true;
+          else if (lower === "content-type") hasContentType = true;
+        }
+        if (!hasAccept) headers.push(["accept", acceptFor(plan.output)]);
+        headers.push(["accept-encoding", "gzip, deflate, br"]);
+        if (rendered.body !== null && !hasContentType) headers.push(["content-type", "application/json"]);
+        return { method: rendered.method, url: rendered.url, headers, body: rendered.body };
+      };
+      let hop = prepare();
+      // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
       const send = (): Promise<UpstreamResponse> =>
         deadline.race(
-          sendUpstream(
-            { method: rendered.method, url: rendered.url, headers, body: rendered.body },
-            {
-              limits,
-              transport: this.#options.transport,
-              deadline,
-              secrets: carry,
-              allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
-              egress: this.#egress,
-            },
-          ),
+          sendUpstream(hop, {
+            limits,
+            transport: this.#options.transport,
+            deadline,
+            secrets: secretCarry,
+            allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
+            egress: this.#egress,
+          }),
           cancelled,
         );
       let response = await send();
+      // upstream-auth: a 401 to a request that carried a token may mean the token was revoked or expired early.
+      // The token is forgotten, a new one fetched, and the request sent once more (once: a second 401 stands).
+      if (
+        response.status === 401 &&
+        credentials !== undefined &&
+        this.#credentials !== null &&
+        this.#credentials.forget(credentials)
+      ) {
+        this.#log(
+          `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned 401; getting a new token for ${this.#credentials.renewable(credentialNames).join(", ")} and trying once more`,
+          scope.vault,
+        );
+        credentials = await resolveCredentials();
+        hop = prepare();
+        response = await send();
+      }
       // The kervanc retry extension (retry.ts); a tool without it sends once, as Kervan does.
       const retry = request.retry;
       let retryAfter: number | null = null;
@@ -255,6 +361,7 @@ export class ToolRunner {
           if (!fits(wait, deadline.remainingMs)) break;
           this.#log(
             `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}; attempt ${attempt + 1} of ${retry.attempts} in ${wait} ms`,
+            scope.vault,
           );
           await deadline.race(sleep(wait), cancelled);
           response = await send();
@@ -265,20 +372,20 @@ export class ToolRunner {
       if (response.status >= 400) {
         this.#log(
           `Warning: ${request.method} ${response.url.host}${response.url.pathname} returned ${response.status}`,
+          scope.vault,
         );
         const error =
           (retry !== undefined ? spentError(response.status, response.url.host, retryAfter) : null) ??
           statusError(response.status);
         // The kervanc error-detail extension: part of the error answer, chosen by the spec, after the status line.
-        const detail =
-          plan.errorDetail !== undefined ? errorDetail(response, plan.errorDetail, this.#options.vault) : null;
+        const detail = plan.errorDetail !== undefined ? errorDetail(response, plan.errorDetail, scope.vault) : null;
         throw detail === null ? error : new ToolError(`${error.message} The API says: ${detail}`);
       }
       return shapeOutput(response, {
         toolName: plan.listing.name,
         output: plan.output,
         validateOutput: compiled.validateOutput,
-        vault: this.#options.vault,
+        vault: scope.vault,
       });
     } finally {
       deadline.dispose();
@@ -321,14 +428,12 @@ export class ToolRunner {
     return this.#options.secretSource.get(name, { host: hostPort, tool }) !== undefined;
   }
 
-  #redactResult(result: CallToolResult): CallToolResult {
-    return this.#options.vault.size === 0
-      ? result
-      : (this.#options.vault.redactValue(result as unknown as JsonValue) as unknown as CallToolResult);
+  #redactResult(result: CallToolResult, vault: SecretVault = this.#options.vault): CallToolResult {
+    return vault.size === 0 ? result : (vault.redactValue(result as unknown as JsonValue) as unknown as CallToolResult);
   }
 
-  #log(line: string): void {
-    this.#options.log(this.#options.vault.redactText(line));
+  #log(line: string, vault: SecretVault = this.#options.vault): void {
+    this.#options.log(vault.redactText(line));
   }
 }
 

@@ -91,10 +91,43 @@ export class SecretError extends Error {
 const NUMBER_TOKEN_CHARS = /^[-+0-9.eE]+$/;
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** Refuses a value too short to redact reliably, and text that is not valid Unicode. */
+function checkSecretValue(name: string, value: string): void {
+  if (value.length < MIN_SECRET_LENGTH) {
+    throw new SecretError(
+      `Secret ${name} is shorter than ${MIN_SECRET_LENGTH} characters. Short values cannot be redacted reliably; use a longer secret.`,
+    );
+  }
+  if (UNPAIRED_SURROGATE.test(value)) {
+    throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
+  }
+}
+
+/**
+ * Every form of a value the vault searches for, case-folded: secretForms, and what each decodes to. A secret
+ * holding escape-like text (`%41`, `&amp;`, `\n`) reads differently once a view of the text is decoded, so what
+ * each form decodes to is a form too (when it is still long enough to match safely).
+ */
+function formsOf(value: string): string[] {
+  const forms = new Set<string>();
+  for (const form of secretForms(value)) {
+    forms.add(foldCase(form));
+    let decoded: string | null = form;
+    for (let pass = 0; pass < MAX_DECODE_PASSES && decoded !== null; pass++) {
+      decoded = decodeOnce(decoded);
+      if (decoded !== null && decoded.length >= MIN_SECRET_LENGTH) forms.add(foldCase(decoded));
+    }
+  }
+  return [...forms];
+}
+
 export class SecretVault {
   /** Every form of every value seen, case-folded, longest first. */
   #forms: string[] = [];
-  #values = new Set<string>();
+  /** Each value held, with its forms (case-folded, before `+` folding). */
+  #values = new Map<string, readonly string[]>();
+  /** The values `add` was given (declared secrets): `remove` never forgets them. */
+  readonly #pinned = new Set<string>();
   /** Whether some form could occur inside a JSON number token, which needs the slower parse path. */
   #numeric = false;
   /** Whether some form ends in `\`, which parseJson's fast path cannot vouch for. */
@@ -125,31 +158,56 @@ export class SecretVault {
 
   /** Adds a value; refuses values too short to redact reliably, and text that is not valid Unicode. */
   add(name: string, value: string): void {
+    this.#pinned.add(value);
+    this.addRemovable(name, value);
+  }
+
+  /**
+   * Adds a value that `remove` may forget again (kervanc extension upstream-auth: a client-credentials token,
+   * which a refresh makes old). The same checks as `add`.
+   */
+  addRemovable(name: string, value: string): void {
     // The runner adds each secret again on every call: a value already held passed the checks below.
     if (this.#values.has(value)) return;
-    if (value.length < MIN_SECRET_LENGTH) {
-      throw new SecretError(
-        `Secret ${name} is shorter than ${MIN_SECRET_LENGTH} characters. Short values cannot be redacted reliably; use a longer secret.`,
-      );
+    checkSecretValue(name, value);
+    this.#values.set(value, formsOf(value));
+    this.#rebuild();
+  }
+
+  /**
+   * Forgets a value added with `addRemovable`: an old token, which the vault would otherwise hold for the life of
+   * the process, one more per refresh. A value also added with `add` (a declared secret) is never forgotten.
+   */
+  remove(value: string): void {
+    if (!this.#pinned.has(value) && this.#values.delete(value)) this.#rebuild();
+  }
+
+  /**
+   * A vault that knows this one's values and `extra` too, for one call: what only that caller's call may hold (a
+   * value from its own request header, its access token, the token exchanged for it) is redacted from that call's
+   * result and log lines, and is not kept in the server's vault, which would grow with every caller. This vault is
+   * not changed.
+   */
+  derive(extra: readonly (readonly [string, string])[]): SecretVault {
+    const derived = new SecretVault();
+    for (const [value, forms] of this.#values) derived.#values.set(value, forms);
+    for (const [name, value] of extra) {
+      if (derived.#values.has(value)) continue;
+      checkSecretValue(name, value);
+      derived.#values.set(value, formsOf(value));
     }
-    if (UNPAIRED_SURROGATE.test(value)) {
-      throw new SecretError(`Secret ${name} is not valid Unicode text (it has an unpaired surrogate).`);
-    }
-    this.#values.add(value);
-    const finishLeftAlone = this.#scan.finishLeftAlone === true || /[\\&%]/.test(value);
-    const plusIsSpace = this.#scan.plusIsSpace === true || value.includes(" ");
+    derived.#rebuild();
+    return derived;
+  }
+
+  /** Recomputes the search state from the values held (each add or remove). */
+  #rebuild(): void {
+    const values = [...this.#values.keys()];
+    const finishLeftAlone = values.some((value) => /[\\&%]/.test(value));
+    const plusIsSpace = values.some((value) => value.includes(" "));
     this.#scan = { finishLeftAlone, plusIsSpace };
-    const forms = new Set(this.#forms);
-    for (const form of secretForms(value)) {
-      forms.add(foldCase(form));
-      // A secret holding escape-like text (`%41`, `&amp;`, `\n`) reads differently once a view of the text is
-      // decoded, so what each form decodes to is a form too (when it is still long enough to match safely).
-      let decoded: string | null = form;
-      for (let pass = 0; pass < MAX_DECODE_PASSES && decoded !== null; pass++) {
-        decoded = decodeOnce(decoded);
-        if (decoded !== null && decoded.length >= MIN_SECRET_LENGTH) forms.add(foldCase(decoded));
-      }
-    }
+    const forms = new Set<string>();
+    for (const each of this.#values.values()) for (const form of each) forms.add(form);
     // With plusIsSpace the text is read with `+` as a space, so the forms must be too.
     const folded = plusIsSpace ? new Set([...forms].map(foldPlus)) : forms;
     this.#forms = [...folded].sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));

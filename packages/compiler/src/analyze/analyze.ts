@@ -8,7 +8,8 @@
  * All findings are collected; the result carries the parsed pieces (templates, compiled schemas, ASTs) so no
  * later stage parses anything again.
  */
-import type { JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
+import type { CredentialPlan, JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
+import { checkCredentials, intendedHost } from "./credentials.ts";
 import { type Finding, report, severityOf, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { checkClientNames } from "./client-names.ts";
 import { checkExtensions } from "./extensions.ts";
@@ -47,6 +48,8 @@ export interface AnalyzedTool {
   readonly request: ParsedRequest & { readonly url: ParsedUrl };
   /** Declared secrets this tool sends, sorted. */
   readonly secrets: readonly string[];
+  /** The credentials this tool sends (kervanc extension upstream-auth), sorted. */
+  readonly credentials: readonly string[];
   readonly input: AnalyzedSchema;
   readonly output: AnalyzedOutput;
   /** The tool's settings with the spec's and the format's defaults applied (settings.ts). */
@@ -60,6 +63,8 @@ export interface AnalyzedSpec {
   readonly secrets: readonly SecretDeclaration[];
   /** Where each secret is declared (`secrets[i]`). */
   readonly secretPaths: ReadonlyMap<string, SpecPath>;
+  /** The kervanc upstream-auth extension's credentials, in plan form; empty without it. */
+  readonly credentials: readonly CredentialPlan[];
   readonly tools: readonly AnalyzedTool[];
 }
 
@@ -89,6 +94,14 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
 
   checkExtensions(spec, findings);
   checkClientNames(spec, findings);
+  const credentials = checkCredentials(spec, bindings, findings, options.devLoopbackHttp === true);
+  for (const name of credentials.secrets) used.add(name);
+  const credentialContext: CredentialContext = {
+    plans: new Map(credentials.plans.map((plan) => [plan.name, plan])),
+    declared: new Set(credentials.paths.keys()),
+    extension: (spec.kervancExtensions ?? []).includes("upstream-auth"),
+  };
+  const usedCredentials = new Set<string>();
   const names = new Map<string, number>();
   const tools: AnalyzedTool[] = [];
   spec.tools.forEach((tool, index) => {
@@ -97,8 +110,17 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
     if (first !== undefined)
       findings.push(report("KV2014", [...at, "name"], (m) => m.duplicateTool({ name: tool.name, first })));
     else names.set(tool.name, index);
-    const checked = checkTool(tool, index, spec, bindings, findings, options.devLoopbackHttp === true);
+    const checked = checkTool(
+      tool,
+      index,
+      spec,
+      bindings,
+      credentialContext,
+      findings,
+      options.devLoopbackHttp === true,
+    );
     for (const name of checked.secrets) used.add(name);
+    for (const name of checked.credentials) usedCredentials.add(name);
     if (checked.tool) tools.push(checked.tool);
   });
   // A secret whose only use is a refused look-alike ({{secret.X}}, ${X}) is not "never used": the error says so.
@@ -110,8 +132,22 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   for (const [name, path] of secretPaths) {
     if (!used.has(name) && !meant.has(name)) findings.push(report("KV4002", path, (m) => m.unused({ name })));
   }
+  for (const [name, path] of credentials.paths)
+    if (!usedCredentials.has(name)) findings.push(report("KV8016", path, (m) => m.unused({ name }), { atKey: true }));
   const ok = !findings.some((f) => severityOf(f) === "error");
-  return { findings, checked: ok ? { spec, secrets: declarations, secretPaths, tools } : null };
+  return {
+    findings,
+    checked: ok ? { spec, secrets: declarations, secretPaths, credentials: credentials.plans, tools } : null,
+  };
+}
+
+/** What a tool's `{{credentials.x}}` references are checked against. */
+interface CredentialContext {
+  readonly plans: ReadonlyMap<string, CredentialPlan>;
+  /** Every declared name, those refused for their content included (their error is already reported). */
+  readonly declared: ReadonlySet<string>;
+  /** Whether the spec declares the upstream-auth extension. */
+  readonly extension: boolean;
 }
 
 function checkTool(
@@ -119,9 +155,10 @@ function checkTool(
   index: number,
   spec: SpecFile,
   bindings: ReadonlyMap<string, readonly string[] | undefined>,
+  credentialContext: CredentialContext,
   out: Finding[],
   devLoopbackHttp: boolean,
-): { tool: AnalyzedTool | null; secrets: string[] } {
+): { tool: AnalyzedTool | null; secrets: string[]; credentials: string[] } {
   const at: SpecPath = ["tools", index];
   const before = out.length;
   const settings = toolSettings(tool, spec);
@@ -160,9 +197,36 @@ function checkTool(
   // References: every input path must name a declared property; every secret must be declared and may go
   // to this tool's host.
   const secrets = new Set<string>();
+  const credentials = new Set<string>();
   const declared = [...bindings.keys()];
   for (const { ref, path, offset, length } of request.refs) {
     const where = offset === undefined ? {} : { offset, length: length ?? refText(ref).length };
+    if (ref.kind === "credential") {
+      // The kervanc upstream-auth extension: declared, and never in the URL, where access logs keep it. A declared
+      // credential a tool names is used, even where it is refused: one error for one mistake.
+      if (credentialContext.declared.has(ref.name)) credentials.add(ref.name);
+      if (!credentialContext.extension) {
+        out.push(report("KV8002", path, (m) => m.credentialRefUndeclared({ ref: refText(ref) }), where));
+        continue;
+      }
+      if (!credentialContext.declared.has(ref.name)) {
+        const names = [...credentialContext.declared];
+        const close = closest(ref.name, names);
+        const meant = close !== undefined ? `{{credentials.${close}}}` : undefined;
+        const mean =
+          meant !== undefined ? ` Did you mean ${meant}?` : names.length > 0 ? ` Declared: ${names.join(", ")}.` : "";
+        out.push(
+          report("KV8011", path, (m) => m.undeclared({ ref: refText(ref), mean }), {
+            ...where,
+            ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+          }),
+        );
+        continue;
+      }
+      if (path.length === at.length + 2 && path[at.length + 1] === "url")
+        out.push(report("KV8011", path, (m) => m.inPath({ ref: refText(ref) }), where));
+      continue;
+    }
     if (ref.kind === "input") {
       if (!inputPathDeclared(inputSchema, ref.path)) {
         const hint =
@@ -245,6 +309,16 @@ function checkTool(
     );
   }
   if (request.url) {
+    for (const name of credentials) {
+      const plan = credentialContext.plans.get(name);
+      const intended = plan !== undefined ? intendedHost(plan) : null;
+      if (intended !== null && intended.host !== request.url.hostname)
+        out.push(
+          report("KV8015", [...at, "http", "url"], (m) =>
+            m.otherHost({ name, meant: intended.host, what: intended.what, host: request.url!.hostname }),
+          ),
+        );
+    }
     const host = request.url.hostPort;
     for (const name of secrets) {
       const hosts = bindings.get(name);
@@ -283,19 +357,23 @@ function checkTool(
 
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
-  if (failed || !request.url || !inputChecked || !output) return { tool: null, secrets: sorted };
+  const sortedCredentials = [...credentials].sort();
+  if (failed || !request.url || !inputChecked || !output)
+    return { tool: null, secrets: sorted, credentials: sortedCredentials };
   return {
     tool: {
       index,
       spec: tool,
       request: { ...request, url: request.url },
       secrets: sorted,
+      credentials: sortedCredentials,
       input: inputChecked,
       output,
       settings,
       ...(errorDetail !== undefined ? { errorDetail } : {}),
     },
     secrets: sorted,
+    credentials: sortedCredentials,
   };
 }
 

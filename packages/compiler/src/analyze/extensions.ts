@@ -13,6 +13,8 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
   for (const name of declared) {
     out.push(report("KV8001", ["kervancExtensions"], (m) => m.uses({ name }), { atKey: true }));
   }
+  if (spec.credentials !== undefined && !declared.has("upstream-auth"))
+    out.push(report("KV8002", ["credentials"], (m) => m.credentialsUndeclared, { atKey: true }));
   spec.tools.forEach((tool, index) => {
     if (tool.output.error !== undefined && !declared.has("error-detail")) {
       out.push(report("KV8002", ["tools", index, "output", "error"], (m) => m.errorDetailUndeclared, { atKey: true }));

@@ -151,7 +151,8 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
     }
     body = parseBody(http.body, [...at, "body"], parse, out);
   }
-  const sendsSecrets = refs.some((r) => r.ref.kind === "secret");
+  // A credential (kervanc extension upstream-auth) is a secret for the URL rules: never over plain http.
+  const sendsSecrets = refs.some((r) => r.ref.kind === "secret" || r.ref.kind === "credential");
   const url = urlTemplate
     ? parseUrl(
         http.url,

@@ -277,6 +277,95 @@ export const toolShape = obj(
   "One MCP tool backed by one HTTP request.",
 );
 
+/** A credential's name (kervanc extension upstream-auth), as `{{credentials.<name>}}` names it. */
+export const CREDENTIAL_NAME = "^[A-Za-z_][A-Za-z0-9_]{0,63}$";
+/** An OAuth scope (RFC 6749 section 3.3: scope-token). */
+const SCOPE_TOKEN = "^[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,200}$";
+
+const UPSTREAM_AUTH = "kervanc extension upstream-auth (docs/extensions/upstream-auth.md)";
+
+/** The fields both token credentials share: where the token endpoint is and how the server signs in to it. */
+const tokenEndpointFields = {
+  tokenUrl: req(str({ min: 1, max: 2000, doc: "The OAuth token endpoint: an absolute https:// URL." })),
+  clientId: req(
+    str({ min: 1, max: 2000, doc: "The client id: literal text or {{secrets.X}}, sent to the token endpoint only." }),
+  ),
+  clientSecret: req(
+    str({
+      min: 1,
+      max: 2000,
+      doc: "The client secret: {{secrets.X}} (never literal), sent to the token endpoint only.",
+    }),
+  ),
+  scopes: opt(
+    array(str({ pattern: { source: SCOPE_TOKEN, rule: "scope" }, doc: "An OAuth scope." }), {
+      max: 50,
+      doc: "The scopes asked for (the scope parameter, space-separated).",
+    }),
+  ),
+  audience: opt(str({ min: 1, max: 2000, doc: "The audience parameter: what the token is for." })),
+  resource: opt(
+    str({ min: 1, max: 2000, doc: "The resource parameter (RFC 8707): an absolute URI the token is for." }),
+  ),
+  clientAuth: opt(
+    str({
+      enum: ["basic", "body"],
+      doc: "How the client authenticates to the token endpoint (RFC 6749 2.3.1): basic (HTTP Basic, the default) or body (form fields).",
+    }),
+  ),
+};
+
+const clientCredentialsCredential = obj(
+  {
+    oauth2ClientCredentials: req(
+      obj(
+        tokenEndpointFields,
+        "An OAuth 2.0 client credentials token (RFC 6749 4.4): fetched on first use, renewed before it expires and after a 401.",
+      ),
+    ),
+  },
+  "A token the server gets for itself from an OAuth token endpoint.",
+);
+const tokenExchangeCredential = obj(
+  {
+    tokenExchange: req(
+      obj(
+        tokenEndpointFields,
+        "A token exchanged for the caller's verified OAuth access token (RFC 8693), per caller; needs OAuth on /mcp.",
+      ),
+    ),
+  },
+  "A token per caller, exchanged for the caller's own access token.",
+);
+const callerHeaderCredential = obj(
+  {
+    callerHeader: req(
+      str({
+        min: 1,
+        max: 128,
+        doc: "A header the MCP client sends on each Streamable HTTP request; its value is sent where the templates name it.",
+      }),
+    ),
+  },
+  "A value the MCP client sends in a header of its own request.",
+);
+const CREDENTIAL_KINDS = ["oauth2ClientCredentials", "tokenExchange", "callerHeader"] as const;
+
+const credentialEntry = union(
+  [clientCredentialsCredential, tokenExchangeCredential, callerHeaderCredential],
+  (v) => {
+    const kinds = isPlainObject(v) ? CREDENTIAL_KINDS.filter((kind) => Object.hasOwn(v, kind)) : [];
+    if (kinds.length === 1)
+      return kinds[0] === "oauth2ClientCredentials"
+        ? clientCredentialsCredential
+        : kinds[0] === "tokenExchange"
+          ? tokenExchangeCredential
+          : callerHeaderCredential;
+    return (path: SpecPath) => report("KV8010", path, (m) => m.oneKind({ kinds: CREDENTIAL_KINDS.join(", ") }));
+  },
+  "One credential: oauth2ClientCredentials, tokenExchange or callerHeader.",
+);
+
 export const specShape = obj(
   {
     $schema: opt(str({ doc: "Ignored; for editors (yaml-language-server)." })),
@@ -302,14 +391,23 @@ export const specShape = obj(
         "Defaults for every tool.",
       ),
     ),
+    credentials: opt(
+      record(
+        credentialEntry,
+        `${UPSTREAM_AUTH}: upstream credentials the tools use as {{credentials.<name>}}. Needs kervancExtensions: [upstream-auth]; not portable to Kervan.`,
+      ),
+    ),
     tools: req(
       array(toolShape, { min: 1, max: SPEC_LIMITS.maxTools, doc: "The tools, in the order clients list them." }),
     ),
     kervancExtensions: opt(
       array(
-        str({ enum: ["error-detail", "form-body", "retry", "toolsets"], doc: "A kervanc extension this spec uses." }),
+        str({
+          enum: ["error-detail", "form-body", "retry", "toolsets", "upstream-auth"],
+          doc: "A kervanc extension this spec uses.",
+        }),
         {
-          max: 4,
+          max: 5,
           doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
         },
       ),

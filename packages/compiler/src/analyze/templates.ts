@@ -29,6 +29,8 @@ export type ParsedTemplate =
 
 const INPUT_REF = /^input((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/;
 const SECRET_REF = /^secrets\.([A-Z][A-Z0-9_]*)$/;
+/** kervanc extension upstream-auth: `{{credentials.<name>}}` (analyze.ts refuses it unless the spec declares it). */
+const CREDENTIAL_REF = /^credentials\.([A-Za-z_][A-Za-z0-9_]*)$/;
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function parseTemplate(source: string): ParsedTemplate {
@@ -271,7 +273,11 @@ export function refsOf(template: Template): TemplateRef[] {
 }
 
 export function refText(ref: TemplateRef): string {
-  return ref.kind === "input" ? `{{input.${ref.path.join(".")}}}` : `{{secrets.${ref.name}}}`;
+  return ref.kind === "input"
+    ? `{{input.${ref.path.join(".")}}}`
+    : ref.kind === "secret"
+      ? `{{secrets.${ref.name}}}`
+      : `{{credentials.${ref.name}}}`;
 }
 
 /**
@@ -315,5 +321,7 @@ function parseRef(expression: string): TemplateRef | null {
   if (input) return { kind: "input", path: input[1]!.slice(1).split(".") };
   const secret = SECRET_REF.exec(expression);
   if (secret) return { kind: "secret", name: secret[1]! };
+  const credential = CREDENTIAL_REF.exec(expression);
+  if (credential) return { kind: "credential", name: credential[1]! };
   return null;
 }

@@ -232,6 +232,8 @@ export const CODES = {
         `${a.value} is not valid here. A tool name is 1 to 128 letters, digits, _, . or -.`,
       toolsetName: (a: { value: string }) =>
         `${a.value} is not valid here. A toolset name is 1 to 64 letters, digits, _ or -, starting with a letter or digit.`,
+      scope: (a: { value: string }) =>
+        `${a.value} is not valid here. An OAuth scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 3.3).`,
       notInEnum: (a: { value: string; allowed: string }) => `${a.value} is not one of ${a.allowed}.`,
     },
   },
@@ -989,7 +991,7 @@ export const CODES = {
     summary:
       "The spec uses a kervanc extension: it builds with kervanc, but is no longer portable to Kervan (an error under build --strict-kervan).",
     example:
-      "This spec uses the kervanc extension form-body (docs/extensions/form-body.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
+      "This spec uses the kervanc extension upstream-auth (docs/extensions/upstream-auth.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.",
     messages: {
       uses: (a: { name: string }) =>
         `This spec uses the kervanc extension ${a.name} (docs/extensions/${a.name}.md), so it is no longer portable to Kervan; kervanc build --strict-kervan refuses it.`,
@@ -999,7 +1001,7 @@ export const CODES = {
     severity: "error",
     summary: "A kervanc extension is used without being declared in kervancExtensions, or used wrongly.",
     example:
-      "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
+      "credentials is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] at the top of the spec (Kervan cannot run such a spec).",
     messages: {
       formUndeclared:
         "bodyEncoding: form is the kervanc extension form-body; declare it with kervancExtensions: [form-body] at the top of the spec (Kervan cannot run such a spec).",
@@ -1010,6 +1012,90 @@ export const CODES = {
         "retry is the kervanc extension retry; declare it with kervancExtensions: [retry] at the top of the spec (Kervan cannot run such a spec).",
       tagsUndeclared:
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
+      credentialsUndeclared:
+        "credentials is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] at the top of the spec (Kervan cannot run such a spec).",
+      credentialRefUndeclared: (a: { ref: string }) =>
+        `${a.ref} is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] and the credential under credentials (Kervan cannot run such a spec).`,
+    },
+  },
+  // KV8010 to KV8019: the upstream-auth extension (docs/extensions/upstream-auth.md).
+  KV8010: {
+    severity: "error",
+    summary: "A credential is not written as one of its kinds, or its name is not one a template can use.",
+    example: "A credential is exactly one of oauth2ClientCredentials, tokenExchange, callerHeader.",
+    messages: {
+      oneKind: (a: { kinds: string }) => `A credential is exactly one of ${a.kinds}.`,
+      name: (a: { name: string }) =>
+        `${a.name} is not a credential name: a letter or _, then letters, digits or _ (at most 64), as {{credentials.<name>}} names it.`,
+      tooMany: (a: { max: number }) => `A spec declares at most ${a.max} credentials.`,
+    },
+  },
+  KV8011: {
+    severity: "error",
+    summary: "A template names a credential that is not declared, or uses one where it may not go.",
+    example: "{{credentials.accounts}} is not declared under credentials. Declared: crm_user.",
+    messages: {
+      undeclared: (a: { ref: string; mean: string }) => `${a.ref} is not declared under credentials.${a.mean}`,
+      inPath: (a: { ref: string }) =>
+        `${a.ref} cannot be part of the URL: a token in a path is written to every access log on its way. Send it in a header (Authorization: "Bearer ${a.ref}") or, if the API asks for it, in the query.`,
+    },
+  },
+  KV8012: {
+    severity: "error",
+    summary: "A token endpoint URL is not an absolute https:// URL without credentials or fragment.",
+    example: "The token endpoint must be an https:// URL: it receives the client secret.",
+    messages: {
+      notUrl: "The token endpoint is not an absolute URL.",
+      https: "The token endpoint must be an https:// URL: it receives the client secret.",
+      userinfo: "The token endpoint's URL must not hold a user name or password; use clientId and clientSecret.",
+      fragment: "The token endpoint's URL must not have a #fragment.",
+      templated: "The token endpoint's URL is literal: it cannot hold templates.",
+      resource: "resource must be an absolute URI without a #fragment (RFC 8707).",
+    },
+  },
+  KV8013: {
+    severity: "error",
+    summary: "A credential's client id or secret is not literal text and declared secrets, or the secret is literal.",
+    example:
+      "clientSecret must be a declared secret ({{secrets.X}}): a literal secret would be committed with the spec.",
+    messages: {
+      literalSecret:
+        "clientSecret must be a declared secret ({{secrets.X}}): a literal secret would be committed with the spec.",
+      onlySecrets: (a: { ref: string }) =>
+        `${a.ref} cannot be used here: a client id or secret holds literal text and {{secrets.X}} only (the server signs in as itself, whatever the arguments).`,
+      undeclared: (a: { ref: string; mean: string }) => `${a.ref} is not declared under secrets.${a.mean}`,
+      otherHost: (a: { name: string; hosts: string; host: string }) =>
+        `Secret ${a.name} may only be sent to ${a.hosts}, but this token endpoint is ${a.host}.`,
+    },
+  },
+  KV8014: {
+    severity: "error",
+    summary: "A callerHeader names a header that must never be forwarded, or is not a header name.",
+    example:
+      "callerHeader Authorization is refused: the MCP client's own credentials (Authorization, Cookie) must never reach an upstream (the MCP authorization specification forbids passing the client's token through). Choose a header of its own, such as X-Crm-Key.",
+    messages: {
+      forbidden: (a: { name: string; why: string }) => `callerHeader ${a.name} is refused: ${a.why}`,
+      invalid: (a: { name: string }) =>
+        `${a.name} is not a header name: letters, digits and !#$%&'*+.^_\`|~-, with no spaces or colons.`,
+    },
+  },
+  KV8015: {
+    severity: "warning",
+    summary: "A tool sends a credential to a host other than the one the credential is for.",
+    example:
+      "Credential crm is for api.example.com (its audience), but this tool sends it to other.example.com; a token for one API is not meant for another.",
+    messages: {
+      otherHost: (a: { name: string; meant: string; what: string; host: string }) =>
+        `Credential ${a.name} is for ${a.meant} (its ${a.what}), but this tool sends it to ${a.host}; a token for one API is not meant for another.`,
+    },
+  },
+  KV8016: {
+    severity: "warning",
+    summary: "A declared credential is never used.",
+    example: "Credential spare is declared but no tool uses it; remove it, or send it with {{credentials.spare}}.",
+    messages: {
+      unused: (a: { name: string }) =>
+        `Credential ${a.name} is declared but no tool uses it; remove it, or send it with {{credentials.${a.name}}}.`,
     },
   },
 

@@ -51,7 +51,26 @@ export interface ManifestTool {
   readonly schemaProfiles?: Readonly<Record<string, readonly string[]>>;
   /** The error-detail extension's expression: part of the API's error answers reaches the model. Absent: none. */
   readonly errorDetail?: string;
+  /** The upstream-auth extension's credentials this tool sends, sorted. Absent: none. */
+  readonly credentials?: readonly string[];
 }
+
+/**
+ * One upstream credential (kervanc extension upstream-auth), as a reviewer needs to see it: its kind, and for a
+ * token the endpoint the server sends its client secret to, with what it asks for; for a caller header, the header.
+ */
+export type ManifestCredential =
+  | {
+      readonly name: string;
+      readonly kind: "clientCredentials" | "tokenExchange";
+      readonly tokenUrl: string;
+      readonly clientAuth: "basic" | "body";
+      readonly scopes: readonly string[];
+      readonly audience: string | null;
+      readonly resource: string | null;
+      readonly secrets: readonly string[];
+    }
+  | { readonly name: string; readonly kind: "callerHeader"; readonly header: string };
 
 export interface Manifest {
   readonly manifestFormat: number;
@@ -64,6 +83,8 @@ export interface Manifest {
   readonly egress: readonly EgressRule[];
   /** The declared secrets, sorted by name, with the hosts (hostname:port) each may be sent to, or null. */
   readonly secrets: readonly { readonly name: string; readonly hosts: readonly string[] | null }[];
+  /** The upstream-auth extension's credentials, sorted by name. Absent for a spec without them. */
+  readonly credentials?: readonly ManifestCredential[];
   /** The bundles and their SHA-256 (kept here rather than in the SBOM, which a spec change then leaves alone). */
   readonly bundles: readonly { readonly file: string; readonly sha256: string }[];
 }
@@ -110,8 +131,25 @@ export function buildManifest(
       secrets: [...secrets].sort(compareStrings),
       ...profileChanges(tool),
       ...(tool.plan.errorDetail !== undefined ? { errorDetail: tool.plan.errorDetail.expression } : {}),
+      ...(tool.plan.credentials !== undefined ? { credentials: tool.plan.credentials } : {}),
     };
   });
+  const credentials = [...(server.plan.credentials ?? [])]
+    .sort((a, b) => compareStrings(a.name, b.name))
+    .map((c): ManifestCredential =>
+      c.kind === "callerHeader"
+        ? { name: c.name, kind: c.kind, header: c.header }
+        : {
+            name: c.name,
+            kind: c.kind,
+            tokenUrl: c.tokenUrl,
+            clientAuth: c.clientAuth,
+            scopes: c.scopes ?? [],
+            audience: c.audience ?? null,
+            resource: c.resource ?? null,
+            secrets: c.secrets,
+          },
+    );
   const secrets = [...server.plan.secrets]
     .sort((a, b) => compareStrings(a.name, b.name))
     .map((s) => ({ name: s.name, hosts: s.hosts === undefined ? null : [...s.hosts].sort(compareStrings) }));
@@ -128,6 +166,7 @@ export function buildManifest(
     tools,
     egress: egressOf(server),
     secrets,
+    ...(credentials.length > 0 ? { credentials } : {}),
     bundles: bundles.map((b) => ({ file: b.file, sha256: sha256(b.code) })),
   };
 }
@@ -155,7 +194,9 @@ export function templateText(template: Template): string {
         ? part.text
         : part.ref.kind === "input"
           ? `{{input.${part.ref.path.join(".")}}}`
-          : `{{secrets.${part.ref.name}}}`,
+          : part.ref.kind === "secret"
+            ? `{{secrets.${part.ref.name}}}`
+            : `{{credentials.${part.ref.name}}}`,
     )
     .join("");
 }

@@ -178,9 +178,15 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     }
     lines.push("");
   }
+  lines.push(...credentialsSection(server));
   lines.push("## Network", "");
+  const tokenHosts = [
+    ...new Set(
+      (plan.credentials ?? []).flatMap((c) => (c.kind === "callerHeader" ? [] : [new URL(c.tokenUrl).origin])),
+    ),
+  ].sort();
   lines.push(
-    `The server only calls ${hosts.map((h) => codeSpan(h)).join(", ")}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
+    `The server only calls ${hosts.map((h) => codeSpan(h)).join(", ")}${tokenHosts.length > 0 ? `, and asks ${tokenHosts.map((h) => codeSpan(h)).join(", ")} for tokens` : ""}: every request and every redirect must match the egress list in \`manifest.json\` (scheme, host, port), or it is refused. Internal, reserved and cloud-metadata addresses are always refused.`,
     "",
   );
   lines.push(...proxySection());
@@ -220,6 +226,38 @@ export function readme(server: PlannedServer, folder: string, specFile: string):
     "",
   );
   return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
+
+/** The upstream-auth extension's credentials: what each is, and what the operator or the client must provide. */
+function credentialsSection(server: PlannedServer): string[] {
+  const credentials = server.plan.credentials ?? [];
+  if (credentials.length === 0) return [];
+  const lines = ["## Upstream credentials", ""];
+  lines.push(
+    "The spec declares these credentials (kervanc extension upstream-auth). Every token and header value is redacted from results, errors and logs like a secret, and goes only to the tools' own hosts.",
+    "",
+  );
+  for (const c of credentials) {
+    if (c.kind === "callerHeader") {
+      lines.push(
+        `- ${codeSpan(c.name)}: each MCP client sends its own value in the ${codeSpan(c.header)} header of its Streamable HTTP requests (\`--http\`). A call without it fails before anything is sent; over stdio there are no request headers.`,
+      );
+      continue;
+    }
+    const asks = [
+      ...(c.scopes !== undefined ? [`scopes ${c.scopes.map((scope) => codeSpan(scope)).join(" ")}`] : []),
+      ...(c.audience !== undefined ? [`audience ${codeSpan(c.audience)}`] : []),
+      ...(c.resource !== undefined ? [`resource ${codeSpan(c.resource)}`] : []),
+    ];
+    const secrets = c.secrets.length > 0 ? ` with ${c.secrets.map((s) => codeSpan(s)).join(" and ")}` : "";
+    const what =
+      c.kind === "clientCredentials"
+        ? `an OAuth client credentials token from ${codeSpan(c.tokenUrl)}${secrets}, fetched on first use and renewed before it expires or after the API answers 401`
+        : `the caller's OAuth access token exchanged at ${codeSpan(c.tokenUrl)}${secrets} (RFC 8693) for a token per caller; it needs OAuth on \`/mcp\` (\`--oauth-issuer\`, \`--oauth-jwks-url\`), and the caller's own token goes to that endpoint only`;
+    lines.push(`- ${codeSpan(c.name)}: ${what}${asks.length > 0 ? ` (${asks.join(", ")})` : ""}.`);
+  }
+  lines.push("");
+  return lines;
 }
 
 /** How an operator serves part of the package, and the toolsets it has. */

@@ -25,15 +25,25 @@ const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1
 
 export function egressOf(server: PlannedServer): EgressRule[] {
   const byKey = new Map<string, { scheme: "https" | "http"; host: string; port: number; methods: Set<HttpMethod> }>();
-  for (const tool of server.tools) {
-    const { protocol, hostPort, method } = tool.plan.request;
+  // The upstream-auth extension's token endpoints: POSTed to by the server itself (never by a tool's request),
+  // listed so that a reviewer and an egress firewall see every destination.
+  const tokenEndpoints = (server.plan.credentials ?? []).flatMap((c) =>
+    c.kind === "callerHeader"
+      ? []
+      : [{ protocol: c.protocol, hostPort: c.hostPort, method: "POST" as const, name: c.name }],
+  );
+  const destinations = [
+    ...server.tools.map((tool) => ({ ...tool.plan.request, name: tool.plan.listing.name })),
+    ...tokenEndpoints,
+  ];
+  for (const { protocol, hostPort, method, name } of destinations) {
     // hostPort is `${hostname}:${port}` with the default port filled in; an IPv6 hostname keeps its brackets,
     // so the port is always after the last colon.
     const colon = hostPort.lastIndexOf(":");
     const host = hostPort.slice(0, colon);
     const port = Number(hostPort.slice(colon + 1));
     if (colon <= 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new Error(`egressOf(): unexpected hostPort ${JSON.stringify(hostPort)} in tool ${tool.plan.listing.name}.`);
+      throw new Error(`egressOf(): unexpected hostPort ${JSON.stringify(hostPort)} in ${name}.`);
     }
     const scheme = protocol === "http:" ? "http" : "https";
     const key = `${scheme} ${host} ${port}`;

@@ -58,6 +58,8 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
         const path = checked.secretPaths.get(s.name);
         return placeOf === undefined || path === undefined ? s : { ...s, at: placeOf(path) };
       }),
+      // The kervanc upstream-auth extension; absent for a Kervan spec, so its plan stays as it was.
+      ...(checked.credentials.length > 0 ? { credentials: checked.credentials } : {}),
     },
     tools,
   };
@@ -117,6 +119,7 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     rateLimit: { perMinute: settings.rateLimit.perMinute, concurrency: settings.rateLimit.concurrency },
     secrets: tool.secrets,
     ...(tool.errorDetail !== undefined ? { errorDetail: tool.errorDetail } : {}),
+    ...(tool.credentials.length > 0 ? { credentials: tool.credentials } : {}),
     // The kervanc toolsets extension: a tool's tags, deduplicated in the order written; absent without tags.
     ...(t.tags !== undefined && t.tags.length > 0 ? { toolsets: [...new Set(t.tags)] } : {}),
   };

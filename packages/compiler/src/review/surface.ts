@@ -15,6 +15,9 @@ export type ChangeKind =
   | "secret-added"
   | "secret-removed"
   | "secret-hosts"
+  | "credential-added"
+  | "credential-removed"
+  | "credential-changed"
   | "server";
 
 export interface SurfaceChange {
@@ -65,10 +68,12 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
         tool.output === "raw" ||
         tool.errorDetail !== undefined ||
         tool.followRedirects > 0 ||
-        tool.secrets.length > 0;
+        tool.secrets.length > 0 ||
+        (tool.credentials ?? []).length > 0;
       const what = [
         `${tool.method} ${tool.url}`,
         ...(tool.secrets.length > 0 ? [`sends ${tool.secrets.join(", ")}`] : []),
+        ...((tool.credentials ?? []).length > 0 ? [`sends credentials ${tool.credentials!.join(", ")}`] : []),
         ...(tool.schemaProfiles !== undefined ? [`input schema rewritten for ${profileList(tool)}`] : []),
       ].join(", ");
       changes.push(change("tool-added", tool.name, null, null, tool, risky, `tool ${tool.name} added: ${what}`));
@@ -125,6 +130,37 @@ export function compareManifests(before: Manifest | null, after: Manifest | null
   for (const [name] of oldSecrets)
     if (!newSecrets.has(name))
       changes.push(change("secret-removed", name, null, null, null, false, `secret ${name} removed`));
+  changes.push(...compareCredentials(b.credentials ?? [], a.credentials ?? []));
+  return changes;
+}
+
+/**
+ * The upstream-auth extension's credentials. A new credential, or a changed token endpoint, scope, audience or
+ * caller header, changes who the server signs in as or where it sends a client secret: security relevant.
+ */
+function compareCredentials(
+  before: NonNullable<Manifest["credentials"]>,
+  after: NonNullable<Manifest["credentials"]>,
+): SurfaceChange[] {
+  const changes: SurfaceChange[] = [];
+  const describe = (c: NonNullable<Manifest["credentials"]>[number]): string =>
+    c.kind === "callerHeader"
+      ? `the caller's ${c.header} header`
+      : `${c.kind === "clientCredentials" ? "OAuth client credentials" : "token exchange"} at ${c.tokenUrl}${c.scopes.length > 0 ? ` (scopes ${c.scopes.join(" ")})` : ""}`;
+  const old = new Map(before.map((c) => [c.name, c]));
+  const now = new Map(after.map((c) => [c.name, c]));
+  for (const [name, c] of now) {
+    const was = old.get(name);
+    if (was === undefined)
+      changes.push(change("credential-added", name, null, null, c, true, `credential ${name} added: ${describe(c)}`));
+    else if (JSON.stringify(was) !== JSON.stringify(c))
+      changes.push(
+        change("credential-changed", name, null, was, c, true, `credential ${name}: ${describe(was)} → ${describe(c)}`),
+      );
+  }
+  for (const [name, c] of old)
+    if (!now.has(name))
+      changes.push(change("credential-removed", name, null, c, null, false, `credential ${name} removed`));
   return changes;
 }
 
@@ -223,6 +259,21 @@ function compareTools(old: ManifestTool, tool: ManifestTool): SurfaceChange[] {
     ];
     push("secrets", old.secrets, tool.secrets, added.length > 0, parts.join("; "));
   }
+  const oldCredentials = old.credentials ?? [];
+  const newCredentials = tool.credentials ?? [];
+  const gained = newCredentials.filter((c) => !oldCredentials.includes(c));
+  const lost = oldCredentials.filter((c) => !newCredentials.includes(c));
+  if (gained.length > 0 || lost.length > 0)
+    push(
+      "credentials",
+      oldCredentials,
+      newCredentials,
+      gained.length > 0,
+      [
+        ...(gained.length > 0 ? [`now sends credentials ${gained.join(", ")}`] : []),
+        ...(lost.length > 0 ? [`no longer sends credentials ${lost.join(", ")}`] : []),
+      ].join("; "),
+    );
   return out;
 }
 
