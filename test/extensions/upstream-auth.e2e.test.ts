@@ -13,7 +13,8 @@ import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type TestClient } from "../helpers/clients.ts";
 import { startHttpServer } from "../helpers/http.ts";
-import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
+import { join } from "node:path";
+import { buildOneSpec, kervanc, removeDir } from "../helpers/kervanc.ts";
 import { leaks } from "../helpers/secret-encodings.ts";
 import { json, type RecordedRequest, startUpstream, TEST_CA, type Upstream } from "../helpers/upstream.ts";
 
@@ -341,6 +342,41 @@ describe("callerHeader", () => {
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("this server runs over stdio, where there are no request headers");
   });
+});
+
+describe("the inner loop and the strict build", () => {
+  it("kervanc call --caller-header gives a stdio call the caller's header, redacted in what it prints", async () => {
+    const key = "caller-key-from-the-cli-42";
+    const called = await kervanc(
+      ["call", join(root, "specs", "crm.yaml"), "with_key", "{}", "--caller-header", `X-Crm-Key=${key}`],
+      {
+        env: { ...process.env, ...serverEnv() },
+      },
+    );
+    expect(called.code, called.stderr).toBe(0);
+    expect(apiRequests("/echo").at(-1)!.headers["x-api-key"]).toBe(key);
+    expect(JSON.parse(called.stdout).key).toBe("[redacted]");
+    expect(called.stderr).not.toContain(key);
+    // A header name is required before the "=", and the value is not echoed.
+    const bad = await kervanc([
+      "call",
+      join(root, "specs", "crm.yaml"),
+      "with_key",
+      "{}",
+      "--caller-header",
+      `=${key}`,
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).not.toContain(key);
+  }, 60_000);
+
+  it("kervanc build --strict-kervan refuses the spec", async () => {
+    const strict = await kervanc(["build", join(root, "specs"), "-o", join(root, "strict-out"), "--strict-kervan"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain(
+      "error KV8001: kervancExtensions: This spec uses the kervanc extension upstream-auth",
+    );
+  }, 60_000);
 });
 
 type ToolText = { isError?: boolean; content: { text: string }[] };

@@ -164,6 +164,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         readOnly: values["read-only"] === true,
         skipInvalid: values["skip-invalid"] === true,
         toolsets: values["toolsets"] === true,
+        upstreamAuth: values["upstream-auth"] === true,
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });
@@ -183,6 +184,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
           secretsFile: values["secrets-file"] as string | undefined,
           json: values["json"] === true,
           record: values["record"] as string | undefined,
+          callerHeaders: (values["caller-header"] as string[] | undefined) ?? [],
+          subjectToken: values["subject-token"] as string | undefined,
         },
         io,
       );

@@ -31,6 +31,10 @@ export interface CallCommand {
   readonly secretsFile: string | undefined;
   readonly json: boolean;
   readonly record: string | undefined;
+  /** `NAME=VALUE` headers of the caller's request (upstream-auth callerHeader credentials). */
+  readonly callerHeaders?: readonly string[];
+  /** The caller's access token (upstream-auth tokenExchange credentials), taken unverified. */
+  readonly subjectToken?: string | undefined;
 }
 
 interface ToolResult {
@@ -75,6 +79,7 @@ export async function callCommand(
     io.stderr(`kervanc call: cannot read --secrets-file ${printable(command.secretsFile!)} (${errorCode(error)}).\n`);
     return 1;
   }
+  env = withCaller(env, command.callerHeaders ?? [], command.subjectToken);
   const recorder =
     command.record !== undefined
       ? await Recorder.start(tool.plan.request.origin, tool.plan.limits, [
@@ -170,6 +175,34 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * The environment with the development caller the server takes for its stdio calls (runtime node-main.ts,
+ * stdioCallerFromEnv): the upstream-auth extension's caller headers and subject token. The values go through the
+ * child's environment, not its command line, where other users of the machine could read them.
+ */
+function withCaller(
+  env: NodeJS.ProcessEnv,
+  headers: readonly string[],
+  subjectToken: string | undefined,
+): NodeJS.ProcessEnv {
+  if (headers.length === 0 && subjectToken === undefined) return env;
+  const named: Record<string, string> = {};
+  for (const header of headers) {
+    const eq = header.indexOf("=");
+    const name = eq > 0 ? header.slice(0, eq) : "";
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      // The value is never echoed: it is a credential.
+      throw new UsageError('--caller-header takes NAME=VALUE, with a header name before the first "=".');
+    named[name] = header.slice(eq + 1);
+  }
+  if (subjectToken === "") throw new UsageError("--subject-token needs a token.");
+  return {
+    ...env,
+    ...(headers.length > 0 ? { KERVANC_STDIO_CALLER_HEADERS: JSON.stringify(named) } : {}),
+    ...(subjectToken !== undefined ? { KERVANC_STDIO_SUBJECT_TOKEN: subjectToken } : {}),
+  };
 }
 
 /** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */

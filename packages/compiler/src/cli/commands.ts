@@ -136,6 +136,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "tag each tool with its operation's OpenAPI tags, for the server's --toolsets (kervanc extension toolsets)",
       },
       {
+        name: "upstream-auth",
+        type: "boolean",
+        help: "OAuth client-credentials schemes become credentials the server fetches and renews (kervanc extension upstream-auth)",
+      },
+      {
         name: "skip-invalid",
         type: "boolean",
         help: "leave out operations that cannot be imported (a warning each) instead of failing",
@@ -171,7 +176,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "call",
     summary: "call one tool of a spec, built in memory, and print the result",
-    usage: "call <spec> <tool> ['<json arguments>'] [--secrets-file FILE] [--json] [--record FILE]",
+    usage:
+      "call <spec> <tool> ['<json arguments>'] [--secrets-file FILE] [--json] [--record FILE] [--caller-header NAME=VALUE]... [--subject-token TOKEN]",
     description:
       "Builds the spec in memory and runs one tool call through a generated server (the same runtime code), " +
       "then prints the result's text on stdout (its structured content as JSON with --json); diagnostics, the " +
@@ -193,6 +199,19 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "string",
         value: "<file.test.yaml>",
         help: "append the call to this spec-test file as a case",
+      },
+      {
+        name: "caller-header",
+        type: "string",
+        multiple: true,
+        value: "<NAME=VALUE>",
+        help: "a header of the caller's request, for a callerHeader credential (extension upstream-auth)",
+      },
+      {
+        name: "subject-token",
+        type: "string",
+        value: "<token>",
+        help: "the caller's OAuth access token, for a tokenExchange credential (extension upstream-auth; not verified)",
       },
       HELP,
     ],

@@ -29,7 +29,7 @@ export interface DevServer {
 }
 
 /** The server's own startup lines that the inner loop's banner already says. */
-const QUIET = [/^Loaded .*: \d+ tool\(s\)$/, /^!! --allow-insecure-secrets/];
+const QUIET = [/^Loaded .*: \d+ tool\(s\)$/, /^!! --allow-insecure-secrets/, /^!! KERVANC_STDIO_CALLER_HEADERS/];
 
 export async function startDevServer(
   compiled: CompiledSpec,

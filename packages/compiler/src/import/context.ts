@@ -20,6 +20,11 @@ export interface ImportOptions {
   readonly serverUrl?: string;
   /** Fill each tool's `tags` from its operation's tags (the kervanc extension toolsets, for `--toolsets`). */
   readonly toolsets?: boolean;
+  /**
+   * Turn OAuth client-credentials schemes into `oauth2ClientCredentials` credentials (the kervanc extension
+   * upstream-auth): the server fetches and renews the token. Without it, such a scheme is a static token secret.
+   */
+  readonly upstreamAuth?: boolean;
   /** KV9006 above this many estimated tokens of tools/list. */
   readonly toolsBudget?: number;
 }

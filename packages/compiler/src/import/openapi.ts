@@ -39,11 +39,12 @@ import { proposeFailures } from "./failures.ts";
 import { MAX_TOOL_NAME, NameSet, serverNameFrom, toolNameFrom, toolNameFromRoute } from "./names.ts";
 import { listOperations, selectOperations, selectorOf } from "./operations.ts";
 import { pageSizeOf, placeParameters, readParameters } from "./parameters.ts";
-import { ImportProblem, isPlainObject, own, Resolver } from "./refs.ts";
+import { ImportProblem, isPlainObject, own, put, Resolver } from "./refs.ts";
 import { placeRequestBody } from "./request-body.ts";
 import { proposeOutput } from "./responses.ts";
 import { type ConvertNote, firstHidden, type OpenApiVersion, SchemaConverter } from "./schema.ts";
 import { applyCredentials, credentialPlaces, isCredentialParameter, type SecretKind, Security } from "./security.ts";
+import { UpstreamAuthImport } from "./upstream-auth.ts";
 import { basePath, hostPort, type Server, Servers } from "./servers.ts";
 import { cleanText, removedCharacters, shorten } from "./text.ts";
 
@@ -93,6 +94,8 @@ const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
 const EXTENSION_NOTES: Readonly<Record<string, string>> = {
   "form-body": "form-encoded bodies (bodyEncoding: form) are a kervanc extension",
   toolsets: "tags (from the operations' OpenAPI tags, for --toolsets) are a kervanc extension",
+  "upstream-auth":
+    "credentials the server fetches and renews (from OAuth client-credentials schemes, --upstream-auth) are a kervanc extension",
 };
 
 /**
@@ -177,6 +180,8 @@ class Importer {
   readonly #inapplicable = new Map<string, number>();
   /** What each secret holds, for the comment above it in the spec. */
   readonly #secretNotes = new Map<string, string>();
+  /** --upstream-auth: the client-credentials schemes made credentials; null without the flag. */
+  #upstreamAuth: UpstreamAuthImport | null = null;
   #version: OpenApiVersion = "3.0";
 
   constructor(source: OpenApiSource, outFile: string, options: ImportOptions) {
@@ -206,6 +211,7 @@ class Importer {
 
     const servers = new Servers(this.#root, this.#options.serverUrl);
     const security = new Security(ctx);
+    if (this.#options.upstreamAuth === true) this.#upstreamAuth = new UpstreamAuthImport(security);
     const toolNames = new NameSet(MAX_TOOL_NAME);
     const built: BuiltTool[] = [];
     for (const operation of selected) {
@@ -367,12 +373,18 @@ class Importer {
     const comments: Comment[] = [];
 
     const server = servers.for(operation);
-    const auth = security.auth(operation);
+    const schemes = security.auth(operation);
+    // --upstream-auth: client-credentials schemes become credentials the server fetches (upstream-auth.ts).
+    const { auth, headers: credentialHeaders } = this.#upstreamAuth?.take(schemes, server.url) ?? {
+      auth: schemes,
+      headers: {},
+    };
+    const sendsCredentials = auth.credentials.length > 0 || Object.keys(credentialHeaders).length > 0;
     const params = readParameters(ctx, operation, inputs);
     const credentialParams = params.some(
       (p) => (p.in === "query" || p.in === "header") && isCredentialParameter(p.name, p.description),
     );
-    if ((auth.credentials.length > 0 || credentialParams) && server.url.protocol === "http:") {
+    if ((sendsCredentials || credentialParams) && server.url.protocol === "http:") {
       const url = JSON.stringify(server.text);
       const withOption = server.fromOption ? "" : " with --server-url";
       throw new ImportProblem("KV7008", server.at, CODES.KV7008.messages.secretsOverHttp({ url, name, withOption }));
@@ -385,20 +397,27 @@ class Importer {
     if (proposal.warning) this.#report(finding("KV7010", proposal.warning.path, proposal.warning.message));
 
     const placed = placeParameters(ctx, operation, params, inputs, {
-      places: credentialPlaces(auth),
-      authenticated: auth.credentials.length > 0,
+      places: credentialPlaces(schemes),
+      authenticated: sendsCredentials,
       secretFor: (param) =>
         security.secretName(`${param.in}:${param.in === "header" ? param.name.toLowerCase() : param.name}`, param.name),
     });
     if (placed === null) return null;
     const secrets = [...new Set([...auth.credentials.map((a) => a.secret), ...placed.secrets])];
-    for (const a of auth.credentials) this.#secretNotes.set(a.secret, SECRET_NOTES[a.kind]);
+    for (const a of auth.credentials)
+      this.#secretNotes.set(
+        a.secret,
+        a.flow !== undefined
+          ? `${SECRET_NOTES[a.kind]}; the scheme has an OAuth client-credentials flow: kervanc import --upstream-auth has the server fetch and renew the token itself`
+          : SECRET_NOTES[a.kind],
+      );
     for (const secret of placed.secrets)
       if (!this.#secretNotes.has(secret)) this.#secretNotes.set(secret, "the value of a credential parameter");
     const { query, headers } = placed;
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;
     applyCredentials(auth, query, headers);
+    for (const [name, template] of Object.entries(credentialHeaders)) put(headers, name, template);
 
     const inputJson = inputs.schema();
     // A warning about hidden characters in a name or value (KV5018) is the check's to give, on the spec written.
@@ -659,12 +678,16 @@ class Importer {
         hosts.set(secret, set);
       }
     }
+    // --upstream-auth: the client id and secret go to the token endpoint alone.
+    const upstream = this.#upstreamAuth;
+    for (const [secret, host] of upstream?.secrets() ?? []) hosts.set(secret, new Set([host]));
     const secretsList = [...hosts.keys()].sort();
     const extensions = [
       ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "form")
         ? ["form-body"]
         : []),
       ...(built.some((t) => t.value["tags"] !== undefined) ? ["toolsets"] : []),
+      ...(upstream?.any === true ? ["upstream-auth"] : []),
     ];
     const spec: Record<string, unknown> = {
       specVersion: 1,
@@ -676,6 +699,7 @@ class Importer {
       ...(secretsList.length > 0
         ? { secrets: secretsList.map((name) => ({ name, hosts: [...hosts.get(name)!].sort() })) }
         : {}),
+      ...(upstream?.any === true ? { credentials: upstream.entries() } : {}),
       tools: built.map((t) => t.value),
     };
     const comments: Comment[] = built.flatMap((tool, i) =>
@@ -693,8 +717,9 @@ class Importer {
         text: `${why}: this spec no longer runs on Kervan.\nSee ${extensions.map((name) => `docs/extensions/${name}.md`).join(", ")}.`,
       });
     }
+    const upstreamNotes = upstream?.notes() ?? new Map<string, string>();
     secretsList.forEach((name, i) => {
-      const note = this.#secretNotes.get(name);
+      const note = upstreamNotes.get(name) ?? this.#secretNotes.get(name);
       if (note !== undefined) comments.push({ path: ["secrets", i], text: `${name}: ${note}` });
     });
     const openapi = String(this.#root["openapi"]);

@@ -30,14 +30,31 @@ export type Credential =
 export type SecretKind = "api key" | "access token" | "basic pair";
 
 type SchemeInfo =
-  | { readonly ok: true; readonly credential: Credential; readonly kind: SecretKind; readonly at: SpecPath }
+  | {
+      readonly ok: true;
+      readonly credential: Credential;
+      readonly kind: SecretKind;
+      readonly at: SpecPath;
+      /** An oauth2 scheme's client-credentials flow: its tokenUrl as written (kervanc import --upstream-auth). */
+      readonly tokenUrl?: string;
+    }
   | { readonly ok: false; readonly what: string; readonly at: SpecPath };
+
+/** A scheme's OAuth client-credentials flow, as one operation asks for it. */
+export interface ClientCredentialsFlow {
+  readonly scheme: string;
+  readonly tokenUrl: string;
+  /** The scopes the operation's requirement names for the scheme. */
+  readonly scopes: readonly string[];
+}
 
 export interface Auth {
   readonly credentials: readonly {
     readonly credential: Credential;
     readonly secret: string;
     readonly kind: SecretKind;
+    /** Present when the scheme has a client-credentials flow (upstream-auth.ts may turn it into a credential). */
+    readonly flow?: ClientCredentialsFlow;
   }[];
   /** Schemes of the requirement that a spec cannot express (the tool is imported without them). */
   readonly unsupported: readonly string[];
@@ -79,7 +96,21 @@ export class Security {
         return {
           credentials: infos.map(([n, info]) => {
             const ok = info as Extract<SchemeInfo, { ok: true }>;
-            return { credential: ok.credential, kind: ok.kind, secret: this.secretName(`scheme:${n}`, n) };
+            const scopes = (alternative as Record<string, unknown>)[n];
+            const flow =
+              ok.tokenUrl !== undefined
+                ? {
+                    scheme: n,
+                    tokenUrl: ok.tokenUrl,
+                    scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === "string") : [],
+                  }
+                : undefined;
+            return {
+              credential: ok.credential,
+              kind: ok.kind,
+              secret: this.secretName(`scheme:${n}`, n),
+              ...(flow !== undefined ? { flow } : {}),
+            };
           }),
           unsupported: [],
         };
@@ -189,9 +220,18 @@ function schemeInfo(value: unknown, path: SpecPath): SchemeInfo {
       };
     return { ok: false, what: `http ${scheme || "(no scheme)"}`, at: path };
   }
-  // OAuth 2 and OpenID Connect both end in a bearer access token on each request; obtaining it is outside.
-  if (type === "oauth2" || type === "openIdConnect")
-    return { ok: true, credential: BEARER, kind: "access token", at: path };
+  // OAuth 2 and OpenID Connect both end in a bearer access token on each request; obtaining it is outside, unless
+  // the scheme has a client-credentials flow and the import was asked for upstream-auth credentials.
+  if (type === "oauth2" || type === "openIdConnect") {
+    const tokenUrl = own(own(own(value, "flows"), "clientCredentials"), "tokenUrl");
+    return {
+      ok: true,
+      credential: BEARER,
+      kind: "access token",
+      at: path,
+      ...(type === "oauth2" && typeof tokenUrl === "string" && tokenUrl !== "" ? { tokenUrl } : {}),
+    };
+  }
   return { ok: false, what: typeof type === "string" ? type : "(no type)", at: path };
 }
 
