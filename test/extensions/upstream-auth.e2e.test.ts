@@ -370,6 +370,56 @@ describe("the inner loop and the strict build", () => {
     expect(bad.stderr).not.toContain(key);
   }, 60_000);
 
+  it("kervanc test stands in for the token endpoint and the caller: {{credentials.x}} in a case is the placeholder", async () => {
+    const { mkdir, writeFile } = await import("node:fs/promises");
+    const folder = join(root, "spec-tests");
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, "crm.yaml"),
+      `specVersion: 1
+kervancExtensions: [upstream-auth]
+name: crm
+version: "1.0.0"
+secrets: [CRM_CLIENT_ID, CRM_CLIENT_SECRET]
+credentials:
+  crm:
+    oauth2ClientCredentials:
+      tokenUrl: https://login.example.com/oauth2/token
+      clientId: "{{secrets.CRM_CLIENT_ID}}"
+      clientSecret: "{{secrets.CRM_CLIENT_SECRET}}"
+  crm_key:
+    callerHeader: X-Crm-Key
+tools:
+  - name: accounts
+    description: accounts
+    http:
+      url: https://api.example.com/v1/accounts
+      headers: { Authorization: "Bearer {{credentials.crm}}", X-Key: "{{credentials.crm_key}}" }
+    output: { select: "@" }
+`,
+    );
+    const cases = (authorization: string): string => `tests:
+  - name: sends the token and the caller's key, and redacts their echo
+    tool: accounts
+    upstream:
+      request:
+        headers: { authorization: "${authorization}", x-key: "{{credentials.crm_key}}" }
+      response:
+        body: { echoed: "{{credentials.crm}}", key: "{{credentials.crm_key}}" }
+    expect:
+      text: '{"echoed":"[redacted]","key":"[redacted]"}'
+`;
+    await writeFile(join(folder, "crm.test.yaml"), cases("Bearer {{credentials.crm}}"));
+    const passed = await kervanc(["test", folder]);
+    expect(passed.code, passed.stderr + passed.stdout).toBe(0);
+    await writeFile(join(folder, "crm.test.yaml"), cases("Bearer something-else"));
+    const failed = await kervanc(["test", folder]);
+    expect(failed.code).toBe(1);
+    // The failure shows the token as its placeholder name, never its value.
+    expect(failed.stdout + failed.stderr).toContain("{{credentials.crm}}");
+    expect(failed.stdout + failed.stderr).not.toMatch(/kervanc-test-credential-/);
+  }, 60_000);
+
   it("kervanc build --strict-kervan refuses the spec", async () => {
     const strict = await kervanc(["build", join(root, "specs"), "-o", join(root, "strict-out"), "--strict-kervan"]);
     expect(strict.code).toBe(1);

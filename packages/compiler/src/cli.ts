@@ -209,6 +209,8 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
           secretsFile: values["secrets-file"] as string | undefined,
           repl: values["repl"] === true,
           httpPort,
+          callerHeaders: (values["caller-header"] as string[] | undefined) ?? [],
+          subjectToken: values["subject-token"] as string | undefined,
         },
         io,
       );

@@ -12,7 +12,7 @@ import { terminalJson, terminalSafe } from "../diagnostics/diagnostic.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { startDevServer } from "../devloop/dev-server.ts";
 import { Recorder } from "../devloop/recorder.ts";
-import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
+import { DEV_BANNER, refuseInProduction, withCaller } from "../devloop/relax.ts";
 import { retarget } from "../devloop/retarget.ts";
 import { errorCode } from "../load/regular-file.ts";
 import { RpcError } from "../devloop/server-child.ts";
@@ -175,34 +175,6 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * The environment with the development caller the server takes for its stdio calls (runtime node-main.ts,
- * stdioCallerFromEnv): the upstream-auth extension's caller headers and subject token. The values go through the
- * child's environment, not its command line, where other users of the machine could read them.
- */
-function withCaller(
-  env: NodeJS.ProcessEnv,
-  headers: readonly string[],
-  subjectToken: string | undefined,
-): NodeJS.ProcessEnv {
-  if (headers.length === 0 && subjectToken === undefined) return env;
-  const named: Record<string, string> = {};
-  for (const header of headers) {
-    const eq = header.indexOf("=");
-    const name = eq > 0 ? header.slice(0, eq) : "";
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-      // The value is never echoed: it is a credential.
-      throw new UsageError('--caller-header takes NAME=VALUE, with a header name before the first "=".');
-    named[name] = header.slice(eq + 1);
-  }
-  if (subjectToken === "") throw new UsageError("--subject-token needs a token.");
-  return {
-    ...env,
-    ...(headers.length > 0 ? { KERVANC_STDIO_CALLER_HEADERS: JSON.stringify(named) } : {}),
-    ...(subjectToken !== undefined ? { KERVANC_STDIO_SUBJECT_TOKEN: subjectToken } : {}),
-  };
 }
 
 /** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */

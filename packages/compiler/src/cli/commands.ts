@@ -224,7 +224,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "dev",
     summary: "serve a spec while you edit it: rebuilt on save, tools swapped in place",
-    usage: "dev <spec> [--http [--port N]] [--secrets-file FILE] [--repl]",
+    usage:
+      "dev <spec> [--http [--port N]] [--secrets-file FILE] [--repl] [--caller-header NAME=VALUE]... [--subject-token TOKEN]",
     description:
       "Builds the spec in memory and serves it over stdio (configure your MCP client to run this command), " +
       "rebuilding on every save of the spec: a good build replaces the tools in place and connected clients get " +
@@ -244,6 +245,19 @@ export const COMMANDS: readonly CommandSpec[] = [
       { name: "http", type: "boolean", help: "serve Streamable HTTP on 127.0.0.1 instead of stdio" },
       { name: "port", type: "string", value: "<N>", help: "the HTTP port (default 3000; 0 picks a free one)" },
       { name: "repl", type: "boolean", help: "read REPL commands from stdin, even when it is not a terminal" },
+      {
+        name: "caller-header",
+        type: "string",
+        multiple: true,
+        value: "<NAME=VALUE>",
+        help: "a header of the stdio caller's request, for a callerHeader credential (extension upstream-auth)",
+      },
+      {
+        name: "subject-token",
+        type: "string",
+        value: "<token>",
+        help: "the stdio caller's OAuth access token, for a tokenExchange credential (extension upstream-auth; not verified)",
+      },
       HELP,
     ],
     examples: ["kervanc dev specs/weather.yaml", "kervanc dev specs/weather.yaml --secrets-file .env"],

@@ -9,7 +9,8 @@ import { createInterface } from "node:readline";
 import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { DevSession } from "../devloop/dev-session.ts";
 import { errorCode } from "../load/regular-file.ts";
-import { DEV_BANNER, refuseInProduction } from "../devloop/relax.ts";
+import { DEV_BANNER, refuseInProduction, withCaller } from "../devloop/relax.ts";
+import { UsageError } from "./args.ts";
 import type { JsonRpcMessage } from "../devloop/server-child.ts";
 import { printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
@@ -21,6 +22,9 @@ export interface DevCommand {
   readonly repl: boolean;
   /** Serve MCP over Streamable HTTP on 127.0.0.1 at this port instead of stdio. */
   readonly httpPort: number | undefined;
+  /** `NAME=VALUE` headers and an access token of the stdio caller (upstream-auth credentials; stdio only). */
+  readonly callerHeaders?: readonly string[];
+  readonly subjectToken?: string | undefined;
 }
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -50,11 +54,16 @@ export async function devCommand(
   }
   const repl = command.repl || stdin.isTTY === true;
   const http = command.httpPort !== undefined;
+  const callerHeaders = command.callerHeaders ?? [];
+  // Over HTTP each client sends its own headers and token; the stand-in is for stdio.
+  if (http && (callerHeaders.length > 0 || command.subjectToken !== undefined))
+    throw new UsageError("--caller-header and --subject-token are for stdio; over --http each client sends its own.");
+  const env = withCaller(process.env, callerHeaders, command.subjectToken);
   io.stderr(DEV_BANNER);
   const session = new DevSession({
     spec: command.spec,
     ...(command.secretsFile !== undefined ? { secretsFile: command.secretsFile } : {}),
-    env: process.env,
+    env,
     // The server's log is multi-line-safe but never drives the terminal.
     log: (line) => io.stderr(`${terminalSafe(line)}\n`),
     // Diagnostics as build prints them (frames, documentation anchors, colour by the same rules).

@@ -30,3 +30,30 @@ export function retarget(server: PlannedServer, origin: string, only?: ReadonlyS
   );
   return { plan: { ...server.plan, secrets }, tools };
 }
+
+/** The path of the stand-in's token endpoint for one credential (spectest/stub.ts answers it). */
+export const TOKEN_PATH = "/__kervanc_token/";
+
+/**
+ * Points the upstream-auth extension's token endpoints at the stand-in too (`kervanc test`): each at its own path
+ * under TOKEN_PATH, where the stub issues the credential's placeholder token. Secrets bound to a token endpoint's
+ * host are bound to the stand-in, as for tools.
+ */
+export function retargetCredentials(server: PlannedServer, origin: string): PlannedServer {
+  const credentials = server.plan.credentials;
+  if (credentials === undefined) return server;
+  const url = new URL(origin);
+  const hostPort = `${url.hostname}:${url.port}`;
+  const moved = new Set<string>();
+  const retargeted = credentials.map((c) => {
+    if (c.kind === "callerHeader") return c;
+    moved.add(c.hostPort);
+    return { ...c, tokenUrl: `${url.origin}${TOKEN_PATH}${c.name}`, protocol: "http:" as const, hostPort };
+  });
+  const secrets = server.plan.secrets.map((s) =>
+    s.hosts === undefined || !s.hosts.some((h) => moved.has(h))
+      ? s
+      : { ...s, hosts: [...new Set([...s.hosts.filter((h) => !moved.has(h)), hostPort])] },
+  );
+  return { ...server, plan: { ...server.plan, secrets, credentials: retargeted } };
+}

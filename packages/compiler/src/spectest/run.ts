@@ -7,7 +7,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { type DevServer, startDevServer } from "../devloop/dev-server.ts";
-import { retarget } from "../devloop/retarget.ts";
+import { retarget, retargetCredentials } from "../devloop/retarget.ts";
 import { RpcError } from "../devloop/server-child.ts";
 import { type CallOutcome, compareRequest, compareResult } from "./compare.ts";
 import type { TestCase } from "./format.ts";
@@ -59,16 +59,32 @@ export async function runTestFile(
   if (!loaded.ok) return { testFile, specFile, diagnostics, cases: [] };
 
   const names = planned.plan.secrets.map((s) => s.name);
-  const secrets = placeholders(names);
+  const credentials = planned.plan.credentials ?? [];
+  const secrets = placeholders(
+    names,
+    credentials.map((c) => c.name),
+  );
   // The server sees only the placeholders: a real value in the environment must not reach the stub.
   const env: NodeJS.ProcessEnv = { ...options.env };
   for (const name of names) delete env[name];
-  for (const [name, value] of secrets.values) env[name] = value;
+  for (const [name, value] of secrets.values) if (!name.startsWith("credentials.")) env[name] = value;
+  // upstream-auth: the caller a stdio call does not have, with placeholder header values and access token; the
+  // stand-in issues each token credential its placeholder (retargetCredentials).
+  const placeholder = (name: string): string => secrets.values.get(`credentials.${name}`)!;
+  const callerHeaders = Object.fromEntries(
+    credentials.flatMap((c) => (c.kind === "callerHeader" ? [[c.header, placeholder(c.name)]] : [])),
+  );
+  delete env["KERVANC_STDIO_CALLER_HEADERS"];
+  delete env["KERVANC_STDIO_SUBJECT_TOKEN"];
+  if (Object.keys(callerHeaders).length > 0) env["KERVANC_STDIO_CALLER_HEADERS"] = JSON.stringify(callerHeaders);
+  if (credentials.some((c) => c.kind === "tokenExchange"))
+    env["KERVANC_STDIO_SUBJECT_TOKEN"] = `kervanc-test-caller-token-${names.length}-${credentials.length}`;
 
   const stub = await Stub.start();
+  stub.tokens = new Map(credentials.flatMap((c) => (c.kind === "callerHeader" ? [] : [[c.name, placeholder(c.name)]])));
   let server: DevServer | undefined;
   try {
-    server = await startDevServer(compiled.compiled, retarget(planned, stub.origin), {
+    server = await startDevServer(compiled.compiled, retargetCredentials(retarget(planned, stub.origin), stub.origin), {
       env,
       onLog: (line) => options.onLog(secrets.mask(line)),
     });

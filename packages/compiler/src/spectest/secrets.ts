@@ -14,10 +14,21 @@ export interface Placeholders extends Secrets {
   leaked(text: string): string[];
 }
 
-const PLACEHOLDER = /\{\{\s*secrets\.([A-Z][A-Z0-9_]*)\s*\}\}/g;
+/** `{{secrets.NAME}}`, or `{{credentials.name}}` (kervanc extension upstream-auth), in a case's text. */
+const PLACEHOLDER = /\{\{\s*((?:secrets\.[A-Z][A-Z0-9_]*)|(?:credentials\.[A-Za-z_][A-Za-z0-9_]*))\s*\}\}/g;
 
-export function placeholders(names: readonly string[]): Placeholders {
-  const values = new Map(names.map((n) => [n, `kervanc-test-${n.toLowerCase()}-${randomBytes(12).toString("hex")}`]));
+/**
+ * Placeholder values for the declared secrets (by name) and, for a spec with upstream-auth credentials, for each
+ * credential (keyed `credentials.<name>`): the token the stand-in issues, or the caller's header value.
+ */
+export function placeholders(names: readonly string[], credentials: readonly string[] = []): Placeholders {
+  const values = new Map([
+    ...names.map((n) => [n, `kervanc-test-${n.toLowerCase()}-${randomBytes(12).toString("hex")}`] as const),
+    ...credentials.map(
+      (n) =>
+        [`credentials.${n}`, `kervanc-test-credential-${n.toLowerCase()}-${randomBytes(12).toString("hex")}`] as const,
+    ),
+  ]);
   const vaults = new Map(
     [...values].map(([name, value]) => {
       const vault = new SecretVault();
@@ -27,7 +38,9 @@ export function placeholders(names: readonly string[]): Placeholders {
   );
   const all = new SecretVault();
   for (const [name, value] of values) all.add(name, value);
-  const fill = (text: string): string => text.replace(PLACEHOLDER, (whole, name: string) => values.get(name) ?? whole);
+  const key = (reference: string): string => reference.replace(/^secrets\./, "");
+  const fill = (text: string): string =>
+    text.replace(PLACEHOLDER, (whole, reference: string) => values.get(key(reference)) ?? whole);
   const fillJson = (value: JsonValue): JsonValue =>
     typeof value === "string"
       ? fill(value)
@@ -42,7 +55,8 @@ export function placeholders(names: readonly string[]): Placeholders {
     fillJson,
     mask(text) {
       let out = text;
-      for (const [name, value] of values) out = out.split(value).join(`{{secrets.${name}}}`);
+      for (const [name, value] of values)
+        out = out.split(value).join(name.startsWith("credentials.") ? `{{${name}}}` : `{{secrets.${name}}}`);
       return all.size > 0 ? all.redactText(out) : out;
     },
     leaked(text) {

@@ -4,6 +4,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { TOKEN_PATH } from "../devloop/retarget.ts";
 
 export interface StubRequest {
   readonly method: string;
@@ -28,6 +29,11 @@ export class Stub {
   readonly #server: http.Server;
   readonly origin: string;
   requests: StubRequest[] = [];
+  /**
+   * The upstream-auth extension's token endpoints (devloop/retarget.ts, TOKEN_PATH): the token each credential's
+   * path issues. Those requests are answered here and not recorded: a case describes its tool's request only.
+   */
+  tokens: ReadonlyMap<string, string> = new Map();
   response: StubResponse = {
     status: 500,
     headers: { "content-type": "text/plain" },
@@ -59,6 +65,13 @@ export class Stub {
     });
     req.on("end", () => {
       const target = req.url ?? "";
+      const token = target.startsWith(TOKEN_PATH) ? this.tokens.get(target.slice(TOKEN_PATH.length)) : undefined;
+      if (token !== undefined) {
+        const answer = JSON.stringify({ access_token: token, token_type: "Bearer", expires_in: 3600 });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) });
+        res.end(answer);
+        return;
+      }
       const q = target.indexOf("?");
       this.requests.push({
         method: req.method ?? "",
