@@ -70,7 +70,7 @@ tools:
     output: { select: "@" }
 `;
 
-const callerToken = (sub: string, exp = "5m"): Promise<string> =>
+const callerToken = (sub: string, exp: string | number = "5m"): Promise<string> =>
   new SignJWT({ scope: "crm" })
     .setProtectedHeader({ alg: "ES256", kid: "k1", typ: "at+jwt" })
     .setIssuer(ISSUER)
@@ -196,6 +196,31 @@ function exchangeSuite(name: string, who: string, start: () => Promise<string>):
       const token = await callerToken(`${who}-carol`);
       await call(endpoint, token);
       for (const request of api.requests) expect(JSON.stringify(request)).not.toContain(token.split(".")[2]!);
+    });
+
+    it("never exchanges an expired token or one for another audience: the server refuses the caller first", async () => {
+      const before = stsRequests().length;
+      const expired = await callerToken(`${who}-late`, Math.floor(Date.now() / 1000) - 3600);
+      const elsewhere = await new SignJWT({})
+        .setProtectedHeader({ alg: "ES256", kid: "k1" })
+        .setIssuer(ISSUER)
+        .setAudience("https://other.example.test/mcp")
+        .setSubject(`${who}-elsewhere`)
+        .setExpirationTime("5m")
+        .sign(key);
+      for (const token of [expired, elsewhere]) {
+        const response = await fetch(endpoint, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        });
+        expect(response.status).toBe(401);
+      }
+      expect(stsRequests().length).toBe(before);
     });
 
     it("names the exchange's refusal with its OAuth error code, never its words", async () => {

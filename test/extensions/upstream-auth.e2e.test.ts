@@ -337,6 +337,28 @@ describe("callerHeader", () => {
     expect(api.requests.length).toBe(before);
   });
 
+  it("never lets a line break into a header value: the HTTP parser refuses the request, nothing is sent", async () => {
+    const before = api.requests.length;
+    const { connect: tcp } = await import("node:net");
+    const target = new URL(endpoint);
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    for (const value of ["caller-key\rInjected: 1", "caller-key\r\n folded-continuation", "caller-key\nX-Evil: 1"]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = tcp(Number(target.port), target.hostname, () => {
+          socket.end(
+            `POST /mcp HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nX-Crm-Key: ${value}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+          );
+        });
+        let text = "";
+        socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+        socket.on("close", () => resolve(text));
+        socket.on("error", reject);
+      });
+      expect(answer, JSON.stringify(value)).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    expect(api.requests.length).toBe(before);
+  });
+
   it("over stdio says the header needs Streamable HTTP", async () => {
     const r = await client.callTool("with_key", {});
     expect(r.isError).toBe(true);
