@@ -24,6 +24,8 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
+import { requestSpan } from "./telemetry/request-span.ts";
+import { NO_TELEMETRY, type Telemetry } from "./telemetry/telemetry.ts";
 import { deepFreeze, headOf } from "./define.ts";
 import type { CompiledServer, JsonObject, ToolListing } from "./plan.ts";
 import type { ToolRunner } from "./runner.ts";
@@ -139,6 +141,7 @@ export function createDiscoveryFactory(
   runner: ToolRunner,
   profile: string | null = null,
   stdioCaller: CallerContext = STDIO_CALLER,
+  telemetry: Telemetry = NO_TELEMETRY,
 ): (context?: McpRequestContext) => Server {
   const options = serverOptions(compiled.plan);
   const heads = compiled.tools.map((tool) => headOf(tool));
@@ -198,7 +201,8 @@ export function createDiscoveryFactory(
           if (typeof name !== "string") return mistake("name must be a string.");
           if (!runner.has(name)) return unknown(name);
           // The direct call's own path, from validation to redaction, and its projection for this client.
-          const result = await runner.call(name, toolArgs, ctx.mcpReq.signal, caller);
+          const span = requestSpan(telemetry, "tools/call", name, request.params._meta, context, ctx.mcpReq.id);
+          const result = await runner.call(name, toolArgs, ctx.mcpReq.signal, caller, span);
           return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
         }
         default:

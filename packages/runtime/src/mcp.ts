@@ -14,6 +14,8 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
+import { requestSpan } from "./telemetry/request-span.ts";
+import { NO_TELEMETRY, type Telemetry } from "./telemetry/telemetry.ts";
 import { deepFreeze } from "./define.ts";
 import type { CompiledServer, CompiledTool, ToolListing } from "./plan.ts";
 import type { ToolRunner } from "./runner.ts";
@@ -46,6 +48,7 @@ export function createServerFactory(
   runner: ToolRunner,
   profile: string | null = null,
   stdioCaller: CallerContext = STDIO_CALLER,
+  telemetry: Telemetry = NO_TELEMETRY,
 ): (context?: McpRequestContext) => Server {
   const { plan } = compiled;
   const listTools = listingSource(compiled.tools, profile);
@@ -55,11 +58,19 @@ export function createServerFactory(
     // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
     const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
     const server = new Server(info, options);
-    server.setRequestHandler("tools/list", () => listTools() as never);
+    server.setRequestHandler("tools/list", (request, ctx) => {
+      const span = requestSpan(telemetry, "tools/list", null, request.params?._meta, context, ctx.mcpReq.id);
+      try {
+        return listTools() as never;
+      } finally {
+        span.end();
+      }
+    });
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const name = request.params.name;
       if (!runner.has(name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
-      const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal, caller);
+      const span = requestSpan(telemetry, "tools/call", name, request.params._meta, context, ctx.mcpReq.id);
+      const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal, caller, span);
       return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
     });
     return server;

@@ -37,6 +37,8 @@ import { ClientRateLimit } from "./rate-limit.ts";
 import { createDiscoveryFactory } from "./discovery.ts";
 import { createServerFactory } from "./mcp.ts";
 import { type CallerContext, STDIO_CALLER } from "./credentials/caller.ts";
+import { NO_TELEMETRY, OtlpTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
+import { TelemetryConfigError, type TelemetrySettings, telemetrySettings } from "./telemetry/telemetry-settings.ts";
 import {
   allowPrivateNetwork,
   createNetworkPolicy,
@@ -90,6 +92,9 @@ Options:
   --read-only                serve only tools annotated readOnlyHint: true (of the selection, or of all)
   --discovery                list three tools (search_tools, describe_tool, call_tool) instead of every tool
   --schema-profile NAME      advertise input schemas rewritten for a client family: gemini (validation is unchanged)
+  --otel-endpoint URL        export OpenTelemetry traces and metrics (OTLP/HTTP JSON) to this collector
+                             (also OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables)
+  --otel-propagate-to HOST   send traceparent on upstream requests to this host[:port] (repeatable; default none)
   --log-format F             text (default) or json: one JSON object per line, one per call
   --log-level L              debug, info (default), warn or error
   -h, --help                 show this help
@@ -174,6 +179,8 @@ export interface NodeOptions {
   readonly selection: ToolSelection;
   readonly discovery: boolean;
   readonly schemaProfile: SchemaProfile | null;
+  /** --otel-endpoint and --otel-propagate-to (telemetry/telemetry-settings.ts reads the OTEL_* variables). */
+  readonly otel: { readonly endpoint: string | undefined; readonly propagateTo: readonly string[] };
   /**
    * Development only (`kervanc call`, `dev`, `test`): what a stdio call's caller is taken to have sent, for the
    * upstream-auth extension's caller headers and token exchange; null otherwise (credentials.md).
@@ -225,6 +232,8 @@ export function parseNodeOptions(
         "read-only": { type: "boolean" },
         discovery: { type: "boolean" },
         "schema-profile": { type: "string" },
+        "otel-endpoint": { type: "string" },
+        "otel-propagate-to": { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -354,6 +363,7 @@ export function parseNodeOptions(
     discovery: v.discovery ?? false,
     schemaProfile: v["schema-profile"] === undefined ? null : profileOption(v["schema-profile"]),
     stdioCaller: stdioCallerFromEnv(env, http, production),
+    otel: { endpoint: v["otel-endpoint"], propagateTo: v["otel-propagate-to"] ?? [] },
     help: v.help ?? false,
     version: v.version ?? false,
   };
@@ -526,14 +536,40 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     log(
       "!! --allow-insecure-secrets-to-loopback: secrets may travel over plain http to loopback addresses. Never use this in production. !!",
     );
+  let telemetry: Telemetry = NO_TELEMETRY;
+  try {
+    const settings = telemetrySettings(env, options.otel, compiled.plan.name);
+    if (settings !== null) {
+      // The collector's headers usually carry a backend's API key: redacted like a secret.
+      for (const [, value] of settings.headers)
+        if (value.length >= MIN_SECRET_LENGTH) vault.add("an OTLP header", value);
+      telemetry = new OtlpTelemetry(settings, {
+        resource: {
+          "service.name": settings.serviceName,
+          "service.version": compiled.plan.version,
+          "telemetry.sdk.name": "kervanc",
+          "telemetry.sdk.language": "nodejs",
+        },
+        log,
+        redact: (text) => vault.redactText(text),
+        timers: true,
+      });
+      log(telemetryLine(settings));
+    }
+  } catch (error) {
+    if (!(error instanceof TelemetryConfigError)) throw error;
+    log(`Error: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
   const stdioCaller = options.stdioCaller ?? STDIO_CALLER;
   if (options.stdioCaller !== null)
     log(
       "!! KERVANC_STDIO_CALLER_HEADERS / KERVANC_STDIO_SUBJECT_TOKEN: stdio calls carry a development caller's headers and token. Never use this in production. !!",
     );
   const factory = options.discovery
-    ? createDiscoveryFactory(compiled, runner, options.schemaProfile, stdioCaller)
-    : createServerFactory(compiled, runner, options.schemaProfile, stdioCaller);
+    ? createDiscoveryFactory(compiled, runner, options.schemaProfile, stdioCaller, telemetry)
+    : createServerFactory(compiled, runner, options.schemaProfile, stdioCaller, telemetry);
   // A report can quote what a client sent: over stdio it is made one line here; over HTTP the handler makes it
   // one line, cut and throttled (http-handler.ts), and cutting it again would lose its count of what was cut.
   const onerror = (error: Error): void => log(`Error: ${oneLine(error.message)}`);
@@ -549,8 +585,14 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
     const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_STDIO_MESSAGE_BYTES });
     const handle = serveStdio(factory, { legacy: "serve", onerror, transport });
     const stop = (): void => {
-      void handle.close().finally(() => process.exit(0));
+      void handle
+        .close()
+        .then(() => telemetry.shutdown(TELEMETRY_SHUTDOWN_MS))
+        .finally(() => process.exit(0));
     };
+    // A client that closes its end: what telemetry holds goes out before the process ends (the export keeps it
+    // alive; the export timers do not).
+    process.stdin.once("end", () => void telemetry.flush());
     // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -595,7 +637,10 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
         if (stopping) return;
         stopping = true;
         log("Stopping: waiting for calls in flight.");
-        void server.close(options.drainMs).finally(() => process.exit(0));
+        void server
+          .close(options.drainMs)
+          .then(() => telemetry.shutdown(TELEMETRY_SHUTDOWN_MS))
+          .finally(() => process.exit(0));
       };
       // Handlers go in before the readiness line: a supervisor may signal as soon as it reads it.
       process.once("SIGINT", stop);
@@ -612,6 +657,19 @@ export function main(all: CompiledServer, argv: readonly string[] = process.argv
       process.exitCode = 1;
     },
   );
+}
+
+/** How long a stopping server waits for its last telemetry export. */
+const TELEMETRY_SHUTDOWN_MS = 2000;
+
+/** The start-up line that names where telemetry goes (the collector is the operator's, not a tool's). */
+function telemetryLine(settings: TelemetrySettings): string {
+  const where = [
+    ...(settings.tracesUrl !== null ? [`traces to ${settings.tracesUrl}`] : []),
+    ...(settings.metricsUrl !== null ? [`metrics to ${settings.metricsUrl}`] : []),
+  ].join(", ");
+  const propagate = settings.propagateTo.size > 0 ? [...settings.propagateTo].join(", ") : "no upstream host";
+  return `Telemetry: ${where} (OTLP/HTTP JSON, service ${settings.serviceName}); traceparent sent to ${propagate}.`;
 }
 
 /**

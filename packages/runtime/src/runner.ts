@@ -29,6 +29,7 @@ import { countElements, formatValidationErrors } from "./validation.ts";
 import type { CallRecord } from "./log.ts";
 import { type CallerContext, STDIO_CALLER } from "./credentials/caller.ts";
 import { CredentialStore } from "./credentials/store.ts";
+import { NO_SPAN, type RequestSpan } from "./telemetry/telemetry.ts";
 
 /** The SDK's bound on argument size: array elements plus object members. */
 export const MAX_ARGUMENT_ELEMENTS = 10_000;
@@ -171,15 +172,18 @@ export class ToolRunner {
     args: unknown,
     signal: AbortSignal,
     caller: CallerContext = STDIO_CALLER,
+    span: RequestSpan = NO_SPAN,
   ): Promise<CallToolResult> {
     const started = Date.now();
     const stats: CallStats = { upstreamStatus: null, responseBytes: null };
     const outcome: { value: CallRecord["outcome"] } = { value: "ok" };
     try {
-      const result = await this.#call(name, args, signal, stats, outcome, caller);
+      const result = await this.#call(name, args, signal, stats, outcome, caller, span);
       if (result.isError && outcome.value === "ok") outcome.value = "error";
       return result;
     } finally {
+      // The span's error.type says how the call failed, in the words the log uses (no argument, no text).
+      span.end(ERROR_TYPES[outcome.value]);
       this.#options.onCall?.({
         tool: name,
         outcome: outcome.value,
@@ -198,6 +202,7 @@ export class ToolRunner {
     stats: CallStats,
     outcome: { value: CallRecord["outcome"] },
     caller: CallerContext,
+    span: RequestSpan,
   ): Promise<CallToolResult> {
     const prepared = this.#tools.get(name);
     // The vault this call's result and log lines are redacted with: the server's, or one that also knows what
@@ -228,6 +233,7 @@ export class ToolRunner {
           ),
         );
       }
+      span.event("arguments validated");
       prepared.ready ??= {
         limiter: new ToolLimiter(name, compiled.plan.rateLimit),
         carry: this.#carryFor(compiled.plan),
@@ -236,7 +242,7 @@ export class ToolRunner {
       limiter.acquire();
       try {
         return this.#redactResult(
-          await this.#run(compiled, carry, input as JsonValue, signal, stats, caller, scope),
+          await this.#run(compiled, carry, input as JsonValue, signal, stats, caller, scope, span),
           scope.vault,
         );
       } finally {
@@ -260,6 +266,7 @@ export class ToolRunner {
     stats: CallStats,
     caller: CallerContext,
     scope: CallScope,
+    span: RequestSpan,
   ): Promise<CallToolResult> {
     const plan = compiled.plan;
     const { request, limits } = plan;
@@ -319,19 +326,44 @@ export class ToolRunner {
         return { method: rendered.method, url: rendered.url, headers, body: rendered.body };
       };
       let hop = prepare();
-      // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words.
-      const send = (): Promise<UpstreamResponse> =>
-        deadline.race(
-          sendUpstream(hop, {
-            limits,
-            transport: this.#options.transport,
-            deadline,
-            secrets: secretCarry,
-            allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
-            egress: this.#egress,
-          }),
-          cancelled,
-        );
+      let attempts = 0;
+      // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words. Each
+      // attempt is a child span of the call's (telemetry), and carries its traceparent where the operator allows.
+      const send = async (): Promise<UpstreamResponse> => {
+        const attempt = span.attempt({
+          method: request.method,
+          scheme: request.protocol.slice(0, -1),
+          host: request.host.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
+          port: Number(request.hostPort.slice(request.hostPort.lastIndexOf(":") + 1)),
+          template: urlTemplate(request),
+          resend: attempts++,
+        });
+        const sent =
+          attempt.traceparent === null
+            ? hop
+            : { ...hop, headers: [...hop.headers, ["traceparent", attempt.traceparent] as const] };
+        try {
+          const response = await deadline.race(
+            sendUpstream(sent, {
+              limits,
+              transport: this.#options.transport,
+              deadline,
+              secrets: secretCarry,
+              allowSecretsOverHttp: this.#options.allowSecretsOverHttp,
+              egress: this.#egress,
+            }),
+            cancelled,
+          );
+          attempt.end(response.status);
+          return response;
+        } catch (error) {
+          attempt.end(
+            null,
+            error instanceof ToolError && /timed out/.test(error.message) ? "timeout" : "request_failed",
+          );
+          throw error;
+        }
+      };
       let response = await send();
       // upstream-auth: a 401 to a request that carried a token may mean the token was revoked or expired early.
       // The token is forgotten, a new one fetched, and the request sent once more (once: a second 401 stands).
@@ -381,12 +413,14 @@ export class ToolRunner {
         const detail = plan.errorDetail !== undefined ? errorDetail(response, plan.errorDetail, scope.vault) : null;
         throw detail === null ? error : new ToolError(`${error.message} The API says: ${detail}`);
       }
-      return shapeOutput(response, {
+      const shaped = shapeOutput(response, {
         toolName: plan.listing.name,
         output: plan.output,
         validateOutput: compiled.validateOutput,
         vault: scope.vault,
       });
+      span.event("output shaped");
+      return shaped;
     } finally {
       deadline.dispose();
     }
@@ -435,6 +469,25 @@ export class ToolRunner {
   #log(line: string, vault: SecretVault = this.#options.vault): void {
     this.#options.log(vault.redactText(line));
   }
+}
+
+/** The span's error.type for each way a call ends (none for a result). */
+const ERROR_TYPES: Readonly<Record<CallRecord["outcome"], string | undefined>> = {
+  ok: undefined,
+  error: "tool_error",
+  invalid: "invalid_arguments",
+  internal: "internal",
+};
+
+/**
+ * The request's path as the spec writes it, each reference as `{name}` (its last path part): telemetry's
+ * `url.template`, which names the route without the values a call filled in.
+ */
+function urlTemplate(request: ToolPlan["request"]): string {
+  let path = "";
+  for (const part of request.path.parts)
+    path += part.kind === "text" ? part.text : `{${part.ref.kind === "input" ? part.ref.path.at(-1) : part.ref.name}}`;
+  return path === "" ? "/" : path;
 }
 
 function toolError(text: string): CallToolResult {

@@ -29,7 +29,10 @@ import { createFetchTransport, type FetchTransportOptions } from "./net/fetch-tr
 import type { CompiledServer } from "./plan.ts";
 import { parseNameList, type SelectionLabels, selectTools, servedCount, type ToolSelection } from "./tool-selection.ts";
 import { ToolRunner } from "./runner.ts";
-import { SecretVault, type SecretSource } from "./secrets.ts";
+import { MIN_SECRET_LENGTH, SecretVault, type SecretSource } from "./secrets.ts";
+import { STDIO_CALLER } from "./credentials/caller.ts";
+import { NO_TELEMETRY, OtlpTelemetry, type Telemetry } from "./telemetry/telemetry.ts";
+import { telemetrySettings } from "./telemetry/telemetry-settings.ts";
 import { BodyRefused, webBody } from "./web-body.ts";
 
 /** The settings the fetch handler reads from its environment, besides the secrets. */
@@ -47,7 +50,26 @@ export const WORKER_ENV = {
   readOnly: "KERVANC_READ_ONLY",
   discovery: "KERVANC_DISCOVERY",
   schemaProfile: "KERVANC_SCHEMA_PROFILE",
+  otelPropagateTo: "KERVANC_OTEL_PROPAGATE_TO",
 } as const;
+
+/** The OpenTelemetry variables the fetch handler reads (telemetry/telemetry-settings.ts), besides WORKER_ENV's. */
+const OTEL_ENV = [
+  "OTEL_SDK_DISABLED",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_TIMEOUT",
+  "OTEL_SERVICE_NAME",
+  "OTEL_TRACES_SAMPLER",
+  "OTEL_TRACES_SAMPLER_ARG",
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_METRICS_EXPORTER",
+  "OTEL_BSP_SCHEDULE_DELAY",
+  "OTEL_METRIC_EXPORT_INTERVAL",
+] as const;
 
 type EnvLike = Readonly<Record<string, unknown>>;
 
@@ -166,7 +188,7 @@ function flag(env: (name: string) => string | undefined, name: string): boolean 
  * Deno ignore both; Deno takes the address from `deno serve --host`.
  */
 export interface FetchWorker {
-  fetch(request: Request, env?: unknown): Promise<Response>;
+  fetch(request: Request, env?: unknown, platform?: unknown): Promise<Response>;
   readonly hostname: string;
   readonly development: boolean;
 }
@@ -184,6 +206,8 @@ export function createWorker(all: CompiledServer): FetchWorker {
    * listens on every interface unless --host says otherwise) or Bun bound publicly it would be served /mcp.
    */
   let loopbackOnly = false;
+  /** OpenTelemetry, when configured: exported at each request's end (`waitUntil` where the platform has it). */
+  let telemetry: Telemetry = NO_TELEMETRY;
 
   function failAudience(): never {
     throw new Error(`OAuth needs ${WORKER_ENV.oauthAudience} (this server's /mcp URL) or ${WORKER_ENV.allowedHosts}.`);
@@ -263,9 +287,29 @@ export function createWorker(all: CompiledServer): FetchWorker {
     const discovery = flag(env, WORKER_ENV.discovery);
     const profileName = env(WORKER_ENV.schemaProfile);
     const profile = profileName === undefined ? null : schemaProfile(WORKER_ENV.schemaProfile, profileName);
+    const otelEnv = Object.fromEntries([...OTEL_ENV, WORKER_ENV.otelPropagateTo].map((name) => [name, env(name)]));
+    const settings = telemetrySettings(otelEnv, {}, compiled.plan.name);
+    if (settings !== null) {
+      for (const [, value] of settings.headers)
+        if (value.length >= MIN_SECRET_LENGTH) vault.add("an OTLP header", value);
+      telemetry = new OtlpTelemetry(settings, {
+        resource: {
+          "service.name": settings.serviceName,
+          "service.version": compiled.plan.version,
+          "telemetry.sdk.name": "kervanc",
+          "telemetry.sdk.language": "webjs",
+        },
+        log,
+        redact: (text: string) => vault.redactText(text),
+        timers: false,
+      });
+      log(
+        `Telemetry: OTLP/HTTP JSON to ${settings.tracesUrl ?? settings.metricsUrl}, exported at the end of each request.`,
+      );
+    }
     const factory = discovery
-      ? createDiscoveryFactory(compiled, runner, profile)
-      : createServerFactory(compiled, runner, profile);
+      ? createDiscoveryFactory(compiled, runner, profile, STDIO_CALLER, telemetry)
+      : createServerFactory(compiled, runner, profile, STDIO_CALLER, telemetry);
     handler = createHttpHandler(factory, {
       ...(allowed.length > 0 ? { allowedHosts: allowed } : {}),
       onerror: (error) => log(`Error: ${error.message}`),
@@ -290,7 +334,23 @@ export function createWorker(all: CompiledServer): FetchWorker {
   return {
     hostname: "127.0.0.1",
     development: false,
-    async fetch(request: Request, env?: unknown): Promise<Response> {
+    async fetch(request: Request, env?: unknown, platform?: unknown): Promise<Response> {
+      try {
+        return await serve(request, env);
+      } finally {
+        // Spans of this request go out once its call has ended (a streamed response can leave before): workerd
+        // keeps the isolate for them with waitUntil; Deno and Bun keep running anyway.
+        if (telemetry.enabled) {
+          const exported = telemetry.settled();
+          const waitUntil = (platform as { waitUntil?: (work: Promise<unknown>) => void } | undefined)?.waitUntil;
+          if (typeof waitUntil === "function") waitUntil.call(platform, exported);
+        }
+      }
+    },
+  };
+
+  async function serve(request: Request, env?: unknown): Promise<Response> {
+    {
       if (handler === null && failure === null) {
         try {
           init(env !== null && typeof env === "object" && !(env instanceof Request) ? (env as EnvLike) : undefined);
@@ -327,6 +387,6 @@ export function createWorker(all: CompiledServer): FetchWorker {
       } finally {
         body.release();
       }
-    },
-  };
+    }
+  }
 }
