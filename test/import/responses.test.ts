@@ -220,7 +220,7 @@ describe("output proposals", () => {
       }),
     );
     expect(problems(binary).map((d) => d.message)).toEqual([
-      "The operation answers image/png, which a tool cannot return (it returns JSON or text); the operation is left out.",
+      "The operation answers image/png, which a Kervan tool cannot return (it returns JSON or text); the operation is left out (kervanc import --binary-output returns it as image, audio or file content).",
     ]);
     expect(specOf(binary).tools.map((t) => t["name"])).toEqual(["b"]);
   });

@@ -165,6 +165,7 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         skipInvalid: values["skip-invalid"] === true,
         toolsets: values["toolsets"] === true,
         upstreamAuth: values["upstream-auth"] === true,
+        binaryOutput: values["binary-output"] === true,
         ...(typeof values["server-url"] === "string" ? { serverUrl: values["server-url"] } : {}),
         ...(budget !== undefined ? { toolsBudget: budget } : {}),
       });

@@ -10,6 +10,8 @@ export function acceptFor(output: OutputPlan): string {
       return "text/plain, application/json";
     case "select":
       return "application/json";
+    case "binary":
+      return "*/*";
     default: {
       const unknown: never = output;
       throw new Error(`Unexpected output plan ${JSON.stringify(unknown)}.`);

@@ -72,6 +72,8 @@ export function shapeOutput(response: UpstreamResponse, ctx: OutputContext): Cal
     return { content: [{ type: "text", text: truncate(redacted, output.maxOutputChars) }] };
   }
 
+  if (output.kind === "binary")
+    throw new ToolError(`Upstream returned ${shownType(type)}; this tool returns binary answers only.`);
   if (!isJsonType(type)) throw new ToolError(`Upstream returned ${shownType(type)}; expected JSON.`);
   const body = decoder.decode(response.body);
   // Checked on the text, before parsing: what follows the parse (select, JSON.stringify, the SDK's handling

@@ -115,7 +115,9 @@ export type OutputPlan =
       readonly structured: boolean;
       readonly maxOutputChars: number;
     }
-  | { readonly kind: "raw"; readonly maxOutputChars: number };
+  | { readonly kind: "raw"; readonly maxOutputChars: number }
+  /** Binary answers only (kervanc extension binary-output, ToolPlan.binary): a text or JSON answer is an error. */
+  | { readonly kind: "binary"; readonly maxOutputChars: number };
 
 export interface ToolAnnotations {
   readonly title?: string;
@@ -147,6 +149,11 @@ export interface ToolPlan {
   readonly toolsets?: readonly string[];
   /** The kervanc error-detail extension (error-detail.ts): what of a non-2xx JSON answer follows the status. */
   readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
+  /**
+   * The kervanc binary-output extension (binary-output.ts): a binary answer (an image, audio, a PDF) becomes an
+   * MCP content block, up to `maxBytes`. Absent: a binary answer is refused, as in Kervan.
+   */
+  readonly binary?: { readonly maxBytes: number };
   /** The kervanc upstream-auth extension: the credentials this tool sends, sorted; absent for none. */
   readonly credentials?: readonly string[];
 }

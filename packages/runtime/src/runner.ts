@@ -22,6 +22,7 @@ import { headOf } from "./define.ts";
 import type { CompiledServer, CompiledTool, JsonObject, JsonValue, ToolHead, ToolPlan } from "./plan.ts";
 import { ToolLimiter } from "./rate-limit.ts";
 import { renderRequest, type RenderedRequest } from "./render.ts";
+import { binaryResult } from "./binary-output.ts";
 import { errorDetail } from "./error-detail.ts";
 import { fits, retries, retryAfterMs, sleep, spentError, waitBefore } from "./retry.ts";
 import { SecretError, type SecretSource, type SecretVault } from "./secrets.ts";
@@ -412,6 +413,15 @@ export class ToolRunner {
         // The kervanc error-detail extension: part of the error answer, chosen by the spec, after the status line.
         const detail = plan.errorDetail !== undefined ? errorDetail(response, plan.errorDetail, scope.vault) : null;
         throw detail === null ? error : new ToolError(`${error.message} The API says: ${detail}`);
+      }
+      // The kervanc binary-output extension: a binary answer becomes a content block; text and JSON go on to
+      // select or raw as in Kervan (binary-output.ts).
+      if (plan.binary !== undefined && response.body.byteLength > 0) {
+        const content = binaryResult(response, plan.binary, scope.vault);
+        if (content !== null) {
+          span.event("output shaped");
+          return content;
+        }
       }
       const shaped = shapeOutput(response, {
         toolName: plan.listing.name,

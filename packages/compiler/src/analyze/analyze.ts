@@ -35,7 +35,9 @@ export type AnalyzedOutput =
       readonly ast: SelectNode;
       readonly schema: AnalyzedSchema | null;
     }
-  | { readonly kind: "raw" };
+  | { readonly kind: "raw" }
+  /** Binary answers only (kervanc extension binary-output). */
+  | { readonly kind: "binary" };
 
 export interface AnalyzedSchema {
   readonly schema: JsonObject;
@@ -56,6 +58,8 @@ export interface AnalyzedTool {
   readonly settings: ToolSettings;
   /** The kervanc error-detail extension's parsed expression; absent without it. */
   readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
+  /** The kervanc binary-output extension: the largest binary answer returned; absent without it. */
+  readonly binary?: { readonly maxBytes: number };
 }
 
 export interface AnalyzedSpec {
@@ -332,6 +336,7 @@ function checkTool(
   let output: AnalyzedOutput | null = null;
   const outAt: SpecPath = [...at, "output"];
   if ("raw" in tool.output) output = { kind: "raw" };
+  else if (!("select" in tool.output)) output = { kind: "binary" };
   else {
     const select = checkSelect(tool.output.select, [...outAt, "select"], out);
     let schema: AnalyzedSchema | null = null;
@@ -355,6 +360,15 @@ function checkTool(
       };
   }
 
+  // The kervanc binary-output extension: a binary answer has no structured content, so a tool that may answer
+  // with one cannot promise a schema's (clients refuse a result without the structured content it declares).
+  let binary: AnalyzedTool["binary"];
+  if (tool.output.binary !== undefined) {
+    binary = { maxBytes: tool.output.binary.maxBytes ?? DEFAULT_BINARY_MAX_BYTES };
+    if ("schema" in tool.output && tool.output.schema !== undefined)
+      out.push(report("KV8020", [...outAt, "binary"], (m) => m.withSchema, { atKey: true }));
+  }
+
   const failed = out.slice(before).some((f) => severityOf(f) === "error");
   const sorted = [...secrets].sort();
   const sortedCredentials = [...credentials].sort();
@@ -371,11 +385,15 @@ function checkTool(
       output,
       settings,
       ...(errorDetail !== undefined ? { errorDetail } : {}),
+      ...(binary !== undefined ? { binary } : {}),
     },
     secrets: sorted,
     credentials: sortedCredentials,
   };
 }
+
+/** The largest binary answer returned by default (docs/extensions/binary-output.md): 5 MiB. */
+const DEFAULT_BINARY_MAX_BYTES = 5_242_880;
 
 /** How much of an error answer's detail is shown by default (docs/extensions/error-detail.md). */
 const DEFAULT_ERROR_DETAIL_CHARS = 600;

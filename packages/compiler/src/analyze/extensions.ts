@@ -22,6 +22,9 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     if (tool.http.retry !== undefined && !declared.has("retry")) {
       out.push(report("KV8002", ["tools", index, "http", "retry"], (m) => m.retryUndeclared, { atKey: true }));
     }
+    if (tool.output.binary !== undefined && !declared.has("binary-output")) {
+      out.push(report("KV8002", ["tools", index, "output", "binary"], (m) => m.binaryUndeclared, { atKey: true }));
+    }
     if (tool.tags !== undefined && !declared.has("toolsets")) {
       out.push(report("KV8002", ["tools", index, "tags"], (m) => m.tagsUndeclared, { atKey: true }));
     }

@@ -20,7 +20,10 @@ export function toolSettings(tool: ToolSpec, spec: SpecFile): ToolSettings {
   return {
     timeoutMs: http.timeoutMs ?? defaults?.http?.timeoutMs ?? HTTP_DEFAULTS.timeoutMs,
     maxResponseBytes: http.maxResponseBytes ?? defaults?.http?.maxResponseBytes ?? HTTP_DEFAULTS.maxResponseBytes,
-    maxOutputChars: tool.output.maxOutputChars ?? defaults?.http?.maxOutputChars ?? HTTP_DEFAULTS.maxOutputChars,
+    maxOutputChars:
+      ("maxOutputChars" in tool.output ? tool.output.maxOutputChars : undefined) ??
+      defaults?.http?.maxOutputChars ??
+      HTTP_DEFAULTS.maxOutputChars,
     allowInsecureHttp: http.allowInsecureHttp ?? defaults?.http?.allowInsecureHttp ?? HTTP_DEFAULTS.allowInsecureHttp,
     followRedirects: http.followRedirects ?? defaults?.http?.followRedirects ?? HTTP_DEFAULTS.followRedirects,
     rateLimit: {

@@ -203,8 +203,25 @@ const errorDetail = opt(
   ),
 );
 
+/** kervanc extension binary-output: image, audio and other binary answers as MCP content blocks. */
+const binaryOutput = opt(
+  obj(
+    {
+      maxBytes: opt(
+        int(
+          1,
+          SPEC_LIMITS.maxResponseBytes,
+          "The largest binary answer returned (default 5242880, 5 MiB); larger is a tool error.",
+        ),
+      ),
+    },
+    "kervanc extension binary-output (docs/extensions/binary-output.md): an image/* answer becomes image content, audio/* audio content, any other binary type an embedded resource. Needs kervancExtensions: [binary-output]; not portable to Kervan.",
+  ),
+);
+
 const selectOutput = obj(
   {
+    binary: binaryOutput,
     error: errorDetail,
     select: req(
       str({ min: 1, max: SPEC_LIMITS.maxSelectLength, doc: "A JMESPath expression that picks what the model sees." }),
@@ -220,6 +237,7 @@ const selectOutput = obj(
 );
 const rawOutput = obj(
   {
+    binary: binaryOutput,
     error: errorDetail,
     raw: req(literal(true, "raw", "Return the response body as text.")),
     maxOutputChars: opt(maxOutputChars),
@@ -227,8 +245,26 @@ const rawOutput = obj(
   "Return the response body as text.",
 );
 
+/** Binary answers only (kervanc extension binary-output): a text or JSON answer is a tool error. */
+const binaryOnlyOutput = obj(
+  {
+    binary: req(
+      obj(
+        {
+          maxBytes: opt(
+            int(1, SPEC_LIMITS.maxResponseBytes, "The largest binary answer returned (default 5242880, 5 MiB)."),
+          ),
+        },
+        "kervanc extension binary-output: only binary answers; a text or JSON answer is a tool error.",
+      ),
+    ),
+    error: errorDetail,
+  },
+  "Return binary answers as MCP content blocks (kervanc extension binary-output).",
+);
+
 const output = union(
-  [selectOutput, rawOutput],
+  [selectOutput, rawOutput, binaryOnlyOutput],
   (v) => {
     if (!isPlainObject(v)) return selectOutput;
     const hasSelect = Object.hasOwn(v, "select");
@@ -236,6 +272,7 @@ const output = union(
     if (hasSelect && hasRaw) return (path: SpecPath) => report("KV2009", path, (m) => m.both);
     if (hasRaw) return rawOutput;
     if (hasSelect) return selectOutput;
+    if (Object.hasOwn(v, "binary")) return binaryOnlyOutput;
     return (path: SpecPath) => report("KV2009", path, (m) => m.neither);
   },
   "What the model sees: select (JMESPath) or raw: true.",
@@ -403,11 +440,11 @@ export const specShape = obj(
     kervancExtensions: opt(
       array(
         str({
-          enum: ["error-detail", "form-body", "retry", "toolsets", "upstream-auth"],
+          enum: ["binary-output", "error-detail", "form-body", "retry", "toolsets", "upstream-auth"],
           doc: "A kervanc extension this spec uses.",
         }),
         {
-          max: 5,
+          max: 6,
           doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
         },
       ),

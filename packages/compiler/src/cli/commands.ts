@@ -136,6 +136,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "tag each tool with its operation's OpenAPI tags, for the server's --toolsets (kervanc extension toolsets)",
       },
       {
+        name: "binary-output",
+        type: "boolean",
+        help: "operations that answer images, audio or files return them as content blocks (kervanc extension binary-output)",
+      },
+      {
         name: "upstream-auth",
         type: "boolean",
         help: "OAuth client-credentials schemes become credentials the server fetches and renews (kervanc extension upstream-auth)",

@@ -1012,10 +1012,23 @@ export const CODES = {
         "retry is the kervanc extension retry; declare it with kervancExtensions: [retry] at the top of the spec (Kervan cannot run such a spec).",
       tagsUndeclared:
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
+      binaryUndeclared:
+        "output.binary is the kervanc extension binary-output; declare it with kervancExtensions: [binary-output] at the top of the spec (Kervan cannot run such a spec).",
       credentialsUndeclared:
         "credentials is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] at the top of the spec (Kervan cannot run such a spec).",
       credentialRefUndeclared: (a: { ref: string }) =>
         `${a.ref} is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] and the credential under credentials (Kervan cannot run such a spec).`,
+    },
+  },
+  // KV8020 to KV8029: the binary-output extension (docs/extensions/binary-output.md).
+  KV8020: {
+    severity: "error",
+    summary: "A tool that may answer with binary content declares an output schema.",
+    example:
+      "output.binary and output.schema cannot go together: a binary answer has no structured content, and clients refuse a result without the structured content its tool declares. Drop the schema, or make a separate tool for the binary answer.",
+    messages: {
+      withSchema:
+        "output.binary and output.schema cannot go together: a binary answer has no structured content, and clients refuse a result without the structured content its tool declares. Drop the schema, or make a separate tool for the binary answer.",
     },
   },
   // KV8010 to KV8019: the upstream-auth extension (docs/extensions/upstream-auth.md).
@@ -1288,7 +1301,7 @@ export const CODES = {
       keywordProperty: (a: { name: string }) =>
         `The property "${a.name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
       answerType: (a: { types: string }) =>
-        `The operation answers ${a.types}, which a tool cannot return (it returns JSON or text); the operation is left out.`,
+        `The operation answers ${a.types}, which a Kervan tool cannot return (it returns JSON or text); the operation is left out (kervanc import --binary-output returns it as image, audio or file content).`,
     },
   },
   KV7011: {

@@ -31,7 +31,9 @@ export interface ManifestTool {
   readonly inputSchemaSha256: string;
   /** SHA-256 of the canonical JSON of the published output schema, or null without one. */
   readonly outputSchemaSha256: string | null;
-  readonly output: "structured" | "text" | "raw";
+  readonly output: "structured" | "text" | "raw" | "binary";
+  /** The binary-output extension: the largest binary answer returned. Absent: binary answers are refused. */
+  readonly binaryMaxBytes?: number;
   /** Redirects this tool follows (the runtime follows none that leads outside `egress`). */
   readonly followRedirects: number;
   readonly limits: {
@@ -132,6 +134,7 @@ export function buildManifest(
       ...profileChanges(tool),
       ...(tool.plan.errorDetail !== undefined ? { errorDetail: tool.plan.errorDetail.expression } : {}),
       ...(tool.plan.credentials !== undefined ? { credentials: tool.plan.credentials } : {}),
+      ...(tool.plan.binary !== undefined ? { binaryMaxBytes: tool.plan.binary.maxBytes } : {}),
     };
   });
   const credentials = [...(server.plan.credentials ?? [])]
@@ -177,6 +180,8 @@ function outputMode(output: OutputPlan): ManifestTool["output"] {
       return "raw";
     case "select":
       return output.structured ? "structured" : "text";
+    case "binary":
+      return "binary";
     default:
       return unreachable(output);
   }

@@ -285,6 +285,8 @@ function outputNote(output: OutputPlan): string {
       return ", raw text output";
     case "select":
       return output.structured ? ", structured output" : "";
+    case "binary":
+      return ", binary output (images, audio, files)";
     default: {
       const unknown: never = output;
       throw new Error(`Unexpected output plan ${JSON.stringify(unknown)}.`);

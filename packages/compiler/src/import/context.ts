@@ -25,6 +25,8 @@ export interface ImportOptions {
    * upstream-auth): the server fetches and renews the token. Without it, such a scheme is a static token secret.
    */
   readonly upstreamAuth?: boolean;
+  /** Import operations that answer only binary types with the kervanc extension binary-output. */
+  readonly binaryOutput?: boolean;
   /** KV9006 above this many estimated tokens of tools/list. */
   readonly toolsBudget?: number;
 }

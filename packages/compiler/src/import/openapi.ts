@@ -94,6 +94,7 @@ const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
 const EXTENSION_NOTES: Readonly<Record<string, string>> = {
   "form-body": "form-encoded bodies (bodyEncoding: form) are a kervanc extension",
   toolsets: "tags (from the operations' OpenAPI tags, for --toolsets) are a kervanc extension",
+  "binary-output": "file answers returned as image, audio or file content (--binary-output) are a kervanc extension",
   "upstream-auth":
     "credentials the server fetches and renews (from OAuth client-credentials schemes, --upstream-auth) are a kervanc extension",
 };
@@ -389,7 +390,14 @@ class Importer {
       const withOption = server.fromOption ? "" : " with --server-url";
       throw new ImportProblem("KV7008", server.at, CODES.KV7008.messages.secretsOverHttp({ url, name, withOption }));
     }
-    const proposal = proposeOutput(this.#resolver, op, at, pageSizeOf(this.#resolver, params));
+    const proposal = proposeOutput(
+      this.#resolver,
+      op,
+      at,
+      pageSizeOf(this.#resolver, params),
+      undefined,
+      this.#options.binaryOutput === true,
+    );
     if (proposal.skip) {
       this.#report(finding("KV7010", proposal.skip.path, proposal.skip.message));
       return null;
@@ -688,7 +696,8 @@ class Importer {
         : []),
       ...(built.some((t) => t.value["tags"] !== undefined) ? ["toolsets"] : []),
       ...(upstream?.any === true ? ["upstream-auth"] : []),
-    ];
+      ...(built.some((t) => "binary" in (t.value["output"] as Record<string, unknown>)) ? ["binary-output"] : []),
+    ].sort();
     const spec: Record<string, unknown> = {
       specVersion: 1,
       // Declared first, where a reader sees it: the spec then builds with kervanc only (KV8001).

@@ -30,7 +30,11 @@ const MAX_HINT = SPEC_LIMITS.maxOutputChars;
 const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype", ...KEYWORD_NAMES]);
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 
-export type Output = { readonly select: string; readonly schema?: Record<string, unknown> } | { readonly raw: true };
+export type Output =
+  | { readonly select: string; readonly schema?: Record<string, unknown> }
+  | { readonly raw: true }
+  /** kervanc import --binary-output: the kervanc extension binary-output, for an operation that answers files. */
+  | { readonly binary: Record<string, never> };
 
 export interface Proposal {
   readonly output: Output;
@@ -87,6 +91,7 @@ export function proposeOutput(
   at: SpecPath,
   page: PageSize | null = null,
   maxChars: number = HTTP_DEFAULTS.maxOutputChars,
+  binaryOutput = false,
 ): Proposal {
   const responsesAt = [...at, "responses"];
   const responses = resolver.deref(own(operation, "responses"), responsesAt);
@@ -122,6 +127,11 @@ export function proposeOutput(
   if (jsonType === undefined) {
     if (types.some((t) => t.toLowerCase().startsWith("text/")))
       return { output: { raw: true }, comment: `proposal: the API answers ${types.join(", ")}, returned as text` };
+    if (binaryOutput)
+      return {
+        output: { binary: {} },
+        comment: `the API answers ${types.join(", ")}: returned as image, audio or file content (kervanc extension binary-output)`,
+      };
     return {
       output: { raw: true },
       comment: "",

@@ -112,7 +112,8 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     output: planOutput(tool.output, settings.maxOutputChars),
     limits: {
       timeoutMs: settings.timeoutMs,
-      maxResponseBytes: settings.maxResponseBytes,
+      // A binary answer up to the tool's maxBytes (kervanc extension binary-output) must be read whole to be checked.
+      maxResponseBytes: Math.max(settings.maxResponseBytes, tool.binary?.maxBytes ?? 0),
       allowInsecureHttp: settings.allowInsecureHttp,
       followRedirects: settings.followRedirects,
     },
@@ -120,6 +121,8 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     secrets: tool.secrets,
     ...(tool.errorDetail !== undefined ? { errorDetail: tool.errorDetail } : {}),
     ...(tool.credentials.length > 0 ? { credentials: tool.credentials } : {}),
+    // The kervanc binary-output extension; absent for a Kervan spec.
+    ...(tool.binary !== undefined ? { binary: tool.binary } : {}),
     // The kervanc toolsets extension: a tool's tags, deduplicated in the order written; absent without tags.
     ...(t.tags !== undefined && t.tags.length > 0 ? { toolsets: [...new Set(t.tags)] } : {}),
   };
@@ -129,6 +132,7 @@ function planTool(tool: AnalyzedTool): ToolPlan {
 function outputSchemaOf(output: AnalyzedOutput): AnalyzedSchema | null {
   switch (output.kind) {
     case "raw":
+    case "binary":
       return null;
     case "select":
       return output.schema;
@@ -143,6 +147,8 @@ function planOutput(output: AnalyzedOutput, maxOutputChars: number): OutputPlan 
   switch (output.kind) {
     case "raw":
       return { kind: "raw", maxOutputChars };
+    case "binary":
+      return { kind: "binary", maxOutputChars };
     case "select":
       return {
         kind: "select",
