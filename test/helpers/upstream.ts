@@ -23,6 +23,8 @@ export interface RecordedRequest {
   readonly headers: http.IncomingHttpHeaders;
   readonly rawHeaders: readonly string[];
   readonly body: string;
+  /** The body's bytes as they came (a multipart upload's files are not UTF-8). */
+  readonly rawBody: Buffer;
 }
 
 export type Handler = (req: RecordedRequest, res: http.ServerResponse) => void | Promise<void>;
@@ -72,6 +74,7 @@ export async function startUpstream(initial?: Handler, options: UpstreamOptions 
         headers: req.headers,
         rawHeaders: req.rawHeaders,
         body: Buffer.concat(chunks).toString("utf8"),
+        rawBody: Buffer.concat(chunks),
       };
       requests.push(recorded);
       Promise.resolve(handler(recorded, res)).catch((error: unknown) => {

@@ -33,7 +33,7 @@ function endpoint(lifetime: number | null) {
   const transport: HopTransport = {
     decoders: new Map(),
     async send(hop: Hop) {
-      const form = new URLSearchParams(hop.body ?? "");
+      const form = new URLSearchParams(typeof hop.body === "string" ? hop.body : "");
       requests.push(form);
       const subject = form.get("subject_token") ?? "server";
       const body = new TextEncoder().encode(

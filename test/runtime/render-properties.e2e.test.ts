@@ -146,7 +146,7 @@ describe("rendering never changes the request's shape", () => {
         expect(url.searchParams.get("fixed")).toBe("lit");
         expect(rendered.headers.map(([n]) => n)).toEqual(["X-One", "X-Two"]);
         for (const [, value] of rendered.headers) expect(value).not.toMatch(/[\r\n\u0000]|[^\u0000-\u00ff]/);
-        const body = JSON.parse(rendered.body ?? "null") as Record<string, unknown>;
+        const body = JSON.parse((rendered.body as string | null) ?? "null") as Record<string, unknown>;
         expect(Object.keys(body).sort()).toEqual(["k", "nested"]);
         expect(Object.keys(body["nested"] as object).sort()).toEqual(["list", "t"]);
       }),

@@ -271,6 +271,8 @@ describe("Deno serving worker.mjs with only the README's permissions", () => {
       "KERVANC_READ_ONLY",
       "KERVANC_DISCOVERY",
       "KERVANC_SCHEMA_PROFILE",
+      // Where upstream requests carry traceparent (docs/runtime.md, "Telemetry").
+      "KERVANC_OTEL_PROPAGATE_TO",
     ]);
     expect(flagList(words, "--deny-net")).toContain("169.254.0.0/16");
     expect(words.some((w) => /^--allow-(read|write|run|ffi|sys|all)|^-A$/.test(w))).toBe(false);

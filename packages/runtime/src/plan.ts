@@ -75,8 +75,13 @@ export interface RequestPlan {
   readonly query: readonly QueryParam[];
   readonly headers: readonly HeaderParam[];
   readonly body: BodyNode | null;
-  /** The kervanc form-body extension: the body is sent form-encoded (form.ts). Absent: JSON. */
-  readonly bodyEncoding?: "form";
+  /**
+   * The kervanc form-body extension: the body is sent form-encoded (form.ts); the multipart-body extension: as
+   * multipart/form-data (multipart.ts). Absent: JSON.
+   */
+  readonly bodyEncoding?: "form" | "multipart";
+  /** The multipart-body extension: the most decoded file bytes one request may send. */
+  readonly maxUploadBytes?: number;
   /** The kervanc retry extension (retry.ts): which answers are retried, how often, how long to wait. Absent: none. */
   readonly retry?: RetryPlan;
 }

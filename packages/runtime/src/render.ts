@@ -9,6 +9,7 @@
 import { ToolError } from "./errors.ts";
 import type { BodyNode, JsonValue, RequestPlan, Template, TemplateRef } from "./plan.ts";
 import { FORM_CONTENT_TYPE, formEncode } from "./form.ts";
+import { DEFAULT_MAX_UPLOAD_BYTES, multipartEncode } from "./multipart.ts";
 
 export interface RenderContext {
   /** The validated tool arguments. */
@@ -26,8 +27,8 @@ export interface RenderedRequest {
   readonly url: URL;
   /** Header names as the spec wrote them, in order. */
   readonly headers: readonly (readonly [string, string])[];
-  /** The JSON body text, or null. */
-  readonly body: string | null;
+  /** The body: JSON or form text, multipart bytes, or null. */
+  readonly body: string | Uint8Array | null;
 }
 
 export function refName(ref: TemplateRef): string {
@@ -223,6 +224,12 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
     headers.push([header.name, value]);
   }
   const rendered = plan.body === null ? null : renderBody(plan.body, ctx);
+  if (plan.bodyEncoding === "multipart" && rendered !== null) {
+    // The kervanc multipart-body extension (multipart.ts): the content type carries the boundary, so it is set here.
+    const multipart = multipartEncode(rendered, plan.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
+    headers.push(["content-type", multipart.contentType]);
+    return { method: plan.method, url, headers, body: multipart.bytes };
+  }
   const body =
     plan.body === null ? null : plan.bodyEncoding === "form" ? formEncode(rendered) : JSON.stringify(rendered);
   // The kervanc form-body extension (form.ts): the one place a body is not JSON.

@@ -6,6 +6,7 @@
  * leaves the Kervan format by accident.
  */
 import { type Finding, report } from "../diagnostics/diagnostic.ts";
+import { checkMultipart } from "./multipart.ts";
 import type { SpecFile } from "./spec-format.ts";
 
 export function checkExtensions(spec: SpecFile, out: Finding[]): void {
@@ -28,6 +29,14 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     if (tool.tags !== undefined && !declared.has("toolsets")) {
       out.push(report("KV8002", ["tools", index, "tags"], (m) => m.tagsUndeclared, { atKey: true }));
     }
+    if (tool.http.bodyEncoding === "multipart") {
+      checkMultipart(tool, ["tools", index, "http"], declared.has("multipart-body"), out);
+      return;
+    }
+    if (tool.http.maxUploadBytes !== undefined)
+      out.push(
+        report("KV8021", ["tools", index, "http", "maxUploadBytes"], (m) => m.uploadWithoutMultipart, { atKey: true }),
+      );
     if (tool.http.bodyEncoding !== "form") return;
     const at = ["tools", index, "http", "bodyEncoding"];
     if (!declared.has("form-body")) {

@@ -149,9 +149,16 @@ const http = obj(
     ),
     bodyEncoding: opt(
       str({
-        enum: ["json", "form"],
-        doc: "kervanc extension form-body (docs/extensions/form-body.md): form sends the body as application/x-www-form-urlencoded. Needs kervancExtensions: [form-body]; not portable to Kervan.",
+        enum: ["json", "form", "multipart"],
+        doc: "kervanc extensions form-body (docs/extensions/form-body.md: form sends the body as application/x-www-form-urlencoded) and multipart-body (docs/extensions/multipart-body.md: multipart sends it as multipart/form-data, with files). Each needs its kervancExtensions entry; not portable to Kervan.",
       }),
+    ),
+    maxUploadBytes: opt(
+      int(
+        1,
+        SPEC_LIMITS.maxResponseBytes,
+        "kervanc extension multipart-body: the most decoded file bytes one request may send (default 10485760, 10 MiB).",
+      ),
     ),
     timeoutMs: opt(timeoutMs),
     maxResponseBytes: opt(maxResponseBytes),
@@ -440,11 +447,11 @@ export const specShape = obj(
     kervancExtensions: opt(
       array(
         str({
-          enum: ["binary-output", "error-detail", "form-body", "retry", "toolsets", "upstream-auth"],
+          enum: ["binary-output", "error-detail", "form-body", "multipart-body", "retry", "toolsets", "upstream-auth"],
           doc: "A kervanc extension this spec uses.",
         }),
         {
-          max: 6,
+          max: 7,
           doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
         },
       ),

@@ -1012,6 +1012,8 @@ export const CODES = {
         "retry is the kervanc extension retry; declare it with kervancExtensions: [retry] at the top of the spec (Kervan cannot run such a spec).",
       tagsUndeclared:
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
+      multipartUndeclared:
+        "bodyEncoding: multipart is the kervanc extension multipart-body; declare it with kervancExtensions: [multipart-body] at the top of the spec (Kervan cannot run such a spec).",
       binaryUndeclared:
         "output.binary is the kervanc extension binary-output; declare it with kervancExtensions: [binary-output] at the top of the spec (Kervan cannot run such a spec).",
       credentialsUndeclared:
@@ -1029,6 +1031,25 @@ export const CODES = {
     messages: {
       withSchema:
         "output.binary and output.schema cannot go together: a binary answer has no structured content, and clients refuse a result without the structured content its tool declares. Drop the schema, or make a separate tool for the binary answer.",
+    },
+  },
+  KV8021: {
+    severity: "error",
+    summary: "A multipart body is not an object of text and file fields a part header can carry.",
+    example:
+      'The multipart field "file" is a file: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, and nothing else.',
+    messages: {
+      notObject: "bodyEncoding: multipart needs a body that is an object of fields.",
+      contentType:
+        "A multipart body's Content-Type is written by the server (it carries the boundary); remove this header.",
+      fieldName: (a: { name: string }) =>
+        `${a.name} cannot be a multipart field name: printable ASCII without quotes or backslashes.`,
+      nested: (a: { name: string }) => `The multipart field "${a.name}" holds a list inside a list.`,
+      fileShape: (a: { name: string }) =>
+        `The multipart field "${a.name}" is a file: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, and nothing else.`,
+      encoding: (a: { name: string }) =>
+        `The file field "${a.name}" needs encoding: base64: a model sends a file's bytes as base64 text in its arguments.`,
+      uploadWithoutMultipart: "maxUploadBytes applies to bodyEncoding: multipart only.",
     },
   },
   // KV8010 to KV8019: the upstream-auth extension (docs/extensions/upstream-auth.md).

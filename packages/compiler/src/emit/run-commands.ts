@@ -22,6 +22,7 @@ export const FETCH_SETTINGS = [
   "KERVANC_READ_ONLY",
   "KERVANC_DISCOVERY",
   "KERVANC_SCHEMA_PROFILE",
+  "KERVANC_OTEL_PROPAGATE_TO",
 ] as const;
 /** The test-only allowance of the fetch target; production command lines do not even let it be read. */
 export const FETCH_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";

@@ -6,6 +6,7 @@
  * JSON literals.
  */
 import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
+import { DEFAULT_MAX_UPLOAD_BYTES } from "@kervanc/runtime/multipart";
 import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
 import type { CompiledSchema } from "../analyze/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
@@ -97,6 +98,10 @@ function planTool(tool: AnalyzedTool): ToolPlan {
       body: tool.request.body,
       // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
+      // The kervanc multipart-body extension, its upload limit filled in.
+      ...(http.bodyEncoding === "multipart"
+        ? { bodyEncoding: "multipart" as const, maxUploadBytes: http.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES }
+        : {}),
       // The kervanc retry extension, its defaults filled in; absent for a Kervan spec.
       ...(http.retry !== undefined
         ? {

@@ -176,7 +176,12 @@ export function createNodeTransport(options: NodeTransportOptions): HopTransport
         );
       };
       const headers = requestHeaders(hop);
-      const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
+      const bodyBytes =
+        hop.body === null
+          ? null
+          : typeof hop.body === "string"
+            ? Buffer.from(hop.body, "utf8")
+            : Buffer.from(hop.body.buffer, hop.body.byteOffset, hop.body.byteLength);
       if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
       const secure = hop.url.protocol === "https:";
       const lib = secure ? process.getBuiltinModule("node:https") : process.getBuiltinModule("node:http");

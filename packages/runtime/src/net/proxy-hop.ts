@@ -149,7 +149,12 @@ export async function sendThroughProxy(
   const port = url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
   const headers = requestHeaders(hop);
   headers["host"] = host;
-  const bodyBytes = hop.body === null ? null : Buffer.from(hop.body, "utf8");
+  const bodyBytes =
+    hop.body === null
+      ? null
+      : typeof hop.body === "string"
+        ? Buffer.from(hop.body, "utf8")
+        : Buffer.from(hop.body.buffer, hop.body.byteOffset, hop.body.byteLength);
   if (bodyBytes !== null) headers["content-length"] = String(bodyBytes.byteLength);
   const key = destinationKey({
     scheme: url.protocol,

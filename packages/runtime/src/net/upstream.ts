@@ -15,7 +15,8 @@ export interface Hop {
   readonly method: string;
   readonly url: URL;
   readonly headers: readonly (readonly [string, string])[];
-  readonly body: string | null;
+  /** Text (JSON, form) or bytes (the multipart-body extension's). */
+  readonly body: string | Uint8Array | null;
 }
 
 /** A response's headers as the hop reads them: by lower-cased name, repeated headers joined with ", ". */
