@@ -1321,6 +1321,7 @@ export const CODES = {
       patternPropertyLeftOut: (a: { problem: string }) => `The pattern property is left out: ${a.problem}.`,
       keywordProperty: (a: { name: string }) =>
         `The property "${a.name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
+      multipartField: (a: { operation: string; why: string }) => `The operation ${a.operation} is left out: ${a.why}.`,
       answerType: (a: { types: string }) =>
         `The operation answers ${a.types}, which a Kervan tool cannot return (it returns JSON or text); the operation is left out (kervanc import --binary-output returns it as image, audio or file content).`,
     },

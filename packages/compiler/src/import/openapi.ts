@@ -94,6 +94,7 @@ const SECRET_NOTES: Readonly<Record<SecretKind, string>> = {
 const EXTENSION_NOTES: Readonly<Record<string, string>> = {
   "form-body": "form-encoded bodies (bodyEncoding: form) are a kervanc extension",
   toolsets: "tags (from the operations' OpenAPI tags, for --toolsets) are a kervanc extension",
+  "multipart-body": "file uploads (bodyEncoding: multipart) are a kervanc extension",
   "binary-output": "file answers returned as image, audio or file content (--binary-output) are a kervanc extension",
   "upstream-auth":
     "credentials the server fetches and renews (from OAuth client-credentials schemes, --upstream-auth) are a kervanc extension",
@@ -466,6 +467,7 @@ class Importer {
     if (Object.keys(headers).length > 0) http["headers"] = headers;
     if (body.body !== undefined) http["body"] = body.body;
     if (body.form) http["bodyEncoding"] = "form";
+    if (body.multipart) http["bodyEncoding"] = "multipart";
 
     const value: Record<string, unknown> = {
       name,
@@ -696,6 +698,9 @@ class Importer {
         : []),
       ...(built.some((t) => t.value["tags"] !== undefined) ? ["toolsets"] : []),
       ...(upstream?.any === true ? ["upstream-auth"] : []),
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["bodyEncoding"] === "multipart")
+        ? ["multipart-body"]
+        : []),
       ...(built.some((t) => "binary" in (t.value["output"] as Record<string, unknown>)) ? ["binary-output"] : []),
     ].sort();
     const spec: Record<string, unknown> = {

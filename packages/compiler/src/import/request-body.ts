@@ -9,6 +9,7 @@ import { selectorOf } from "./operations.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { type Inputs, withDescription } from "./inputs.ts";
 import { isJsonMediaType } from "./responses.ts";
+import { MULTIPART, placeMultipartBody } from "./multipart-body.ts";
 import { isPlainObject, own } from "./refs.ts";
 import type { JsonSchema } from "./schema.ts";
 
@@ -16,7 +17,11 @@ import type { JsonSchema } from "./schema.ts";
  * The body template (undefined: no body) and whether it is sent form-encoded (the kervanc extension form-body),
  * or null when the operation is left out (reported).
  */
-export type PlacedBody = { readonly body: string | undefined; readonly form?: true } | null;
+export type PlacedBody = {
+  readonly body: string | Record<string, unknown> | undefined;
+  readonly form?: true;
+  readonly multipart?: true;
+} | null;
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -59,6 +64,14 @@ export function placeRequestBody(
     if (description !== undefined) converted = withDescription(converted, description);
     inputs.addSchema(id, converted, true);
     return { body: `{{input.${id}}}`, form: true };
+  }
+  // A multipart body (file uploads) is sent with the kervanc extension multipart-body (multipart-body.ts).
+  const multipartType =
+    jsonType === undefined ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === MULTIPART) : undefined;
+  if (multipartType !== undefined) {
+    const at = [...requestBody.path, "content", multipartType, "schema"];
+    const body = placeMultipartBody(ctx, operation, inputs, own(own(content, multipartType), "schema"), at);
+    return body === null ? null : { body, multipart: true };
   }
   if (jsonType === undefined) {
     ctx.report(

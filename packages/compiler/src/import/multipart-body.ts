@@ -1,0 +1,108 @@
+/**
+ * A `multipart/form-data` request body (file uploads) as the kervanc extension multipart-body
+ * (docs/extensions/multipart-body.md): each property of the body's object schema a field. A binary property
+ * (`format: binary`, or 3.1's `contentMediaType`/`contentEncoding`) becomes a file field with three inputs: the
+ * bytes as base64, the filename and the content type; a scalar or a list of scalars a text field with one input.
+ * What a field cannot carry (an object, a list of files) leaves the operation out, named in a warning, rather than
+ * importing a tool that cannot make the documented request.
+ */
+import { report } from "../diagnostics/diagnostic.ts";
+import type { ImportContext, Operation } from "./context.ts";
+import { type Inputs, withDescription } from "./inputs.ts";
+import { identifierFrom } from "./names.ts";
+import { selectorOf } from "./operations.ts";
+import { isPlainObject, own } from "./refs.ts";
+import type { JsonSchema } from "./schema.ts";
+
+export const MULTIPART = "multipart/form-data";
+
+function isBinary(schema: unknown): boolean {
+  return (
+    own(schema, "type") === "string" &&
+    (own(schema, "format") === "binary" ||
+      own(schema, "format") === "byte" ||
+      own(schema, "contentEncoding") !== undefined ||
+      own(schema, "contentMediaType") !== undefined)
+  );
+}
+
+function isScalar(schema: unknown): boolean {
+  const type = own(schema, "type");
+  return type === "string" || type === "number" || type === "integer" || type === "boolean";
+}
+
+/**
+ * The body template of a multipart operation, its fields' inputs added to `inputs`; null when the operation is
+ * left out (reported).
+ */
+export function placeMultipartBody(
+  ctx: ImportContext,
+  operation: Operation,
+  inputs: Inputs,
+  schemaValue: unknown,
+  at: (string | number)[],
+): Record<string, unknown> | null {
+  const schema = ctx.resolver.deref(schemaValue, at);
+  const properties = own(schema.value, "properties");
+  const required = new Set(
+    Array.isArray(own(schema.value, "required")) ? (own(schema.value, "required") as unknown[]) : [],
+  );
+  const leftOut = (why: string): null => {
+    ctx.report(report("KV7010", schema.path, (m) => m.multipartField({ operation: selectorOf(operation), why })));
+    return null;
+  };
+  if (!isPlainObject(properties) || Object.keys(properties).length === 0)
+    return leftOut("its multipart body documents no fields");
+  const body: Record<string, unknown> = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    if (!/^[\x20-\x7e]+$/.test(name) || name.includes('"') || name.includes("\\"))
+      return leftOut(`the field name ${JSON.stringify(name)} cannot be written in a part header`);
+    const field = ctx.resolver.deref(raw, [...schema.path, "properties", name]);
+    const base = identifierFrom(name);
+    const needed = required.has(name);
+    const description = inputs.describe(own(field.value, "description"), [...field.path, "description"]);
+    if (isBinary(field.value)) {
+      const content = inputs.name(`${base}_base64`, "body");
+      const filename = inputs.name(`${base}_filename`, "body");
+      const contentType = inputs.name(`${base}_content_type`, "body");
+      inputs.addSchema(
+        content,
+        {
+          type: "string",
+          contentEncoding: "base64",
+          description: `The bytes of the file ${JSON.stringify(name)}, base64-encoded${description !== undefined ? `: ${description}` : "."}`,
+        },
+        needed,
+      );
+      inputs.addSchema(filename, { type: "string", description: `The file's name, such as report.pdf.` }, needed);
+      inputs.addSchema(
+        contentType,
+        { type: "string", description: "The file's media type, such as application/pdf." },
+        false,
+      );
+      body[name] = {
+        content: `{{input.${content}}}`,
+        encoding: "base64",
+        filename: `{{input.${filename}}}`,
+        contentType: `{{input.${contentType}}}`,
+      };
+      continue;
+    }
+    const items = own(field.value, "items");
+    if (own(field.value, "type") === "array" && isBinary(ctx.resolver.deref(items, [...field.path, "items"]).value))
+      return leftOut(`the field ${JSON.stringify(name)} is a list of files, which a spec cannot send`);
+    if (
+      isScalar(field.value) ||
+      (own(field.value, "type") === "array" && isScalar(ctx.resolver.deref(items, [...field.path, "items"]).value))
+    ) {
+      const id = inputs.name(base, "body");
+      let converted: JsonSchema = inputs.converter.convert(field.value, field.path);
+      if (description !== undefined) converted = withDescription(converted, description);
+      inputs.addSchema(id, converted, needed);
+      body[name] = `{{input.${id}}}`;
+      continue;
+    }
+    return leftOut(`the field ${JSON.stringify(name)} is an object or has no type, which a part cannot carry`);
+  }
+  return body;
+}
