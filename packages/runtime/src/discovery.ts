@@ -24,7 +24,7 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
-import { requestSpan } from "./telemetry/request-span.ts";
+import { requestSpan, traceInitialize } from "./telemetry/request-span.ts";
 import { NO_TELEMETRY, type Telemetry } from "./telemetry/telemetry.ts";
 import { deepFreeze, headOf } from "./define.ts";
 import type { CompiledServer, JsonObject, ToolListing } from "./plan.ts";
@@ -186,6 +186,7 @@ export function createDiscoveryFactory(
     // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
     const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
     const server = new Server(info, options);
+    traceInitialize(server, telemetry, context);
     server.setRequestHandler("tools/list", () => listed as never);
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const args = request.params.arguments;

@@ -14,7 +14,7 @@ import {
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
 import { type CallerContext, callerOf, STDIO_CALLER } from "./credentials/caller.ts";
-import { requestSpan } from "./telemetry/request-span.ts";
+import { requestSpan, traceInitialize } from "./telemetry/request-span.ts";
 import { NO_TELEMETRY, type Telemetry } from "./telemetry/telemetry.ts";
 import { deepFreeze } from "./define.ts";
 import type { CompiledServer, CompiledTool, ToolListing } from "./plan.ts";
@@ -58,6 +58,7 @@ export function createServerFactory(
     // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
     const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
     const server = new Server(info, options);
+    traceInitialize(server, telemetry, context);
     server.setRequestHandler("tools/list", (request, ctx) => {
       const span = requestSpan(telemetry, "tools/list", null, request.params?._meta, context, ctx.mcpReq.id);
       try {
