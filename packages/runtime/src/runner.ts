@@ -30,7 +30,7 @@ import { countElements, formatValidationErrors } from "./validation.ts";
 import type { CallRecord } from "./log.ts";
 import { type CallerContext, STDIO_CALLER } from "./credentials/caller.ts";
 import { CredentialStore } from "./credentials/store.ts";
-import { NO_SPAN, type RequestSpan } from "./telemetry/telemetry.ts";
+import { NO_ATTEMPT, NO_SPAN, type RequestSpan } from "./telemetry/telemetry.ts";
 
 /** The SDK's bound on argument size: array elements plus object members. */
 export const MAX_ARGUMENT_ELEMENTS = 10_000;
@@ -120,50 +120,31 @@ export class ToolRunner {
     const warnings: string[] = [];
     const errors: string[] = [];
     const seen = new Set<string>();
-    for (const { head } of this.#tools.values()) {
-      const { hostPort } = head;
-      for (const name of head.secrets) {
-        const key = `${name}\u0000${hostPort}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const value = this.#options.secretSource.get(name, { host: hostPort, tool: head.name });
-        if (value === undefined) {
-          warnings.push(`Secret ${name} is not configured for ${hostPort}; tools that use it there fail until it is.`);
-          continue;
-        }
-        try {
-          this.#options.vault.add(name, value);
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          const at = this.#declaredAt.get(name);
-          errors.push(at === undefined ? message : `${at}: ${message}`);
-        }
+    /** One (secret, host) pair: asked once, its value added to the vault, a gap or a refusal reported. */
+    const ask = (name: string, hostPort: string, tool: string, missing: string): void => {
+      const key = `${name}\u0000${hostPort}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const value = this.#options.secretSource.get(name, { host: hostPort, tool });
+      if (value === undefined) {
+        warnings.push(`Secret ${name} is not configured for ${hostPort}; ${missing} fail until it is.`);
+        return;
       }
-    }
+      try {
+        this.#options.vault.add(name, value);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const at = this.#declaredAt.get(name);
+        errors.push(at === undefined ? message : `${at}: ${message}`);
+      }
+    };
+    for (const { head } of this.#tools.values())
+      for (const name of head.secrets) ask(name, head.hostPort, head.name, "tools that use it there");
+    // The upstream-auth extension's client ids and secrets go to their token endpoints.
     for (const credential of this.#credentialPlans) {
       if (credential.kind === "callerHeader") continue;
-      for (const name of credential.secrets) {
-        const key = `${name}\u0000${credential.hostPort}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const value = this.#options.secretSource.get(name, {
-          host: credential.hostPort,
-          tool: `credential ${credential.name}`,
-        });
-        if (value === undefined) {
-          warnings.push(
-            `Secret ${name} is not configured for ${credential.hostPort}; tools that use credential ${credential.name} fail until it is.`,
-          );
-          continue;
-        }
-        try {
-          this.#options.vault.add(name, value);
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          const at = this.#declaredAt.get(name);
-          errors.push(at === undefined ? message : `${at}: ${message}`);
-        }
-      }
+      for (const name of credential.secrets)
+        ask(name, credential.hostPort, `credential ${credential.name}`, `tools that use credential ${credential.name}`);
     }
     return { warnings, errors };
   }
@@ -331,14 +312,19 @@ export class ToolRunner {
       // The work may ignore its signal (a wedged transport): the call still ends, with the caller's words. Each
       // attempt is a child span of the call's (telemetry), and carries its traceparent where the operator allows.
       const send = async (): Promise<UpstreamResponse> => {
-        const attempt = span.attempt({
-          method: request.method,
-          scheme: request.protocol.slice(0, -1),
-          host: request.host.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
-          port: Number(request.hostPort.slice(request.hostPort.lastIndexOf(":") + 1)),
-          template: urlTemplate(request),
-          resend: attempts++,
-        });
+        // Without telemetry the attempt's description is not even built: this is the per-call path.
+        const attempt =
+          span === NO_SPAN
+            ? NO_ATTEMPT
+            : span.attempt({
+                method: request.method,
+                scheme: request.protocol.slice(0, -1),
+                host: request.host.replace(/:\d+$/, "").replace(/^\[|\]$/g, ""),
+                port: Number(request.hostPort.slice(request.hostPort.lastIndexOf(":") + 1)),
+                template: urlTemplate(request),
+                resend: attempts,
+              });
+        attempts++;
         const sent =
           attempt.traceparent === null
             ? hop

@@ -71,7 +71,7 @@ export const NO_TELEMETRY: Telemetry = {
   settled: () => Promise.resolve(),
   shutdown: () => Promise.resolve(),
 };
-export { NO_SPAN };
+export { NO_ATTEMPT, NO_SPAN };
 
 /** Spans waiting for export beyond this are dropped (and counted). */
 export const MAX_QUEUED_SPANS = 2048;
