@@ -8,10 +8,11 @@ import { findLookAlikes, parseTemplate } from "../../packages/compiler/src/analy
 const refusal = (source: string): { message: string; replacement?: string; at: string } => {
   const parsed = parseTemplate(source);
   if (parsed.ok) throw new Error(`${source} was accepted`);
+  const { message, offset = 0, length = 0, fix } = parsed.finding;
   return {
-    message: parsed.message,
-    at: source.slice(parsed.offset, parsed.offset + parsed.length),
-    ...(parsed.replacement ? { replacement: parsed.replacement } : {}),
+    message,
+    at: source.slice(offset, offset + length),
+    ...(fix?.replacement ? { replacement: fix.replacement } : {}),
   };
 };
 

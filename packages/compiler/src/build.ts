@@ -17,11 +17,13 @@ import {
   compareDiagnostics,
   type Diagnostic,
   formatPath,
-  report,
   type Finding,
+  report,
   hasErrors,
-  severityOf,
   type SpecPath,
+  toDiagnostic,
+  toDiagnostics,
+  WHOLE_FILE,
 } from "./diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "./emit/drift.ts";
 // emit.ts (prettier, esbuild and the package writers, half a second to load) is imported when a spec is emitted:
@@ -39,7 +41,7 @@ import { MAX_MANIFEST_BYTES } from "./emit/package-folder.ts";
 import { compareManifests, type SurfaceChange } from "./review/surface.ts";
 
 export { findSpecs };
-import { type LoadedSpec, loadSpec, locate, locateEnd, sourceText } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate, sourceText, specLocator } from "./load/load.ts";
 import { type PlannedServer, planServer } from "./plan/plan.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
@@ -68,7 +70,7 @@ export function compileSpec(
   const folder = basename(file, extname(file));
   const loaded = loadSpec(file, bytes);
   if (!loaded.ok) {
-    const diagnostics = loaded.findings.map((f) => placeAt(file, f.line, f.column, f));
+    const diagnostics = toDiagnostics(file, WHOLE_FILE, loaded.findings);
     return { file, folder, diagnostics, text: loaded.text, loaded: null, planned: null };
   }
   const spec = loaded.spec;
@@ -76,7 +78,10 @@ export function compileSpec(
     sourceOf: (path) => sourceText(spec, path),
     devLoopbackHttp: options.devLoopbackHttp === true,
   });
-  const diagnostics = capDiagnostics(file, checked.findings.map((f) => place(spec, f)).sort(compareDiagnostics));
+  const diagnostics = capDiagnostics(
+    file,
+    toDiagnostics(file, specLocator(spec), checked.findings).sort(compareDiagnostics),
+  );
   // The file's base name, as manifest.json records it: the generated server must not depend on where it was built.
   const placeOf = (path: SpecPath): string => {
     const { line, column } = locate(spec, path);
@@ -89,17 +94,6 @@ export function compileSpec(
   return { file, folder, diagnostics, text, loaded: spec, planned };
 }
 
-function place(spec: LoadedSpec, f: Finding): Diagnostic {
-  const { line, column } = locate(spec, f.path, f.offset, f.atKey);
-  const end = locateEnd(spec, f.path, f.offset, f.length, f.atKey);
-  // An end before the start (a multi-line scalar placed at its start) is no range.
-  const range =
-    end && (end.line > line || (end.line === line && end.column > column))
-      ? { endLine: end.line, endColumn: end.column }
-      : {};
-  return { ...placeAt(spec.file, line, column, f), ...range };
-}
-
 /** Why a spec file was not read: not a regular file (KV9009) or a read error (KV1010); for build, check and dev. */
 export function unreadableSpec(file: string, read: { readonly what?: string; readonly code?: string }): Diagnostic {
   const { what } = read;
@@ -107,7 +101,7 @@ export function unreadableSpec(file: string, read: { readonly what?: string; rea
     what !== undefined
       ? report("KV9009", [], (m) => m.notRegularFile({ file, what }))
       : report("KV1010", [], (m) => m.unreadable({ code: String(read.code) }));
-  return placeAt(file, 1, 1, finding);
+  return toDiagnostic(file, WHOLE_FILE, finding);
 }
 
 /**
@@ -117,23 +111,11 @@ export function unreadableSpec(file: string, read: { readonly what?: string; rea
 export function overBudget(spec: LoadedSpec, size: ListingSize, budget: number): Diagnostic | null {
   if (size.tokens <= budget) return null;
   const { characters, tokens } = size;
-  return place(
-    spec,
+  return toDiagnostic(
+    spec.file,
+    specLocator(spec),
     report("KV9006", ["tools"], (m) => m.overBudget({ characters, tokens, budget }), { atKey: true }),
   );
-}
-
-function placeAt(file: string, line: number, column: number, f: Finding): Diagnostic {
-  return {
-    code: f.code,
-    severity: severityOf(f),
-    file,
-    line,
-    column,
-    path: formatPath(f.path),
-    message: f.message,
-    ...(f.fix ? { fix: f.fix } : {}),
-  };
 }
 
 export interface BuildOptions {
@@ -191,10 +173,9 @@ async function compileAll(
   const diagnostics: Diagnostic[] = [...found.diagnostics];
   if (found.files.length === 0 && found.diagnostics.length === 0) {
     diagnostics.push(
-      placeAt(
+      toDiagnostic(
         ".",
-        1,
-        1,
+        WHOLE_FILE,
         report("KV9001", [], (m) => m.noSpecs),
       ),
     );
@@ -214,10 +195,9 @@ async function compileAll(
     const problem = packageNameProblem(result.folder);
     if (problem !== null) {
       diagnostics.push(
-        placeAt(
+        toDiagnostic(
           file,
-          1,
-          1,
+          WHOLE_FILE,
           report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem })),
         ),
       );
@@ -225,10 +205,9 @@ async function compileAll(
       const other = folders.get(folderKey(result.folder));
       if (other !== undefined) {
         diagnostics.push(
-          placeAt(
+          toDiagnostic(
             file,
-            1,
-            1,
+            WHOLE_FILE,
             report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) })),
           ),
         );
@@ -292,7 +271,7 @@ async function checkTargets(
     const state = await targetState(childOf(outDir, spec.folder));
     states.set(spec, state);
     if (state.kind === "refused")
-      diagnostics.push(placeAt(spec.file, 1, 1, refusedTarget(join(outDir, spec.folder), state.reason)));
+      diagnostics.push(toDiagnostic(spec.file, WHOLE_FILE, refusedTarget(join(outDir, spec.folder), state.reason)));
   }
   return states;
 }
@@ -322,7 +301,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   try {
     states = await checkTargets(compiled, options.outDir, diagnostics);
   } catch (error) {
-    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
+    diagnostics.push(toDiagnostic(options.outDir, WHOLE_FILE, writeFailure(error, options.outDir)));
   }
   if (hasErrors(diagnostics)) {
     diagnostics.sort(compareDiagnostics);
@@ -349,7 +328,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
       });
     }
   } catch (error) {
-    diagnostics.push(placeAt(options.outDir, 1, 1, writeFailure(error, options.outDir)));
+    diagnostics.push(toDiagnostic(options.outDir, WHOLE_FILE, writeFailure(error, options.outDir)));
     return { diagnostics, sources, servers, skipped, sizes, ok: false };
   }
   return { diagnostics, sources, servers, skipped, sizes, ok: true };

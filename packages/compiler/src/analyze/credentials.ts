@@ -178,7 +178,7 @@ function clientText(
 ): Template | null {
   const parsed = parseTemplate(source);
   if (!parsed.ok) {
-    out.push({ code: parsed.code, path: at, message: parsed.message, offset: parsed.offset, length: parsed.length });
+    out.push({ ...parsed.finding, path: at });
     return null;
   }
   let ok = true;

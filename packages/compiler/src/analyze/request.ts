@@ -15,7 +15,7 @@ import type {
   TemplatePart,
   TemplateRef,
 } from "@kervanc/runtime";
-import { type Finding, finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { quoteName } from "./structure.ts";
 import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "./templates.ts";
 
@@ -87,17 +87,7 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   const parse = (source: string, path: SpecPath): Template | null => {
     const parsed = parseTemplate(source);
     if (!parsed.ok) {
-      const fix =
-        parsed.replacement !== undefined
-          ? { fix: { description: `Write ${parsed.replacement}`, replacement: parsed.replacement } }
-          : {};
-      out.push(
-        finding(parsed.code, path, parsed.message, {
-          offset: parsed.offset,
-          length: parsed.length,
-          ...fix,
-        }),
-      );
+      out.push({ ...parsed.finding, path });
       return null;
     }
     for (const lookAlike of findLookAlikes(source)) lookAlikes.push({ path, lookAlike });

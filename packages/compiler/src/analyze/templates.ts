@@ -5,7 +5,7 @@
  * it, and whitespace inside the braces is trimmed. Input paths are identifiers only (no brackets, no dashes).
  */
 import type { Template, TemplatePart, TemplateRef } from "@kervanc/runtime";
-import { CODES } from "../diagnostics/codes.ts";
+import { type Finding, type MessagesOf, report } from "../diagnostics/diagnostic.ts";
 
 export type ParsedTemplate =
   | {
@@ -18,13 +18,11 @@ export type ParsedTemplate =
     }
   | {
       readonly ok: false;
-      readonly code: "KV3001" | "KV3002";
-      readonly message: string;
-      readonly offset: number;
-      /** How many characters the refused template spans (for the caret range). */
-      readonly length: number;
-      /** What was probably meant, as it should be written, when that is clear. */
-      readonly replacement?: string;
+      /**
+       * KV3001 or KV3002 at the spec path `[]` (the caller puts it at the template's path), with the refused
+       * template's offset and length, and a fix when what was meant is clear.
+       */
+      readonly finding: Finding;
     };
 
 const INPUT_REF = /^input((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/;
@@ -55,19 +53,8 @@ export function parseTemplate(source: string): ParsedTemplate {
       const expression = source.slice(i + 2, end).trim();
       const ref = parseRef(expression);
       if (ref === null) {
-        const why = refusalReason(expression);
-        return {
-          ok: false,
-          code: "KV3002",
-          message: CODES.KV3002.messages.unsupported({
-            expression,
-            reason: why.reason,
-            meant: why.meant ? ` Did you mean ${why.meant}?` : "",
-          }),
-          offset: i,
-          length: end + 2 - i,
-          ...(why.meant ? { replacement: why.meant } : {}),
-        };
+        const why = refusal(expression);
+        return refused(report("KV3002", [], why.message, { offset: i, length: end + 2 - i }), why.meant);
       }
       flush();
       parts.push({ kind: "ref", ref });
@@ -83,107 +70,92 @@ export function parseTemplate(source: string): ParsedTemplate {
   return { ok: true, template: { parts }, refOffsets, refLengths };
 }
 
+function refused(finding: Finding, meant: string | undefined): ParsedTemplate {
+  return {
+    ok: false,
+    finding: meant === undefined ? finding : { ...finding, fix: { description: `Write ${meant}`, replacement: meant } },
+  };
+}
+
 /** `{{input.x}` or `{{input.x` : say what closes it, and where it probably ends. */
 function unclosed(source: string, at: number): ParsedTemplate {
   const rest = source.slice(at + 2);
   const single = /^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}/.exec(rest);
+  const quoted = JSON.stringify(source);
   if (single) {
     const meant = `{{${single[1]!}}}`;
-    return {
-      ok: false,
-      code: "KV3001",
-      message: CODES.KV3001.messages.singleBrace({ source: JSON.stringify(source), meant }),
-      offset: at,
-      length: single[0].length + 2,
-      replacement: meant,
-    };
+    return refused(
+      report("KV3001", [], (m) => m.singleBrace({ source: quoted, meant }), {
+        offset: at,
+        length: single[0].length + 2,
+      }),
+      meant,
+    );
   }
-  return {
-    ok: false,
-    code: "KV3001",
-    message: CODES.KV3001.messages.unclosed({ source: JSON.stringify(source) }),
-    offset: at,
-    length: source.length - at,
-  };
+  return refused(
+    report("KV3001", [], (m) => m.unclosed({ source: quoted }), { offset: at, length: source.length - at }),
+    undefined,
+  );
 }
 
-/** Why an expression between `{{ }}` is refused, and what was probably meant. */
-export function refusalReason(expression: string): { reason: string; meant?: string } {
-  const allowed = "only {{input.<field>}} and {{secrets.<NAME>}} are allowed.";
-  if (expression === "") return { reason: `the braces are empty; ${allowed}` };
+/** Why an expression between `{{ }}` is refused (one KV3002 message per reason), and what was probably meant. */
+function refusal(expression: string): { message: (m: MessagesOf<"KV3002">) => string; meant?: string } {
+  const e = { expression };
+  if (expression === "") return { message: (m) => m.emptyBraces(e) };
   if (expression.startsWith("{") || expression.endsWith("}")) {
     const inner = expression.replace(/^\{+\s*/, "").replace(/\s*\}+$/, "");
-    return {
-      reason: `a template has exactly two braces on each side (this is not Mustache's triple-brace form); ${allowed}`,
-      ...(parseRef(inner) ? { meant: `{{${inner}}}` } : {}),
-    };
+    if (!parseRef(inner)) return { message: (m) => m.tripleBraces(e) };
+    const meant = `{{${inner}}}`;
+    return { message: (m) => m.tripleBracesMeant({ expression, meant }), meant };
   }
   const split = /[.[]/.exec(expression);
   const head = split ? expression.slice(0, split.index) : expression;
   const tail = split ? expression.slice(split.index + (split[0] === "." ? 1 : 0)) : "";
-  if (/[|(]/.test(expression))
-    return {
-      reason: `templates have no filters, pipes or function calls (the value is inserted as it is, encoded for its place); ${allowed}`,
-    };
-  if (/\s/.test(expression) || /[+*/%<>=!?:]/.test(expression)) {
-    return {
-      reason: `a template holds one reference, with no spaces, operators or expressions inside (the value is inserted as it is); ${allowed}`,
-    };
-  }
+  if (/[|(]/.test(expression)) return { message: (m) => m.filters(e) };
+  if (/\s/.test(expression) || /[+*/%<>=!?:]/.test(expression)) return { message: (m) => m.expression(e) };
   if (/^(env|ENV|process\.env|environment|vars?|VARS?|Env)$/.test(head) || expression.startsWith("process.env.")) {
     const name = expression.startsWith("process.env.") ? expression.slice("process.env.".length) : tail;
-    const upper = name.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
-    return {
-      reason: `a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start.`,
-      ...(IDENT.test(name) ? { meant: `{{secrets.${upper}}}` } : {}),
-    };
+    if (!IDENT.test(name)) return { message: (m) => m.environment(e) };
+    const meant = `{{secrets.${name.toUpperCase().replace(/[^A-Z0-9_]/g, "_")}}}`;
+    return { message: (m) => m.environmentMeant({ expression, meant }), meant };
   }
   if (/^(secret|SECRETS|SECRET|Secrets|Secret|secrets_)$/.test(head) && tail !== "") {
-    return {
-      reason: `the prefix is "secrets" (plural, lower case); ${allowed}`,
-      ...(/^[A-Za-z][A-Za-z0-9_]*$/.test(tail) ? { meant: `{{secrets.${tail.toUpperCase()}}}` } : {}),
-    };
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(tail)) return { message: (m) => m.secretsPrefix(e) };
+    const meant = `{{secrets.${tail.toUpperCase()}}}`;
+    return { message: (m) => m.secretsPrefixMeant({ expression, meant }), meant };
   }
   if (head === "secrets") {
-    if (/^[A-Za-z][A-Za-z0-9_]*$/.test(tail))
-      return {
-        reason: `secret names are upper-case letters, digits and "_" (as in the "secrets" list), so ${JSON.stringify(tail)} is not one.`,
-        meant: `{{secrets.${tail.toUpperCase()}}}`,
-      };
+    if (/^[A-Za-z][A-Za-z0-9_]*$/.test(tail)) {
+      const meant = `{{secrets.${tail.toUpperCase()}}}`;
+      return { message: (m) => m.secretCase({ expression, name: JSON.stringify(tail), meant }), meant };
+    }
     const bad = firstBad(tail, /[A-Z0-9_]/);
     return {
-      reason: `a secret name is upper-case letters, digits and "_"; ${describeChar(bad.char)} at character ${bad.index + 1} of the name is not allowed.`,
+      message: (m) => m.secretCharacter({ expression, character: describeChar(bad.char), position: bad.index + 1 }),
     };
   }
   if (/^(inputs|Input|INPUT|Inputs|args|arguments|params|parameters|in|arg|param)$/.test(head) && tail !== "") {
     const fixed = `input.${tail}`;
-    return {
-      reason: `the prefix is "input" (singular, lower case); ${allowed}`,
-      ...(INPUT_REF.test(fixed) ? { meant: `{{${fixed}}}` } : {}),
-    };
+    if (!INPUT_REF.test(fixed)) return { message: (m) => m.inputPrefix(e) };
+    const meant = `{{${fixed}}}`;
+    return { message: (m) => m.inputPrefixMeant({ expression, meant }), meant };
   }
   if (head === "input") {
-    if (tail === "") return { reason: "name a property of the input: {{input.<field>}}." };
+    if (tail === "") return { message: (m) => m.inputWithoutPath(e) };
     const bad = firstBad(tail, /[A-Za-z0-9_.]/);
     if (bad.index >= 0) {
-      const kind =
-        bad.char === "["
-          ? "brackets are not supported (a template names a property by a dotted path of identifiers)"
-          : `input paths are identifiers (letters, digits and "_") joined by "."; a property whose name has ${describeChar(bad.char)} cannot be referenced: rename it (for example ${JSON.stringify(tail.replace(/[^A-Za-z0-9_.]/g, "_"))})`;
-      return { reason: `${describeChar(bad.char)} at character ${bad.index + 1} of the path is not allowed: ${kind}.` };
+      const at = { expression, character: describeChar(bad.char), position: bad.index + 1 };
+      if (bad.char === "[") return { message: (m) => m.inputBracket(at) };
+      const renamed = JSON.stringify(tail.replace(/[^A-Za-z0-9_.]/g, "_"));
+      return { message: (m) => m.inputCharacter({ ...at, renamed }) };
     }
-    return {
-      reason: `each part of an input path is an identifier that starts with a letter or "_", with no empty parts; ${allowed}`,
-    };
+    return { message: (m) => m.inputPathPart(e) };
   }
   if (IDENT.test(expression)) {
     const meant = /^[A-Z][A-Z0-9_]*$/.test(expression) ? `{{secrets.${expression}}}` : `{{input.${expression}}}`;
-    return {
-      reason: `a template names its source: "input." for an argument or "secrets." for a secret; ${allowed}`,
-      meant,
-    };
+    return { message: (m) => m.withoutSource({ expression, meant }), meant };
   }
-  return { reason: allowed };
+  return { message: (m) => m.other(e) };
 }
 
 function firstBad(text: string, ok: RegExp): { index: number; char: string } {
@@ -263,7 +235,7 @@ export function findLookAlikes(source: string): LookAlike[] {
 function meantFor(name: string): string {
   const expression = `${name}`;
   if (parseRef(expression)) return `{{${expression}}}`;
-  const reason = refusalReason(expression);
+  const reason = refusal(expression);
   if (reason.meant) return reason.meant;
   return /^[A-Z][A-Z0-9_]*$/.test(name) ? `{{secrets.${name}}}` : `{{input.${name}}}`;
 }

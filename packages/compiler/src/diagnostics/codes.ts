@@ -362,8 +362,44 @@ export const CODES = {
     example:
       'Unsupported template {{env.HOME}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start. Did you mean {{secrets.HOME}}?',
     messages: {
-      unsupported: (a: { expression: string; reason: string; meant: string }) =>
-        `Unsupported template {{${a.expression}}}: ${a.reason}${a.meant}`,
+      emptyBraces: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: the braces are empty; only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      tripleBraces: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: a template has exactly two braces on each side (this is not Mustache's triple-brace form); only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      tripleBracesMeant: (a: { expression: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: a template has exactly two braces on each side (this is not Mustache's triple-brace form); only {{input.<field>}} and {{secrets.<NAME>}} are allowed. Did you mean ${a.meant}?`,
+      filters: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: templates have no filters, pipes or function calls (the value is inserted as it is, encoded for its place); only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      expression: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: a template holds one reference, with no spaces, operators or expressions inside (the value is inserted as it is); only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      environment: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start.`,
+      environmentMeant: (a: { expression: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: a spec reads no environment variables in templates: declare the value in "secrets" and the server reads it from its environment at start. Did you mean ${a.meant}?`,
+      secretsPrefix: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: the prefix is "secrets" (plural, lower case); only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      secretsPrefixMeant: (a: { expression: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: the prefix is "secrets" (plural, lower case); only {{input.<field>}} and {{secrets.<NAME>}} are allowed. Did you mean ${a.meant}?`,
+      secretCase: (a: { expression: string; name: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: secret names are upper-case letters, digits and "_" (as in the "secrets" list), so ${a.name} is not one. Did you mean ${a.meant}?`,
+      secretCharacter: (a: { expression: string; character: string; position: number }) =>
+        `Unsupported template {{${a.expression}}}: a secret name is upper-case letters, digits and "_"; ${a.character} at character ${a.position} of the name is not allowed.`,
+      inputPrefix: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: the prefix is "input" (singular, lower case); only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      inputPrefixMeant: (a: { expression: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: the prefix is "input" (singular, lower case); only {{input.<field>}} and {{secrets.<NAME>}} are allowed. Did you mean ${a.meant}?`,
+      inputWithoutPath: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: name a property of the input: {{input.<field>}}.`,
+      inputBracket: (a: { expression: string; character: string; position: number }) =>
+        `Unsupported template {{${a.expression}}}: ${a.character} at character ${a.position} of the path is not allowed: brackets are not supported (a template names a property by a dotted path of identifiers).`,
+      inputCharacter: (a: { expression: string; character: string; position: number; renamed: string }) =>
+        `Unsupported template {{${a.expression}}}: ${a.character} at character ${a.position} of the path is not allowed: input paths are identifiers (letters, digits and "_") joined by "."; a property whose name has ${a.character} cannot be referenced: rename it (for example ${a.renamed}).`,
+      inputPathPart: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: each part of an input path is an identifier that starts with a letter or "_", with no empty parts; only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
+      withoutSource: (a: { expression: string; meant: string }) =>
+        `Unsupported template {{${a.expression}}}: a template names its source: "input." for an argument or "secrets." for a secret; only {{input.<field>}} and {{secrets.<NAME>}} are allowed. Did you mean ${a.meant}?`,
+      other: (a: { expression: string }) =>
+        `Unsupported template {{${a.expression}}}: only {{input.<field>}} and {{secrets.<NAME>}} are allowed.`,
     },
   },
   KV3003: {
@@ -982,6 +1018,8 @@ export const CODES = {
         `"${a.name}" cannot be an HTTP header name: use letters, digits and ! # $ % & ' * + - . ^ _ \` | ~ only.`,
       headerValue: (a: { name: string }) =>
         `The value of header "${a.name}" cannot be sent in HTTP: no line breaks, no control characters, no characters past U+00FF.`,
+      notRegularFile: (a: { file: string; what: string }) => `${a.file} is ${a.what}, not a test file.`,
+      unreadable: (a: { code: string }) => `The test file cannot be read (${a.code}).`,
     },
   },
 
@@ -1142,6 +1180,11 @@ export const CODES = {
       tooLarge: (a: { max: number; size: number }) =>
         `The OpenAPI document is larger than ${a.max} bytes (it has ${a.size}).`,
       notUtf8: "The OpenAPI document is not valid UTF-8 text.",
+      missing: (a: { file: string }) => `${a.file} does not exist.`,
+      folder: (a: { file: string }) => `${a.file} is a folder; name an OpenAPI document.`,
+      notRegularFile: (a: { file: string; what: string }) =>
+        `${a.file} is ${a.what}, not a file; name an OpenAPI document.`,
+      unreadable: (a: { code: string }) => `The OpenAPI document cannot be read (${a.code}).`,
     },
   },
   KV7002: {

@@ -32,6 +32,18 @@ export interface Fix {
   readonly replacement?: string;
 }
 
+/** A 1-based place in a file (columns in UTF-16 units). */
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Where a finding is: its start, and its end (exclusive) when the place has an extent. */
+export interface Place extends Position {
+  readonly endLine?: number;
+  readonly endColumn?: number;
+}
+
 /** A finding before it has a position: checks report these, the stage that owns the file places them. */
 export interface Finding {
   readonly code: DiagnosticCode;
@@ -46,32 +58,79 @@ export interface Finding {
   /** With `offset`: how many characters of the string the problem spans. */
   readonly length?: number;
   readonly fix?: Fix;
+  /**
+   * The place, when it is known before there is a tree to look the path up in (a parse error, a byte that is
+   * not UTF-8): it wins over the locator's answer.
+   */
+  readonly at?: Position;
 }
 
-export function finding(
-  code: DiagnosticCode,
-  path: SpecPath,
-  message: string,
-  extra: { offset?: number; severity?: Severity; atKey?: boolean; length?: number; fix?: Fix } = {},
-): Finding {
-  return { code, path, message, ...extra };
+/** What `report` accepts beside the code, the path and the message. */
+export interface FindingExtra {
+  readonly offset?: number;
+  readonly severity?: Severity;
+  readonly atKey?: boolean;
+  readonly length?: number;
+  readonly fix?: Fix;
+  readonly at?: Position;
 }
 
 /** The message templates of a code (codes.ts). */
 export type MessagesOf<C extends DiagnosticCode> = (typeof CODES)[C] extends { readonly messages: infer M } ? M : never;
 
 /**
- * A finding whose text comes from its code's message templates: `report("KV2004", path, (m) => m.tooLong({
- * length, max }))`. The callback receives only that code's templates, so a message cannot be filed under
- * another code.
+ * The one way to make a finding: its text comes from its code's message templates, `report("KV2004", path, (m) =>
+ * m.tooLong({ length, max }))`. The callback receives only that code's templates, so a message cannot be filed
+ * under another code, and every message kervanc prints is in codes.ts.
  */
 export function report<C extends DiagnosticCode>(
   code: C,
   path: SpecPath,
   message: (templates: MessagesOf<C>) => string,
-  extra: { offset?: number; severity?: Severity; atKey?: boolean; length?: number; fix?: Fix } = {},
+  extra: FindingExtra = {},
 ): Finding {
   return { code, path, message: message((CODES[code] as CodeInfo).messages as MessagesOf<C>), ...extra };
+}
+
+/**
+ * Turns paths into places in one file: the loaded spec (load/load.ts), an OpenAPI document (import/document.ts),
+ * or WHOLE_FILE for a file that has no tree. All at once, because a JSON document is scanned once for every
+ * finding rather than once each.
+ */
+export interface Locator {
+  place(findings: readonly Finding[]): readonly Place[];
+}
+
+/** For findings about a file as a whole (it is missing, it is no spec) or already placed (`at`): line 1, column 1. */
+export const WHOLE_FILE: Locator = { place: (findings) => findings.map(() => START) };
+
+const START: Place = { line: 1, column: 1 };
+
+/** The one conversion from findings to diagnostics, for every stage and every kind of file. */
+export function toDiagnostics(file: string, locator: Locator, findings: readonly Finding[]): Diagnostic[] {
+  const unplaced = findings.filter((f) => f.at === undefined);
+  const places = unplaced.length > 0 ? locator.place(unplaced) : [];
+  let next = 0;
+  return findings.map((f): Diagnostic => {
+    const place: Place = f.at ?? places[next++] ?? START;
+    return {
+      code: f.code,
+      severity: severityOf(f),
+      file,
+      line: place.line,
+      column: place.column,
+      path: formatPath(f.path),
+      message: f.message,
+      ...(place.endLine !== undefined && place.endColumn !== undefined
+        ? { endLine: place.endLine, endColumn: place.endColumn }
+        : {}),
+      ...(f.fix ? { fix: f.fix } : {}),
+    };
+  });
+}
+
+export function toDiagnostic(file: string, locator: Locator, finding: Finding): Diagnostic {
+  return toDiagnostics(file, locator, [finding])[0]!;
 }
 
 export function severityOf(f: Finding): Severity {

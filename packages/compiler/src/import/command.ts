@@ -7,7 +7,7 @@
  */
 import { lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, basename } from "node:path";
-import { type Diagnostic, oneLine } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, type Finding, oneLine, report, toDiagnostic, WHOLE_FILE } from "../diagnostics/diagnostic.ts";
 import { errorCode, fileKind, readRegularFile } from "../load/regular-file.ts";
 import { DEFAULT_TOOLS_BUDGET, sizeLine } from "../plan/budget.ts";
 import { importOpenApi, type ImportOptions, type ImportResult } from "./openapi.ts";
@@ -55,21 +55,24 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
   // Read without blocking, and only a regular file: reading a named pipe would wait forever.
   const read = await readRegularFile(command.input);
   if (!read.ok) {
-    const message =
-      read.code === "ENOENT"
-        ? `${command.input} does not exist.`
-        : read.what === "a folder"
-          ? `${command.input} is a folder; name an OpenAPI document.`
-          : read.what !== undefined
-            ? `${command.input} is ${read.what}, not a file; name an OpenAPI document.`
-            : `The OpenAPI document cannot be read (${read.code}).`;
-    return report(command, failure(command.input, message), started, new Map());
+    const file = command.input;
+    const { code, what } = read;
+    const problem = report("KV7001", [], (m) =>
+      code === "ENOENT"
+        ? m.missing({ file })
+        : what === "a folder"
+          ? m.folder({ file })
+          : what !== undefined
+            ? m.notRegularFile({ file, what })
+            : m.unreadable({ code: String(code) }),
+    );
+    return summarize(command, failure(file, problem), started, new Map());
   }
   const result = importOpenApi(command.input, read.bytes, command.out, command);
   // The document's text as the importer decoded it, for the frames (decoded once). None for a file that is not
   // UTF-8 or does not say it is OpenAPI: such a file (a credentials file behind a link) is shown by position only.
   const sources = new Map(result.documentText === undefined ? [] : [[command.input, result.documentText]]);
-  if (!result.ok || result.text === null) return report(command, result, started, sources);
+  if (!result.ok || result.text === null) return summarize(command, result, started, sources);
   const existing = await lstat(command.out).catch(() => null);
   // Only a regular file is ever replaced (with --force): a folder, a link or a device at -o is the user's.
   if (existing !== null && (!existing.isFile() || !command.force)) {
@@ -106,15 +109,15 @@ export async function importCommand(command: ImportCommand): Promise<CommandOutp
     };
   }
   sources.set(command.out, result.text);
-  return report(command, result, started, sources);
+  return summarize(command, result, started, sources);
 }
 
-function failure(file: string, message: string): ImportResult {
-  const d: Diagnostic = { code: "KV7001", severity: "error", file, line: 1, column: 1, path: "", message };
+function failure(file: string, problem: Finding): ImportResult {
+  const d = toDiagnostic(file, WHOLE_FILE, problem);
   return { ok: false, diagnostics: [d], text: null, tools: [], operations: 0, secrets: [], size: null };
 }
 
-function report(
+function summarize(
   command: ImportCommand,
   result: ImportResult,
   started: number,

@@ -20,10 +20,16 @@ import {
   parseDocument,
   type YAMLMap,
 } from "yaml";
-import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import {
+  type Finding,
+  type Locator,
+  type MessagesOf,
+  type Position,
+  report,
+  type SpecPath,
+} from "../diagnostics/diagnostic.ts";
 import { BINARY, firstLine, LineIndex } from "../load/load.ts";
 import { toPlain, type WalkProblem } from "../load/plain.ts";
-import { CODES, type DiagnosticCode } from "../diagnostics/codes.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
 export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
@@ -37,58 +43,46 @@ export const MAX_ALIASES = 1000;
  */
 export const MAX_ALIAS_EXPANSION = MAX_DOCUMENT_BYTES;
 
-export interface OpenApiSource {
+/**
+ * A document that was read, and the Locator of its findings. A JSON document is scanned once for all findings
+ * placed together, not once each (20,000 findings in 20 MB took hours).
+ */
+export interface OpenApiSource extends Locator {
   readonly file: string;
   readonly text: string;
   readonly value: unknown;
-  /**
-   * 1-based positions of the nodes at these paths (or of their nearest parents that exist), all at once: a JSON
-   * document is scanned once for every finding, not once each (20,000 findings in 20 MB took hours).
-   */
-  positions(requests: readonly PositionRequest[]): { line: number; column: number }[];
-}
-
-export interface PositionRequest {
-  readonly path: SpecPath;
-  /** Place a mapping entry at its key rather than its value. */
-  readonly atKey: boolean;
-}
-
-/** A problem found while reading, already placed. */
-export interface ReadProblem {
-  readonly code: DiagnosticCode;
-  readonly line: number;
-  readonly column: number;
-  readonly message: string;
 }
 
 export type ReadResult =
   | { readonly ok: true; readonly source: OpenApiSource }
   | {
       readonly ok: false;
-      readonly problems: readonly ReadProblem[];
+      /** Each placed (`at`): reading fails before there is a tree to place them in. */
+      readonly problems: readonly Finding[];
       /** The document's text when it was decoded (for code frames); absent when it is too large or not UTF-8. */
       readonly text?: string;
     };
 
 const MAX_PROBLEMS = 20;
 
+const START: Position = { line: 1, column: 1 };
+
 export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   // Declared before the decode so every failure after it hands the decoded text back (no second decode for frames).
   let text: string | undefined;
-  const fail = (line: number, column: number, code: DiagnosticCode, message: string): ReadResult => ({
+  const fail = (finding: Finding, at: Position = START): ReadResult => ({
     ok: false,
-    problems: [{ code, line, column, message }],
+    problems: [{ ...finding, at }],
     ...(text !== undefined ? { text } : {}),
   });
   if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    return fail(1, 1, "KV7001", CODES.KV7001.messages.tooLarge({ max: MAX_DOCUMENT_BYTES, size: bytes.byteLength }));
+    return fail(report("KV7001", [], (m) => m.tooLarge({ max: MAX_DOCUMENT_BYTES, size: bytes.byteLength })));
   }
   let decoded: string;
   try {
     decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return fail(1, 1, "KV7001", CODES.KV7001.messages.notUtf8);
+    return fail(report("KV7001", [], (m) => m.notUtf8));
   }
   if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1);
   text = decoded;
@@ -97,9 +91,12 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   if (binary) {
     const pos = lines.position(binary.index);
     const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(pos.line, pos.column, "KV7002", CODES.KV7002.messages.controlCharacter({ code }));
+    return fail(
+      report("KV7002", [], (m) => m.controlCharacter({ code })),
+      pos,
+    );
   }
-  if (text.trim() === "") return fail(1, 1, "KV7002", CODES.KV7002.messages.empty);
+  if (text.trim() === "") return fail(report("KV7002", [], (m) => m.empty));
   // Large OpenAPI documents are mostly JSON, which JSON.parse reads some 30 times faster than a YAML parser;
   // JSON that JSON.parse refuses takes the YAML path below, which places the syntax error.
   if (/^\s*[{[]/.test(text)) {
@@ -112,15 +109,14 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
   } catch (error) {
     // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
     const reason = error instanceof Error ? firstLine(error.message) : String(error);
-    return fail(1, 1, "KV7002", CODES.KV7002.messages.unreadable({ reason }));
+    return fail(report("KV7002", [], (m) => m.unreadable({ reason })));
   }
-  const problems: ReadProblem[] = [];
-  const at = (offset: number, code: DiagnosticCode, message: string): void => {
-    const pos = lines.position(offset);
-    problems.push({ code, line: pos.line, column: pos.column, message });
+  const problems: Finding[] = [];
+  const at = (offset: number, finding: Finding): void => {
+    problems.push({ ...finding, at: lines.position(offset) });
   };
   if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
-    return fail(1, 1, "KV7002", CODES.KV7002.messages.tooDeep);
+    return fail(report("KV7002", [], (m) => m.tooDeep));
   }
   const errorLines = new Set<number>();
   for (const error of doc.errors) {
@@ -130,20 +126,22 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
     errorLines.add(line);
     at(
       error.pos[0],
-      "KV7002",
-      error.code === "MULTIPLE_DOCS"
-        ? CODES.KV7002.messages.multipleDocuments
-        : CODES.KV7002.messages.parser({ message: firstLine(error.message) }),
+      report("KV7002", [], (m) =>
+        error.code === "MULTIPLE_DOCS" ? m.multipleDocuments : m.parser({ message: firstLine(error.message) }),
+      ),
     );
   }
   for (const warning of doc.warnings)
-    at(warning.pos[0], "KV7002", CODES.KV7002.messages.parser({ message: firstLine(warning.message) }));
+    at(
+      warning.pos[0],
+      report("KV7002", [], (m) => m.parser({ message: firstLine(warning.message) })),
+    );
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
 
   const { value: converted, aliases } = toPlain(
     doc.contents,
     { kind: "uses", maxUses: MAX_ALIASES, maxExpansion: MAX_ALIAS_EXPANSION },
-    (node, problem) => at(node.range?.[0] ?? 0, "KV7002", walkMessage(problem)),
+    (node, problem) => at(node.range?.[0] ?? 0, walkFinding(problem)),
   );
   if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
   const root = doc.contents as YamlNode | null;
@@ -155,8 +153,8 @@ export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
       file,
       text,
       value: converted,
-      positions(requests) {
-        return requests.map(({ path, atKey }) => position(path, atKey));
+      place(findings) {
+        return findings.map(({ path, atKey }) => position(path, atKey ?? false));
       },
     },
   };
@@ -208,8 +206,11 @@ function pairOf(
 }
 
 /** Each walk problem (the walk is shared with spec loading: load/plain.ts) as this reader words it. */
-function walkMessage(problem: WalkProblem): string {
-  const M = CODES.KV7002.messages;
+function walkFinding(problem: WalkProblem): Finding {
+  return report("KV7002", [], (M) => walkMessage(M, problem));
+}
+
+function walkMessage(M: MessagesOf<"KV7002">, problem: WalkProblem): string {
   switch (problem.kind) {
     case "tag":
       return M.tag({ tag: problem.tag.replace(/^tag:yaml\.org,2002:/, "!!") });
@@ -246,11 +247,11 @@ function readJson(file: string, text: string, lines: LineIndex): ReadResult | nu
   if (duplicates.length > 0) {
     return {
       ok: false,
-      problems: duplicates.slice(0, MAX_PROBLEMS).map(({ key, offset }) => ({
-        code: "KV7002",
-        ...lines.position(offset),
-        message: CODES.KV7002.messages.duplicateKey({ key: JSON.stringify(key) }),
-      })),
+      problems: duplicates
+        .slice(0, MAX_PROBLEMS)
+        .map(({ key, offset }) =>
+          report("KV7002", [], (m) => m.duplicateKey({ key: JSON.stringify(key) }), { at: lines.position(offset) }),
+        ),
       text,
     };
   }
@@ -260,10 +261,10 @@ function readJson(file: string, text: string, lines: LineIndex): ReadResult | nu
       file,
       text,
       value,
-      positions(requests) {
-        const root = trieOf(requests.map((r) => r.path));
+      place(findings) {
+        const root = trieOf(findings.map((r) => r.path));
         scanJson(text, root);
-        return requests.map(({ path, atKey }) => {
+        return findings.map(({ path, atKey }) => {
           const found = deepestReached(root, path);
           const useKey = found.keyOffset !== null && (atKey || found.container);
           return lines.position(useKey ? found.keyOffset! : found.valueOffset);

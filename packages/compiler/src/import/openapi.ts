@@ -19,15 +19,14 @@ import { basename } from "node:path";
 import { compileSpec, overBudget } from "../build.ts";
 import { checkSchemaLimits } from "../analyze/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
-import { CODES } from "../diagnostics/codes.ts";
 import {
   compareDiagnostics,
   type Diagnostic,
   type Finding,
-  finding,
-  formatPath,
   report,
   severityOf,
+  toDiagnostics,
+  WHOLE_FILE,
 } from "../diagnostics/diagnostic.ts";
 import { MAX_SPEC_BYTES } from "../load/load.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "../plan/budget.ts";
@@ -132,15 +131,7 @@ export function importOpenApi(
 ): ImportResult {
   const read = readOpenApi(file, bytes);
   if (!read.ok) {
-    const diagnostics = read.problems.map((p): Diagnostic => ({
-      code: p.code,
-      severity: "error",
-      file,
-      line: p.line,
-      column: p.column,
-      path: "",
-      message: p.message,
-    }));
+    const diagnostics = toDiagnostics(file, WHOLE_FILE, read.problems);
     const framed = read.text !== undefined && NAMES_OPENAPI.test(read.text);
     return { ...failed(diagnostics, 0), ...(framed ? { documentText: read.text } : {}) };
   }
@@ -283,18 +274,7 @@ class Importer {
   #diagnostics(): Diagnostic[] {
     const seen = new Set<string>();
     const out: Diagnostic[] = [];
-    const places = this.#source.positions(this.#findings.map((f) => ({ path: f.path, atKey: f.atKey ?? false })));
-    for (const [i, f] of this.#findings.entries()) {
-      const { line, column } = places[i]!;
-      const d: Diagnostic = {
-        code: f.code,
-        severity: severityOf(f),
-        file: this.#source.file,
-        line,
-        column,
-        path: formatPath(f.path),
-        message: f.message,
-      };
+    for (const d of toDiagnostics(this.#source.file, this.#source, this.#findings)) {
       // Two operations that share a component report its problems once.
       const key = `${d.code}\u0000${d.path}\u0000${d.message}`;
       if (seen.has(key)) continue;
@@ -342,22 +322,11 @@ class Importer {
           { atKey: true },
         ),
       );
-    } else this.#report(finding(problem.code, problem.path, problem.message));
+    } else this.#report(problem.finding);
   }
 
   #notes(notes: readonly ConvertNote[]): void {
-    for (const note of notes) {
-      if (note.removed !== undefined) {
-        this.#report(
-          removedCharacters(
-            note.path,
-            String(note.path[note.path.length - 1] ?? "text"),
-            note.removed.count,
-            note.removed.first,
-          ),
-        );
-      } else this.#report(finding("KV7010", note.path, note.message));
-    }
+    for (const note of notes) this.#report(note);
   }
 
   /** One tool, or null when the operation is left out (with a warning). Throws ImportProblem for errors. */
@@ -389,7 +358,7 @@ class Importer {
     if ((sendsCredentials || credentialParams) && server.url.protocol === "http:") {
       const url = JSON.stringify(server.text);
       const withOption = server.fromOption ? "" : " with --server-url";
-      throw new ImportProblem("KV7008", server.at, CODES.KV7008.messages.secretsOverHttp({ url, name, withOption }));
+      throw new ImportProblem(report("KV7008", server.at, (m) => m.secretsOverHttp({ url, name, withOption })));
     }
     const proposal = proposeOutput(
       this.#resolver,
@@ -400,10 +369,10 @@ class Importer {
       this.#options.binaryOutput === true,
     );
     if (proposal.skip) {
-      this.#report(finding("KV7010", proposal.skip.path, proposal.skip.message));
+      this.#report(proposal.skip);
       return null;
     }
-    if (proposal.warning) this.#report(finding("KV7010", proposal.warning.path, proposal.warning.message));
+    if (proposal.warning) this.#report(proposal.warning);
 
     const placed = placeParameters(ctx, operation, params, inputs, {
       places: credentialPlaces(schemes),
@@ -433,7 +402,7 @@ class Importer {
     const limits = checkSchemaLimits(inputJson, []).filter((f) => f.code !== "KV5018");
     if (limits.length > 0) {
       const problem = limits[0]!.message.replace(/\.$/, "");
-      throw new ImportProblem("KV7007", at, CODES.KV7007.messages.schemaLimit({ problem }));
+      throw new ImportProblem(report("KV7007", at, (m) => m.schemaLimit({ problem })));
     }
     this.#notes(notes);
     for (const [keyword, n] of converter.dropped)

@@ -1,7 +1,7 @@
 /**
  * The document's operations (paths × methods) and the selection `--include`, `--exclude` and `--read-only` make.
  */
-import { finding, type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { ImportProblem, isPlainObject } from "./refs.ts";
 
@@ -23,7 +23,7 @@ export function listOperations(ctx: ImportContext): Operation[] {
       item = ctx.resolver.deref(rawItem, itemPath);
     } catch (error) {
       if (!(error instanceof ImportProblem)) throw error;
-      ctx.report(finding(error.code, error.path, error.message));
+      ctx.report(error.finding);
       continue;
     }
     if (!isPlainObject(item.value)) {
@@ -46,7 +46,7 @@ export function listOperations(ctx: ImportContext): Operation[] {
         ({ value: op, path: at } = ctx.resolver.deref(item.value[method], at));
       } catch (error) {
         if (!(error instanceof ImportProblem)) throw error;
-        ctx.report(finding(error.code, error.path, error.message));
+        ctx.report(error.finding);
         continue;
       }
       if (!isPlainObject(op)) {

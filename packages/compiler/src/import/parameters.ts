@@ -7,7 +7,6 @@
  * call.
  */
 import { HEADER_NAME } from "../analyze/request.ts";
-import { CODES } from "../diagnostics/codes.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
@@ -56,7 +55,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
   ];
   for (const [list, listAt] of lists) {
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new ImportProblem("KV7003", listAt, CODES.KV7003.messages.parametersNotList);
+    if (!Array.isArray(list)) throw new ImportProblem(report("KV7003", listAt, (m) => m.parametersNotList));
     list.forEach((raw, i) => {
       const { value, path } = ctx.resolver.deref(raw, [...listAt, i]);
       const name = own(value, "name");
@@ -66,7 +65,7 @@ export function readParameters(ctx: ImportContext, operation: Operation, inputs:
         typeof location !== "string" ||
         !["path", "query", "header", "cookie"].includes(location)
       ) {
-        throw new ImportProblem("KV7003", path, CODES.KV7003.messages.parameterShape);
+        throw new ImportProblem(report("KV7003", path, (m) => m.parameterShape));
       }
       let schema = own(value, "schema");
       let schemaAt = [...path, "schema"];

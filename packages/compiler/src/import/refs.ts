@@ -5,18 +5,24 @@
  * another file or a URL is refused with its position. Problems are thrown as `ImportProblem`s; the caller
  * decides what they cost (usually the operation that needed the reference).
  */
-import { CODES, type DiagnosticCode } from "../diagnostics/codes.ts";
-import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import type { DiagnosticCode } from "../diagnostics/codes.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 
 /** A problem with a place in the OpenAPI document. */
 export class ImportProblem extends Error {
-  readonly code: DiagnosticCode;
-  readonly path: SpecPath;
+  readonly finding: Finding;
 
-  constructor(code: DiagnosticCode, path: SpecPath, message: string) {
-    super(message);
-    this.code = code;
-    this.path = path;
+  constructor(finding: Finding) {
+    super(finding.message);
+    this.finding = finding;
+  }
+
+  get code(): DiagnosticCode {
+    return this.finding.code;
+  }
+
+  get path(): SpecPath {
+    return this.finding.path;
   }
 }
 
@@ -40,7 +46,7 @@ export function own(value: unknown, key: string): unknown {
 export function pointerPath(ref: string, at: SpecPath): SpecPath {
   if (ref === "#") return [];
   if (!ref.startsWith("#/"))
-    throw new ImportProblem("KV7005", at, CODES.KV7005.messages.notPointer({ ref: JSON.stringify(ref) }));
+    throw new ImportProblem(report("KV7005", at, (m) => m.notPointer({ ref: JSON.stringify(ref) })));
   return ref
     .slice(2)
     .split("/")
@@ -49,7 +55,7 @@ export function pointerPath(ref: string, at: SpecPath): SpecPath {
       try {
         decoded = decodeURIComponent(segment);
       } catch {
-        throw new ImportProblem("KV7005", at, CODES.KV7005.messages.badEscape({ ref: JSON.stringify(ref) }));
+        throw new ImportProblem(report("KV7005", at, (m) => m.badEscape({ ref: JSON.stringify(ref) })));
       }
       return decoded.replace(/~1/g, "/").replace(/~0/g, "~");
     });
@@ -84,14 +90,14 @@ export class Resolver {
 
   /** Resolves one `$ref` value found at `at` (the path of the `$ref` key): the target and its path. */
   resolve(ref: unknown, at: SpecPath): { value: unknown; path: SpecPath } {
-    if (typeof ref !== "string") throw new ImportProblem("KV7003", at, CODES.KV7003.messages.refNotString);
+    if (typeof ref !== "string") throw new ImportProblem(report("KV7003", at, (m) => m.refNotString));
     if (!ref.startsWith("#")) {
-      throw new ImportProblem("KV7004", at, CODES.KV7004.messages.external({ ref: JSON.stringify(ref) }));
+      throw new ImportProblem(report("KV7004", at, (m) => m.external({ ref: JSON.stringify(ref) })));
     }
     const path = pointerPath(ref, at);
     const value = this.at(path);
     if (value === undefined)
-      throw new ImportProblem("KV7005", at, CODES.KV7005.messages.dangling({ ref: JSON.stringify(ref) }));
+      throw new ImportProblem(report("KV7005", at, (m) => m.dangling({ ref: JSON.stringify(ref) })));
     return { value, path };
   }
 
@@ -105,8 +111,7 @@ export class Resolver {
     for (let i = 0; isPlainObject(current.value) && Object.hasOwn(current.value, "$ref"); i++) {
       const refPath = [...current.path, "$ref"];
       const key = pointerOf(current.path);
-      if (seen.has(key) || i >= MAX_CHAIN)
-        throw new ImportProblem("KV7005", refPath, CODES.KV7005.messages.endlessChain);
+      if (seen.has(key) || i >= MAX_CHAIN) throw new ImportProblem(report("KV7005", refPath, (m) => m.endlessChain));
       seen.add(key);
       current = this.resolve(current.value["$ref"], refPath);
     }

@@ -9,8 +9,7 @@
  * predict them.
  */
 import { HTTP_DEFAULTS, SPEC_LIMITS } from "../analyze/spec-format.ts";
-import { CODES } from "../diagnostics/codes.ts";
-import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
@@ -41,9 +40,9 @@ export interface Proposal {
   /** The review comment written above the output. */
   readonly comment: string;
   /** A warning for the import's report, when the proposal cannot be good. */
-  readonly warning?: { readonly path: SpecPath; readonly message: string };
+  readonly warning?: Finding;
   /** Set when the operation cannot be a tool at all (its answer is binary). */
-  readonly skip?: { readonly path: SpecPath; readonly message: string };
+  readonly skip?: Finding;
 }
 
 type Shape =
@@ -103,7 +102,7 @@ export function proposeOutput(
     return {
       output: { select: "@" },
       comment: "",
-      skip: { path: responses.path, message: CODES.KV7010.messages.redirectOnly({ codes: documented.join(", ") }) },
+      skip: report("KV7010", responses.path, (m) => m.redirectOnly({ codes: documented.join(", ") })),
     };
   }
   if (code === undefined) {
@@ -135,10 +134,7 @@ export function proposeOutput(
     return {
       output: { raw: true },
       comment: "",
-      skip: {
-        path: [...response.path, "content"],
-        message: CODES.KV7010.messages.answerType({ types: types.join(", ") }),
-      },
+      skip: report("KV7010", [...response.path, "content"], (m) => m.answerType({ types: types.join(", ") })),
     };
   }
   const mediaAt = [...response.path, "content", jsonType];

@@ -14,12 +14,11 @@
  * `discriminator`, `externalDocs`, `x-` extensions, unknown formats) is dropped: it would cost tokens in every
  * listing, or make `build` warn, and checks nothing.
  */
-import { CODES } from "../diagnostics/codes.ts";
-import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SCHEMA_LIMITS } from "../analyze/schema-limits.ts";
 import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
-import { cleanText, shorten } from "./text.ts";
+import { cleanText, removedCharacters, shorten } from "./text.ts";
 
 export type OpenApiVersion = "3.0" | "3.1";
 export type JsonSchema = Record<string, unknown> | boolean;
@@ -111,13 +110,8 @@ export const KEYWORD_NAMES: ReadonlySet<string> = new Set([
 /** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
 const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
 
-export interface ConvertNote {
-  readonly path: SpecPath;
-  /** A KV7010 text, filled in from its template in codes.ts. */
-  readonly message: string;
-  /** Characters removed from a text by the visible-text rule. */
-  readonly removed?: { readonly count: number; readonly first: number };
-}
+/** What the conversion left out or changed (KV7010, KV7014), for the import's report. */
+export type ConvertNote = Finding;
 
 /**
  * Converts the schemas of one tool. One converter per tool: its node budget counts every node the tool's
@@ -173,13 +167,13 @@ export class SchemaConverter {
   #count(n: number, path: SpecPath): void {
     this.#nodes += n;
     if (this.#nodes > this.#budget)
-      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.tooManyNodes({ max: this.#budget }));
+      throw new ImportProblem(report("KV7007", path, (m) => m.tooManyNodes({ max: this.#budget })));
   }
 
   #chargeValueBytes(n: number, path: SpecPath): void {
     this.#valueBytes += n;
     if (this.#valueBytes > SCHEMA_LIMITS.maxBytes)
-      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.valuesTooLarge({ max: SCHEMA_LIMITS.maxBytes }));
+      throw new ImportProblem(report("KV7007", path, (m) => m.valuesTooLarge({ max: SCHEMA_LIMITS.maxBytes })));
   }
 
   /** `value`, to be copied into the input schema as it is, once its size fits what is left of the budget. */
@@ -191,14 +185,14 @@ export class SchemaConverter {
 
   #convert(schema: unknown, path: SpecPath, refs: readonly string[], depth: number): JsonSchema {
     if (typeof schema === "boolean") return schema;
-    if (!isPlainObject(schema)) throw new ImportProblem("KV7003", path, CODES.KV7003.messages.schemaNotMapping);
+    if (!isPlainObject(schema)) throw new ImportProblem(report("KV7003", path, (m) => m.schemaNotMapping));
     // Each schema level is at least one level of the spec's depth limit, so this is past it for sure; stopping
     // here also keeps a hostile document's nesting off the call stack.
     if (depth > SCHEMA_LIMITS.maxDepth)
-      throw new ImportProblem("KV7007", path, CODES.KV7007.messages.tooDeep({ max: SCHEMA_LIMITS.maxDepth }));
+      throw new ImportProblem(report("KV7007", path, (m) => m.tooDeep({ max: SCHEMA_LIMITS.maxDepth })));
     for (const key of DYNAMIC) {
       if (Object.hasOwn(schema, key))
-        throw new ImportProblem("KV7005", [...path, key], CODES.KV7005.messages.dynamic({ key }));
+        throw new ImportProblem(report("KV7005", [...path, key], (m) => m.dynamic({ key })));
     }
     if (Object.hasOwn(schema, "$ref")) return this.#convertRef(schema, path, refs, depth);
     this.#count(1, path);
@@ -249,7 +243,7 @@ export class SchemaConverter {
     if (typeof schema["pattern"] === "string") {
       const problem = patternProblem(schema["pattern"]);
       if (problem === null) out["pattern"] = schema["pattern"];
-      else this.#notes.push({ path: [...path, "pattern"], message: CODES.KV7010.messages.patternLeftOut({ problem }) });
+      else this.#notes.push(report("KV7010", [...path, "pattern"], (m) => m.patternLeftOut({ problem })));
     }
 
     for (const key of SCHEMA_KEYWORDS) {
@@ -280,10 +274,7 @@ export class SchemaConverter {
         }
         if (KEYWORD_NAMES.has(name)) {
           dropped.add(name);
-          this.#notes.push({
-            path: at,
-            message: CODES.KV7010.messages.keywordProperty({ name }),
-          });
+          this.#notes.push(report("KV7010", at, (m) => m.keywordProperty({ name })));
           continue;
         }
         put(converted, name, this.#convert(value, at, refs, depth + 1));
@@ -314,10 +305,9 @@ export class SchemaConverter {
       for (const [pattern, value] of Object.entries(patternProperties)) {
         const problem = patternProblem(pattern);
         if (problem !== null) {
-          this.#notes.push({
-            path: [...path, "patternProperties", pattern],
-            message: CODES.KV7010.messages.patternPropertyLeftOut({ problem }),
-          });
+          this.#notes.push(
+            report("KV7010", [...path, "patternProperties", pattern], (m) => m.patternPropertyLeftOut({ problem })),
+          );
           continue;
         }
         put(converted, pattern, this.#convert(value, [...path, "patternProperties", pattern], refs, depth + 1));
@@ -399,7 +389,7 @@ export class SchemaConverter {
     if (refs.includes(key)) {
       const cycle = [...refs.slice(refs.indexOf(key)), key];
       const through = cycle.length > 2 ? ` (through ${cycle.slice(1, -1).join(", ")})` : "";
-      throw new ImportProblem("KV7006", refAt, CODES.KV7006.messages.cycle({ key, through }));
+      throw new ImportProblem(report("KV7006", refAt, (m) => m.cycle({ key, through })));
     }
     let resolved: JsonSchema;
     const cached = this.#cache.get(key);
@@ -447,12 +437,7 @@ export class SchemaConverter {
     const value = schema[key];
     if (typeof value !== "string") return;
     const clean = cleanText(value, mode);
-    if (clean.removed > 0)
-      this.#notes.push({
-        path: [...path, key],
-        message: "",
-        removed: { count: clean.removed, first: firstHidden(value) },
-      });
+    if (clean.removed > 0) this.#notes.push(removedCharacters([...path, key], key, clean.removed, firstHidden(value)));
     if (clean.text === "") return;
     out[key] = key === "description" ? shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text : clean.text;
   }

@@ -12,7 +12,6 @@
  * without it.
  */
 import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../analyze/request.ts";
-import { CODES } from "../diagnostics/codes.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { NameSet, secretNameFrom } from "./names.ts";
@@ -79,8 +78,7 @@ export class Security {
     const requirementAt: SpecPath = own_ !== undefined ? [...operation.at, "security"] : ["security"];
     const none = { credentials: [], unsupported: [] };
     if (requirement === undefined || requirement === null) return none;
-    if (!Array.isArray(requirement))
-      throw new ImportProblem("KV7003", requirementAt, CODES.KV7003.messages.securityNotList);
+    if (!Array.isArray(requirement)) throw new ImportProblem(report("KV7003", requirementAt, (m) => m.securityNotList));
     if (requirement.length === 0) return none;
     let optional = false;
     let firstUnsupported: string[] | null = null;

@@ -2,8 +2,7 @@
  * The server an operation calls: `--server-url`, else the operation's, path item's or document's servers, with
  * `{variables}` filled from their defaults. Each distinct server is parsed once (its problems too).
  */
-import { CODES } from "../diagnostics/codes.ts";
-import type { SpecPath } from "../diagnostics/diagnostic.ts";
+import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { Operation } from "./context.ts";
 import { ImportProblem, own } from "./refs.ts";
 
@@ -45,7 +44,7 @@ export class Servers {
       ];
       const found = candidates.find(([list]) => Array.isArray(list) && list.length > 0);
       if (found === undefined) {
-        throw new ImportProblem("KV7008", [], CODES.KV7008.messages.noServer);
+        throw new ImportProblem(report("KV7008", [], (m) => m.noServer));
       }
       const list = found[0] as unknown[];
       // The first https server, else the first: documents often list a plain-http one first (27 of the AWS
@@ -55,7 +54,7 @@ export class Servers {
       const first = list[chosen];
       at = [...found[1], chosen];
       const url = own(first, "url");
-      if (typeof url !== "string") throw new ImportProblem("KV7003", at, CODES.KV7003.messages.serverWithoutUrl);
+      if (typeof url !== "string") throw new ImportProblem(report("KV7003", at, (m) => m.serverWithoutUrl));
       text = url;
       at = [...at, "url"];
       variables = own(first, "variables");
@@ -84,12 +83,12 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
   const substituted = text.replace(/\{([^{}]*)\}/g, (_whole, name: string, offset: number) => {
     const value = own(own(variables, name), "default");
     if (typeof value !== "string" && typeof value !== "number") {
-      throw new ImportProblem("KV7008", at, CODES.KV7008.messages.variableWithoutDefault({ where, url, name }));
+      throw new ImportProblem(report("KV7008", at, (m) => m.variableWithoutDefault({ where, url, name })));
     }
     // In the scheme or the host, a default such as "evil.example/" would end the host early: only name characters.
     if (offset < hostEnd && !/^[A-Za-z0-9.-]*$/.test(String(value))) {
       const shown = JSON.stringify(String(value));
-      throw new ImportProblem("KV7008", at, CODES.KV7008.messages.variableInHost({ where, url, name, value: shown }));
+      throw new ImportProblem(report("KV7008", at, (m) => m.variableInHost({ where, url, name, value: shown })));
     }
     return String(value);
   });
@@ -98,10 +97,10 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
     parsed = new URL(substituted);
   } catch {
     const withOption = fromOption ? "" : " with --server-url";
-    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.relative({ where, url, withOption }));
+    throw new ImportProblem(report("KV7008", at, (m) => m.relative({ where, url, withOption })));
   }
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
-    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.notHttp({ where, url }));
+    throw new ImportProblem(report("KV7008", at, (m) => m.notHttp({ where, url })));
   // A WHATWG URL reads a backslash as "/", drops tabs and line breaks, decodes %-escapes in the host and rewrites
   // numbers (0x7f.1 is 127.0.0.1): the host a URL is sent to must be the one its text shows a reviewer.
   const written = substituted.slice(hostStart(substituted), authorityEnd(substituted)).toLowerCase();
@@ -110,11 +109,11 @@ export function parseServer(text: string, at: SpecPath, variables: unknown, from
     /[\\\u0000-\u0020\u007f]/.test(substituted) ||
     (written !== parsed.host && written !== `${parsed.host}:${defaultPort}` && !written.includes("@"))
   )
-    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.unclearHost({ where, url, host: parsed.hostname }));
+    throw new ImportProblem(report("KV7008", at, (m) => m.unclearHost({ where, url, host: parsed.hostname })));
   if (parsed.username !== "" || parsed.password !== "")
-    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.credentials({ where, url }));
+    throw new ImportProblem(report("KV7008", at, (m) => m.credentials({ where, url })));
   if (parsed.search !== "" || parsed.hash !== "")
-    throw new ImportProblem("KV7008", at, CODES.KV7008.messages.queryOrFragment({ where, url }));
+    throw new ImportProblem(report("KV7008", at, (m) => m.queryOrFragment({ where, url })));
   return { url: parsed, text, at, fromOption };
 }
 

@@ -5,8 +5,7 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, stat } from "node:fs/promises";
 import { extname, join } from "node:path";
-import { CODES } from "../diagnostics/codes.ts";
-import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, type Finding, report, toDiagnostic, WHOLE_FILE } from "../diagnostics/diagnostic.ts";
 import { leadsInside } from "./links.ts";
 import { errorCode, fileKind } from "./regular-file.ts";
 
@@ -30,19 +29,7 @@ export async function findSpecs(
   const files = new Set<string>();
   const diagnostics: Diagnostic[] = [];
   // Errors about the file as a whole, placed at its start.
-  const cliDiagnostic = (
-    code: "KV9001" | "KV9002" | "KV9009" | "KV9011",
-    file: string,
-    message: string,
-  ): Diagnostic => ({
-    code,
-    severity: "error",
-    file,
-    line: 1,
-    column: 1,
-    path: "",
-    message,
-  });
+  const whole = (file: string, finding: Finding): Diagnostic => toDiagnostic(file, WHOLE_FILE, finding);
   /** Follows a symbolic link: the target's kind, or why it cannot be followed. */
   const follow = async (path: string): Promise<Stats | string> => {
     try {
@@ -52,21 +39,18 @@ export async function findSpecs(
     }
   };
   const brokenLink = (path: string, code: string): Diagnostic =>
-    cliDiagnostic(
-      "KV9009",
+    whole(
       path,
-      code === "ENOENT"
-        ? CODES.KV9009.messages.brokenLink({ file: path })
-        : CODES.KV9009.messages.unfollowableLink({ file: path, code }),
+      report("KV9009", [], (m) =>
+        code === "ENOENT" ? m.brokenLink({ file: path }) : m.unfollowableLink({ file: path, code }),
+      ),
     );
   const notAFile = (path: string, info: Stats, link: boolean): Diagnostic =>
-    cliDiagnostic(
-      "KV9009",
+    whole(
       path,
-      CODES.KV9009.messages.notRegularFile({
-        file: path,
-        what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info),
-      }),
+      report("KV9009", [], (m) =>
+        m.notRegularFile({ file: path, what: link ? `a symbolic link to ${fileKind(info)}` : fileKind(info) }),
+      ),
     );
   // A file named on the command line is the user's choice: found again in a folder, its link is read too.
   const namedFiles = new Set(inputs.map((input) => join(input)));
@@ -80,12 +64,11 @@ export async function findSpecs(
       diagnostics.push(
         link
           ? brokenLink(input, info)
-          : cliDiagnostic(
-              "KV9002",
+          : whole(
               input,
-              info === "ENOENT"
-                ? CODES.KV9002.messages.missing({ path: input })
-                : CODES.KV9002.messages.unreadable({ path: input, code: info }),
+              report("KV9002", [], (m) =>
+                info === "ENOENT" ? m.missing({ path: input }) : m.unreadable({ path: input, code: info }),
+              ),
             ),
       );
       continue;
@@ -112,10 +95,9 @@ export async function findSpecs(
       entries = await readdir(input, { withFileTypes: true });
     } catch (error) {
       diagnostics.push(
-        cliDiagnostic(
-          "KV9002",
+        whole(
           input,
-          CODES.KV9002.messages.unreadable({ path: input, code: String(errorCode(error)) }),
+          report("KV9002", [], (m) => m.unreadable({ path: input, code: String(errorCode(error)) })),
         ),
       );
       continue;
@@ -134,18 +116,30 @@ export async function findSpecs(
           files.add(path);
         else
           diagnostics.push(
-            cliDiagnostic("KV9011", path, CODES.KV9011.messages.linkOutside({ file: path, folder: input })),
+            whole(
+              path,
+              report("KV9011", [], (m) => m.linkOutside({ file: path, folder: input })),
+            ),
           );
       } else {
         const info = await lstat(path).catch(() => null);
         diagnostics.push(
           info === null
-            ? cliDiagnostic("KV9002", path, CODES.KV9002.messages.missing({ path }))
+            ? whole(
+                path,
+                report("KV9002", [], (m) => m.missing({ path })),
+              )
             : notAFile(path, info, false),
         );
       }
     }
-    if (named === 0) diagnostics.push(cliDiagnostic("KV9001", input, CODES.KV9001.messages.noSpecFiles({ input })));
+    if (named === 0)
+      diagnostics.push(
+        whole(
+          input,
+          report("KV9001", [], (m) => m.noSpecFiles({ input })),
+        ),
+      );
   }
   return { files: [...files].sort(), diagnostics };
 }

@@ -23,7 +23,7 @@ import {
   parseDocument,
   type YAMLMap,
 } from "yaml";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, type Locator, type Place, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { toPlain, type WalkProblem } from "./plain.ts";
 
@@ -58,7 +58,8 @@ export type LoadResult =
   | { readonly ok: true; readonly spec: LoadedSpec }
   | {
       readonly ok: false;
-      readonly findings: readonly PlacedFinding[];
+      /** Each placed (`at`): load problems happen before there is a tree to place them in. */
+      readonly findings: readonly Finding[];
       /**
        * The file's text, for code frames, when it reads as a YAML mapping at its root (what every spec is); absent
        * otherwise. A file that is not one (a credentials file, `.git/config`, `/proc/self/environ` behind a link)
@@ -67,12 +68,6 @@ export type LoadResult =
       readonly text?: string;
     };
 
-/** A finding with a known position (load problems happen before there is a tree to place them in). */
-export interface PlacedFinding extends Finding {
-  readonly line: number;
-  readonly column: number;
-}
-
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
 export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
@@ -80,7 +75,7 @@ export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const MAX_PARSE_PROBLEMS = 20;
 
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
-  const at = (line: number, column: number, f: Finding): PlacedFinding => ({ ...f, line, column });
+  const at = (line: number, column: number, f: Finding): Finding => ({ ...f, at: { line, column } });
   if (bytes.byteLength > MAX_SPEC_BYTES) {
     return fail(
       at(
@@ -130,8 +125,8 @@ export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   // From here on a failure hands back the decoded text (so no caller decodes the bytes again) when, and only
   // when, the file reads as a mapping at its root: then it is a spec with mistakes, and frames help fix them.
   const framed = isMap(doc.contents) ? { text } : {};
-  const failWithText = (f: PlacedFinding): LoadResult => ({ ok: false, findings: [f], ...framed });
-  const placed: PlacedFinding[] = [];
+  const failWithText = (f: Finding): LoadResult => ({ ok: false, findings: [f], ...framed });
+  const placed: Finding[] = [];
   const place = (offset: number | undefined, f: Finding): void => {
     const pos = lines.position(offset ?? 0);
     placed.push(at(pos.line, pos.column, f));
@@ -247,7 +242,7 @@ function deepNestingOffset(text: string): number {
   return 0;
 }
 
-function fail(f: PlacedFinding): LoadResult {
+function fail(f: Finding): LoadResult {
   return { ok: false, findings: [f] };
 }
 
@@ -417,6 +412,23 @@ export function locateEnd(
   }
   if (!isScalar(node) && !(isCollection(node) && node.flow)) return undefined;
   return pos(spec, node.range[1]);
+}
+
+/**
+ * The loaded spec as a Locator: each finding at the node of its path (`locate`), with its extent when it has one
+ * (`locateEnd`).
+ */
+export function specLocator(spec: LoadedSpec): Locator {
+  return { place: (findings) => findings.map((f) => placeIn(spec, f)) };
+}
+
+function placeIn(spec: LoadedSpec, f: Finding): Place {
+  const { line, column } = locate(spec, f.path, f.offset, f.atKey);
+  const end = locateEnd(spec, f.path, f.offset, f.length, f.atKey);
+  // An end before the start (a multi-line scalar placed at its start) is no range.
+  return end && (end.line > line || (end.line === line && end.column > column))
+    ? { line, column, endLine: end.line, endColumn: end.column }
+    : { line, column };
 }
 
 /** The source text of the scalar at `path` as written (`1.0` where the value is the number 1), if there is one. */

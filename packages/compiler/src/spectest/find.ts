@@ -4,8 +4,7 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { CODES } from "../diagnostics/codes.ts";
-import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, type Finding, report, toDiagnostic, WHOLE_FILE } from "../diagnostics/diagnostic.ts";
 import { leadsInside } from "../load/links.ts";
 import { TEST_FILE } from "./format.ts";
 
@@ -31,8 +30,8 @@ export async function findTests(
 ): Promise<{ pairs: TestPair[]; diagnostics: Diagnostic[] }> {
   const pairs: TestPair[] = [];
   const diagnostics: Diagnostic[] = [];
-  const problem = (file: string, code: "KV9001" | "KV9002" | "KV9010" | "KV9011", message: string): void => {
-    diagnostics.push({ code, severity: "error", file, line: 1, column: 1, path: "", message });
+  const problem = (file: string, finding: Finding): void => {
+    diagnostics.push(toDiagnostic(file, WHOLE_FILE, finding));
   };
   /**
    * A file found here rather than named (a folder's test files, a test's spec, a spec's test): read only when it
@@ -40,7 +39,10 @@ export async function findTests(
    */
   const found = async (file: string): Promise<boolean> => {
     if (options.followLinksOutside === true || (await leadsInside(dirname(file), file))) return true;
-    problem(file, "KV9011", CODES.KV9011.messages.linkOutside({ file, folder: dirname(file) }));
+    problem(
+      file,
+      report("KV9011", [], (m) => m.linkOutside({ file, folder: dirname(file) })),
+    );
     return false;
   };
   const pairTest = async (testFile: string, named: boolean): Promise<void> => {
@@ -51,25 +53,35 @@ export async function findTests(
     if (specFile === undefined)
       problem(
         testFile,
-        "KV9010",
-        CODES.KV9010.messages.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") }),
+        report("KV9010", [], (m) => m.noSpec({ candidates: candidates.map((c) => basename(c)).join(" or ") })),
       );
     else if (await found(specFile)) pairs.push({ testFile, specFile });
   };
   for (const input of inputs) {
     const info = await stat(input).catch(() => null);
     if (info === null) {
-      problem(input, "KV9002", CODES.KV9002.messages.missing({ path: input }));
+      problem(
+        input,
+        report("KV9002", [], (m) => m.missing({ path: input })),
+      );
     } else if (info.isDirectory()) {
       const names = (await readdir(input)).filter((n) => TEST_FILE.test(n)).sort();
-      if (names.length === 0) problem(input, "KV9001", CODES.KV9001.messages.noSpecTests({ input }));
+      if (names.length === 0)
+        problem(
+          input,
+          report("KV9001", [], (m) => m.noSpecTests({ input })),
+        );
       for (const name of names) await pairTest(join(input, name), false);
     } else if (TEST_FILE.test(input)) {
       await pairTest(input, true);
     } else {
       const stem = basename(input).replace(/\.ya?ml$/i, "");
       const testFile = await firstFile([".test.yaml", ".test.yml"].map((ext) => join(dirname(input), `${stem}${ext}`)));
-      if (testFile === undefined) problem(input, "KV9001", CODES.KV9001.messages.noTestFile({ stem }));
+      if (testFile === undefined)
+        problem(
+          input,
+          report("KV9001", [], (m) => m.noTestFile({ stem })),
+        );
       else if (await found(testFile)) pairs.push({ testFile, specFile: input });
     }
   }

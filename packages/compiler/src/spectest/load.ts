@@ -10,12 +10,13 @@ import {
   compareDiagnostics,
   type Diagnostic,
   type Finding,
-  formatPath,
   oneLine,
   report,
   severityOf,
+  toDiagnostics,
+  WHOLE_FILE,
 } from "../diagnostics/diagnostic.ts";
-import { loadSpec, locate } from "../load/load.ts";
+import { loadSpec, specLocator } from "../load/load.ts";
 import { type TestCase, type TestFile, testFileShape } from "./format.ts";
 
 export type LoadedTests =
@@ -27,40 +28,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** `tools` are the spec's tool names, for the "no such tool" check. */
 export function loadTests(file: string, bytes: Uint8Array, tools: readonly string[]): LoadedTests {
   const loaded = loadSpec(file, bytes);
-  if (!loaded.ok) {
-    return {
-      ok: false,
-      diagnostics: loaded.findings.map((f) => ({
-        code: f.code,
-        severity: severityOf(f),
-        file,
-        line: f.line,
-        column: f.column,
-        path: formatPath(f.path),
-        message: f.message,
-      })),
-    };
-  }
+  if (!loaded.ok) return { ok: false, diagnostics: toDiagnostics(file, WHOLE_FILE, loaded.findings) };
   const spec = loaded.spec;
   const findings: Finding[] = [];
   checkShape(spec.value, testFileShape, [], findings);
   if (!findings.some((f) => severityOf(f) === "error")) {
     (spec.value as TestFile).tests.forEach((c, i) => checkCase(c, i, tools, findings));
   }
-  const diagnostics = findings
-    .map((f): Diagnostic => {
-      const { line, column } = locate(spec, f.path, f.offset, f.atKey);
-      return {
-        code: f.code,
-        severity: severityOf(f),
-        file,
-        line,
-        column,
-        path: formatPath(f.path),
-        message: f.message,
-      };
-    })
-    .sort(compareDiagnostics);
+  const diagnostics = toDiagnostics(file, specLocator(spec), findings).sort(compareDiagnostics);
   if (diagnostics.some((d) => d.severity === "error")) return { ok: false, diagnostics };
   return { ok: true, tests: (spec.value as TestFile).tests, diagnostics };
 }

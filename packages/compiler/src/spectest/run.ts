@@ -3,7 +3,7 @@
  * with the development relaxations and placeholder secrets, then each case in order: the stub primed with the
  * case's response, the tool called, the request and the result compared, the canary checked.
  */
-import type { Diagnostic } from "../diagnostics/diagnostic.ts";
+import { type Diagnostic, report, toDiagnostic, WHOLE_FILE } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { type DevServer, startDevServer } from "../devloop/dev-server.ts";
@@ -39,14 +39,14 @@ export async function runTestFile(
   const planned = compiled.compiled.planned;
   const read = await readRegularFile(testFile);
   if (!read.ok) {
-    const message =
-      read.what !== undefined
-        ? `${testFile} is ${read.what}, not a test file.`
-        : `The test file cannot be read (${read.code}).`;
+    const { code, what } = read;
+    const problem = report("KV9010", [], (m) =>
+      what !== undefined ? m.notRegularFile({ file: testFile, what }) : m.unreadable({ code: String(code) }),
+    );
     return {
       testFile,
       specFile,
-      diagnostics: [{ code: "KV9010", severity: "error", file: testFile, line: 1, column: 1, path: "", message }],
+      diagnostics: [toDiagnostic(testFile, WHOLE_FILE, problem)],
       cases: [],
     };
   }
