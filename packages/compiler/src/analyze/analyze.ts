@@ -217,13 +217,22 @@ function checkTool(
         const names = [...credentialContext.declared];
         const close = closest(ref.name, names);
         const meant = close !== undefined ? `{{credentials.${close}}}` : undefined;
-        const mean =
-          meant !== undefined ? ` Did you mean ${meant}?` : names.length > 0 ? ` Declared: ${names.join(", ")}.` : "";
+        const text = refText(ref);
         out.push(
-          report("KV8011", path, (m) => m.undeclared({ ref: refText(ref), mean }), {
-            ...where,
-            ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
-          }),
+          report(
+            "KV8011",
+            path,
+            (m) =>
+              meant !== undefined
+                ? m.undeclaredMeant({ ref: text, meant })
+                : names.length > 0
+                  ? m.undeclaredDeclared({ ref: text, declared: names.join(", ") })
+                  : m.undeclared({ ref: text }),
+            {
+              ...where,
+              ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+            },
+          ),
         );
         continue;
       }
@@ -233,27 +242,31 @@ function checkTool(
     }
     if (ref.kind === "input") {
       if (!inputPathDeclared(inputSchema, ref.path)) {
-        const hint =
-          tool.input === undefined
-            ? " This tool has no input schema; declare the property under input.properties."
-            : "";
         const level = propertiesAt(inputSchema, ref.path);
         const close = level ? closest(ref.path[level.depth]!, level.names, { abbreviations: true }) : undefined;
         const meant =
           close !== undefined
             ? refText({ kind: "input", path: [...ref.path.slice(0, level!.depth), close] })
             : undefined;
-        const mean =
-          meant !== undefined
-            ? ` Did you mean ${meant}?`
-            : level && level.names.length > 0 && level.names.length <= 10
-              ? ` The input has: ${level.names.join(", ")}.`
-              : "";
+        const text = refText(ref);
+        const names = level && level.names.length > 0 && level.names.length <= 10 ? level.names.join(", ") : null;
         out.push(
-          report("KV3004", path, (m) => m.unknownInput({ ref: refText(ref), mean, hint }), {
-            ...where,
-            ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
-          }),
+          report(
+            "KV3004",
+            path,
+            (m) =>
+              meant !== undefined
+                ? m.unknownInputMeant({ ref: text, meant })
+                : names !== null
+                  ? m.unknownInputHas({ ref: text, names })
+                  : tool.input === undefined
+                    ? m.noInputSchema({ ref: text })
+                    : m.unknownInput({ ref: text }),
+            {
+              ...where,
+              ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+            },
+          ),
         );
       }
       continue;
@@ -261,17 +274,22 @@ function checkTool(
     if (!bindings.has(ref.name)) {
       const close = closest(ref.name, declared);
       const meant = close !== undefined ? `{{secrets.${close}}}` : undefined;
-      const mean =
-        meant !== undefined
-          ? ` Did you mean ${meant}?`
-          : declared.length > 0
-            ? ` Declared: ${declared.join(", ")}.`
-            : "";
+      const text = refText(ref);
       out.push(
-        report("KV3003", path, (m) => m.undeclaredSecret({ ref: refText(ref), mean }), {
-          ...where,
-          ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
-        }),
+        report(
+          "KV3003",
+          path,
+          (m) =>
+            meant !== undefined
+              ? m.undeclaredSecretMeant({ ref: text, meant })
+              : declared.length > 0
+                ? m.undeclaredSecretDeclared({ ref: text, declared: declared.join(", ") })
+                : m.undeclaredSecret({ ref: text }),
+          {
+            ...where,
+            ...(meant ? { fix: { description: `Write ${meant}`, replacement: meant } } : {}),
+          },
+        ),
       );
       continue;
     }
@@ -295,21 +313,26 @@ function checkTool(
       continue;
     }
     const dollar = lookAlike.written.startsWith("$");
-    const form = dollar
-      ? `"\${...}" is shell and JavaScript syntax, not a template`
-      : "single braces are not a template";
     // `${X}` may be meant literally (there is no escape for it); it is an error when X names a declared secret or
     // input property, or has a template's prefix, and a warning otherwise.
     const name = lookAlike.written.replace(/^\$?\{\s*|\s*\}$/g, "");
     const known = /^(input|inputs|secrets?|env)\./i.test(name) || bindings.has(name) || inputNames.includes(name);
     const severity = dollar && !known ? { severity: "warning" as const } : {};
     out.push(
-      report("KV3018", path, (m) => m.lookAlike({ written: lookAlike.written, form, meant: lookAlike.meant }), {
-        offset: lookAlike.offset,
-        length: lookAlike.length,
-        ...severity,
-        fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant },
-      }),
+      report(
+        "KV3018",
+        path,
+        (m) => {
+          const look = { written: lookAlike.written, meant: lookAlike.meant };
+          return dollar ? m.dollarBraces(look) : m.singleBracesTwo(look);
+        },
+        {
+          offset: lookAlike.offset,
+          length: lookAlike.length,
+          ...severity,
+          fix: { description: `Write ${lookAlike.meant}`, replacement: lookAlike.meant },
+        },
+      ),
     );
   }
   if (request.url) {

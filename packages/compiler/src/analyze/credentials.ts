@@ -18,16 +18,17 @@ export const MAX_CREDENTIALS = 32;
  * Caller headers that are refused, with why. The client's own credentials to this server, the proxy's, the
  * protocol's (MCP's own headers, the connection's), and what the server writes itself.
  */
-const FORBIDDEN_CALLER_HEADERS: readonly [RegExp, string][] = [
-  [
-    /^(?:authorization|cookie)$/i,
-    "the MCP client's own credentials (Authorization, Cookie) must never reach an upstream (the MCP authorization specification forbids passing the client's token through). Choose a header of its own, such as X-Crm-Key.",
-  ],
-  [/^proxy-/i, "Proxy-* headers belong to the connection to a proxy, not to the client."],
-  [/^mcp-/i, "Mcp-* headers belong to the MCP protocol."],
+/** Headers a callerHeader may not name, each with the KV8014 message that says why. */
+const FORBIDDEN_CALLER_HEADERS: readonly [
+  RegExp,
+  "clientCredentials" | "proxyHeader" | "mcpHeader" | "requestHeader",
+][] = [
+  [/^(?:authorization|cookie)$/i, "clientCredentials"],
+  [/^proxy-/i, "proxyHeader"],
+  [/^mcp-/i, "mcpHeader"],
   [
     /^(?:host|connection|keep-alive|upgrade|te|trailer|transfer-encoding|content-length|content-type|content-encoding|expect|forwarded|via|x-forwarded-[a-z-]+|x-real-ip|origin|referer|traceparent|tracestate|last-event-id|accept|accept-encoding)$/i,
-    "it describes the request or its connection (or its route through proxies), not a credential; the client cannot be trusted to set it for the upstream.",
+    "requestHeader",
   ],
 ];
 
@@ -67,7 +68,8 @@ export function checkCredentials(
       }
       const forbidden = FORBIDDEN_CALLER_HEADERS.find(([pattern]) => pattern.test(header));
       if (forbidden !== undefined) {
-        out.push(report("KV8014", where, (m) => m.forbidden({ name: header, why: forbidden[1] })));
+        const message = forbidden[1];
+        out.push(report("KV8014", where, (m) => m[message]({ name: header })));
         continue;
       }
       plans.push({ name, kind: "callerHeader", header: header.toLowerCase() });
@@ -199,7 +201,9 @@ function clientText(
           "KV8013",
           at,
           (m) =>
-            m.undeclared({ ref: refText(ref), mean: close !== undefined ? ` Did you mean {{secrets.${close}}}?` : "" }),
+            close !== undefined
+              ? m.undeclaredMeant({ ref: refText(ref), meant: `{{secrets.${close}}}` })
+              : m.undeclared({ ref: refText(ref) }),
           where,
         ),
       );

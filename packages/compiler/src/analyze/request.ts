@@ -121,10 +121,15 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   for (const [name, value] of Object.entries(http.headers ?? {})) {
     const path = [...at, "headers", name];
     if (!HEADER_NAME.test(name)) {
-      const hint = name.includes("{{")
-        ? " Header names cannot be templated."
-        : " A header name is letters, digits and !#$%&'*+.^_`|~-, with no spaces or colons.";
-      out.push(report("KV3014", path, (m) => m.invalidName({ name: quoteName(name), hint }), { atKey: true }));
+      const quoted = quoteName(name);
+      out.push(
+        report(
+          "KV3014",
+          path,
+          (m) => (name.includes("{{") ? m.templatedName({ name: quoted }) : m.invalidName({ name: quoted })),
+          { atKey: true },
+        ),
+      );
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       out.push(report("KV3015", path, (m) => m.managed({ name }), { atKey: true }));
     }
@@ -134,10 +139,11 @@ export function checkRequest(http: HttpInput, at: SpecPath, out: Finding[], expl
   let body: BodyNode | null = null;
   if (http.body !== undefined) {
     if (http.method === "GET") {
-      const why = explicitMethod
-        ? ""
-        : " The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.";
-      out.push(report("KV3016", [...at, "body"], (m) => m.bodyOnGet({ why }), { atKey: true }));
+      out.push(
+        report("KV3016", [...at, "body"], (m) => (explicitMethod ? m.bodyOnGet : m.bodyOnDefaultGet), {
+          atKey: true,
+        }),
+      );
     }
     body = parseBody(http.body, [...at, "body"], parse, out);
   }

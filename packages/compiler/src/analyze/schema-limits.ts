@@ -104,14 +104,7 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
           const problem = visibleTextProblem(name, "line");
           if (problem) {
             const at = pointer([...childPath, name]);
-            add(
-              report(
-                "KV5018",
-                [...where, name],
-                (m) => m.hiddenValue({ what: "A property name", problem: problem.message, at }),
-                { atKey: true },
-              ),
-            );
+            add(report("KV5018", [...where, name], (m) => m.propertyName({ code: problem.code, at }), { atKey: true }));
           }
         }
       }
@@ -126,11 +119,9 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
                 "KV5018",
                 [...at, ...valuePath],
                 (m) =>
-                  m.hiddenValue({
-                    what: key === "enum" ? "An enum value" : "The const value",
-                    problem: problem.message,
-                    at: pointer(valuePath),
-                  }),
+                  key === "enum"
+                    ? m.enumValue({ code: problem.code, at: pointer(valuePath) })
+                    : m.constValue({ code: problem.code, at: pointer(valuePath) }),
                 { offset: problem.offset },
               ),
             );
@@ -144,7 +135,7 @@ export function checkSchemaLimits(schema: unknown, at: SpecPath): Finding[] {
             report(
               "KV2010",
               where,
-              (m) => m.hiddenInSchema({ keyword: key, problem: problem.message, at: pointer(childPath) }),
+              (m) => m.hiddenInSchema({ keyword: key, code: problem.code, at: pointer(childPath) }),
               { offset: problem.offset },
             ),
           );

@@ -220,9 +220,12 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           findings.push(report("KV5011", where, (m) => m.misspelled({ key, at: ptr, meant: misspelled })));
           fatal = true;
         } else {
-          const near = closest(key, known);
-          const hint = near !== undefined ? ` Did you mean "${near}"?` : "";
-          findings.push(report("KV5016", where, (m) => m.ignored({ key, at: ptr, hint })));
+          const meant = closest(key, known);
+          findings.push(
+            report("KV5016", where, (m) =>
+              meant !== undefined ? m.ignoredMeant({ key, at: ptr, meant }) : m.ignored({ key, at: ptr }),
+            ),
+          );
         }
         try {
           ajv.addKeyword(key);
@@ -239,10 +242,10 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
         !Array.isArray(value) &&
         Object.hasOwn(value, "__proto__")
       ) {
-        const what = key === "properties" ? "property" : "pattern";
+        const at = pointer([...path, key, "__proto__"]);
         findings.push(
           report("KV5017", [...where, "__proto__"], (m) =>
-            m.protoName({ keyword: key, at: pointer([...path, key, "__proto__"]), what }),
+            key === "properties" ? m.protoProperty({ at }) : m.protoPattern({ at }),
           ),
         );
         fatal = true;
@@ -252,11 +255,13 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
         fatal = true;
       }
       if (key === "format" && typeof value === "string" && ajv.formats[value] === undefined) {
-        const near = closest(value, formats);
-        const hint = near !== undefined ? `Did you mean "${near}"? ` : "";
+        const meant = closest(value, formats);
+        const known = formats.join(", ");
         findings.push(
           report("KV5012", where, (m) =>
-            m.unknownFormat({ format: String(value), at: ptr, hint, known: formats.join(", ") }),
+            meant !== undefined
+              ? m.unknownFormatMeant({ format: value, at: ptr, meant, known })
+              : m.unknownFormat({ format: value, at: ptr, known }),
           ),
         );
         ajv.addFormat(value, true);

@@ -30,10 +30,11 @@ const PROXY_VARIABLES = new Set(["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_P
  * egress proxy's (HTTPS_PROXY with its credentials) or Node's (NODE_OPTIONS, NODE_ENV, ...) would make the
  * server send that setting's value to the secret's hosts, and the deploy files would list the variable twice.
  */
-export function reservedSecretName(name: string): string | null {
-  if (name.startsWith("KERVANC_")) return "one of the server's own settings (KERVANC_*)";
-  if (PROXY_VARIABLES.has(name)) return "an egress proxy setting";
-  if (name.startsWith("NODE_")) return "one of Node.js's settings (NODE_*)";
+/** Whose variable a secret's name would be (KV4006 names it), or null when the name is the spec's to use. */
+export function reservedSecretName(name: string): "serverSetting" | "proxySetting" | "nodeSetting" | null {
+  if (name.startsWith("KERVANC_")) return "serverSetting";
+  if (PROXY_VARIABLES.has(name)) return "proxySetting";
+  if (name.startsWith("NODE_")) return "nodeSetting";
   return null;
 }
 
@@ -53,11 +54,7 @@ export function checkSecretDeclarations(
     paths.set(name, path);
     const reserved = reservedSecretName(name);
     if (reserved !== null)
-      out.push(
-        report("KV4006", typeof entry === "string" ? path : [...path, "name"], (m) =>
-          m.reserved({ name, what: reserved }),
-        ),
-      );
+      out.push(report("KV4006", typeof entry === "string" ? path : [...path, "name"], (m) => m[reserved]({ name })));
     if (typeof entry === "string") {
       declarations.push({ name });
       return;

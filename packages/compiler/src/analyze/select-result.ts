@@ -32,13 +32,8 @@ export function checkSelectResult(ast: SelectNode, schema: JsonObject, at: SpecP
   const shown = typeof declared === "string" ? `type ${JSON.stringify(declared)}` : `type ${JSON.stringify(declared)}`;
   const fitting = [...result].filter((t) => allowed.has(t));
   if (fitting.length === 0) {
-    const hint = allowed.has("object")
-      ? " Wrap the result in a hash, such as {items: items[*].name}, or change the schema's type."
-      : " Change the expression or the schema's type.";
-    const first = names[0]!;
-    out.push(
-      report("KV6008", at, (m) => m.neverFits({ returns: describeTypes(result), schemaType: shown, first, hint })),
-    );
+    const what = { returns: describeTypes(result), schemaType: shown, first: names[0]! };
+    out.push(report("KV6008", at, (m) => (allowed.has("object") ? m.neverFitsObject(what) : m.neverFits(what))));
     return;
   }
   if (fitting.length < result.size) {

@@ -43,8 +43,10 @@ export function checkSelectAst(ast: SelectNode, at: SpecPath, out: Finding[], ex
     if (depth > MAX_SELECT_DEPTH && tooDeep === null) tooDeep = { place: undefined };
     if (tooDeep !== null && tooDeep.place === undefined) tooDeep.place = place ?? call;
     if (typeof field === "string" && REFUSED_FIELDS.has(field)) {
-      const what = node.type === "Field" ? "reads the field" : "builds the key";
-      out.push(report("KV6005", at, (m) => m.internals({ what, field }), place ?? {}));
+      const reads = node.type === "Field";
+      out.push(
+        report("KV6005", at, (m) => (reads ? m.readsInternals({ field }) : m.buildsInternals({ field })), place ?? {}),
+      );
     }
     if (node.type === "Function") checkCall(node, at, out, call);
     for (const value of childrenInSourceOrder(node)) {
@@ -133,9 +135,15 @@ function checkCall(node: AnyNode, at: SpecPath, out: Finding[], place: Place | u
     const close = [...FUNCTION_SIGNATURES.keys()].filter(
       (k) => k.startsWith(name.slice(0, 3)) || name.startsWith(k.slice(0, 3)),
     );
-    const hint =
-      close.length > 0 && close.length <= 3 ? ` Did you mean ${close.map((c) => `${c}()`).join(" or ")}?` : "";
-    out.push(report("KV6002", at, (m) => m.unknownFunction({ name, hint }), extra));
+    const meant = close.length > 0 && close.length <= 3 ? close.map((c) => `${c}()`).join(" or ") : null;
+    out.push(
+      report(
+        "KV6002",
+        at,
+        (m) => (meant !== null ? m.unknownFunctionMeant({ name, meant }) : m.unknownFunction({ name })),
+        extra,
+      ),
+    );
     return;
   }
   // As the interpreter counts them: a variadic parameter needs at least one argument.

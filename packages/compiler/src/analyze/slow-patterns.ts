@@ -10,7 +10,7 @@
  * suggest one.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, type MessagesOf, report, sentences, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { type Backtracking, backtrackingOf } from "./regex-backtracking.ts";
 
 /**
@@ -23,15 +23,26 @@ export function slowPattern(
   at: string,
   maxLength: number | undefined | null,
 ): Finding | null {
-  const what = `The pattern ${JSON.stringify(source)}`;
   const found = backtrackingOf(source, "u");
-  const rewrite =
-    found.kind === "moving"
-      ? 'Start it with "^" if it is meant to match from the start of the string.'
-      : "fix" in found && found.fix !== null
-        ? `${JSON.stringify(found.fix)} matches the same strings without it.`
-        : "Rewrite it so that no repeated part can match the same characters in more than one way.";
-  return finding(found, path, what, at, rewrite + boundHint(found, maxLength));
+  if (found.kind === "linear") return null;
+  const pattern = JSON.stringify(source);
+  return report("KV5019", path, (m) => {
+    if (found.kind === "unchecked") return m.patternUnchecked({ pattern, at, reason: found.reason });
+    const how = { pattern, at, parts: partsOf(found), character: JSON.stringify(found.character) };
+    const rewrite =
+      found.kind === "moving"
+        ? m.rewriteAnchor
+        : "fix" in found && found.fix !== null
+          ? m.rewriteAs({ fix: JSON.stringify(found.fix) })
+          : m.rewrite;
+    const cost =
+      found.kind === "exponential"
+        ? m.patternExponential(how)
+        : found.kind === "polynomial"
+          ? m.patternPolynomial(how)
+          : m.patternMoving(how);
+    return sentences(cost, rewrite, bound(m, found, maxLength));
+  });
 }
 
 /**
@@ -39,12 +50,14 @@ export function slowPattern(
  * nothing for an exponential one, which needs a rewrite (a bound long enough for real strings is still too long
  * for it), nor for a patternProperties key (null: names have no maxLength).
  */
-function boundHint(found: Backtracking, maxLength: number | undefined | null): string {
+function bound(m: MessagesOf<"KV5019">, found: Backtracking, maxLength: number | undefined | null): string | null {
   if (found.kind === "exponential" || found.kind === "linear" || found.kind === "unchecked" || maxLength === null)
-    return "";
-  return maxLength === undefined
-    ? " Or give the string a maxLength: the validator does not run the check on longer strings."
-    : ` Its maxLength of ${maxLength} bounds the strings it runs on.`;
+    return null;
+  return maxLength === undefined ? m.addMaxLength : m.maxLengthBounds({ maxLength });
+}
+
+function partsOf(found: Backtracking): string {
+  return "parts" in found ? found.parts.map((part) => JSON.stringify(part)).join(" and ") : "";
 }
 
 /** A `format` whose Ajv check is a regular expression that backtracks (ajv-formats' "url"), or null. */
@@ -64,22 +77,17 @@ export function slowFormat(
         : null;
   if (!(regex instanceof RegExp)) return null;
   const found = backtrackingOf(regex.source, regex.flags);
-  const uri = format === "url" ? 'The "uri" format accepts the same kind of string and is checked without it.' : "";
-  const hint = (uri + boundHint(found, maxLength)).trim();
-  return finding(found, path, `The ${JSON.stringify(format)} format's check`, at, hint);
-}
-
-function finding(found: Backtracking, path: SpecPath, what: string, at: string, hint: string): Finding | null {
   if (found.kind === "linear") return null;
-  if (found.kind === "unchecked") return report("KV5019", path, (m) => m.unchecked({ what, at, reason: found.reason }));
-  const parts = found.parts.map((part) => JSON.stringify(part)).join(" and ");
-  const character = JSON.stringify(found.character);
-  switch (found.kind) {
-    case "exponential":
-      return report("KV5019", path, (m) => m.exponential({ what, at, parts, character, hint }));
-    case "polynomial":
-      return report("KV5019", path, (m) => m.polynomial({ what, at, parts, character, hint }));
-    case "moving":
-      return report("KV5019", path, (m) => m.moving({ what, at, parts, character, hint }));
-  }
+  const name = JSON.stringify(format);
+  return report("KV5019", path, (m) => {
+    if (found.kind === "unchecked") return m.formatUnchecked({ format: name, at, reason: found.reason });
+    const how = { format: name, at, parts: partsOf(found), character: JSON.stringify(found.character) };
+    const cost =
+      found.kind === "exponential"
+        ? m.formatExponential(how)
+        : found.kind === "polynomial"
+          ? m.formatPolynomial(how)
+          : m.formatMoving(how);
+    return sentences(cost, format === "url" && m.uriInstead, bound(m, found, maxLength));
+  });
 }

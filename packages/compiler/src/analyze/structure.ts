@@ -5,8 +5,15 @@
  * the walk never stops at the first one. The walk only descends where the format has structure: `input`,
  * `output.schema` and `body` are opaque JSON here and get their own checks.
  */
-import { CODES } from "../diagnostics/codes.ts";
-import { type Finding, formatPath, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import {
+  type Finding,
+  formatPath,
+  type MessagesOf,
+  messagesOf,
+  report,
+  sentences,
+  type SpecPath,
+} from "../diagnostics/diagnostic.ts";
 import type { Shape } from "./shape.ts";
 import { closest } from "./suggest.ts";
 import { visibleTextProblem } from "./visible-text.ts";
@@ -56,7 +63,7 @@ function otherLevel(
   fields: Record<string, { shape: Shape; required: boolean }>,
   parent: ShapeContext["parent"],
   path: SpecPath,
-): { message: string } | undefined {
+): ((m: MessagesOf<"KV2001">) => string) | undefined {
   const below = Object.entries(fields).flatMap(([name, field]) => {
     const inner = objectFields(field.shape);
     if (!inner) return [];
@@ -65,9 +72,9 @@ function otherLevel(
   });
   if (below.length === 1) {
     const [where] = below;
-    return {
-      message: CODES.KV2001.messages.movedDown({ field: where!, path: formatPath([...path, ...where!.split(".")]) }),
-    };
+    const field = where!;
+    const to = formatPath([...path, ...field.split(".")]);
+    return (m) => m.movedDown({ field, path: to });
   }
   if (parent) {
     const match = Object.hasOwn(parent.fields, key) ? key : closest(key, Object.keys(parent.fields));
@@ -75,9 +82,8 @@ function otherLevel(
       match !== undefined &&
       !(parent.fields[match]!.shape.kind === "object" && path.length > 0 && path[path.length - 1] === match)
     ) {
-      return {
-        message: CODES.KV2001.messages.movedUp({ field: match, path: formatPath([...parent.path, match]) || match }),
-      };
+      const to = formatPath([...parent.path, match]) || match;
+      return (m) => m.movedUp({ field: match, path: to });
     }
   }
   return undefined;
@@ -91,7 +97,11 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
     case "string": {
       if (typeof value !== "string") {
         out.push(
-          report("KV2003", path, (m) => m.notString({ got: describeValue(value), hint: quoteHint(value, path, ctx) })),
+          report("KV2003", path, (m) => {
+            const got = describeValue(value);
+            const quote = quoteHint(value, path, ctx);
+            return quote ? m.notStringQuote({ got, ...quote }) : m.notString({ got });
+          }),
         );
         return;
       }
@@ -111,12 +121,14 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       if (shape.visible) {
         const problem = visibleTextProblem(value, shape.visible);
         if (problem) {
-          const hint =
-            shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09)
-              ? " Line breaks and tabs are allowed in descriptions only."
-              : "";
+          const lineBreak = shape.visible === "line" && (problem.codePoint === 0x0a || problem.codePoint === 0x09);
           out.push(
-            report("KV2010", path, (m) => m.hidden({ problem: problem.message, hint }), { offset: problem.offset }),
+            report(
+              "KV2010",
+              path,
+              (m) => (lineBreak ? m.hiddenLineBreak({ code: problem.code }) : m.hidden({ code: problem.code })),
+              { offset: problem.offset },
+            ),
           );
         }
       }
@@ -187,12 +199,18 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
       );
       const explained = new Set<string>();
       unknown.slice(0, MAX_UNKNOWN_FIELDS).forEach((key, i) => {
+        // The last one listed says how many are not.
         const more =
-          i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS
-            ? ` (${unknown.length - MAX_UNKNOWN_FIELDS} more unknown fields in this mapping are not listed.)`
-            : "";
+          i === MAX_UNKNOWN_FIELDS - 1 && unknown.length > MAX_UNKNOWN_FIELDS ? unknown.length - MAX_UNKNOWN_FIELDS : 0;
         if (key === "<<") {
-          out.push(report("KV2013", [...path, key], (m) => m.mergeKeyFields({ more }), { atKey: true }));
+          out.push(
+            report(
+              "KV2013",
+              [...path, key],
+              (m) => sentences(m.mergeKeyFields, more > 0 && m.moreNotListed({ count: more })),
+              { atKey: true },
+            ),
+          );
           return;
         }
         const required = closest(
@@ -202,10 +220,19 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
         if (required !== undefined) {
           explained.add(required);
           out.push(
-            report("KV2001", [...path, key], (m) => m.missingRequired({ key: quoteName(key), required, more }), {
-              atKey: true,
-              fix: { description: `Rename the key to ${required}`, replacement: required },
-            }),
+            report(
+              "KV2001",
+              [...path, key],
+              (m) =>
+                sentences(
+                  m.missingRequired({ key: quoteName(key), required }),
+                  more > 0 && m.moreNotListed({ count: more }),
+                ),
+              {
+                atKey: true,
+                fix: { description: `Rename the key to ${required}`, replacement: required },
+              },
+            ),
           );
           return;
         }
@@ -215,7 +242,11 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
             report(
               "KV2001",
               [...path, key],
-              (m) => m.didYouMean({ key: quoteName(key), close, allowed: known.join(", "), more }),
+              (m) =>
+                sentences(
+                  m.didYouMean({ key: quoteName(key), close, allowed: known.join(", ") }),
+                  more > 0 && m.moreNotListed({ count: more }),
+                ),
               { atKey: true, fix: { description: `Rename the key to ${close}`, replacement: close } },
             ),
           );
@@ -227,13 +258,13 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
             "KV2001",
             [...path, key],
             (m) =>
-              m.unknown({
-                key: quoteName(key),
-                moved: moved ? ` ${moved.message}` : "",
-                allowed: known.join(", "),
-                more,
-              }),
-            { atKey: true, ...(moved ? { fix: { description: moved.message } } : {}) },
+              sentences(
+                m.unknown({ key: quoteName(key) }),
+                moved?.(m),
+                m.allowedHere({ allowed: known.join(", ") }),
+                more > 0 && m.moreNotListed({ count: more }),
+              ),
+            { atKey: true, ...(moved ? { fix: { description: moved(messagesOf("KV2001")) } } : {}) },
           ),
         );
       });
@@ -260,8 +291,9 @@ export function checkShape(value: unknown, shape: Shape, path: SpecPath, out: Fi
  * YAML reads `1.0` as a number and `true` as a boolean; say what was written and how to quote it. The source
  * text shows what the user typed (`1.0`), not what YAML made of it (`1`).
  */
-function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): string {
-  if (typeof value !== "number" && typeof value !== "boolean") return "";
+/** How YAML read a number or boolean that was probably meant as text: what was written and what it became. */
+function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): { text: string; as: string } | null {
+  if (typeof value !== "number" && typeof value !== "boolean") return null;
   const written = ctx.sourceOf?.(path)?.trim();
   const text = written !== undefined && written !== "" && !/^[!&*]|[\n"\\]/.test(written) ? written : String(value);
   const as =
@@ -270,5 +302,5 @@ function quoteHint(value: unknown, path: SpecPath, ctx: ShapeContext): string {
         ? "a number"
         : `the number ${String(value)}`
       : `the boolean ${String(value)}`;
-  return ` YAML reads ${text} as ${as}; quote it: "${text}".`;
+  return { text, as };
 }

@@ -6,7 +6,6 @@
  * instructions from a reviewer, so these are refused. ZWNJ and ZWJ stay allowed because real scripts and emoji
  * need them; descriptions may also use tab and line feed. CR is refused everywhere.
  */
-import { CODES } from "../diagnostics/codes.ts";
 import type { Visible } from "./shape.ts";
 
 /**
@@ -21,7 +20,8 @@ const HIDDEN = new RegExp(`[${HIDDEN_CHARACTERS}]`, "u");
 export interface TextProblem {
   readonly offset: number;
   readonly codePoint: number;
-  readonly message: string;
+  /** The code point as KV2010's and KV5018's messages show it: four or more hex digits. */
+  readonly code: string;
 }
 
 export function visibleTextProblem(text: string, mode: Visible): TextProblem | null {
@@ -31,11 +31,7 @@ export function visibleTextProblem(text: string, mode: Visible): TextProblem | n
     const allowed = cp === 0x200c || cp === 0x200d || (mode === "multiline" && (cp === 0x09 || cp === 0x0a));
     if (!allowed && HIDDEN.test(ch)) {
       const hex = cp.toString(16).toUpperCase().padStart(4, "0");
-      return {
-        offset,
-        codePoint: cp,
-        message: CODES.KV2010.messages.invisibleCharacter({ code: hex }),
-      };
+      return { offset, codePoint: cp, code: hex };
     }
     offset += ch.length;
   }

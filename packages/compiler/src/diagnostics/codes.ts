@@ -16,7 +16,10 @@ export type Severity = "error" | "warning" | "info";
 /**
  * A message template: fixed text, or a function that only places its named arguments into text (no logic:
  * choices and formatting happen where the values are computed), so docs/diagnostics.md can print it with each
- * argument shown as `{name}`.
+ * argument shown as `{name}`. Arguments are data (names, paths, counts, quoted text), never English: where a
+ * message has variants ("… Did you mean X?", a hint for one case), each variant is a template of its own, as tsc
+ * has 2304 "Cannot find name" and 2552 "Cannot find name … Did you mean …?"; where optional sentences combine,
+ * each sentence is a template and the check joins them with `sentences()` (diagnostic.ts).
  */
 // The argument types are each template's own; `any` lets one table hold them all (MessagesOf keeps them).
 export type MessageTemplate = string | ((args: any) => string);
@@ -159,8 +162,9 @@ export const CODES = {
     summary: "A mapping key is a list or a mapping.",
     example: "A mapping key must be plain text or a number, not a list or a mapping.",
     messages: {
-      keyNotScalar: (a: { hint: string }) =>
-        `A mapping key must be plain text or a number, not a list or a mapping.${a.hint}`,
+      keyNotScalar: "A mapping key must be plain text or a number, not a list or a mapping.",
+      keyIsTemplate: (a: { template: string }) =>
+        `A mapping key must be plain text or a number, not a list or a mapping. YAML read the unquoted ${a.template} as a mapping (a value that starts with "{" is a flow mapping); quote the value: "${a.template}".`,
     },
   },
 
@@ -170,17 +174,19 @@ export const CODES = {
     example:
       'Unknown field "readonlyHint". Did you mean "readOnlyHint"? Allowed here: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint.',
     messages: {
-      missingRequired: (a: { key: string; required: string; more: string }) =>
-        `Unknown field ${a.key}. Did you mean "${a.required}" (a required field, missing here)?${a.more}`,
-      didYouMean: (a: { key: string; close: string; allowed: string; more: string }) =>
-        `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.${a.more}`,
-      unknown: (a: { key: string; moved: string; allowed: string; more: string }) =>
-        `Unknown field ${a.key}.${a.moved} Allowed here: ${a.allowed}.${a.more}`,
-      // Where a field of another level belongs: part of `unknown` (as moved) and the fix's description.
+      // Sentences, joined by sentences(): the first, then where the field belongs, what is allowed, how many more.
+      missingRequired: (a: { key: string; required: string }) =>
+        `Unknown field ${a.key}. Did you mean "${a.required}" (a required field, missing here)?`,
+      didYouMean: (a: { key: string; close: string; allowed: string }) =>
+        `Unknown field ${a.key}. Did you mean "${a.close}"? Allowed here: ${a.allowed}.`,
+      unknown: (a: { key: string }) => `Unknown field ${a.key}.`,
+      // Where a field of another level belongs: part of the message and the fix's description.
       movedDown: (a: { field: string; path: string }) =>
         `Did you mean "${a.field}"? The field belongs one level down: ${a.path}.`,
       movedUp: (a: { field: string; path: string }) =>
         `Did you mean "${a.field}" one level up? The field belongs at ${a.path}.`,
+      allowedHere: (a: { allowed: string }) => `Allowed here: ${a.allowed}.`,
+      moreNotListed: (a: { count: number }) => `(${a.count} more unknown fields in this mapping are not listed.)`,
     },
   },
   KV2002: {
@@ -196,7 +202,9 @@ export const CODES = {
     summary: "A value has the wrong type.",
     example: 'Expected a string, got the number 1. YAML reads 1.0 as the number 1; quote it: "1.0".',
     messages: {
-      notString: (a: { got: string; hint: string }) => `Expected a string, got ${a.got}.${a.hint}`,
+      notString: (a: { got: string }) => `Expected a string, got ${a.got}.`,
+      notStringQuote: (a: { got: string; text: string; as: string }) =>
+        `Expected a string, got ${a.got}. YAML reads ${a.text} as ${a.as}; quote it: "${a.text}".`,
       notInteger: (a: { got: string }) => `Expected a whole number, got ${a.got}.`,
       notBoolean: (a: { got: string }) => `Expected true or false, got ${a.got}.`,
       notScalar: (a: { got: string }) => `Expected a string, number or boolean, got ${a.got}.`,
@@ -281,12 +289,12 @@ export const CODES = {
     example:
       "The text contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it.",
     messages: {
-      // The problem (visible-text.ts), which `hidden` and `hiddenInSchema` place in their text.
-      invisibleCharacter: (a: { code: string }) =>
-        `contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it.`,
-      hidden: (a: { problem: string; hint: string }) => `The text ${a.problem}${a.hint}`,
-      hiddenInSchema: (a: { keyword: string; problem: string; at: string }) =>
-        `A ${a.keyword} ${a.problem} (at ${a.at})`,
+      hidden: (a: { code: string }) =>
+        `The text contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it.`,
+      hiddenLineBreak: (a: { code: string }) =>
+        `The text contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it. Line breaks and tabs are allowed in descriptions only.`,
+      hiddenInSchema: (a: { keyword: string; code: string; at: string }) =>
+        `A ${a.keyword} contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it. (at ${a.at})`,
     },
   },
   KV2011: {
@@ -315,8 +323,8 @@ export const CODES = {
     example: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
     messages: {
       mergeKeyEntries: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the entries out.",
-      mergeKeyFields: (a: { more: string }) =>
-        `YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.${a.more}`,
+      mergeKeyFields: "YAML merge keys (<<) are not applied in a spec (YAML 1.2); write the fields out.",
+      moreNotListed: (a: { count: number }) => `(${a.count} more unknown fields in this mapping are not listed.)`,
       mergeKeySchema: (a: { at: string }) =>
         `YAML merge keys (<<) are not applied in a spec (YAML 1.2), so nothing is merged here (at ${a.at}); write the keywords out.`,
     },
@@ -407,8 +415,11 @@ export const CODES = {
     summary: "A template names a secret that is not declared.",
     example: '{{secrets.API_KEY}} is not declared in the spec\'s "secrets" list.',
     messages: {
-      undeclaredSecret: (a: { ref: string; mean: string }) =>
-        `${a.ref} is not declared in the spec's "secrets" list.${a.mean}`,
+      undeclaredSecret: (a: { ref: string }) => `${a.ref} is not declared in the spec's "secrets" list.`,
+      undeclaredSecretMeant: (a: { ref: string; meant: string }) =>
+        `${a.ref} is not declared in the spec's "secrets" list. Did you mean ${a.meant}?`,
+      undeclaredSecretDeclared: (a: { ref: string; declared: string }) =>
+        `${a.ref} is not declared in the spec's "secrets" list. Declared: ${a.declared}.`,
     },
   },
   KV3004: {
@@ -416,8 +427,13 @@ export const CODES = {
     summary: "A template names an input property the schema does not declare.",
     example: "{{input.itemId}} does not match a property of the input schema. The input has: id.",
     messages: {
-      unknownInput: (a: { ref: string; mean: string; hint: string }) =>
-        `${a.ref} does not match a property of the input schema.${a.mean}${a.hint}`,
+      unknownInput: (a: { ref: string }) => `${a.ref} does not match a property of the input schema.`,
+      unknownInputMeant: (a: { ref: string; meant: string }) =>
+        `${a.ref} does not match a property of the input schema. Did you mean ${a.meant}?`,
+      unknownInputHas: (a: { ref: string; names: string }) =>
+        `${a.ref} does not match a property of the input schema. The input has: ${a.names}.`,
+      noInputSchema: (a: { ref: string }) =>
+        `${a.ref} does not match a property of the input schema. This tool has no input schema; declare the property under input.properties.`,
     },
   },
   KV3005: {
@@ -502,7 +518,9 @@ export const CODES = {
     example:
       '"X Api Key" is not a valid header name. A header name is letters, digits and !#$%&\'*+.^_`|~-, with no spaces or colons.',
     messages: {
-      invalidName: (a: { name: string; hint: string }) => `${a.name} is not a valid header name.${a.hint}`,
+      invalidName: (a: { name: string }) =>
+        `${a.name} is not a valid header name. A header name is letters, digits and !#$%&'*+.^_\`|~-, with no spaces or colons.`,
+      templatedName: (a: { name: string }) => `${a.name} is not a valid header name. Header names cannot be templated.`,
     },
   },
   KV3015: {
@@ -519,7 +537,9 @@ export const CODES = {
     example:
       "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
     messages: {
-      bodyOnGet: (a: { why: string }) => `A GET request cannot have a body.${a.why}`,
+      bodyOnGet: "A GET request cannot have a body.",
+      bodyOnDefaultGet:
+        "A GET request cannot have a body. The method is GET because http.method is not set; set it to POST, PUT, PATCH or DELETE.",
     },
   },
   KV3018: {
@@ -531,8 +551,10 @@ export const CODES = {
     messages: {
       singleBraces: (a: { written: string; meant: string }) =>
         `${a.written} is sent as written: single braces are not a template. Did you mean ${a.meant}?`,
-      lookAlike: (a: { written: string; form: string; meant: string }) =>
-        `${a.written} is sent as written: ${a.form}; a template has two braces. Did you mean ${a.meant}?`,
+      dollarBraces: (a: { written: string; meant: string }) =>
+        `${a.written} is sent as written: "\${...}" is shell and JavaScript syntax, not a template; a template has two braces. Did you mean ${a.meant}?`,
+      singleBracesTwo: (a: { written: string; meant: string }) =>
+        `${a.written} is sent as written: single braces are not a template; a template has two braces. Did you mean ${a.meant}?`,
     },
   },
   KV3017: {
@@ -603,8 +625,12 @@ export const CODES = {
     example:
       "Secret KERVANC_AUTH_TOKENS is named like one of the server's own settings (KERVANC_*): the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.",
     messages: {
-      reserved: (a: { name: string; what: string }) =>
-        `Secret ${a.name} is named like ${a.what}: the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.`,
+      serverSetting: (a: { name: string }) =>
+        `Secret ${a.name} is named like one of the server's own settings (KERVANC_*): the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.`,
+      proxySetting: (a: { name: string }) =>
+        `Secret ${a.name} is named like an egress proxy setting: the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.`,
+      nodeSetting: (a: { name: string }) =>
+        `Secret ${a.name} is named like one of Node.js's settings (NODE_*): the server reads that variable for itself, and the secret would send its value (for example its clients' bearer tokens or the egress proxy's credentials) to the secret's hosts. Give the secret another name.`,
     },
   },
 
@@ -713,8 +739,10 @@ export const CODES = {
     example:
       'Unknown format "datetime" is not checked: any string passes (at #/properties/when/format). Did you mean "date-time"? Known formats: binary, byte, date, date-time, double, duration, email, float, hostname, int32, int64, ipv4, ipv6, iso-date-time, iso-time, json-pointer, json-pointer-uri-fragment, password, regex, relative-json-pointer, time, uri, uri-reference, uri-template, url, uuid.',
     messages: {
-      unknownFormat: (a: { format: string; at: string; hint: string; known: string }) =>
-        `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). ${a.hint}Known formats: ${a.known}.`,
+      unknownFormat: (a: { format: string; at: string; known: string }) =>
+        `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). Known formats: ${a.known}.`,
+      unknownFormatMeant: (a: { format: string; at: string; meant: string; known: string }) =>
+        `Unknown format "${a.format}" is not checked: any string passes (at ${a.at}). Did you mean "${a.meant}"? Known formats: ${a.known}.`,
     },
   },
   KV5013: {
@@ -753,8 +781,10 @@ export const CODES = {
     example:
       'Unknown keyword "example" is ignored: it is published in the schema but checks nothing (at #/properties/id/example). Did you mean "examples"?',
     messages: {
-      ignored: (a: { key: string; at: string; hint: string }) =>
-        `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).${a.hint}`,
+      ignored: (a: { key: string; at: string }) =>
+        `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}).`,
+      ignoredMeant: (a: { key: string; at: string; meant: string }) =>
+        `Unknown keyword "${a.key}" is ignored: it is published in the schema but checks nothing (at ${a.at}). Did you mean "${a.meant}"?`,
     },
   },
   KV5017: {
@@ -764,8 +794,10 @@ export const CODES = {
     example:
       '"__proto__" in properties would never be checked: Ajv, which writes the validators, skips that name (at #/properties/__proto__). Rename the property.',
     messages: {
-      protoName: (a: { keyword: string; at: string; what: string }) =>
-        `"__proto__" in ${a.keyword} would never be checked: Ajv, which writes the validators, skips that name (at ${a.at}). Rename the ${a.what}.`,
+      protoProperty: (a: { at: string }) =>
+        `"__proto__" in properties would never be checked: Ajv, which writes the validators, skips that name (at ${a.at}). Rename the property.`,
+      protoPattern: (a: { at: string }) =>
+        `"__proto__" in patternProperties would never be checked: Ajv, which writes the validators, skips that name (at ${a.at}). Rename the pattern.`,
     },
   },
   KV5018: {
@@ -774,8 +806,13 @@ export const CODES = {
     example:
       "An enum value contains an invisible or control character (U+202E): people reading the spec would not see what the model reads. Remove it. (at #/properties/kind/enum/0)",
     messages: {
-      // The problem is KV2010's text (visible-text.ts): names and enum values are not refused, as a title is.
-      hiddenValue: (a: { what: string; problem: string; at: string }) => `${a.what} ${a.problem} (at ${a.at})`,
+      // KV2010's problem: names and enum values are not refused, as a title is.
+      propertyName: (a: { code: string; at: string }) =>
+        `A property name contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it. (at ${a.at})`,
+      enumValue: (a: { code: string; at: string }) =>
+        `An enum value contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it. (at ${a.at})`,
+      constValue: (a: { code: string; at: string }) =>
+        `The const value contains an invisible or control character (U+${a.code}): people reading the spec would not see what the model reads. Remove it. (at ${a.at})`,
     },
   },
   KV5019: {
@@ -785,14 +822,29 @@ export const CODES = {
     example:
       'The pattern "^(\\\\w+\\\\s?)*$" can take exponential time: "(\\\\w+\\\\s?)*" can match a run of "A" in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at #/properties/words/pattern). Rewrite it so that no repeated part can match the same characters in more than one way.',
     messages: {
-      exponential: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
-        `${a.what} can take exponential time: ${a.parts} can match a run of ${a.character} in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at ${a.at}). ${a.hint}`,
-      polynomial: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
-        `${a.what} takes time that grows with the square of a string's length or faster: ${a.parts} can share a run of ${a.character} in many ways, so a string of some thousands of them that it then rejects keeps the server busy for seconds (at ${a.at}). ${a.hint}`,
-      moving: (a: { what: string; at: string; parts: string; character: string; hint: string }) =>
-        `${a.what} takes time that grows with the square of a string's length: it is tried from every position of a string it does not match, and ${a.parts} runs over the rest of a run of ${a.character} each time, so a string of some thousands of them keeps the server busy for seconds (at ${a.at}). ${a.hint}`,
-      unchecked: (a: { what: string; at: string; reason: string }) =>
-        `${a.what} was not checked for slow backtracking: ${a.reason} (at ${a.at}). Patterns that take this long to analyse usually also backtrack.`,
+      // Sentences, joined by sentences(): what the pattern (or a format's check) costs, then how to fix it.
+      patternExponential: (a: { pattern: string; at: string; parts: string; character: string }) =>
+        `The pattern ${a.pattern} can take exponential time: ${a.parts} can match a run of ${a.character} in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at ${a.at}).`,
+      patternPolynomial: (a: { pattern: string; at: string; parts: string; character: string }) =>
+        `The pattern ${a.pattern} takes time that grows with the square of a string's length or faster: ${a.parts} can share a run of ${a.character} in many ways, so a string of some thousands of them that it then rejects keeps the server busy for seconds (at ${a.at}).`,
+      patternMoving: (a: { pattern: string; at: string; parts: string; character: string }) =>
+        `The pattern ${a.pattern} takes time that grows with the square of a string's length: it is tried from every position of a string it does not match, and ${a.parts} runs over the rest of a run of ${a.character} each time, so a string of some thousands of them keeps the server busy for seconds (at ${a.at}).`,
+      patternUnchecked: (a: { pattern: string; at: string; reason: string }) =>
+        `The pattern ${a.pattern} was not checked for slow backtracking: ${a.reason} (at ${a.at}). Patterns that take this long to analyse usually also backtrack.`,
+      formatExponential: (a: { format: string; at: string; parts: string; character: string }) =>
+        `The ${a.format} format's check can take exponential time: ${a.parts} can match a run of ${a.character} in exponentially many ways, so a string of a few dozen of them that the pattern then rejects keeps the server busy for minutes, and it runs on the thread that serves every call (at ${a.at}).`,
+      formatPolynomial: (a: { format: string; at: string; parts: string; character: string }) =>
+        `The ${a.format} format's check takes time that grows with the square of a string's length or faster: ${a.parts} can share a run of ${a.character} in many ways, so a string of some thousands of them that it then rejects keeps the server busy for seconds (at ${a.at}).`,
+      formatMoving: (a: { format: string; at: string; parts: string; character: string }) =>
+        `The ${a.format} format's check takes time that grows with the square of a string's length: it is tried from every position of a string it does not match, and ${a.parts} runs over the rest of a run of ${a.character} each time, so a string of some thousands of them keeps the server busy for seconds (at ${a.at}).`,
+      formatUnchecked: (a: { format: string; at: string; reason: string }) =>
+        `The ${a.format} format's check was not checked for slow backtracking: ${a.reason} (at ${a.at}). Patterns that take this long to analyse usually also backtrack.`,
+      rewriteAnchor: 'Start it with "^" if it is meant to match from the start of the string.',
+      rewriteAs: (a: { fix: string }) => `${a.fix} matches the same strings without it.`,
+      rewrite: "Rewrite it so that no repeated part can match the same characters in more than one way.",
+      uriInstead: 'The "uri" format accepts the same kind of string and is checked without it.',
+      addMaxLength: "Or give the string a maxLength: the validator does not run the check on longer strings.",
+      maxLengthBounds: (a: { maxLength: number }) => `Its maxLength of ${a.maxLength} bounds the strings it runs on.`,
     },
   },
 
@@ -811,7 +863,9 @@ export const CODES = {
     summary: "output.select calls an unknown function.",
     example: "select calls an unknown function lenght(). Did you mean length()?",
     messages: {
-      unknownFunction: (a: { name: string; hint: string }) => `select calls an unknown function ${a.name}().${a.hint}`,
+      unknownFunction: (a: { name: string }) => `select calls an unknown function ${a.name}().`,
+      unknownFunctionMeant: (a: { name: string; meant: string }) =>
+        `select calls an unknown function ${a.name}(). Did you mean ${a.meant}?`,
     },
   },
   KV6003: {
@@ -839,8 +893,10 @@ export const CODES = {
     summary: "output.select names a field that is refused (__proto__, constructor, prototype).",
     example: 'select reads the field "__proto__", which is refused: it names JavaScript object internals, not data.',
     messages: {
-      internals: (a: { what: string; field: string }) =>
-        `select ${a.what} "${a.field}", which is refused: it names JavaScript object internals, not data.`,
+      readsInternals: (a: { field: string }) =>
+        `select reads the field "${a.field}", which is refused: it names JavaScript object internals, not data.`,
+      buildsInternals: (a: { field: string }) =>
+        `select builds the key "${a.field}", which is refused: it names JavaScript object internals, not data.`,
     },
   },
   KV6006: {
@@ -870,8 +926,10 @@ export const CODES = {
     example:
       'select always returns an array, and the output schema has type "object": every call would fail with "data must be object". Wrap the result in a hash, such as {items: items[*].name}, or change the schema\'s type.',
     messages: {
-      neverFits: (a: { returns: string; schemaType: string; first: string; hint: string }) =>
-        `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}".${a.hint}`,
+      neverFits: (a: { returns: string; schemaType: string; first: string }) =>
+        `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}". Change the expression or the schema's type.`,
+      neverFitsObject: (a: { returns: string; schemaType: string; first: string }) =>
+        `select always returns ${a.returns}, and the output schema has ${a.schemaType}: every call would fail with "data must be ${a.first}". Wrap the result in a hash, such as {items: items[*].name}, or change the schema's type.`,
     },
   },
   KV6009: {
@@ -1008,8 +1066,9 @@ export const CODES = {
     example: 'This case calls "get_forcast", which the spec does not have. Did you mean "get_forecast"?',
     messages: {
       noSpec: (a: { candidates: string }) => `No spec next to this test file: expected ${a.candidates}.`,
-      unknownTool: (a: { tool: string; mean: string }) =>
-        `This case calls "${a.tool}", which the spec does not have.${a.mean}`,
+      unknownTool: (a: { tool: string }) => `This case calls "${a.tool}", which the spec does not have.`,
+      unknownToolMeant: (a: { tool: string; meant: string }) =>
+        `This case calls "${a.tool}", which the spec does not have. Did you mean "${a.meant}"?`,
       argumentsNotObject: "A tool's arguments are an object.",
       noExpectation: "Say what the result must be: text, structured, or error.",
       errorAndSuccess: "A result is either an error or a success: give error alone, or text and/or structured.",
@@ -1107,7 +1166,11 @@ export const CODES = {
     summary: "A template names a credential that is not declared, or uses one where it may not go.",
     example: "{{credentials.accounts}} is not declared under credentials. Declared: crm_user.",
     messages: {
-      undeclared: (a: { ref: string; mean: string }) => `${a.ref} is not declared under credentials.${a.mean}`,
+      undeclared: (a: { ref: string }) => `${a.ref} is not declared under credentials.`,
+      undeclaredMeant: (a: { ref: string; meant: string }) =>
+        `${a.ref} is not declared under credentials. Did you mean ${a.meant}?`,
+      undeclaredDeclared: (a: { ref: string; declared: string }) =>
+        `${a.ref} is not declared under credentials. Declared: ${a.declared}.`,
       inPath: (a: { ref: string }) =>
         `${a.ref} cannot be part of the URL: a token in a path is written to every access log on its way. Send it in a header (Authorization: "Bearer ${a.ref}") or, if the API asks for it, in the query.`,
     },
@@ -1135,7 +1198,9 @@ export const CODES = {
         "clientSecret must be a declared secret ({{secrets.X}}): a literal secret would be committed with the spec.",
       onlySecrets: (a: { ref: string }) =>
         `${a.ref} cannot be used here: a client id or secret holds literal text and {{secrets.X}} only (the server signs in as itself, whatever the arguments).`,
-      undeclared: (a: { ref: string; mean: string }) => `${a.ref} is not declared under secrets.${a.mean}`,
+      undeclared: (a: { ref: string }) => `${a.ref} is not declared under secrets.`,
+      undeclaredMeant: (a: { ref: string; meant: string }) =>
+        `${a.ref} is not declared under secrets. Did you mean ${a.meant}?`,
       otherHost: (a: { name: string; hosts: string; host: string }) =>
         `Secret ${a.name} may only be sent to ${a.hosts}, but this token endpoint is ${a.host}.`,
     },
@@ -1146,7 +1211,14 @@ export const CODES = {
     example:
       "callerHeader Authorization is refused: the MCP client's own credentials (Authorization, Cookie) must never reach an upstream (the MCP authorization specification forbids passing the client's token through). Choose a header of its own, such as X-Crm-Key.",
     messages: {
-      forbidden: (a: { name: string; why: string }) => `callerHeader ${a.name} is refused: ${a.why}`,
+      clientCredentials: (a: { name: string }) =>
+        `callerHeader ${a.name} is refused: the MCP client's own credentials (Authorization, Cookie) must never reach an upstream (the MCP authorization specification forbids passing the client's token through). Choose a header of its own, such as X-Crm-Key.`,
+      proxyHeader: (a: { name: string }) =>
+        `callerHeader ${a.name} is refused: Proxy-* headers belong to the connection to a proxy, not to the client.`,
+      mcpHeader: (a: { name: string }) =>
+        `callerHeader ${a.name} is refused: Mcp-* headers belong to the MCP protocol.`,
+      requestHeader: (a: { name: string }) =>
+        `callerHeader ${a.name} is refused: it describes the request or its connection (or its route through proxies), not a credential; the client cannot be trusted to set it for the upstream.`,
       invalid: (a: { name: string }) =>
         `${a.name} is not a header name: letters, digits and !#$%&'*+.^_\`|~-, with no spaces or colons.`,
     },
@@ -1317,8 +1389,12 @@ export const CODES = {
     example:
       'The security scheme "signed" (http digest) is not supported; updatePet is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.',
     messages: {
-      unsupportedScheme: (a: { name: string; what: string; subject: string }) =>
-        `The security scheme "${a.name}" (${a.what}) is not supported; ${a.subject} imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+      unsupportedScheme: (a: { name: string; what: string; tool: string }) =>
+        `The security scheme "${a.name}" (${a.what}) is not supported; ${a.tool} is imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+      unsupportedSchemeMany: (a: { name: string; what: string; count: number; tools: string }) =>
+        `The security scheme "${a.name}" (${a.what}) is not supported; ${a.count} operations (${a.tools}) are imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
+      unsupportedSchemeMore: (a: { name: string; what: string; count: number; tools: string; more: number }) =>
+        `The security scheme "${a.name}" (${a.what}) is not supported; ${a.count} operations (${a.tools} and ${a.more} more) are imported without authentication. Add a header with {{secrets.NAME}} by hand if it needs one.`,
     },
   },
   KV7010: {
@@ -1327,11 +1403,18 @@ export const CODES = {
       "Part of an operation (a parameter, the body, the whole operation) cannot be expressed in a spec and is left out.",
     example: 'The cookie parameter "session" is left out: a spec sends no cookies from arguments.',
     messages: {
-      bodyOnGet: (a: { consequence: string }) => `A GET request cannot have a body in a spec; ${a.consequence}.`,
+      bodyOnGet: "A GET request cannot have a body in a spec; the body is left out.",
+      requiredBodyOnGet: (a: { operation: string }) =>
+        `A GET request cannot have a body in a spec; the operation ${a.operation} is left out.`,
       cookie: (a: { name: string }) =>
         `The cookie parameter "${a.name}" is left out: a spec sends no cookies from arguments.`,
-      bodyNotJson: (a: { types: string; consequence: string }) =>
-        `The request body is ${a.types}; a spec sends JSON bodies only, so ${a.consequence}.`,
+      bodyNotJson: (a: { types: string }) =>
+        `The request body is ${a.types}; a spec sends JSON bodies only, so the body is left out.`,
+      requiredBodyNotJson: (a: { types: string; operation: string }) =>
+        `The request body is ${a.types}; a spec sends JSON bodies only, so the operation ${a.operation} is left out.`,
+      bodyUndescribed: "The request body is not described; a spec sends JSON bodies only, so the body is left out.",
+      requiredBodyUndescribed: (a: { operation: string }) =>
+        `The request body is not described; a spec sends JSON bodies only, so the operation ${a.operation} is left out.`,
       method: (a: { method: string }) =>
         `${a.method} operations cannot be tools (a spec's methods are GET, POST, PUT, PATCH and DELETE); the operation is left out.`,
       inapplicableKeywords: (a: { keywords: string; list: string }) =>
@@ -1364,7 +1447,14 @@ export const CODES = {
       patternPropertyLeftOut: (a: { problem: string }) => `The pattern property is left out: ${a.problem}.`,
       keywordProperty: (a: { name: string }) =>
         `The property "${a.name}" is left out: a spec reads a property of that name as a schema keyword (as Kervan does), so it cannot be declared.`,
-      multipartField: (a: { operation: string; why: string }) => `The operation ${a.operation} is left out: ${a.why}.`,
+      multipartNoFields: (a: { operation: string }) =>
+        `The operation ${a.operation} is left out: its multipart body documents no fields.`,
+      multipartFieldName: (a: { operation: string; name: string }) =>
+        `The operation ${a.operation} is left out: the field name ${a.name} cannot be written in a part header.`,
+      multipartFileList: (a: { operation: string; name: string }) =>
+        `The operation ${a.operation} is left out: the field ${a.name} is a list of files, which a spec cannot send.`,
+      multipartObject: (a: { operation: string; name: string }) =>
+        `The operation ${a.operation} is left out: the field ${a.name} is an object or has no type, which a part cannot carry.`,
       answerType: (a: { types: string }) =>
         `The operation answers ${a.types}, which a Kervan tool cannot return (it returns JSON or text); the operation is left out (kervanc import --binary-output returns it as image, audio or file content).`,
     },
@@ -1381,8 +1471,10 @@ export const CODES = {
       noneImportable: "None of the selected operations can be imported (see the warnings above).",
       tooMany: (a: { count: number; max: number; by: string; groups: string; example: string; reads: number }) =>
         `${a.count} operations are selected, but a spec holds at most ${a.max} tools. Operations by ${a.by}: ${a.groups}. Choose with --include <tag|/path prefix|operationId|"METHOD /path">${a.example}, --exclude, or --read-only (${a.reads} GET operations); import one document several times to cover more.`,
-      specTooLarge: (a: { count: number; bytes: number; max: number; hint: string }) =>
-        `The spec for these ${a.count} operations would be ${a.bytes} bytes, more than the ${a.max} a spec may have; choose fewer with --include, --exclude or --read-only${a.hint}.`,
+      specTooLarge: (a: { count: number; bytes: number; max: number }) =>
+        `The spec for these ${a.count} operations would be ${a.bytes} bytes, more than the ${a.max} a spec may have; choose fewer with --include, --exclude or --read-only (or --skip-invalid keeps the first ones that fit).`,
+      specTooLargeSkipping: (a: { count: number; bytes: number; max: number }) =>
+        `The spec for these ${a.count} operations would be ${a.bytes} bytes, more than the ${a.max} a spec may have; choose fewer with --include, --exclude or --read-only.`,
       skippedTooLarge: (a: {
         skipped: number;
         count: number;
@@ -1400,10 +1492,15 @@ export const CODES = {
     example:
       'kervanc build would refuse the tool made from this operation: KV3017 tools[0].http.url: The URL\'s path drops {{input.name}}: a ".." segment after it removes it. Write the path without "..".',
     messages: {
-      refused: (a: { subject: string; code: string; where: string; message: string }) =>
-        `kervanc build would refuse the ${a.subject}: ${a.code} ${a.where}${a.message}`,
-      skipped: (a: { operation: string; subject: string; code: string; where: string; message: string }) =>
-        `Skipped ${a.operation} (--skip-invalid): kervanc build would refuse the ${a.subject}: ${a.code} ${a.where}${a.message}`,
+      // The build's own diagnostic, quoted: its code, its spec path and its message.
+      toolRefused: (a: { code: string; path: string; message: string }) =>
+        `kervanc build would refuse the tool made from this operation: ${a.code} ${a.path}: ${a.message}`,
+      specRefused: (a: { code: string; path: string; message: string }) =>
+        `kervanc build would refuse the imported spec: ${a.code} ${a.path}: ${a.message}`,
+      specRefusedWhole: (a: { code: string; message: string }) =>
+        `kervanc build would refuse the imported spec: ${a.code} ${a.message}`,
+      skipped: (a: { operation: string; code: string; path: string; message: string }) =>
+        `Skipped ${a.operation} (--skip-invalid): kervanc build would refuse the tool made from this operation: ${a.code} ${a.path}: ${a.message}`,
     },
   },
   KV7013: {
@@ -1422,8 +1519,10 @@ export const CODES = {
     example:
       "The description has 2 invisible or control characters (U+202E first), which the spec format refuses; they were removed.",
     messages: {
-      removed: (a: { what: string; count: number; characters: string; first: string; removed: string }) =>
-        `The ${a.what} has ${a.count} invisible or control ${a.characters} (U+${a.first}), which the spec format refuses; ${a.removed}.`,
+      removedOne: (a: { what: string; first: string }) =>
+        `The ${a.what} has 1 invisible or control character (U+${a.first}), which the spec format refuses; it was removed.`,
+      removed: (a: { what: string; count: number; first: string }) =>
+        `The ${a.what} has ${a.count} invisible or control characters (U+${a.first} first), which the spec format refuses; they were removed.`,
     },
   },
   KV7015: {

@@ -78,6 +78,11 @@ export interface FindingExtra {
 /** The message templates of a code (codes.ts). */
 export type MessagesOf<C extends DiagnosticCode> = (typeof CODES)[C] extends { readonly messages: infer M } ? M : never;
 
+/** A code's message templates, for text that is not a finding's message (a fix's description). */
+export function messagesOf<C extends DiagnosticCode>(code: C): MessagesOf<C> {
+  return (CODES[code] as CodeInfo).messages as MessagesOf<C>;
+}
+
 /**
  * The one way to make a finding: its text comes from its code's message templates, `report("KV2004", path, (m) =>
  * m.tooLong({ length, max }))`. The callback receives only that code's templates, so a message cannot be filed
@@ -89,7 +94,16 @@ export function report<C extends DiagnosticCode>(
   message: (templates: MessagesOf<C>) => string,
   extra: FindingExtra = {},
 ): Finding {
-  return { code, path, message: message((CODES[code] as CodeInfo).messages as MessagesOf<C>), ...extra };
+  return { code, path, message: message(messagesOf(code)), ...extra };
+}
+
+/**
+ * A message of several whole sentences, each from codes.ts, the optional ones left out: `sentences(m.unknown({
+ * key }), moved && m.movedDown({ field, path }), m.allowedHere({ allowed }))`. For messages whose optional parts
+ * combine (a variant per combination would be a table of its own); no template takes English as an argument.
+ */
+export function sentences(...parts: readonly (string | false | null | undefined)[]): string {
+  return parts.filter((p): p is string => typeof p === "string" && p !== "").join(" ");
 }
 
 /**

@@ -47,16 +47,19 @@ export function placeMultipartBody(
   const required = new Set(
     Array.isArray(own(schema.value, "required")) ? (own(schema.value, "required") as unknown[]) : [],
   );
-  const leftOut = (why: string): null => {
-    ctx.report(report("KV7010", schema.path, (m) => m.multipartField({ operation: selectorOf(operation), why })));
+  const operationName = selectorOf(operation);
+  const leftOut = (
+    why: "multipartNoFields" | "multipartFieldName" | "multipartFileList" | "multipartObject",
+    name = "",
+  ): null => {
+    ctx.report(report("KV7010", schema.path, (m) => m[why]({ operation: operationName, name: JSON.stringify(name) })));
     return null;
   };
-  if (!isPlainObject(properties) || Object.keys(properties).length === 0)
-    return leftOut("its multipart body documents no fields");
+  if (!isPlainObject(properties) || Object.keys(properties).length === 0) return leftOut("multipartNoFields");
   const body: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(properties)) {
     if (!/^[\x20-\x7e]+$/.test(name) || name.includes('"') || name.includes("\\"))
-      return leftOut(`the field name ${JSON.stringify(name)} cannot be written in a part header`);
+      return leftOut("multipartFieldName", name);
     const field = ctx.resolver.deref(raw, [...schema.path, "properties", name]);
     const base = identifierFrom(name);
     const needed = required.has(name);
@@ -90,7 +93,7 @@ export function placeMultipartBody(
     }
     const items = own(field.value, "items");
     if (own(field.value, "type") === "array" && isBinary(ctx.resolver.deref(items, [...field.path, "items"]).value))
-      return leftOut(`the field ${JSON.stringify(name)} is a list of files, which a spec cannot send`);
+      return leftOut("multipartFileList", name);
     if (
       isScalar(field.value) ||
       (own(field.value, "type") === "array" && isScalar(ctx.resolver.deref(items, [...field.path, "items"]).value))
@@ -102,7 +105,7 @@ export function placeMultipartBody(
       body[name] = `{{input.${id}}}`;
       continue;
     }
-    return leftOut(`the field ${JSON.stringify(name)} is an object or has no type, which a part cannot carry`);
+    return leftOut("multipartObject", name);
   }
   return body;
 }

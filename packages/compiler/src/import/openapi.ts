@@ -489,13 +489,10 @@ class Importer {
             report(
               "KV7011",
               ["paths"],
-              (m) =>
-                m.specTooLarge({
-                  count: built.length,
-                  bytes: bytes.byteLength,
-                  max: MAX_SPEC_BYTES,
-                  hint: this.#options.skipInvalid ? "" : " (or --skip-invalid keeps the first ones that fit)",
-                }),
+              (m) => {
+                const size = { count: built.length, bytes: bytes.byteLength, max: MAX_SPEC_BYTES };
+                return this.#options.skipInvalid ? m.specTooLargeSkipping(size) : m.specTooLarge(size);
+              },
               { atKey: true },
             ),
           );
@@ -531,12 +528,7 @@ class Importer {
         }
         const index = /^tools\[(\d+)\]/.exec(d.path);
         const tool = index ? built[Number(index[1])] : undefined;
-        const refusal = {
-          subject: tool ? "tool made from this operation" : "imported spec",
-          code: d.code,
-          where: d.path === "" ? "" : `${d.path}: `,
-          message: d.message,
-        };
+        const refusal = { code: d.code, path: d.path, message: d.message };
         if (tool !== undefined && this.#options.skipInvalid) {
           refused.add(Number(index![1]));
           this.#report(
@@ -552,7 +544,17 @@ class Importer {
           );
         } else
           this.#report(
-            report("KV7012", tool ? tool.operation.at : [], (m) => m.refused(refusal), { atKey: tool !== undefined }),
+            report(
+              "KV7012",
+              tool ? tool.operation.at : [],
+              (m) =>
+                tool !== undefined
+                  ? m.toolRefused(refusal)
+                  : d.path === ""
+                    ? m.specRefusedWhole(refusal)
+                    : m.specRefused(refusal),
+              { atKey: tool !== undefined },
+            ),
           );
       }
       if (refused.size > 0 && !this.#hasErrors()) {

@@ -44,11 +44,10 @@ export function placeRequestBody(
       ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === FORM)
       : undefined;
   const bodyRequired = own(requestBody.value, "required") === true;
-  const leftOut = `the operation ${selectorOf(operation)} is left out`;
   if (method === "get") {
     ctx.report(
       report("KV7010", requestBody.path, (m) =>
-        m.bodyOnGet({ consequence: bodyRequired ? leftOut : "the body is left out" }),
+        bodyRequired ? m.requiredBodyOnGet({ operation: selectorOf(operation) }) : m.bodyOnGet,
       ),
     );
     return bodyRequired ? null : { body: undefined };
@@ -75,12 +74,15 @@ export function placeRequestBody(
   }
   if (jsonType === undefined) {
     ctx.report(
-      report("KV7010", requestBody.path, (m) =>
-        m.bodyNotJson({
-          types: types.join(", ") || "not described",
-          consequence: bodyRequired ? leftOut : "the body is left out",
-        }),
-      ),
+      report("KV7010", requestBody.path, (m) => {
+        const operationName = selectorOf(operation);
+        const listed = types.join(", ");
+        if (listed === "")
+          return bodyRequired ? m.requiredBodyUndescribed({ operation: operationName }) : m.bodyUndescribed;
+        return bodyRequired
+          ? m.requiredBodyNotJson({ types: listed, operation: operationName })
+          : m.bodyNotJson({ types: listed });
+      }),
     );
     return bodyRequired ? null : { body: undefined };
   }

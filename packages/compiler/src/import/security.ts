@@ -133,13 +133,20 @@ export class Security {
   /** One KV7009 per scheme a spec cannot express, naming the tools imported without it. */
   reportUnsupported(): void {
     for (const [name, { info, tools }] of this.#unsupported) {
-      const list =
-        tools.length <= 5 ? tools.join(", ") : `${tools.slice(0, 5).join(", ")} and ${tools.length - 5} more`;
-      const subject = tools.length === 1 ? `${list} is` : `${tools.length} operations (${list}) are`;
+      const { what } = info;
+      const count = tools.length;
       this.#ctx.report(
-        report("KV7009", info.at, (m) => m.unsupportedScheme({ name, what: info.what, subject }), {
-          atKey: true,
-        }),
+        report(
+          "KV7009",
+          info.at,
+          (m) =>
+            count === 1
+              ? m.unsupportedScheme({ name, what, tool: tools[0]! })
+              : count <= 5
+                ? m.unsupportedSchemeMany({ name, what, count, tools: tools.join(", ") })
+                : m.unsupportedSchemeMore({ name, what, count, tools: tools.slice(0, 5).join(", "), more: count - 5 }),
+          { atKey: true },
+        ),
       );
     }
   }

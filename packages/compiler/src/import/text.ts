@@ -72,12 +72,6 @@ export function shorten(text: string, max: number): { text: string; cut: boolean
 export function removedCharacters(path: SpecPath, what: string, count: number, first: number): Finding {
   const hex = first.toString(16).toUpperCase().padStart(4, "0");
   return report("KV7014", path, (m) =>
-    m.removed({
-      what,
-      count,
-      characters: count === 1 ? "character" : "characters",
-      first: count === 1 ? hex : `${hex} first`,
-      removed: count === 1 ? "it was removed" : "they were removed",
-    }),
+    count === 1 ? m.removedOne({ what, first: hex }) : m.removed({ what, count, first: hex }),
   );
 }

@@ -257,7 +257,10 @@ function walkFinding(problem: WalkProblem): Finding {
     case "tag":
       return report("KV1006", [], (m) => m.tag({ tag: shortTag(problem.tag) }));
     case "collection-key":
-      return report("KV1014", [], (m) => m.keyNotScalar({ hint: templateHint(problem.node) }));
+      return report("KV1014", [], (m) => {
+        const template = keyTemplate(problem.node);
+        return template === null ? m.keyNotScalar : m.keyIsTemplate({ template });
+      });
     case "duplicate-key":
       return report("KV1005", [], (m) => m.duplicateKey({ key: JSON.stringify(problem.key) }));
     case "no-anchor":
@@ -505,12 +508,12 @@ function offsetInScalar(text: string, node: YamlNode, offset: number): number {
  * `q: {{input.q}}` unquoted: YAML reads a flow mapping whose key is the mapping `{input.q}`. Say so, and how to
  * quote it, instead of only that the key is a mapping.
  */
-function templateHint(key: unknown): string {
-  if (!isMap(key) || !key.flow || key.items.length !== 1) return "";
+/** `{{input.q}}` when YAML read an unquoted template as a flow mapping key, else null. */
+function keyTemplate(key: unknown): string | null {
+  if (!isMap(key) || !key.flow || key.items.length !== 1) return null;
   const pair = key.items[0]!;
   const inner = isScalar(pair.key) ? pair.key.value : undefined;
   if (typeof inner !== "string" || (pair.value !== null && !(isScalar(pair.value) && pair.value.value === null)))
-    return "";
-  const template = `{{${inner}}}`;
-  return ` YAML read the unquoted ${template} as a mapping (a value that starts with "{" is a flow mapping); quote the value: "${template}".`;
+    return null;
+  return `{{${inner}}}`;
 }

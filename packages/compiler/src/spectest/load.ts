@@ -46,7 +46,9 @@ function checkCase(c: TestCase, i: number, tools: readonly string[], out: Findin
     const close = closest(c.tool, tools);
     out.push(
       report("KV9010", [...at, "tool"], (m) =>
-        m.unknownTool({ tool: String(c.tool), mean: close !== undefined ? ` Did you mean "${close}"?` : "" }),
+        close !== undefined
+          ? m.unknownToolMeant({ tool: String(c.tool), meant: close })
+          : m.unknownTool({ tool: String(c.tool) }),
       ),
     );
   }
