@@ -4,7 +4,7 @@
  * - schema/kervan-spec.schema.json, the editor JSON Schema, from the spec format's shapes (analyze/spec-format.ts);
  * - schema/kervan-test.schema.json, the editor JSON Schema of spec-test files, from spectest/format.ts.
  *
- * Run with `npm run docs`. test/check/generated-files.test.ts fails when a committed copy differs.
+ * Run with `npm run docs`. test/analyze/generated-files.test.ts fails when a committed copy differs.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";

@@ -1,6 +1,6 @@
 /**
  * A spec whose property name backtracks against one of its own patternProperties patterns builds in the time
- * any spec does: the build never runs a spec's patterns (test/check/schema-regex-at-build.test.ts says where it
+ * any spec does: the build never runs a spec's patterns (test/analyze/schema-regex-at-build.test.ts says where it
  * did). Run as a child process with a time limit, so a regression fails the test instead of hanging the suite.
  */
 import { execFile } from "node:child_process";

@@ -9,7 +9,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/schemas.ts";
+import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
 import { formatGeneratedJs } from "../../packages/compiler/src/emit/format.ts";
 import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators.ts";

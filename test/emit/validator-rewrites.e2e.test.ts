@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/schemas.ts";
+import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
 import { formatGeneratedJs } from "../../packages/compiler/src/emit/format.ts";
 import { dropUnusedBookkeeping } from "../../packages/compiler/src/emit/validator-bookkeeping.ts";

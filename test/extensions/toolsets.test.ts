@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { clientToolName } from "../../packages/compiler/src/analyze/client-names.ts";
+import { clientToolName } from "../../packages/compiler/src/analyze/rules/client-names.ts";
 import { toolModule } from "../../packages/compiler/src/emit/modules.ts";
 import { toolNameFrom } from "../../packages/compiler/src/import/names.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";

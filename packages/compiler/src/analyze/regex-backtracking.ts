@@ -35,7 +35,7 @@ export type Backtracking =
 export const LIMITS = {
   /** The longest the build waits for one pattern's analysis (typical patterns take a few milliseconds). */
   patternMs: 1000,
-  /** The longest one spec's patterns are analysed in all (from `newPatternBudget`), past which they are not checked. */
+  /** The longest one spec's patterns are analysed in all (a PatternBudget), past which they are not checked. */
   budgetMs: 10_000,
 };
 /** The first request also waits for the worker to start and load scslre (about 0.1 s): it gets this much more. */
@@ -104,33 +104,37 @@ interface Analyser {
 
 const cache = new Map<string, Backtracking>();
 let analyser: Analyser | null = null;
-let spentMs = 0;
-
-/** Starts the time budget of one spec's analyses: analyzeSpec calls it, so each build or rebuild has its own. */
-export function newPatternBudget(): void {
+/**
+ * The time one spec's analyses may take in all (LIMITS.budgetMs). analyzeSpec makes one per spec and passes it
+ * down in its context, so each build, and each rebuild in kervanc dev, has its own.
+ */
+export class PatternBudget {
   spentMs = 0;
 }
 
-/** The analysis of `source` compiled with `flags` (Ajv compiles patterns with "u"); each pattern is analysed once. */
-export function backtrackingOf(source: string, flags = "u"): Backtracking {
+/**
+ * The analysis of `source` compiled with `flags` (Ajv compiles patterns with "u"); each pattern is analysed once.
+ * The time it takes is charged to `budget`.
+ */
+export function backtrackingOf(source: string, flags = "u", budget: PatternBudget = new PatternBudget()): Backtracking {
   const key = `${flags}/${source}`;
   const known = cache.get(key);
   if (known !== undefined) return known;
   // Not kept: the next spec has time again.
-  if (spentMs >= LIMITS.budgetMs)
+  if (budget.spentMs >= LIMITS.budgetMs)
     return {
       kind: "unchecked",
       reason: `this spec's patterns already took the ${LIMITS.budgetMs / 1000} s it may spend on this analysis`,
     };
-  const limit = Math.min(LIMITS.patternMs, LIMITS.budgetMs - spentMs);
-  const answer = analyse(source, flags, limit);
+  const limit = Math.min(LIMITS.patternMs, LIMITS.budgetMs - budget.spentMs);
+  const answer = analyse(source, flags, limit, budget);
   // A pattern given up on is kept too (fifty tools with one such pattern cost one wait), unless the wait was cut
   // short by the budget.
   if (answer.kind !== "unchecked" || limit === LIMITS.patternMs) cache.set(key, answer);
   return answer;
 }
 
-function analyse(source: string, flags: string, limit: number): Backtracking {
+function analyse(source: string, flags: string, limit: number, budget: PatternBudget): Backtracking {
   const current = analyser ?? start();
   if (current === null) return { kind: "unchecked", reason: "the analysis could not start" };
   Atomics.store(current.flag, 0, 0);
@@ -138,7 +142,7 @@ function analyse(source: string, flags: string, limit: number): Backtracking {
   const began = performance.now();
   const waited = Atomics.wait(current.flag, 0, 0, current.started ? limit : START_MS + limit);
   const took = performance.now() - began;
-  spentMs += current.started ? took : Math.max(0, took - START_MS);
+  budget.spentMs += current.started ? took : Math.max(0, took - START_MS);
   const reply = receiveMessageOnPort(current.port);
   if (waited === "timed-out" || reply === undefined) {
     // Abandon it mid-analysis; the next pattern gets a fresh worker.

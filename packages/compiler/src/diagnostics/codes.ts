@@ -717,8 +717,10 @@ export const CODES = {
     summary: "The input schema must have type: object.",
     example: 'The input schema must have type: "object" (tool arguments are always an object). It has type: "array".',
     messages: {
-      inputNotObject: (a: { got: string }) =>
-        `The input schema must have type: "object" (tool arguments are always an object).${a.got}`,
+      inputTypeNotObject: (a: { type: string }) =>
+        `The input schema must have type: "object" (tool arguments are always an object). It has type: ${a.type}.`,
+      inputWithoutType:
+        'The input schema must have type: "object" (tool arguments are always an object). It has no type.',
     },
   },
   KV5011: {

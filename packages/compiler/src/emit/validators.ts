@@ -21,7 +21,7 @@
  * again, and format.ts escapes them once more.)
  */
 import standaloneModule from "ajv/dist/standalone/index.js";
-import type { CompiledSchema } from "../analyze/schemas.ts";
+import type { CompiledSchema } from "../analyze/rules/schemas.ts";
 import { escapeInvisible } from "./code.ts";
 import { dropUnusedBookkeeping } from "./validator-bookkeeping.ts";
 import { ADD_ERROR, shareErrorBlocks } from "./validator-errors.ts";

@@ -6,8 +6,8 @@
  * follow a rule are kept as they are, so an API's own vocabulary survives wherever it can.
  */
 
-import { clientToolName, MAX_CLIENT_TOOL_NAME } from "../analyze/client-names.ts";
-import { reservedSecretName } from "../analyze/secrets.ts";
+import { clientToolName, MAX_CLIENT_TOOL_NAME } from "../analyze/rules/client-names.ts";
+import { reservedSecretName } from "../analyze/rules/secrets.ts";
 
 /** Tool names are cut to this length: long names cost tokens in every listing and some clients cap them at 64. */
 export const MAX_TOOL_NAME = MAX_CLIENT_TOOL_NAME;
@@ -52,7 +52,7 @@ function trimRuns(text: string, char: string): string {
 }
 
 /**
- * An operationId made a tool name every client accepts (analyze/client-names.ts): other characters, dots included,
+ * An operationId made a tool name every client accepts (analyze/rules/client-names.ts): other characters, dots included,
  * become `_`; a name over 64 characters is cut and ends in a short hash of the whole, so two long operationIds
  * that share a start do not both become the same cut.
  */

@@ -17,7 +17,7 @@
  */
 import { basename } from "node:path";
 import { compileSpec, overBudget } from "../build.ts";
-import { checkSchemaLimits } from "../analyze/schema-limits.ts";
+import { checkSchemaLimits } from "../analyze/rules/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
 import {
   compareDiagnostics,

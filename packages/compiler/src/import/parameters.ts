@@ -6,7 +6,7 @@
  * Optional header parameters are left out: a spec sends every header it names, and a missing value fails the
  * call.
  */
-import { HEADER_NAME } from "../analyze/request.ts";
+import { HEADER_NAME } from "../analyze/rules/request.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";

@@ -15,7 +15,7 @@
  * listing, or make `build` warn, and checks nothing.
  */
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { SCHEMA_LIMITS } from "../analyze/schema-limits.ts";
+import { SCHEMA_LIMITS } from "../analyze/rules/schema-limits.ts";
 import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, pointerOf, put, type Resolver } from "./refs.ts";
 import { cleanText, removedCharacters, shorten } from "./text.ts";
@@ -93,7 +93,7 @@ const ANNOTATIONS = new Set([
   "xml",
 ]);
 /**
- * Property names the spec format reads as keywords wherever they appear, as Kervan does (analyze/schema-limits.ts):
+ * Property names the spec format reads as keywords wherever they appear, as Kervan does (analyze/rules/schema-limits.ts):
  * a property of such a name cannot be written in a spec, so it is left out (with a warning) rather than the
  * whole operation refused. In the document they are names, and are read as names everywhere else.
  */

@@ -11,7 +11,7 @@
  * A scheme a spec cannot express (digest, mutualTLS, ...) is reported once (KV7009) with the tools imported
  * without it.
  */
-import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../analyze/request.ts";
+import { HEADER_NAME, RESERVED_HEADERS as SPEC_RESERVED_HEADERS } from "../analyze/rules/request.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import { NameSet, secretNameFrom } from "./names.ts";

@@ -8,7 +8,7 @@
 import type { JsonObject, OutputPlan, ServerPlan, ToolListing, ToolPlan } from "@kervanc/runtime";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "@kervanc/runtime/multipart";
 import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from "../analyze/analyze.ts";
-import type { CompiledSchema } from "../analyze/schemas.ts";
+import type { CompiledSchema } from "../analyze/rules/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { profileListing, type ProfileRewrite, SCHEMA_PROFILES, type SchemaProfile } from "./schema-profiles.ts";
 
@@ -96,7 +96,7 @@ function planTool(tool: AnalyzedTool): ToolPlan {
       query: tool.request.query,
       headers: tool.request.headers,
       body: tool.request.body,
-      // The kervanc form-body extension (analyze/extensions.ts); absent for a Kervan spec.
+      // The kervanc form-body extension (analyze/rules/extensions.ts); absent for a Kervan spec.
       ...(http.bodyEncoding === "form" ? { bodyEncoding: "form" as const } : {}),
       // The kervanc multipart-body extension, its upload limit filled in.
       ...(http.bodyEncoding === "multipart"

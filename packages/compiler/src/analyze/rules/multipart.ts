@@ -3,8 +3,8 @@
  * object of fields, field names a part header can carry, file fields that are `{content, encoding: base64,
  * filename?, contentType?}`, and no Content-Type header of the spec's own (the server writes it, with the boundary).
  */
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import type { ToolSpec } from "./spec-format.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import type { ToolSpec } from "../spec-format.ts";
 
 const FILE_KEYS = new Set(["content", "encoding", "filename", "contentType"]);
 /** A field name a Content-Disposition header carries as a quoted string without escapes. */

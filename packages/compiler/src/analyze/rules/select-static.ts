@@ -10,8 +10,8 @@
 import { tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { FUNCTION_SIGNATURES, type FunctionParam } from "@kervanc/runtime/select";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { acceptedTypes, describeTypes, inferType } from "./select-types.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { acceptedTypes, describeTypes, inferType } from "../select-types.ts";
 
 /** The widest `pad_left`/`pad_right` a spec may ask for. */
 export const MAX_PAD_WIDTH = 10_000;

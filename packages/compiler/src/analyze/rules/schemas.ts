@@ -24,10 +24,11 @@
 import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { _ } from "ajv";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
 import { pointer } from "./schema-limits.ts";
+import { PatternBudget } from "../regex-backtracking.ts";
 import { slowFormat, slowPattern } from "./slow-patterns.ts";
-import { closest, isMisspelling } from "./suggest.ts";
+import { closest, isMisspelling } from "../suggest.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -160,7 +161,11 @@ function metaValidator(): Ajv2020 {
   return shared;
 }
 
-export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecPath): SchemaResult {
+export function checkAndCompileSchema(
+  schema: Record<string, unknown>,
+  at: SpecPath,
+  budget: PatternBudget = new PatternBudget(),
+): SchemaResult {
   const findings: Finding[] = [];
   const warnings: string[] = [];
   // Strict-mode warnings become findings instead of console output.
@@ -284,12 +289,18 @@ export function checkAndCompileSchema(schema: Record<string, unknown>, at: SpecP
           badRegex = true;
         } else {
           // A patternProperties key checks property names, which no maxLength bounds.
-          const slow = slowPattern(pattern.source, pattern.path, pattern.ptr, key === "pattern" ? maxLength : null);
+          const slow = slowPattern(
+            pattern.source,
+            pattern.path,
+            pattern.ptr,
+            key === "pattern" ? maxLength : null,
+            budget,
+          );
           if (slow !== null) findings.push(slow);
         }
       }
       if (key === "format" && typeof value === "string") {
-        const slow = slowFormat(ajv, value, where, ptr, maxLength);
+        const slow = slowFormat(ajv, value, where, ptr, maxLength, budget);
         if (slow !== null) findings.push(slow);
       }
       if (

@@ -5,8 +5,8 @@
 import { compile } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { describe, expect, it } from "vitest";
-import { checkSelectResult } from "../../packages/compiler/src/analyze/select-result.ts";
-import { checkSelectAst } from "../../packages/compiler/src/analyze/select-static.ts";
+import { checkSelectResult } from "../../packages/compiler/src/analyze/rules/select-result.ts";
+import { checkSelectAst } from "../../packages/compiler/src/analyze/rules/select-static.ts";
 import {
   ALL_TYPES,
   FUNCTION_SIGNATURES,

@@ -6,8 +6,8 @@
  * Keyword rules are matched on the key name at any depth, as Kervan matches them (so a property *named* `$id`
  * is refused too); the Ajv pass that follows is the keyword-aware one.
  */
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { visibleTextProblem } from "./visible-text.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { visibleTextProblem } from "../visible-text.ts";
 
 export const SCHEMA_LIMITS = {
   maxBytes: 65_536,

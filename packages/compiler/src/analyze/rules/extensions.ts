@@ -5,9 +5,10 @@
  * `kervanc build --strict-kervan`; using an extension without declaring it is an error (KV8002), so no spec
  * leaves the Kervan format by accident.
  */
-import { type Finding, report } from "../diagnostics/diagnostic.ts";
+import { type Finding, report } from "../../diagnostics/diagnostic.ts";
 import { checkMultipart } from "./multipart.ts";
-import type { SpecFile } from "./spec-format.ts";
+import type { SpecFile } from "../spec-format.ts";
+import type { Rule, SpecContext } from "./context.ts";
 
 export function checkExtensions(spec: SpecFile, out: Finding[]): void {
   const declared = new Set<string>(spec.kervancExtensions ?? []);
@@ -45,3 +46,9 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     if (tool.http.body === undefined) out.push(report("KV8002", at, (m) => m.formWithoutBody));
   });
 }
+
+export const extensionsRule: Rule<SpecContext> = {
+  name: "extensions",
+  codes: ["KV8001", "KV8002", "KV8021"],
+  check: (ctx) => checkExtensions(ctx.spec, ctx.out),
+};

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/build.ts";
-import { newAjv } from "../../packages/compiler/src/analyze/schemas.ts";
+import { newAjv } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { regexpRuns } from "../helpers/regexp-runs.ts";
 
 const PATTERNS = ["^(a+)+$", "^x", "^[a-z]+$", "^k", "a|b"];

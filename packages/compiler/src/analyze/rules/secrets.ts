@@ -6,7 +6,8 @@
  * host the binding names.
  */
 import type { SecretDeclaration } from "@kervanc/runtime";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import type { Rule, SpecContext } from "./context.ts";
 
 export type SecretEntry = string | { name: string; hosts: string[] };
 
@@ -70,3 +71,13 @@ export function checkSecretDeclarations(
   });
   return { declarations, paths };
 }
+
+/** The `secrets` list: names declared once, hosts that normalize, names that are not the server's own (KV4006). */
+export const secretsRule: Rule<SpecContext> = {
+  name: "secrets",
+  codes: ["KV4001", "KV4003", "KV4006"],
+  check(ctx) {
+    const { declarations, paths } = checkSecretDeclarations((ctx.spec.secrets ?? []) as SecretEntry[], ctx.out);
+    ctx.secrets = { declarations, paths, bindings: new Map(declarations.map((d) => [d.name, d.hosts])) };
+  },
+};

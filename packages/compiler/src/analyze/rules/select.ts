@@ -4,7 +4,7 @@
  */
 import { compile, tokenize } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
 import { checkSelectAst } from "./select-static.ts";
 
 export type SelectCheck = { readonly ok: true; readonly ast: SelectNode } | { readonly ok: false };

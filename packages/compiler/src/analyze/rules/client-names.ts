@@ -5,8 +5,9 @@
  * warning (KV2015) that gives the name to use instead; `kervanc import` never makes one.
  */
 import { createHash } from "node:crypto";
-import { type Finding, report } from "../diagnostics/diagnostic.ts";
-import type { SpecFile } from "./spec-format.ts";
+import { type Finding, report } from "../../diagnostics/diagnostic.ts";
+import type { SpecFile } from "../spec-format.ts";
+import type { Rule, SpecContext } from "./context.ts";
 
 export const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_CLIENT_TOOL_NAME = 64;
@@ -50,3 +51,9 @@ export function checkClientNames(spec: SpecFile, out: Finding[]): void {
     );
   });
 }
+
+export const clientNamesRule: Rule<SpecContext> = {
+  name: "client-names",
+  codes: ["KV2015"],
+  check: (ctx) => checkClientNames(ctx.spec, ctx.out),
+};

@@ -10,8 +10,8 @@
  * suggest one.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import { type Finding, type MessagesOf, report, sentences, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { type Backtracking, backtrackingOf } from "./regex-backtracking.ts";
+import { type Finding, type MessagesOf, report, sentences, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { type Backtracking, backtrackingOf, type PatternBudget } from "../regex-backtracking.ts";
 
 /**
  * A `pattern` value or `patternProperties` key (already known to compile) that backtracks, or null. `maxLength` is
@@ -22,8 +22,9 @@ export function slowPattern(
   path: SpecPath,
   at: string,
   maxLength: number | undefined | null,
+  budget: PatternBudget,
 ): Finding | null {
-  const found = backtrackingOf(source, "u");
+  const found = backtrackingOf(source, "u", budget);
   if (found.kind === "linear") return null;
   const pattern = JSON.stringify(source);
   return report("KV5019", path, (m) => {
@@ -67,6 +68,7 @@ export function slowFormat(
   path: SpecPath,
   at: string,
   maxLength: number | undefined,
+  budget: PatternBudget,
 ): Finding | null {
   const definition = ajv.formats[format];
   const regex =
@@ -76,7 +78,7 @@ export function slowFormat(
         ? definition.validate
         : null;
   if (!(regex instanceof RegExp)) return null;
-  const found = backtrackingOf(regex.source, regex.flags);
+  const found = backtrackingOf(regex.source, regex.flags, budget);
   if (found.kind === "linear") return null;
   const name = JSON.stringify(format);
   return report("KV5019", path, (m) => {

@@ -4,8 +4,8 @@
  * deeper checks would need the upstream's shape, which the spec does not declare.
  */
 import type { JsonObject, SelectNode } from "@kervanc/runtime";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { describeTypes, inferType, type JsonType, UNKNOWN } from "./select-types.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { describeTypes, inferType, type JsonType, UNKNOWN } from "../select-types.ts";
 
 const SCHEMA_TYPES: Readonly<Record<string, JsonType>> = {
   object: "object",

@@ -6,8 +6,8 @@
 import { compile } from "@jmespath-community/jmespath";
 import type { SelectNode } from "@kervanc/runtime";
 import { describe, expect, it } from "vitest";
-import { checkSelect } from "../../packages/compiler/src/analyze/select.ts";
-import { MAX_SELECT_DEPTH } from "../../packages/compiler/src/analyze/select-static.ts";
+import { checkSelect } from "../../packages/compiler/src/analyze/rules/select.ts";
+import { MAX_SELECT_DEPTH } from "../../packages/compiler/src/analyze/rules/select-static.ts";
 import type { Finding } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { SELECT_MAX_NESTING } from "../../packages/runtime/src/select/core.ts";
 import { evaluateSelect } from "../../packages/runtime/src/select/evaluate.ts";

@@ -6,7 +6,7 @@
  *
  * Every run must return (never throw), every diagnostic must be placed inside the file with a known code, and
  * the whole property must finish quickly. fast-check prints the seed and the shrunk mutation of a failure;
- * replay it with `FUZZ_SEED=<seed> npx vitest run test/check/fuzz.slow.test.ts`.
+ * replay it with `FUZZ_SEED=<seed> npx vitest run test/analyze/fuzz.slow.test.ts`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

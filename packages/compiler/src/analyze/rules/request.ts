@@ -15,9 +15,10 @@ import type {
   TemplatePart,
   TemplateRef,
 } from "@kervanc/runtime";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
-import { quoteName } from "./structure.ts";
-import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "./templates.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { quoteName } from "../structure.ts";
+import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "../templates.ts";
+import type { Rule, ToolContext } from "./context.ts";
 
 export const RESERVED_HEADERS = new Set([
   "host",
@@ -368,3 +369,44 @@ export function isLoopbackHostname(hostname: string): boolean {
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
   );
 }
+
+/** The request: URL rules, templates and their grammar, headers, query and body (KV3001 to KV3019, KV4005). */
+export const requestRule: Rule<ToolContext> = {
+  name: "request",
+  codes: [
+    "KV3001",
+    "KV3002",
+    "KV3005",
+    "KV3006",
+    "KV3007",
+    "KV3008",
+    "KV3009",
+    "KV3010",
+    "KV3011",
+    "KV3012",
+    "KV3013",
+    "KV3014",
+    "KV3015",
+    "KV3016",
+    "KV3017",
+    "KV3019",
+    "KV4005",
+  ],
+  check(ctx) {
+    const { http } = ctx.tool;
+    ctx.request = checkRequest(
+      {
+        method: http.method ?? "GET",
+        url: http.url,
+        ...(http.query !== undefined ? { query: http.query } : {}),
+        ...(http.headers !== undefined ? { headers: http.headers } : {}),
+        ...(http.body !== undefined ? { body: http.body } : {}),
+        allowInsecureHttp: ctx.settings.allowInsecureHttp,
+        devLoopbackHttp: ctx.spec.devLoopbackHttp,
+      },
+      [...ctx.at, "http"],
+      ctx.spec.out,
+      http.method !== undefined,
+    );
+  },
+};

@@ -22,11 +22,11 @@ const all = new Map(names.map((name) => [name, diagnosticsOf(name)]));
 
 /**
  * Load and check codes no committed fixture can produce, and where they are tested instead. (The command-line
- * codes are tested in test/cli/cli.e2e.test.ts and test/check/hostile.slow.test.ts: KV9001 to KV9005; KV9007 in
+ * codes are tested in test/cli/cli.e2e.test.ts and test/analyze/hostile.slow.test.ts: KV9001 to KV9005; KV9007 in
  * test/cli/package-names.e2e.test.ts, KV9008 in test/cli/replace-only-own.e2e.test.ts, KV9009 in test/cli/spec-paths.test.ts.)
  */
 const TESTED_ELSEWHERE: Partial<Record<DiagnosticCode, string>> = {
-  KV1001: "test/check/hostile.slow.test.ts generates the file over 1 MiB",
+  KV1001: "test/analyze/hostile.slow.test.ts generates the file over 1 MiB",
   KV1010: "an unreadable file; the tests run as a user who can read every file",
   KV5002: "unreachable from YAML: a cyclic value is refused at load (KV1012)",
 };

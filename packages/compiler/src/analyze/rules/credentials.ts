@@ -2,14 +2,15 @@
  * The spec's `credentials` (kervanc extension upstream-auth, docs/extensions/upstream-auth.md), checked and put in
  * plan form: token endpoints that are https URLs, client ids and secrets made of literal text and declared secrets
  * (a client secret never literal), and caller headers that are not the client's own credentials or the protocol's.
- * The references to credentials in the tools' templates are checked where the tools are (analyze.ts).
+ * The references to credentials in the tools' templates are checked where the tools are (rules/references.ts).
  */
 import type { CredentialPlan, Template } from "@kervanc/runtime";
-import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
 import { HEADER_NAME, isLoopbackHostname } from "./request.ts";
-import { CREDENTIAL_NAME, type SpecFile } from "./spec-format.ts";
-import { closest } from "./suggest.ts";
-import { parseTemplate, refText } from "./templates.ts";
+import { CREDENTIAL_NAME, type SpecFile } from "../spec-format.ts";
+import { closest } from "../suggest.ts";
+import { parseTemplate, refText } from "../templates.ts";
+import type { Rule, SpecContext } from "./context.ts";
 
 /** A spec declares at most this many credentials. */
 export const MAX_CREDENTIALS = 32;
@@ -222,3 +223,17 @@ function absoluteUri(value: string): boolean {
     return false;
   }
 }
+
+export const credentialsRule: Rule<SpecContext> = {
+  name: "credentials",
+  codes: ["KV8010", "KV8012", "KV8013", "KV8014"],
+  check(ctx) {
+    const checked = checkCredentials(ctx.spec, ctx.secrets.bindings, ctx.out, ctx.devLoopbackHttp);
+    for (const name of checked.secrets) ctx.used.secrets.add(name);
+    ctx.credentials = {
+      plans: new Map(checked.plans.map((plan) => [plan.name, plan])),
+      paths: checked.paths,
+      extension: (ctx.spec.kervancExtensions ?? []).includes("upstream-auth"),
+    };
+  },
+};
