@@ -9,7 +9,7 @@
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { compileSpec } from "../packages/compiler/src/build.ts";
+import { compileSpec } from "../packages/compiler/src/compile.ts";
 import { type Diagnostic, formatDiagnostic } from "../packages/compiler/src/diagnostics/diagnostic.ts";
 
 export const ROOT = resolve(import.meta.dirname, "..");

@@ -27,7 +27,7 @@ import { createRequire } from "node:module";
 import { extname, join, resolve } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { CHARS_PER_TOKEN } from "../../packages/compiler/src/plan/budget.ts";
 import { importOpenApi, type ImportResult } from "../../packages/compiler/src/import/openapi.ts";
 import { tooManySelection } from "./import-select.ts";

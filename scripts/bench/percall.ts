@@ -201,8 +201,8 @@ function interpretedServer(rt: RuntimeModules, specFile: string): CompiledServer
   const loaded = loadSpec(specFile, readFileSync(specFile));
   if (!loaded.ok) throw new Error("the spec does not load");
   const checked = analyzeSpec(loaded.spec.value);
-  if (checked.checked === null) throw new Error("the spec does not check");
-  const planned = planServer(checked.checked);
+  if (checked.analyzed === null) throw new Error("the spec does not check");
+  const planned = planServer(checked.analyzed);
   return rt.define.defineServer(
     planned.plan,
     planned.tools.map((t) => ({

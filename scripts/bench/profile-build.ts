@@ -17,7 +17,7 @@ import { analyzeSpec } from "../../packages/compiler/src/analyze/analyze.ts";
 import { bundleServer } from "../../packages/compiler/src/emit/bundle.ts";
 import { TARGET } from "../../packages/compiler/src/emit/targets.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
-import { format } from "../../packages/compiler/src/emit/format.ts";
+import { format } from "../../packages/compiler/src/emit/code-style.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
 import { validatorModule } from "../../packages/compiler/src/emit/validators.ts";
 import { planServer } from "../../packages/compiler/src/plan/plan.ts";
@@ -46,8 +46,8 @@ try {
     const checked = await time("check (structure, templates, Ajv compile of every schema, select)", () =>
       analyzeSpec(loaded.spec.value),
     );
-    if (checked.checked === null) throw new Error("the spec does not check");
-    const planned = await time("plan", () => planServer(checked.checked!));
+    if (checked.analyzed === null) throw new Error("the spec does not check");
+    const planned = await time("plan", () => planServer(checked.analyzed!));
     const stageDir = join(root, `stage-${run}`);
     await mkdir(stageDir);
     const files = await time("emit, whole (validators, prettier, esbuild, SBOM)", () =>

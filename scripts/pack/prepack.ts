@@ -21,7 +21,7 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pr
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { collectBundlerReads } from "../../packages/compiler/src/emit/bundle.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
 import { contentIdentity, repositoryToolchain, type Toolchain } from "../../packages/compiler/src/emit/versions.ts";

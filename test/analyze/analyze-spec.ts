@@ -1,5 +1,5 @@
 /** For the rule tests: a spec's text through load and analyze, as the build sees it (no file system). */
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 
 export interface Found {
   readonly code: string;

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isMap, isPair, isScalar, isSeq, parseDocument } from "yaml";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { CODES } from "../../packages/compiler/src/diagnostics/codes.ts";
 import { REPO } from "../helpers/kervanc.ts";
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CODES, type CodeInfo } from "../../packages/compiler/src/diagnostics/codes.ts";
-import { templateText } from "../../packages/compiler/src/diagnostics/docs.ts";
+import { messageText } from "../../packages/compiler/src/diagnostics/docs.ts";
 import { report } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 
 const withMessages = (Object.entries(CODES) as [string, CodeInfo][]).filter(([, info]) => info.messages !== undefined);
@@ -23,7 +23,7 @@ describe("message templates", () => {
 
   for (const [code, info] of withMessages) {
     it(`${code}: every template only places its arguments, and the example is one of them`, () => {
-      const texts = Object.values(info.messages!).map(templateText);
+      const texts = Object.values(info.messages!).map(messageText);
       for (const text of texts) expect(text).not.toMatch(/undefined|\[object|NaN/);
       // A message is one template, or several whole sentences joined by sentences() (diagnostic.ts).
       const one = texts.map((text) => pattern(text).source.slice(1, -1)).join("|");
@@ -36,7 +36,7 @@ describe("message templates", () => {
     const filler = /\{(hint|mean|why|moved|consequence|subject|form|removed)\}/;
     const offenders = withMessages.flatMap(([code, info]) =>
       Object.entries(info.messages!)
-        .filter(([, template]) => filler.test(templateText(template)))
+        .filter(([, template]) => filler.test(messageText(template)))
         .map(([name]) => `${code}.${name}`),
     );
     expect(offenders).toEqual([]);

@@ -7,7 +7,7 @@
  * run only in the generated validator, against arguments, at call time.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { newAjv } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { regexpRuns } from "../helpers/regexp-runs.ts";
 

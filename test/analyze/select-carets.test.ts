@@ -4,7 +4,7 @@
  * the expression (`[a.constructor, b.x, constructor]` underlined 31 characters for an 11-character name).
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 
 /** The text each diagnostic's range covers on its line, for a select written on one line in double quotes. */
 function underlined(select: string): string[] {

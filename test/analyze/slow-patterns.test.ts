@@ -5,7 +5,7 @@
  * the build with it. fixtures/invalid/schema-pattern-backtracking.yaml holds the messages as a baseline.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { backtrackingOf, LIMITS } from "../../packages/compiler/src/analyze/regex-backtracking.ts";
 import type { Diagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 

@@ -5,7 +5,7 @@
  * argument (an index one has).
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 
 const spec = (url: string, properties = "a: { type: string }"): Uint8Array =>
   new TextEncoder().encode(`specVersion: 1

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { formatDiagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { REPO } from "../helpers/kervanc.ts";
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { withoutLiterals } from "../../packages/compiler/src/emit/ajv-code.ts";
 import { validatorModule } from "../../packages/compiler/src/emit/validators.ts";
 import { REPO } from "../helpers/kervanc.ts";

@@ -11,7 +11,7 @@ import { Service } from "kubernetes-models/v1/Service";
 import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { dockerfile, kubernetesManifest, RUN_AS_ID } from "../../packages/compiler/src/emit/deploy-files.ts";
 
 const GOLDEN = resolve(import.meta.dirname, "..", "..", "fixtures", "golden");

@@ -1,21 +1,18 @@
 /**
  * The generated README names the sample port and the workerd configuration file from the constants the package's
- * files are made from (run-commands.ts's SAMPLE_PORT, workerd-config.ts's WORKERD_CONFIG_FILE), so the README
+ * files are made from (sample-port.ts's SAMPLE_PORT, workerd-config.ts's WORKERD_CONFIG_FILE), so the README
  * cannot drift from them. The constants are replaced here with other values (for their importers): a README that
  * spells them out itself still says 3000 and workerd.capnp, and fails.
  */
 import { describe, expect, it, vi } from "vitest";
 
-vi.mock("../../packages/compiler/src/emit/run-commands.ts", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../packages/compiler/src/emit/run-commands.ts")>()),
-  SAMPLE_PORT: 4321,
-}));
+vi.mock("../../packages/compiler/src/emit/sample-port.ts", () => ({ SAMPLE_PORT: 4321 }));
 vi.mock("../../packages/compiler/src/emit/workerd-config.ts", async (importOriginal) => ({
   ...(await importOriginal<typeof import("../../packages/compiler/src/emit/workerd-config.ts")>()),
   WORKERD_CONFIG_FILE: "sample-workerd.capnp",
 }));
 
-const { compileSpec } = await import("../../packages/compiler/src/build.ts");
+const { compileSpec } = await import("../../packages/compiler/src/compile.ts");
 const { readme } = await import("../../packages/compiler/src/emit/readme.ts");
 
 const SPEC = [

@@ -2,7 +2,7 @@
  * The generated README's table of arguments, in process: what a reader of the package sees for each input.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { readme } from "../../packages/compiler/src/emit/readme.ts";
 
 function readmeOf(yaml: string): string {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { toolModule } from "../../packages/compiler/src/emit/modules.ts";
 
 const FOLDERS = ["fixtures/valid", "fixtures/specs"];

@@ -3,7 +3,7 @@
  * and comment escaping.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { hashComment, htmlComment, lineComment } from "../../packages/compiler/src/emit/code.ts";
 import { canonicalJson, sha256, uuidFromSha256 } from "../../packages/compiler/src/emit/hash.ts";
 import { egressOf } from "../../packages/compiler/src/plan/egress.ts";

@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/format.ts";
+import { formatGeneratedJs } from "../../packages/compiler/src/emit/code-style.ts";
 import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 import { regexpRuns } from "../helpers/regexp-runs.ts";

@@ -12,10 +12,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/format.ts";
+import { formatGeneratedJs } from "../../packages/compiler/src/emit/code-style.ts";
 import {
   ajvRuntimeEntry,
   mergeHelpers,

@@ -6,7 +6,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { connect, type TestClient } from "../helpers/clients.ts";
 import { kervanc, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";

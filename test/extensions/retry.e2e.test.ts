@@ -5,7 +5,7 @@
  * final 429 or 503 says so in words a model can act on. Without the extension, Kervan's behaviour and wording.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { connect, type TestClient } from "../helpers/clients.ts";
 import { buildOneSpec, removeDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";

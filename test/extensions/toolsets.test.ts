@@ -5,7 +5,7 @@
  * names. The server side (serving a selection) is test/e2e/tool-selection.e2e.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { clientToolName } from "../../packages/compiler/src/analyze/rules/client-names.ts";
 import { toolModule } from "../../packages/compiler/src/emit/modules.ts";
 import { toolNameFrom } from "../../packages/compiler/src/import/names.ts";

@@ -3,7 +3,7 @@
  * ToolRunner over the real Node transport, against a real upstream on 127.0.0.1. Fast enough for thousands of
  * calls in property tests; the process-level tests cover the bundle itself.
  */
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import type { CompiledServer, CompiledValidator } from "../../packages/runtime/src/plan.ts";
 import {
   allowPrivateNetwork,

@@ -4,7 +4,7 @@
  * comments, so the imported spec is plain Kervan and builds as before.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 
 const json = (schema: unknown) => ({ content: { "application/json": { schema } } });

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { formatDiagnostic, type Diagnostic } from "../../packages/compiler/src/diagnostics/diagnostic.ts";
 import { importOpenApi, type ImportOptions, type ImportResult } from "../../packages/compiler/src/import/openapi.ts";
 import { REPO } from "../helpers/kervanc.ts";

@@ -8,7 +8,7 @@
  * only: "{{" in a description or an enum value is text.)
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { api, imp, specOf } from "./helpers.ts";
 
 /** Texts that mean something to YAML, to templates, to URLs or to a reader's eye. */

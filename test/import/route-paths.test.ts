@@ -5,7 +5,7 @@
  * What the compiler plans to send is checked here, not only the spec's text.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { api, imp, problems, type ImportResult } from "./helpers.ts";
 
 /** The path the built server sends for the tool made from `route` (its literal text, templates aside). */

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { profileListing } from "../../packages/compiler/src/plan/schema-profiles.ts";
 import type { JsonObject, ToolListing } from "../../packages/runtime/src/plan.ts";
 import { REPO } from "../helpers/kervanc.ts";

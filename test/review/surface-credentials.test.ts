@@ -5,7 +5,7 @@
  * the egress list. And the build refuses every header a callerHeader must never name (KV8014).
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { buildManifest, type Manifest } from "../../packages/compiler/src/emit/manifest.ts";
 import { compareManifests } from "../../packages/compiler/src/review/surface.ts";
 

@@ -4,7 +4,7 @@
  * security-relevant change.
  */
 import { describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { buildManifest, type Manifest } from "../../packages/compiler/src/emit/manifest.ts";
 import { compareManifests } from "../../packages/compiler/src/review/surface.ts";
 

@@ -12,7 +12,7 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { defineServer } from "../../packages/runtime/src/define.ts";
 import { allowPrivateNetwork, createNetworkPolicy } from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";

@@ -6,7 +6,7 @@
  * nothing would check it. In process, against a real upstream on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { inProcess, type InProcess } from "../helpers/inprocess.ts";
 import { echo, json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 

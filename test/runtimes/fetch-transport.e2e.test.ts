@@ -6,7 +6,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSpec } from "../../packages/compiler/src/build.ts";
+import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import {
   DENO_DENY_NET,
   FETCH_SETTINGS,

@@ -8,22 +8,14 @@
  * The command modules are imported when their command runs, so `kervanc --help` and `--version` load none of
  * the compiler (yaml, Ajv, esbuild, prettier).
  */
+import type { Io } from "./cli/io.ts";
 import process from "node:process";
 import { parseArgs, UnknownOptionError, UsageError, type OptionValues } from "./cli/args.ts";
 import { COMMANDS, type CommandSpec, commandHelp, findCommand, overview } from "./cli/commands.ts";
 import { closest } from "./analyze/suggest.ts";
 import { printable } from "./cli/text.ts";
-import { KERVANC_VERSION } from "./emit/versions.ts";
+import { KERVANC_VERSION } from "./kervanc-package.ts";
 import { DIAGNOSTIC_FORMATS, type DiagnosticFormat } from "./diagnostics/formats.ts";
-
-export interface Io {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** Whether each stream is a terminal (for colour); absent means not. */
-  readonly isTTY?: { readonly stdout: boolean; readonly stderr: boolean };
-  /** The environment (NO_COLOR, FORCE_COLOR); absent means empty. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
 
 const defaultIo: Io = {
   stdout: (text) => process.stdout.write(text),

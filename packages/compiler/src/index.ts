@@ -1,5 +1,6 @@
 /** The kervanc compiler's programmatic API. */
-export { build, compileSpec, findSpecs, type BuildOptions, type BuildReport, type CompiledSpec } from "./build.ts";
+export { build, type BuildOptions, type BuildReport } from "./build.ts";
+export { compileSpec, findSpecs, type CompiledSpec } from "./compile.ts";
 export { run } from "./cli.ts";
 export { CODES, type DiagnosticCode } from "./diagnostics/codes.ts";
 export { formatDiagnostic, type Diagnostic } from "./diagnostics/diagnostic.ts";

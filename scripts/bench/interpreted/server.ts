@@ -32,11 +32,11 @@ if (!loaded.ok) {
 }
 const checked = analyzeSpec(loaded.spec.value);
 const errors = checked.findings.filter((f) => severityOf(f) === "error");
-if (errors.length > 0 || checked.checked === null) {
+if (errors.length > 0 || checked.analyzed === null) {
   process.stderr.write(`${specFile} is not a valid spec: ${errors.map((f) => f.message).join("; ")}\n`);
   process.exit(1);
 }
-const planned = planServer(checked.checked);
+const planned = planServer(checked.analyzed);
 main(
   defineServer(
     planned.plan,

@@ -31,9 +31,9 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   const errors = out.filter((f) => severityOf(f) === "error");
   if (errors.length > 0) {
     // When every problem names its fix (a misspelled key), the note would only be a second finding for one mistake.
-    if (errors.every((f) => f.fix !== undefined)) return { findings: out, checked: null };
+    if (errors.every((f) => f.fix !== undefined)) return { findings: out, analyzed: null };
     out.push(report("KV2012", [], (m) => m.structureFirst));
-    return { findings: out, checked: null };
+    return { findings: out, analyzed: null };
   }
   const ctx: SpecContext = {
     spec: value as SpecFile,
@@ -48,15 +48,15 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
   };
   for (const rule of SPEC_RULES) rule.check(ctx);
   ctx.spec.tools.forEach((tool, index) => {
-    const checked = analyzeTool(ctx, tool, index);
-    if (checked !== null) ctx.tools.push(checked);
+    const analyzed = analyzeTool(ctx, tool, index);
+    if (analyzed !== null) ctx.tools.push(analyzed);
   });
   for (const rule of FINAL_RULES) rule.check(ctx);
-  if (out.some((f) => severityOf(f) === "error")) return { findings: out, checked: null };
+  if (out.some((f) => severityOf(f) === "error")) return { findings: out, analyzed: null };
   const { spec, secrets, credentials, tools } = ctx;
   return {
     findings: out,
-    checked: {
+    analyzed: {
       spec,
       secrets: secrets.declarations,
       secretPaths: secrets.paths,

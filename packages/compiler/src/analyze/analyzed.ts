@@ -2,12 +2,22 @@
  * What the analyze stage hands on: each tool with its parsed pieces (templates, compiled schemas, `select`
  * ASTs), so no later stage parses anything again.
  */
-import type { CredentialPlan, JsonObject, SecretDeclaration, SelectNode } from "@kervanc/runtime";
+import type {
+  BodyNode,
+  CredentialPlan,
+  HeaderParam,
+  JsonObject,
+  QueryParam,
+  SecretDeclaration,
+  SelectNode,
+  Template,
+  TemplateRef,
+} from "@kervanc/runtime";
 import type { Finding, SpecPath } from "../diagnostics/diagnostic.ts";
-import type { ParsedRequest, ParsedUrl } from "./rules/request.ts";
 import type { CompiledSchema } from "./rules/schemas.ts";
 import type { ToolSettings } from "./settings.ts";
 import type { SpecFile, ToolSpec } from "./spec-format.ts";
+import type { LookAlike } from "./templates.ts";
 
 export const DEFAULT_INPUT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
@@ -55,4 +65,31 @@ export interface AnalyzedSpec {
   readonly tools: readonly AnalyzedTool[];
 }
 
-export type AnalyzeResult = { readonly findings: readonly Finding[]; readonly checked: AnalyzedSpec | null };
+export type AnalyzeResult = { readonly findings: readonly Finding[]; readonly analyzed: AnalyzedSpec | null };
+
+/** A tool's `http` section analyzed and parsed (rules/request.ts): already in plan form. */
+export interface ParsedUrl {
+  readonly protocol: "https:" | "http:";
+  readonly origin: string;
+  readonly host: string;
+  readonly hostname: string;
+  readonly hostPort: string;
+  readonly path: Template;
+  readonly search: string;
+}
+
+export interface ParsedRequest {
+  readonly url: ParsedUrl | null;
+  readonly query: QueryParam[];
+  readonly headers: HeaderParam[];
+  readonly body: BodyNode | null;
+  /** Every reference in the request, with where it was written (for reference checks). */
+  readonly refs: {
+    readonly ref: TemplateRef;
+    readonly path: SpecPath;
+    readonly offset?: number;
+    readonly length?: number;
+  }[];
+  /** Literal text that looks like a template (`{input.q}`, `${X}`): the caller knows the names to judge it by. */
+  readonly lookAlikes: { readonly path: SpecPath; readonly lookAlike: LookAlike }[];
+}

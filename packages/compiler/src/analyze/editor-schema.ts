@@ -8,7 +8,7 @@
  * URLs, secrets, JSON Schema limits, JMESPath) are left to `kervanc build`. The committed copy is
  * schema/kervan-spec.schema.json (`npm run docs` writes it; a test fails when it drifts).
  */
-import { KERVANC_VERSION } from "../emit/versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
 import type { Shape } from "./shape.ts";
 import { specShape } from "./spec-format.ts";
 

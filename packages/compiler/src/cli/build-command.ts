@@ -7,7 +7,7 @@ import { UsageError } from "./args.ts";
 import type { DiagnosticFormat } from "../diagnostics/formats.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 
 export interface BuildCommand {
   readonly inputs: readonly string[];

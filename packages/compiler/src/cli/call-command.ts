@@ -12,16 +12,17 @@ import { terminalJson, terminalSafe } from "../diagnostics/diagnostic.ts";
 import { compileDev } from "../devloop/dev-package.ts";
 import { startDevServer } from "../devloop/dev-server.ts";
 import { Recorder } from "../devloop/recorder.ts";
-import { DEV_BANNER, refuseInProduction, withCaller } from "../devloop/relax.ts";
+import { DEV_BANNER } from "../devloop/relax.ts";
+import { refuseInProduction, withCaller } from "./dev-options.ts";
 import { retarget } from "../devloop/retarget.ts";
 import { errorCode } from "../load/regular-file.ts";
 import { RpcError } from "../devloop/server-child.ts";
-import { envUnderFiles, secretsFileProblem } from "../../../runtime/src/secrets.ts";
+import { envUnderFiles, secretsFileProblem } from "@kervanc/runtime/secrets";
 import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
 import { UsageError } from "./args.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 
 export interface CallCommand {
   readonly spec: string;

@@ -5,9 +5,9 @@
  * `--format markdown` prints the same as a block fit for a pull-request comment; `--format json` as data.
  */
 import { join } from "node:path";
-import { check, type CheckReport } from "../build.ts";
-import { KERVANC_VERSION } from "../emit/versions.ts";
-import type { Io } from "../cli.ts";
+import { check, type CheckReport } from "../review/check.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
+import type { Io } from "./io.ts";
 import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { fromDrift, type PackageReview, renderMarkdown, renderText, reviewJson } from "../review/render.ts";
 import { plural, printDiagnostics } from "./print.ts";

@@ -9,12 +9,13 @@ import { createInterface } from "node:readline";
 import { terminalSafe } from "../diagnostics/diagnostic.ts";
 import { DevSession } from "../devloop/dev-session.ts";
 import { errorCode } from "../load/regular-file.ts";
-import { DEV_BANNER, refuseInProduction, withCaller } from "../devloop/relax.ts";
+import { DEV_BANNER } from "../devloop/relax.ts";
+import { refuseInProduction, withCaller } from "./dev-options.ts";
 import { UsageError } from "./args.ts";
 import type { JsonRpcMessage } from "../devloop/server-child.ts";
 import { printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 
 export interface DevCommand {
   readonly spec: string;

@@ -1,6 +1,6 @@
 /** `kervanc diff <old-out> <new-out>`: what changed between two output folders, for a reviewer. */
 import { stat } from "node:fs/promises";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { diffOutputs } from "../review/diff.ts";
 import { renderMarkdown, renderText, reviewJson } from "../review/render.ts";

@@ -7,7 +7,7 @@
  */
 import { type DiagnosticFormat, jsonDiagnostics } from "../diagnostics/formats.ts";
 import type { CommandOutput } from "../import/command.ts";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 import { terminalJson } from "../diagnostics/diagnostic.ts";
 import { printDiagnostics } from "./print.ts";
 

@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, writeFile } from "node:fs/promises";
 import { fileKind } from "../load/regular-file.ts";
 import { join, relative, sep } from "node:path";
-import type { Io } from "../cli.ts";
-import { SCHEMA_FILE } from "../emit/versions.ts";
+import type { Io } from "./io.ts";
+import { SCHEMA_FILE } from "../kervanc-package.ts";
 import { printable } from "./text.ts";
 
 export const STARTER_SPEC = `# A starter spec: one tool that reads the current weather from Open-Meteo (a public API, no key needed).

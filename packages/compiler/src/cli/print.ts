@@ -1,8 +1,8 @@
 /** Printing shared by the commands: diagnostics in every format, colour by stream and environment, counted nouns. */
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { type DiagnosticFormat, renderGithub, renderJson, renderSarif, renderText } from "../diagnostics/formats.ts";
-import { KERVANC_VERSION } from "../emit/versions.ts";
-import type { Io } from "../cli.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
+import type { Io } from "./io.ts";
 
 /**
  * Colour on a terminal, never when piped or with NO_COLOR, always with FORCE_COLOR (set and not "0" or

@@ -2,12 +2,13 @@
 import process from "node:process";
 import { compareDiagnostics, type Diagnostic, terminalJson } from "../diagnostics/diagnostic.ts";
 import { jsonDiagnostics } from "../diagnostics/formats.ts";
-import { refuseInProduction, DEV_BANNER } from "../devloop/relax.ts";
+import { DEV_BANNER } from "../devloop/relax.ts";
+import { refuseInProduction } from "./dev-options.ts";
 import { findTests } from "../spectest/find.ts";
 import { type FileResult, runTestFile } from "../spectest/run.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "../cli.ts";
+import type { Io } from "./io.ts";
 
 export interface TestCommand {
   readonly inputs: readonly string[];

@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compileSpec, type CompiledSpec, emitSpec, unreadableSpec } from "../build.ts";
+import { compileSpec, type CompiledSpec, unreadableSpec } from "../compile.ts";
+import { emitPackage } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
@@ -55,7 +56,7 @@ export interface DevPackage {
 export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage> {
   const root = await mkdtemp(join(tmpdir(), "kervanc-dev-"));
   try {
-    const files = await emitSpec(compiled, root);
+    const files = await emitPackage(compiled, root);
     const dir = join(root, "package");
     await writeFiles(dir, files);
     return { dir, serverFile: join(dir, TARGET.node.file), remove: () => rm(root, { recursive: true, force: true }) };

@@ -2,7 +2,7 @@
  * One generated server for the inner loop: the package emitted into a private temp folder and its server.mjs
  * started with the development relaxations, initialized, ready for requests.
  */
-import type { CompiledSpec } from "../build.ts";
+import type { CompiledSpec } from "../compile.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { emitDevPackage } from "./dev-package.ts";
 import { DEV_SERVER_FLAGS } from "./relax.ts";

@@ -5,7 +5,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import { KERVANC_VERSION } from "../emit/versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
 
 /** The protocol version kervanc's own client asks for; generated servers accept it. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";

@@ -5,7 +5,7 @@
 import { CODES, type CodeInfo, type MessageTemplate } from "./codes.ts";
 
 /** A template as docs show it: each argument as `{name}`. */
-export function templateText(template: MessageTemplate): string {
+export function messageText(template: MessageTemplate): string {
   if (typeof template === "string") return template;
   const holes = new Proxy({}, { get: (_target, key) => `{${String(key)}}` });
   return template(holes);
@@ -100,7 +100,7 @@ export function renderDiagnosticsDoc(): string {
     if (info.messages === undefined) continue;
     lines.push(`- ${code}:`);
     for (const [name, template] of Object.entries(info.messages))
-      lines.push(`  - ${name}: ${span(templateText(template))}`);
+      lines.push(`  - ${name}: ${span(messageText(template))}`);
   }
   lines.push(
     "",

@@ -217,20 +217,20 @@ export function join(parts: readonly Code[], separator: string): Code {
  * line breaks and other line terminators are replaced, and control characters are escaped.
  */
 export function lineComment(text: string): Code {
-  return new Code(`// ${oneLine(text)}`);
+  return new Code(`// ${commentLine(text)}`);
 }
 
 /**
  * The text of a comment on one line: line terminators, other control characters and the invisible characters
  * of `escapeInvisible` escaped as `\uXXXX`.
  */
-function oneLine(text: string): string {
+function commentLine(text: string): string {
   return escapeInvisible(text.replace(/[\t\n]/g, (c) => unitEscapes(c)));
 }
 
 /** A `#` comment (for .gitattributes), on one line. */
 export function hashComment(text: string): string {
-  return `# ${oneLine(text)}`;
+  return `# ${commentLine(text)}`;
 }
 
 /**
@@ -238,7 +238,7 @@ export function hashComment(text: string): string {
  * would end it and let the rest render), so each `-` next to another is followed by a zero-width space.
  */
 export function htmlComment(text: string): string {
-  return `<!-- ${oneLine(text)
+  return `<!-- ${commentLine(text)
     .replace(/-(?=-)/g, "-\u200b")
     .replace(/-$/, "- ")} -->`;
 }

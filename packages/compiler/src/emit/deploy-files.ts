@@ -13,7 +13,7 @@
 import type { PlannedServer } from "../plan/plan.ts";
 import { hashComment } from "./code.ts";
 import { packageName, packageVersion } from "./package-json.ts";
-import { SAMPLE_PORT } from "./run-commands.ts";
+import { SAMPLE_PORT } from "./sample-port.ts";
 import { WORKERD_COMPATIBILITY_DATE } from "./workerd-config.ts";
 import { TARGET } from "./targets.ts";
 

@@ -7,7 +7,7 @@
 import { readdir } from "node:fs/promises";
 import { readRegularFile } from "../load/regular-file.ts";
 import { join, relative, sep } from "node:path";
-import type { FileTree } from "./emit.ts";
+import type { FileTree } from "./file-tree.ts";
 import { compareStrings, longestLine } from "./hash.ts";
 import { targetOfFile } from "./targets.ts";
 

@@ -15,7 +15,7 @@ import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
 import { bundleAjvRuntime, bundleServer, type BundleResult } from "./bundle.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code.ts";
-import { format, formatGeneratedJs } from "./format.ts";
+import { format, formatGeneratedJs } from "./code-style.ts";
 import { writeFiles } from "./write.ts";
 import { compareStrings } from "./hash.ts";
 import { buildManifest, manifestJson } from "./manifest.ts";
@@ -24,7 +24,10 @@ import { serverModule, toolModule } from "./modules.ts";
 import { packageJson, packageName, packageVersion, TSCONFIG } from "./package-json.ts";
 import { readme } from "./readme.ts";
 import { WORKERD_CONFIG_FILE, workerdConfig } from "./workerd-config.ts";
+import type { FileTree } from "./file-tree.ts";
 import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
+
+export type { FileTree };
 import { TARGETS } from "./targets.ts";
 import {
   AJV_RUNTIME_DTS,
@@ -36,7 +39,8 @@ import {
   VALIDATOR_DTS,
   validatorModule,
 } from "./validators.ts";
-import { currentToolchain, KERVANC_VERSION, RUNTIME_SRC } from "./versions.ts";
+import { currentToolchain, RUNTIME_SRC } from "./versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
 
 export interface EmitContext {
   /** The output folder name (the spec file name without its extension). */
@@ -49,8 +53,6 @@ export interface EmitContext {
   /** The line of each tool in the spec (in spec order), for the comment in its module; 0 when unknown. */
   readonly toolLines?: readonly number[];
 }
-
-export type FileTree = Map<string, string>;
 
 async function runtimeFiles(): Promise<string[]> {
   const entries = await readdir(RUNTIME_SRC, { recursive: true, withFileTypes: true });

@@ -4,13 +4,8 @@
  */
 import type { PlannedServer } from "../plan/plan.ts";
 import { TARGET } from "./targets.ts";
-import {
-  DEV_DEPENDENCIES,
-  KERVANC_VERSION,
-  type PinnedPackage,
-  pinnedVersion,
-  RUNTIME_DEPENDENCIES,
-} from "./versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
+import { DEV_DEPENDENCIES, type PinnedPackage, pinnedVersion, RUNTIME_DEPENDENCIES } from "./versions.ts";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 

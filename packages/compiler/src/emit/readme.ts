@@ -8,10 +8,11 @@ import { SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { DEPLOY_FILES } from "./deploy-files.ts";
 import { codeSpan, md } from "./markdown.ts";
 import { packageName } from "./package-json.ts";
-import { FETCH_TEST_SETTING, runCommands, SAMPLE_PORT } from "./run-commands.ts";
+import { FETCH_TEST_SETTING, runCommands } from "./run-commands.ts";
+import { SAMPLE_PORT } from "./sample-port.ts";
 import { command, shellWord } from "./shell.ts";
 import { TARGET } from "./targets.ts";
-import { KERVANC_VERSION } from "./versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
 import { WORKERD_CONFIG_FILE } from "./workerd-config.ts";
 
 function schemaType(schema: JsonValue | undefined): string {

@@ -6,6 +6,7 @@ import { egressOf } from "../plan/egress.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 import { command } from "./shell.ts";
 import { TARGET } from "./targets.ts";
+import { SAMPLE_PORT } from "./sample-port.ts";
 import { WORKERD_CONFIG_FILE } from "./workerd-config.ts";
 
 /** The settings the fetch target reads from its environment besides the secrets (see runtime/worker-main.ts). */
@@ -27,8 +28,6 @@ export const FETCH_SETTINGS = [
 /** The test-only allowance of the fetch target; production command lines do not even let it be read. */
 export const FETCH_TEST_SETTING = "KERVANC_ALLOW_PRIVATE_NETWORK";
 
-/** The port every sample command listens on. */
-export const SAMPLE_PORT = 3000;
 /**
  * Addresses Deno refuses to connect to (`--deny-net`), checked by Deno against the address it actually connects
  * to, so it also covers what a host name resolves to, which the fetch handler cannot see on Deno, except an

@@ -25,8 +25,9 @@ import { join, relative, sep } from "node:path";
 import type { BundledInput } from "./bundle.ts";
 import { TARGETS } from "./targets.ts";
 import { canonicalJson, compareStrings, longestRun, sha256, uuidFromSha256 } from "./hash.ts";
-import type { FileTree } from "./emit.ts";
-import { KERVANC_VERSION, RUNTIME_ROOT } from "./versions.ts";
+import type { FileTree } from "./file-tree.ts";
+import { RUNTIME_ROOT } from "./versions.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
 
 export interface BundledFile {
   readonly path: string;

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rename, rm } from "node:fs/promises";
-import type { FileTree } from "./emit.ts";
+import type { FileTree } from "./file-tree.ts";
 import { childOf, inside } from "./inside.ts";
 import { targetState } from "./package-folder.ts";
 import { TARGETS } from "./targets.ts";

@@ -12,30 +12,10 @@
  *   byte-identical output.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** The compiled layout: this module was bundled into `dist/` (the repository runs the `.ts` source). */
-export const PACKED = !import.meta.url.endsWith(".ts");
-
-/** The kervanc package's own folder: the nearest folder above this module with kervanc's package.json. */
-export const COMPILER_ROOT = findPackageRoot(here);
-
-function findPackageRoot(start: string): string {
-  for (let dir = start; ; dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (existsSync(file) && readJson(file).name === "kervanc") return dir;
-    if (dirname(dir) === dir) throw new Error(`kervanc cannot find its own package.json above ${start}.`);
-  }
-}
-
-function readJson(path: string): { version: string; name: string; license?: string } {
-  return JSON.parse(readFileSync(path, "utf8")) as { version: string; name: string; license?: string };
-}
+import { COMPILER_ROOT, PACKED, readJson } from "../kervanc-package.ts";
 
 const requireFromCompiler = createRequire(join(COMPILER_ROOT, "package.json"));
 export const RUNTIME_ROOT = PACKED
@@ -56,13 +36,6 @@ export const RESOLVE_FROM = PACKED ? join(COMPILER_ROOT, "vendor") : RUNTIME_ROO
 export const LIBRARY_BASE = PACKED
   ? join(COMPILER_ROOT, "vendor")
   : dirname(dirname(dirname(requireFromCompiler.resolve("ajv/package.json"))));
-
-/** The editor JSON Schema of the spec format: shipped in the package, generated into the repository's schema/. */
-export const SCHEMA_FILE = PACKED
-  ? join(COMPILER_ROOT, "schema", "kervan-spec.schema.json")
-  : join(COMPILER_ROOT, "..", "..", "schema", "kervan-spec.schema.json");
-
-export const KERVANC_VERSION = readJson(join(COMPILER_ROOT, "package.json")).version;
 
 /** The packages whose versions a generated package.json pins. */
 export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js", "jose", "proxy-from-env"] as const;

@@ -1,6 +1,6 @@
 /** workerd.capnp, the sample workerd configuration of a package (the fetch target on workerd). */
 import type { PlannedServer } from "../plan/plan.ts";
-import { SAMPLE_PORT } from "./run-commands.ts";
+import { SAMPLE_PORT } from "./sample-port.ts";
 import { TARGET } from "./targets.ts";
 
 export const WORKERD_CONFIG_FILE = "workerd.capnp";

@@ -1,5 +1,5 @@
 /**
- * Stage 3, plan: a checked spec to the typed plan the runtime executes.
+ * Stage 3, plan: an analyzed spec to the typed plan the runtime executes.
  *
  * Defaults were resolved once by the analyze stage (analyze/settings.ts). Here the published tool listing is
  * fixed, and each tool gets a file name for its module. The plan is plain data; the emit stage writes it as
@@ -31,10 +31,10 @@ export interface PlannedServer {
  * `placeOf` names a spec path's place (`kervan.yaml:7:5 secrets[0]`); the plan carries it where the server reports
  * a spec problem it can only see at start (a secret value too short to redact).
  */
-export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
-  const { spec } = checked;
+export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
+  const { spec } = analyzed;
   const taken = new Set<string>();
-  const tools = checked.tools.map((tool) => {
+  const tools = analyzed.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
     const plan = planTool(tool);
     const profiles: Partial<Record<SchemaProfile, ProfileRewrite>> = {};
@@ -55,12 +55,12 @@ export function planServer(checked: AnalyzedSpec, placeOf?: (path: SpecPath) => 
       name: spec.name,
       version: spec.version,
       ...(spec.description !== undefined ? { description: spec.description } : {}),
-      secrets: checked.secrets.map((s) => {
-        const path = checked.secretPaths.get(s.name);
+      secrets: analyzed.secrets.map((s) => {
+        const path = analyzed.secretPaths.get(s.name);
         return placeOf === undefined || path === undefined ? s : { ...s, at: placeOf(path) };
       }),
       // The kervanc upstream-auth extension; absent for a Kervan spec, so its plan stays as it was.
-      ...(checked.credentials.length > 0 ? { credentials: checked.credentials } : {}),
+      ...(analyzed.credentials.length > 0 ? { credentials: analyzed.credentials } : {}),
     },
     tools,
   };
@@ -117,7 +117,7 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     output: planOutput(tool.output, settings.maxOutputChars),
     limits: {
       timeoutMs: settings.timeoutMs,
-      // A binary answer up to the tool's maxBytes (kervanc extension binary-output) must be read whole to be checked.
+      // A binary answer up to the tool's maxBytes (kervanc extension binary-output) must be read whole to be analyzed.
       maxResponseBytes: Math.max(settings.maxResponseBytes, tool.binary?.maxBytes ?? 0),
       allowInsecureHttp: settings.allowInsecureHttp,
       followRedirects: settings.followRedirects,

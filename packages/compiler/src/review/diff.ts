@@ -6,7 +6,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { comparePackage } from "../emit/drift.ts";
-import type { FileTree } from "../emit/emit.ts";
+import type { FileTree } from "../emit/file-tree.ts";
 import { compareStrings } from "../emit/hash.ts";
 import { parseManifest } from "../emit/manifest.ts";
 import { MAX_MANIFEST_BYTES } from "../emit/package-folder.ts";

@@ -5,8 +5,7 @@
  * relevant changes marked), then the files. Bundles are named as differing, never dumped.
  */
 import type { FileDrift } from "../emit/drift.ts";
-import { printable } from "../cli/text.ts";
-import { terminalSafe } from "../diagnostics/diagnostic.ts";
+import { oneLine, terminalSafe } from "../diagnostics/diagnostic.ts";
 import { longestRun } from "../emit/hash.ts";
 import { codeSpan, md } from "../emit/markdown.ts";
 import { sortChanges, type SurfaceChange } from "./surface.ts";
@@ -74,21 +73,21 @@ export function renderText(reviews: readonly PackageReview[]): string[] {
   for (const review of reviews) {
     const status =
       review.status === "changed" ? "" : ` (${review.status === "added" ? "new package" : "package removed"})`;
-    lines.push(`${printable(review.where)}${status}: ${counts(review)}`);
+    lines.push(`${oneLine(review.where)}${status}: ${counts(review)}`);
     for (const c of sortChanges(review.surface ?? [])) {
-      lines.push(`  ${c.security ? "[security] " : ""}${printable(c.summary)}`);
-      for (const d of detail(c)) lines.push(`      ${printable(d)}`);
+      lines.push(`  ${c.security ? "[security] " : ""}${oneLine(c.summary)}`);
+      for (const d of detail(c)) lines.push(`      ${oneLine(d)}`);
     }
     lines.push("  files:");
     for (const f of review.files)
-      lines.push(`    ${f.status.padEnd(7)} ${printable(f.path)}${f.note ? ` (${f.note})` : ""}`);
+      lines.push(`    ${f.status.padEnd(7)} ${oneLine(f.path)}${f.note ? ` (${f.note})` : ""}`);
     for (const f of review.files) {
       if (f.diff === null) continue;
       lines.push(
         "",
-        `--- ${printable(review.where)}/${printable(f.path)} (before)`,
-        `+++ ${printable(review.where)}/${printable(f.path)} (after)`,
-        ...f.diff.split("\n").map(printable),
+        `--- ${oneLine(review.where)}/${oneLine(f.path)} (before)`,
+        `+++ ${oneLine(review.where)}/${oneLine(f.path)} (after)`,
+        ...f.diff.split("\n").map((line) => oneLine(line)),
       );
     }
     lines.push("");

@@ -4,7 +4,7 @@
  * shown as `{{secrets.NAME}}`, and anything else that looks like a secret is redacted.
  */
 import type { JsonValue } from "../analyze/shape.ts";
-import type { TestCase } from "./format.ts";
+import type { TestCase } from "./test-file-shape.ts";
 import type { StubRequest } from "./stub.ts";
 import { cutIndex } from "@kervanc/runtime/cut";
 

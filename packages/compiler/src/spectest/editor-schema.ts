@@ -3,8 +3,8 @@
  * the test-file checker uses; `npm run docs` writes it and a test fails when the committed copy drifts.
  */
 import { type JsonSchema, toSchema } from "../analyze/editor-schema.ts";
-import { KERVANC_VERSION } from "../emit/versions.ts";
-import { testFileShape } from "./format.ts";
+import { KERVANC_VERSION } from "../kervanc-package.ts";
+import { testFileShape } from "./test-file-shape.ts";
 
 export function testEditorSchema(): JsonSchema {
   return {

@@ -6,7 +6,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { type Diagnostic, type Finding, report, toDiagnostic, WHOLE_FILE } from "../diagnostics/diagnostic.ts";
 import { leadsInside } from "../load/links.ts";
-import { TEST_FILE } from "./format.ts";
+import { TEST_FILE } from "./test-file-shape.ts";
 
 export interface TestPair {
   readonly testFile: string;

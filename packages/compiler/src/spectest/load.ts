@@ -17,7 +17,7 @@ import {
   WHOLE_FILE,
 } from "../diagnostics/diagnostic.ts";
 import { loadSpec, specLocator } from "../load/load.ts";
-import { type TestCase, type TestFile, testFileShape } from "./format.ts";
+import { type TestCase, type TestFile, testFileShape } from "./test-file-shape.ts";
 
 export type LoadedTests =
   | { readonly ok: true; readonly tests: readonly TestCase[]; readonly diagnostics: readonly Diagnostic[] }

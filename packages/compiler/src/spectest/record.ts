@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { isMap, isSeq, parseDocument, YAMLSeq } from "yaml";
 import type { JsonValue } from "../analyze/shape.ts";
 import type { RecordedExchange } from "../devloop/recorder.ts";
-import { SecretVault } from "../../../runtime/src/secrets.ts";
+import { SecretVault } from "@kervanc/runtime/secrets";
 import { errorCode, readRegularFile } from "../load/regular-file.ts";
 
 export interface RecordInput {

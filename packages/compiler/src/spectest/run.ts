@@ -10,7 +10,7 @@ import { type DevServer, startDevServer } from "../devloop/dev-server.ts";
 import { retarget, retargetCredentials } from "../devloop/retarget.ts";
 import { RpcError } from "../devloop/server-child.ts";
 import { type CallOutcome, compareRequest, compareResult } from "./compare.ts";
-import type { TestCase } from "./format.ts";
+import type { TestCase } from "./test-file-shape.ts";
 import { loadTests } from "./load.ts";
 import { placeholders, type Placeholders } from "./secrets.ts";
 import { Stub } from "./stub.ts";

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { JsonValue } from "../analyze/shape.ts";
-import { SecretVault } from "../../../runtime/src/secrets.ts";
+import { SecretVault } from "@kervanc/runtime/secrets";
 import type { Secrets } from "./compare.ts";
 
 export interface Placeholders extends Secrets {

@@ -5,11 +5,10 @@
  */
 import type { CredentialPlan, JsonObject, SecretDeclaration } from "@kervanc/runtime";
 import type { DiagnosticCode, Finding, SpecPath } from "../../diagnostics/diagnostic.ts";
-import type { AnalyzedOutput, AnalyzedSchema, AnalyzedTool } from "../analyzed.ts";
 import type { PatternBudget } from "../regex-backtracking.ts";
 import type { ToolSettings } from "../settings.ts";
 import type { SpecFile, ToolSpec } from "../spec-format.ts";
-import type { ParsedRequest } from "./request.ts";
+import type { AnalyzedOutput, AnalyzedSchema, AnalyzedTool, ParsedRequest } from "../analyzed.ts";
 
 export interface SpecContext {
   readonly spec: SpecFile;

@@ -18,7 +18,10 @@ import type {
 import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
 import { quoteName } from "../structure.ts";
 import { findLookAlikes, type LookAlike, parseTemplate, refsOf, refText } from "../templates.ts";
+import type { ParsedRequest, ParsedUrl } from "../analyzed.ts";
 import type { Rule, ToolContext } from "./context.ts";
+
+export type { ParsedRequest, ParsedUrl };
 
 export const RESERVED_HEADERS = new Set([
   "host",
@@ -42,32 +45,6 @@ const TOKEN_RE = /__kervan_template_(\d+)__/g;
  * anywhere in a URL and lower-cases the host. Literal text that reads so would pass for a token (KV3019).
  */
 const RESERVED_TOKEN = new RegExp([..."__kervan_template_"].join("[\\t\\n\\r]*"), "i");
-
-export interface ParsedUrl {
-  readonly protocol: "https:" | "http:";
-  readonly origin: string;
-  readonly host: string;
-  readonly hostname: string;
-  readonly hostPort: string;
-  readonly path: Template;
-  readonly search: string;
-}
-
-export interface ParsedRequest {
-  readonly url: ParsedUrl | null;
-  readonly query: QueryParam[];
-  readonly headers: HeaderParam[];
-  readonly body: BodyNode | null;
-  /** Every reference in the request, with where it was written (for reference checks). */
-  readonly refs: {
-    readonly ref: TemplateRef;
-    readonly path: SpecPath;
-    readonly offset?: number;
-    readonly length?: number;
-  }[];
-  /** Literal text that looks like a template (`{input.q}`, `${X}`): the caller knows the names to judge it by. */
-  readonly lookAlikes: { readonly path: SpecPath; readonly lookAlike: LookAlike }[];
-}
 
 export interface HttpInput {
   readonly method: string;
