@@ -9,7 +9,7 @@
  */
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { format } from "../packages/compiler/src/emit/code-style.ts";
+import { format } from "../packages/compiler/src/emit/code/code-style.ts";
 import { RUNTIME_SRC } from "../packages/compiler/src/emit/versions.ts";
 
 const files = (await readdir(RUNTIME_SRC, { recursive: true })).filter((f) => f.endsWith(".ts")).sort();

@@ -10,7 +10,7 @@ import * as esbuild from "esbuild";
 
 export const REPO = resolve(import.meta.dirname, "..", "..");
 const BENCH = join(REPO, "scripts", "bench");
-const SDK_SHIMS = join(REPO, "packages", "runtime", "src", "sdk-shims.ts");
+const SDK_SHIMS = join(REPO, "packages", "runtime", "src", "entry", "sdk-shims.ts");
 const SHIM = /^@modelcontextprotocol\/server\/_shims$/;
 
 /** The options bundleServer() uses, minus its staging-folder resolution (these entries live in the repository). */
@@ -158,12 +158,12 @@ const RUNTIME_AREAS: readonly [RegExp, string][] = [
   [/\/sdk-shims\.ts$/, "the SDK shim (keeps the SDK's Ajv out)"],
   [/\/runtime\/select\//, "runtime: select interpreter"],
   [/\/runtime\/net\//, "runtime: network policy, transport, pool, proxy"],
-  [/\/runtime\/(node-main|stdio-guard|compile-cache|log)\.ts$/, "runtime: command line, stdio, logs"],
+  [/\/runtime\/(entry\/(node-main|stdio-guard|compile-cache)|serve\/log)\.ts$/, "runtime: command line, stdio, logs"],
   [
-    /\/runtime\/(node-http|http-handler|auth|client-address|loopback|rate-limit|body-budget|accept)\.ts$/,
+    /\/runtime\/(serve\/(node-http|http-handler|auth|client-address|rate-limit|body-budget)|net\/loopback|call\/accept)\.ts$/,
     "runtime: HTTP serving and auth",
   ],
-  [/\/runtime\/(secrets|secret-scan|escapes)\.ts$/, "runtime: secrets and redaction"],
+  [/\/runtime\/secrets\//, "runtime: secrets and redaction"],
   [/\/runtime\//, "runtime: calls (runner, render, output, plan)"],
   [/\/src\/(main|worker)\.ts$/, "the entry module"],
   [/\/(tools|validators)\/|\/src\/server\.ts$/, "the tool (plan, listing, validators)"],

@@ -37,8 +37,8 @@ import type * as NetAddress from "../../packages/runtime/src/net/address.ts";
 import type * as LookupGateModule from "../../packages/runtime/src/net/lookup-gate.ts";
 import type * as NodeTransport from "../../packages/runtime/src/net/node-transport.ts";
 import type { CompiledServer, CompiledValidator } from "../../packages/runtime/src/plan.ts";
-import type * as Runner from "../../packages/runtime/src/runner.ts";
-import type * as Secrets from "../../packages/runtime/src/secrets.ts";
+import type * as Runner from "../../packages/runtime/src/call/runner.ts";
+import type * as Secrets from "../../packages/runtime/src/secrets/secrets.ts";
 import type * as Define from "../../packages/runtime/src/define.ts";
 import { PRIMARY_ARGS, PRIMARY_TOOL, SECRET_NAME, SECRET_VALUE, upstreamBody } from "./gen-specs.ts";
 import { nodeSend, nodeSendBytes } from "./handwritten/send.ts";
@@ -120,8 +120,8 @@ async function runtimeAt(
   serverModule: string | null = null,
 ): Promise<RuntimeModules & { server: CompiledServer | null }> {
   const names = {
-    runner: "runner.ts",
-    secrets: "secrets.ts",
+    runner: "call/runner.ts",
+    secrets: "secrets/secrets.ts",
     address: "net/address.ts",
     gate: "net/lookup-gate.ts",
     transport: "net/node-transport.ts",

@@ -53,7 +53,7 @@ import {
   type StdioSession,
   warmCompileCache,
 } from "./stdio.ts";
-import { WARM_UP_REQUEST } from "../../packages/compiler/src/emit/deploy-files.ts";
+import { WARM_UP_REQUEST } from "../../packages/compiler/src/emit/files/deploy-files.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -428,7 +428,7 @@ async function sectionSizes(w: Work): Promise<void> {
   // What the bytes are: the SDK and zod are in both bundles; the rest is what each server adds to them.
   const smallest = w.packages.get(SMALLEST)!;
   const [kParts, hParts] = await Promise.all([
-    composition(join(smallest, "src", "main.ts"), join(smallest, "src", "runtime", "sdk-shims.ts")),
+    composition(join(smallest, "src", "main.ts"), join(smallest, "src", "runtime", "entry", "sdk-shims.ts")),
     composition(join(REPO, "scripts", "bench", "handwritten", "server.ts")),
   ]);
   const names = [...new Set([...kParts.keys(), ...hParts.keys()])].sort(

@@ -53,7 +53,11 @@ await esbuild.build({
 });
 
 // 2. The runtime copied into generated packages.
-await cp(join(RUNTIME, "src"), join(PKG, "runtime", "src"), { recursive: true });
+// Only the sources a package is built from (runtime/src/README.md is for the repository's readers).
+await cp(join(RUNTIME, "src"), join(PKG, "runtime", "src"), {
+  recursive: true,
+  filter: (path) => !path.endsWith(".md"),
+});
 for (const file of ["package.json", "LICENSE"]) await cp(join(RUNTIME, file), join(PKG, "runtime", file));
 
 // 3. The vendored libraries: build a probe spec that uses every Ajv helper, record what the bundler reads.

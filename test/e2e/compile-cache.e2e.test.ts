@@ -1,5 +1,5 @@
 /**
- * Node's compile cache for a generated server (runtime/compile-cache.ts): `NODE_COMPILE_CACHE=DIR` on Node 22
+ * Node's compile cache for a generated server (runtime/entry/compile-cache.ts): `NODE_COMPILE_CACHE=DIR` on Node 22
  * fills DIR when the server exits cleanly, and the server refuses to start with a cache folder, a cache file or a
  * folder above them that another user could write to (whoever writes there can run code in the server). The
  * root-owned cache the generated Dockerfile builds is tested in dockerfile-cache.test.ts.

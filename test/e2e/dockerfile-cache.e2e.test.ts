@@ -1,5 +1,5 @@
 /**
- * The generated Dockerfile builds Node's compile cache into the image (emit/deploy-files.ts), and the server
+ * The generated Dockerfile builds Node's compile cache into the image (emit/files/deploy-files.ts), and the server
  * reads it at every start without being able to change it. There is no container runtime on the test machines,
  * so this test runs the Dockerfile's own instructions, as generated, in a temporary folder that stands for the
  * image's root filesystem: WORKDIR, COPY (with its --chown and --chmod), ENV, USER and RUN (through /bin/sh, as

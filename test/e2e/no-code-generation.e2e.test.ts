@@ -1,6 +1,6 @@
 /**
  * A generated server generates no code from strings, even without `--disallow-code-generation-from-strings`:
- * zod (the SDK's validator) is set to jitless before the SDK builds its schemas (runtime/zod-jitless.ts), so it
+ * zod (the SDK's validator) is set to jitless before the SDK builds its schemas (runtime/entry/zod-jitless.ts), so it
  * neither probes `new Function` nor compiles parsers. Under the flag the probe would fail anyway; this keeps the
  * server's behaviour the same with and without it, and spares the start-up the failed probe.
  */

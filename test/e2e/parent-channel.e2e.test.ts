@@ -1,7 +1,7 @@
 /**
  * A generated server started by a Node parent with an IPC channel (`kervanc dev` starts its servers that way):
  * the channel never keeps a server alive that is done or refused to start, and an HTTP server, which reads no
- * stdin, stops when the channel closes (its parent ended). runtime/node-main.ts, stopWithParent.
+ * stdin, stops when the channel closes (its parent ended). runtime/entry/node-main.ts, stopWithParent.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";

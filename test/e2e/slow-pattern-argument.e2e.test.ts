@@ -1,7 +1,7 @@
 /**
  * A generated server, as a process, given one long argument crafted for a pattern whose time grows with the square
  * of the string's length (KV5019 warns of it at build time). Beside a maxLength, the validator does not run the
- * pattern on the over-long string (emit/validator-pattern-guard.ts): the call is refused at once with the
+ * pattern on the over-long string (emit/validators/validator-pattern-guard.ts): the call is refused at once with the
  * maxLength error, and the next call is served. Without that guard, the million characters here against
  * `^\S+@\S+\.\S+$` take V8 about ten minutes (20,000 took 0.23 s; four times as long for twice as many), and
  * the test times out. No upstream is called: invalid arguments never reach one.

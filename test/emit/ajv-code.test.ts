@@ -1,5 +1,5 @@
 /**
- * `withoutLiterals` (emit/ajv-code.ts) copies runs of code with one slice each instead of one character at a time
+ * `withoutLiterals` (emit/validators/ajv-code.ts) copies runs of code with one slice each instead of one character at a time
  * (it read every validator twice, about 2.4 MB for a 200-tool spec, at some 30 ns a character). The rewrite must
  * blank exactly what the character-by-character version blanked: this compares the two on generated code made
  * of the characters that matter (quotes, slashes, stars, escapes, brackets, line breaks) and on real validators.
@@ -9,8 +9,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { withoutLiterals } from "../../packages/compiler/src/emit/ajv-code.ts";
-import { validatorModule } from "../../packages/compiler/src/emit/validators.ts";
+import { withoutLiterals } from "../../packages/compiler/src/emit/validators/ajv-code.ts";
+import { validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { REPO } from "../helpers/kervanc.ts";
 
 const BEFORE_REGEX = /[(,=:[!&|?{};+\-*%<>~^]/;

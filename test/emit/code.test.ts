@@ -13,7 +13,7 @@ import {
   MAX_LAYOUT_DEPTH,
   readableLiteral,
   ts,
-} from "../../packages/compiler/src/emit/code.ts";
+} from "../../packages/compiler/src/emit/code/code.ts";
 
 const hostile = {
   name: '"; process.exit(1); //',

@@ -12,7 +12,7 @@ import { parse as parseToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { dockerfile, kubernetesManifest, RUN_AS_ID } from "../../packages/compiler/src/emit/deploy-files.ts";
+import { dockerfile, kubernetesManifest, RUN_AS_ID } from "../../packages/compiler/src/emit/files/deploy-files.ts";
 
 const GOLDEN = resolve(import.meta.dirname, "..", "..", "fixtures", "golden");
 const packages = readdirSync(GOLDEN).filter((name) => existsSync(join(GOLDEN, name, "manifest.json")));

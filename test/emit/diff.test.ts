@@ -1,6 +1,6 @@
 /** The short unified-style diff `kervanc check` prints for a changed text file. */
 import { describe, expect, it } from "vitest";
-import { unifiedDiff } from "../../packages/compiler/src/emit/drift.ts";
+import { unifiedDiff } from "../../packages/compiler/src/emit/disk/drift.ts";
 
 describe("unifiedDiff", () => {
   it("shows removed and added lines with context and hunk headers", () => {

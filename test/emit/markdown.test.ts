@@ -4,7 +4,7 @@
  * follows that rule (as micromark's GFM table extension does), so a cell that ends early shows here.
  */
 import { describe, expect, it } from "vitest";
-import { codeSpan, md } from "../../packages/compiler/src/emit/markdown.ts";
+import { codeSpan, md } from "../../packages/compiler/src/emit/code/markdown.ts";
 
 /** The cells of a table row as GFM reads them: `\\` and `\|` are pairs, any other `|` ends a cell. */
 function cells(row: string): string[] {

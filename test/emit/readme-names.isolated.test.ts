@@ -6,14 +6,14 @@
  */
 import { describe, expect, it, vi } from "vitest";
 
-vi.mock("../../packages/compiler/src/emit/sample-port.ts", () => ({ SAMPLE_PORT: 4321 }));
-vi.mock("../../packages/compiler/src/emit/workerd-config.ts", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../packages/compiler/src/emit/workerd-config.ts")>()),
+vi.mock("../../packages/compiler/src/emit/files/sample-port.ts", () => ({ SAMPLE_PORT: 4321 }));
+vi.mock("../../packages/compiler/src/emit/files/workerd-config.ts", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../../packages/compiler/src/emit/files/workerd-config.ts")>()),
   WORKERD_CONFIG_FILE: "sample-workerd.capnp",
 }));
 
 const { compileSpec } = await import("../../packages/compiler/src/compile.ts");
-const { readme } = await import("../../packages/compiler/src/emit/readme.ts");
+const { readme } = await import("../../packages/compiler/src/emit/files/readme.ts");
 
 const SPEC = [
   "specVersion: 1",

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { readme } from "../../packages/compiler/src/emit/readme.ts";
+import { readme } from "../../packages/compiler/src/emit/files/readme.ts";
 
 function readmeOf(yaml: string): string {
   const compiled = compileSpec("things.yaml", new TextEncoder().encode(yaml));

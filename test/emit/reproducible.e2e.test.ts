@@ -220,10 +220,10 @@ describe("what ships", () => {
     const runtime = sbom.components.find((c) => fullName(c) === "@kervanc/runtime")!;
     const runtimeFiles = runtime.properties.map((p) => p.value);
     for (const file of [
-      "node-main.ts",
-      "sdk-shims.ts",
-      "worker-main.ts",
-      "sdk-shims-web.ts",
+      "entry/node-main.ts",
+      "entry/sdk-shims.ts",
+      "entry/worker-main.ts",
+      "entry/sdk-shims-web.ts",
       "net/fetch-transport.ts",
       "net/node-transport.ts",
     ]) {

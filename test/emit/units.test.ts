@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { hashComment, htmlComment, lineComment } from "../../packages/compiler/src/emit/code.ts";
-import { canonicalJson, sha256, uuidFromSha256 } from "../../packages/compiler/src/emit/hash.ts";
+import { hashComment, htmlComment, lineComment } from "../../packages/compiler/src/emit/code/code.ts";
+import { canonicalJson, sha256, uuidFromSha256 } from "../../packages/compiler/src/emit/code/hash.ts";
 import { egressOf } from "../../packages/compiler/src/plan/egress.ts";
 import { egressCheck } from "../../packages/runtime/src/net/upstream.ts";
 

@@ -1,6 +1,6 @@
 /**
  * A generated validator does not run a `pattern` (or a `format`) on a string already over the maxLength of the same schema
- * (emit/validator-pattern-guard.ts): with every error reported, Ajv would, and a pattern whose time grows with the
+ * (emit/validators/validator-pattern-guard.ts): with every error reported, Ajv would, and a pattern whose time grows with the
  * square of the length (KV5019) then keeps the server busy for minutes on one long argument. The validator is
  * emitted as a package gets it and loaded as a module file; the regular expressions it runs are watched.
  * validators-differential.test.ts checks every other input against Ajv.
@@ -11,8 +11,8 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code-style.ts";
-import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators.ts";
+import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 import { regexpRuns } from "../helpers/regexp-runs.ts";
 import { HARD_SCHEMAS } from "./hard-schemas.ts";

@@ -9,10 +9,10 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code-style.ts";
-import { dropUnusedBookkeeping } from "../../packages/compiler/src/emit/validator-bookkeeping.ts";
-import { shareErrorBlocks } from "../../packages/compiler/src/emit/validator-errors.ts";
-import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators.ts";
+import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { dropUnusedBookkeeping } from "../../packages/compiler/src/emit/validators/validator-bookkeeping.ts";
+import { shareErrorBlocks } from "../../packages/compiler/src/emit/validators/validator-errors.ts";
+import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 
 const tail = (name: string): string =>

@@ -1,5 +1,5 @@
 /**
- * The shortened standalone validators (emit/validator-errors.ts, emit/validator-bookkeeping.ts) against Ajv itself.
+ * The shortened standalone validators (emit/validators/validator-errors.ts, emit/validators/validator-bookkeeping.ts) against Ajv itself.
  *
  * Every schema of the fixture specs, the imported OpenAPI examples and real API documents, the benchmark's tool shapes and the hard cases
  * in hard-schemas.ts is compiled once by the build's own Ajv pass; its validator module is emitted exactly as a
@@ -15,15 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
 import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code-style.ts";
+import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
 import {
   ajvRuntimeEntry,
   mergeHelpers,
   NO_HELPERS,
   validatorModule,
-} from "../../packages/compiler/src/emit/validators.ts";
+} from "../../packages/compiler/src/emit/validators/validators.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
-import { formatValidationErrors } from "../../packages/runtime/src/validation.ts";
+import { formatValidationErrors } from "../../packages/runtime/src/call/validation.ts";
 import { generateSpec } from "../../scripts/bench/gen-specs.ts";
 import { REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { Rng, SampleMaker, type Schema } from "../helpers/schema-samples.ts";
@@ -93,7 +93,7 @@ const cases = corpus();
 
 /**
  * Ajv's errors without those the validators leave out on purpose: a pattern's or a format's, on a string over the
- * maxLength of the same schema (emit/validator-pattern-guard.ts does not run those checks there; the string fails
+ * maxLength of the same schema (emit/validators/validator-pattern-guard.ts does not run those checks there; the string fails
  * either way).
  */
 function asEmitted(errors: readonly Issue[] | null | undefined): readonly Issue[] | null | undefined {

@@ -8,9 +8,9 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { rename } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TargetRefusedError, writeTree } from "../../packages/compiler/src/emit/swap.ts";
-import { childOf, inside, OutsideOutputError } from "../../packages/compiler/src/emit/inside.ts";
-import { writeFiles } from "../../packages/compiler/src/emit/write.ts";
+import { TargetRefusedError, writeTree } from "../../packages/compiler/src/emit/disk/swap.ts";
+import { childOf, inside, OutsideOutputError } from "../../packages/compiler/src/emit/disk/inside.ts";
+import { writeFiles } from "../../packages/compiler/src/emit/disk/write.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 import { KERVANC_MANIFEST, snapshot } from "../cli/tree.ts";
 

@@ -12,8 +12,8 @@ import {
 } from "../../packages/runtime/src/net/address.ts";
 import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
 import { createNodeTransport } from "../../packages/runtime/src/net/node-transport.ts";
-import { ToolRunner } from "../../packages/runtime/src/runner.ts";
-import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { ToolRunner } from "../../packages/runtime/src/call/runner.ts";
+import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import { defineServer } from "../../packages/runtime/src/define.ts";
 
 export function compileInProcess(yamlText: string, file = "spec.yaml"): CompiledServer {

@@ -2,7 +2,7 @@
  * worker.mjs's handler in process, for the test suites that drive it with Requests.
  */
 import { expect, vi } from "vitest";
-import type { createWorker } from "../../packages/runtime/src/worker-main.ts";
+import type { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
 
 /**
  * A request to a worker that fails to start: the client must get a 500 that says only that (the reason names the

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { buildManifest, type Manifest } from "../../packages/compiler/src/emit/manifest.ts";
+import { buildManifest, type Manifest } from "../../packages/compiler/src/emit/files/manifest.ts";
 import { compareManifests } from "../../packages/compiler/src/review/surface.ts";
 
 function manifest(input: string, error = ""): Manifest {

@@ -5,10 +5,10 @@
  * on at full speed; and each attempt would still cost a signature check (an OAuth server's most expensive step).
  */
 import { describe, expect, it } from "vitest";
-import type { Authenticator } from "../../packages/runtime/src/auth.ts";
-import { createHttpHandler } from "../../packages/runtime/src/http-handler.ts";
-import { createServerFactory } from "../../packages/runtime/src/mcp.ts";
-import { ClientRateLimit } from "../../packages/runtime/src/rate-limit.ts";
+import type { Authenticator } from "../../packages/runtime/src/serve/auth.ts";
+import { createHttpHandler } from "../../packages/runtime/src/serve/http-handler.ts";
+import { createServerFactory } from "../../packages/runtime/src/serve/mcp.ts";
+import { ClientRateLimit } from "../../packages/runtime/src/serve/rate-limit.ts";
 import { compileInProcess, inProcess } from "../helpers/inprocess.ts";
 
 const SPEC = `

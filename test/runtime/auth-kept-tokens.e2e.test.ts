@@ -16,7 +16,7 @@ import {
   VERIFIED_TOKEN_MAX_AGE_MS,
   VERIFIED_TOKENS_MAX,
   VerifiedTokens,
-} from "../../packages/runtime/src/auth.ts";
+} from "../../packages/runtime/src/serve/auth.ts";
 
 const ISSUER = "https://auth.example.test";
 const AUDIENCE = "https://mcp.example.test/mcp";

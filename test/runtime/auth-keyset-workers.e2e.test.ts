@@ -11,7 +11,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAuthenticator } from "../../packages/runtime/src/auth.ts";
+import { createAuthenticator } from "../../packages/runtime/src/serve/auth.ts";
 
 const ISSUER = "https://auth.example.test";
 const AUDIENCE = "https://mcp.example.test/mcp";

@@ -4,7 +4,7 @@
  * client's requests and opening a new window after 60 s.
  */
 import { describe, expect, it } from "vitest";
-import { ClientRateLimit, MAX_CLIENTS } from "../../packages/runtime/src/rate-limit.ts";
+import { ClientRateLimit, MAX_CLIENTS } from "../../packages/runtime/src/serve/rate-limit.ts";
 
 describe("the per-client limit's table", () => {
   it(`holds at most MAX_CLIENTS windows, however many clients come within a minute`, () => {

@@ -5,11 +5,15 @@
  * (test/extensions/upstream-auth*.e2e.test.ts) run the same store in a server process against real endpoints.
  */
 import { describe, expect, it } from "vitest";
-import type { CallerContext } from "../../packages/runtime/src/credentials/caller.ts";
-import { CredentialStore, EXCHANGED_TOKENS_MAX, renewAt } from "../../packages/runtime/src/credentials/store.ts";
+import type { CallerContext } from "../../packages/runtime/src/secrets/credentials/caller.ts";
+import {
+  CredentialStore,
+  EXCHANGED_TOKENS_MAX,
+  renewAt,
+} from "../../packages/runtime/src/secrets/credentials/store.ts";
 import type { Hop, HopTransport } from "../../packages/runtime/src/net/upstream.ts";
 import type { TokenCredentialPlan } from "../../packages/runtime/src/plan.ts";
-import { SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 
 const text = (t: string) => ({ parts: [{ kind: "text" as const, text: t }] });
 

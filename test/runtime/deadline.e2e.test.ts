@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it, vi } from "vitest";
-import { CallDeadline } from "../../packages/runtime/src/deadline.ts";
+import { CallDeadline } from "../../packages/runtime/src/call/deadline.ts";
 
 describe("CallDeadline: the tool's and each hop's timeout in one controller and one timer", () => {
   const hopReason = (): DOMException => new DOMException("Request to h timed out.", "TimeoutError");
@@ -118,7 +118,7 @@ describe("CallDeadline: the tool's and each hop's timeout in one controller and 
 
   it("fires a hop's timeout after a full garbage collection", async () => {
     const script = `
-      const { CallDeadline } = await import(${JSON.stringify(new URL("../../packages/runtime/src/deadline.ts", import.meta.url).pathname)});
+      const { CallDeadline } = await import(${JSON.stringify(new URL("../../packages/runtime/src/call/deadline.ts", import.meta.url).pathname)});
       let d = new CallDeadline(new AbortController().signal, 10_000, () => "tool");
       d.startHop(100, () => "hop");
       const signal = d.signal;

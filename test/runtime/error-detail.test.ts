@@ -1,13 +1,13 @@
 /**
- * The error-detail extension's detail (runtime/error-detail.ts), in process: a secret the API echoes in its error
+ * The error-detail extension's detail (runtime/call/error-detail.ts), in process: a secret the API echoes in its error
  * answer never reaches the detail, in any form; the detail is bounded; anything odd gives no detail at all.
  */
 import { compile } from "@jmespath-community/jmespath";
 import { describe, expect, it } from "vitest";
-import { errorDetail } from "../../packages/runtime/src/error-detail.ts";
+import { errorDetail } from "../../packages/runtime/src/call/error-detail.ts";
 import type { UpstreamResponse } from "../../packages/runtime/src/net/upstream.ts";
 import type { SelectNode } from "../../packages/runtime/src/index.ts";
-import { SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 
 const SECRET = "sk_live_0123456789abcdef";
 const vault = new SecretVault();

@@ -1,9 +1,9 @@
 /**
- * The kervanc form-body extension's encoder (runtime/src/form.ts): a rendered body as
+ * The kervanc form-body extension's encoder (runtime/src/call/form.ts): a rendered body as
  * application/x-www-form-urlencoded, with every name and value form-encoded so no argument can add a field.
  */
 import { describe, expect, it } from "vitest";
-import { formEncode } from "../../packages/runtime/src/form.ts";
+import { formEncode } from "../../packages/runtime/src/call/form.ts";
 
 const decode = (text: string): [string, string][] => [...new URLSearchParams(text)];
 

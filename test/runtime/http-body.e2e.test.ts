@@ -5,8 +5,8 @@
  * handler, the real SDK, a compiled tool and its upstream on 127.0.0.1, each request sent both ways.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpHandler, type HttpHandler, parsedJsonBody } from "../../packages/runtime/src/http-handler.ts";
-import { createServerFactory } from "../../packages/runtime/src/mcp.ts";
+import { createHttpHandler, type HttpHandler, parsedJsonBody } from "../../packages/runtime/src/serve/http-handler.ts";
+import { createServerFactory } from "../../packages/runtime/src/serve/mcp.ts";
 import { compileInProcess, inProcess } from "../helpers/inprocess.ts";
 import { MODERN_META } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";

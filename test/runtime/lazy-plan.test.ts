@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { defineServer, defineTool } from "../../packages/runtime/src/define.ts";
-import { listingSource, toolsList } from "../../packages/runtime/src/mcp.ts";
-import { ToolRunner } from "../../packages/runtime/src/runner.ts";
-import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { listingSource, toolsList } from "../../packages/runtime/src/serve/mcp.ts";
+import { ToolRunner } from "../../packages/runtime/src/call/runner.ts";
+import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import type { CompiledTool, CompiledValidator, ToolPlan } from "../../packages/runtime/src/plan.ts";
 
 const SPEC = `specVersion: 1

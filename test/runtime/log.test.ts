@@ -4,8 +4,8 @@
  * parses). The e2e test (test/e2e/json-logs.e2e.test.ts) covers the lines a real server writes.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLogger, REFUSAL_RECORDS_PER_WINDOW, REFUSAL_WINDOW_MS } from "../../packages/runtime/src/log.ts";
-import { SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { createLogger, REFUSAL_RECORDS_PER_WINDOW, REFUSAL_WINDOW_MS } from "../../packages/runtime/src/serve/log.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import { encodings, leaks } from "../helpers/secret-encodings.ts";
 
 const CANARY = 'Cn4ry/+=&"x\\y-tok3n-ZQ';

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allowPrivateNetwork, createNetworkPolicy } from "../../packages/runtime/src/net/address.ts";
 import { LookupGate, LookupWaitAborted } from "../../packages/runtime/src/net/lookup-gate.ts";
 import { createNodeTransport } from "../../packages/runtime/src/net/node-transport.ts";
-import { ToolRunner } from "../../packages/runtime/src/runner.ts";
-import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { ToolRunner } from "../../packages/runtime/src/call/runner.ts";
+import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The multipart encoder in process (packages/runtime/src/multipart.ts): a boundary that occurs in the content is
+ * The multipart encoder in process (packages/runtime/src/call/multipart.ts): a boundary that occurs in the content is
  * never used, filenames keep their last path segment with quotes and line breaks encoded, and base64 is strict.
  */
 import { describe, expect, it } from "vitest";
-import { decodeBase64, multipartEncode, partFilename } from "../../packages/runtime/src/multipart.ts";
+import { decodeBase64, multipartEncode, partFilename } from "../../packages/runtime/src/call/multipart.ts";
 
 describe("multipartEncode", () => {
   it("never uses a boundary that occurs in a part", () => {

@@ -4,7 +4,7 @@
  * runner and transport in-process, against a real upstream on 127.0.0.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jsonTextNestsDeeper, scanNestsDeeper, valueNestsDeeper } from "../../packages/runtime/src/json-depth.ts";
+import { jsonTextNestsDeeper, scanNestsDeeper, valueNestsDeeper } from "../../packages/runtime/src/call/json-depth.ts";
 import { inProcess, type InProcess } from "../helpers/inprocess.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 

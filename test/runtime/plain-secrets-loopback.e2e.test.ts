@@ -19,8 +19,8 @@ import { LookupGate } from "../../packages/runtime/src/net/lookup-gate.ts";
 import { createNodeTransport } from "../../packages/runtime/src/net/node-transport.ts";
 import type { ConnectionPool } from "../../packages/runtime/src/net/pool.ts";
 import type { CompiledValidator } from "../../packages/runtime/src/plan.ts";
-import { ToolRunner } from "../../packages/runtime/src/runner.ts";
-import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { ToolRunner } from "../../packages/runtime/src/call/runner.ts";
+import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const SECRET = "dev-secret-value-0123456789";

@@ -6,8 +6,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CompiledServer, JsonValue } from "../../packages/runtime/src/plan.ts";
-import { renderRequest } from "../../packages/runtime/src/render.ts";
-import { ToolError } from "../../packages/runtime/src/errors.ts";
+import { renderRequest } from "../../packages/runtime/src/call/render.ts";
+import { ToolError } from "../../packages/runtime/src/call/errors.ts";
 import { compileInProcess, inProcess, type InProcess } from "../helpers/inprocess.ts";
 import { echo, startUpstream, type Upstream } from "../helpers/upstream.ts";
 

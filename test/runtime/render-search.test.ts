@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../packages/runtime/src/plan.ts";
-import { renderRequest } from "../../packages/runtime/src/render.ts";
+import { renderRequest } from "../../packages/runtime/src/call/render.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 
 const LITERALS = [

@@ -1,6 +1,6 @@
-/** The retry extension's arithmetic (runtime/retry.ts), in process; the behaviour end to end is in test/extensions. */
+/** The retry extension's arithmetic (runtime/call/retry.ts), in process; the behaviour end to end is in test/extensions. */
 import { describe, expect, it } from "vitest";
-import { fits, retries, retryAfterMs, spentError, waitBefore } from "../../packages/runtime/src/retry.ts";
+import { fits, retries, retryAfterMs, spentError, waitBefore } from "../../packages/runtime/src/call/retry.ts";
 
 const plan = { attempts: 3, on: [429, 503], maxDelayMs: 2_000, methods: ["GET" as const] };
 

@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretVault } from "../../packages/runtime/src/secrets.ts";
-import { findSpans, foldCase } from "../../packages/runtime/src/secret-scan.ts";
+import { REDACTED, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
+import { findSpans, foldCase } from "../../packages/runtime/src/secrets/secret-scan.ts";
 import { encodings, leaks, readersThatLeak, unicodeEscape } from "../helpers/secret-encodings.ts";
 
 const CANARY = 'Cn4ry/+=&"x\\y ü-tok3n';

@@ -1,11 +1,11 @@
 /**
- * `--secrets-file` lines the KEY=value format would cut at an unquoted `#` (runtime/secrets.ts
+ * `--secrets-file` lines the KEY=value format would cut at an unquoted `#` (runtime/secrets/secrets.ts
  * secretsFileProblem): refused by line and key, never by value; quoted values and comment lines are fine. The
  * server process's refusal is in test/e2e/secrets.test.ts.
  */
 import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
-import { secretsFileProblem } from "../../packages/runtime/src/secrets.ts";
+import { secretsFileProblem } from "../../packages/runtime/src/secrets/secrets.ts";
 
 describe("secretsFileProblem", () => {
   it("refuses an unquoted value with a #, which parseEnv would cut", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "../../packages/runtime/src/plan.ts";
-import { REDACTED, SecretVault, secretForms, stableBase64 } from "../../packages/runtime/src/secrets.ts";
+import { REDACTED, SecretVault, secretForms, stableBase64 } from "../../packages/runtime/src/secrets/secrets.ts";
 import fc from "fast-check";
 import { base64At, encodings, leaks, stringsOf } from "../helpers/secret-encodings.ts";
 

@@ -2,10 +2,10 @@
  * The HTTP limit flags of server.mjs, and the id the stdio guard finds in a message too large to keep.
  */
 import { describe, expect, it } from "vitest";
-import { authSettings, parseNodeOptions, UsageError } from "../../packages/runtime/src/node-main.ts";
-import { SecretVault } from "../../packages/runtime/src/secrets.ts";
-import { DEFAULT_SERVE_LIMITS, requestTarget } from "../../packages/runtime/src/node-http.ts";
-import { IdScanner } from "../../packages/runtime/src/stdio-guard.ts";
+import { authSettings, parseNodeOptions, UsageError } from "../../packages/runtime/src/entry/node-main.ts";
+import { SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
+import { DEFAULT_SERVE_LIMITS, requestTarget } from "../../packages/runtime/src/serve/node-http.ts";
+import { IdScanner } from "../../packages/runtime/src/entry/stdio-guard.ts";
 
 describe("HTTP limit flags", () => {
   it("parse into ServeLimits fields, leaving the rest to the defaults", () => {
@@ -227,7 +227,7 @@ describe("authentication and operations flags", () => {
 
 describe("the client address", () => {
   it("comes from X-Forwarded-For only through trusted peers, rightmost untrusted hop first", async () => {
-    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/client-address.ts");
+    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/serve/client-address.ts");
     const trusted = parseTrustedRanges(["10.0.0.0/8", "192.0.2.1"]);
     expect(clientAddress("10.1.1.1", "203.0.113.5", trusted)).toBe("203.0.113.5");
     expect(clientAddress("10.1.1.1", "198.51.100.1, 203.0.113.5, 10.2.2.2", trusted)).toBe("203.0.113.5");
@@ -244,7 +244,7 @@ describe("the client address", () => {
   // walk stopped at the proxy, and every client behind it shared the proxy's one count (one client spending it
   // got all the others answered 429).
   it("reads an address a trusted proxy wrote with a port or in brackets", async () => {
-    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/client-address.ts");
+    const { clientAddress, parseTrustedRanges } = await import("../../packages/runtime/src/serve/client-address.ts");
     const trusted = parseTrustedRanges(["10.0.0.0/8"]);
     expect(clientAddress("10.1.1.1", "203.0.113.5:51234", trusted)).toBe("203.0.113.5");
     expect(clientAddress("10.1.1.1", "[2001:db8::5]:443", trusted)).toBe("2001:db8::5");

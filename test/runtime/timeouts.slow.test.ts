@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { HopTransport } from "../../packages/runtime/src/net/upstream.ts";
-import { ToolRunner } from "../../packages/runtime/src/runner.ts";
-import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets.ts";
+import { ToolRunner } from "../../packages/runtime/src/call/runner.ts";
+import { envSecrets, SecretVault } from "../../packages/runtime/src/secrets/secrets.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 
 const SPEC = `

@@ -1,10 +1,10 @@
 /**
- * discovery mode's ranking (runtime/tool-search.ts), in process: the words it matches on, and BM25's order over
+ * discovery mode's ranking (runtime/serve/tool-search.ts), in process: the words it matches on, and BM25's order over
  * names, titles, toolsets, descriptions and argument names.
  */
 import { describe, expect, it } from "vitest";
 import type { ToolListing } from "../../packages/runtime/src/plan.ts";
-import { ToolIndex, words } from "../../packages/runtime/src/tool-search.ts";
+import { ToolIndex, words } from "../../packages/runtime/src/serve/tool-search.ts";
 
 const listing = (name: string, description: string, properties: string[] = [], title?: string): ToolListing => ({
   name,

@@ -1,5 +1,5 @@
 /**
- * The start-up selection of tools (runtime/tool-selection.ts), in process: how named tools, toolsets and
+ * The start-up selection of tools (runtime/serve/tool-selection.ts), in process: how named tools, toolsets and
  * --read-only combine, what refuses to start, and that choosing reads only the tools' heads (no plan is parsed).
  */
 import { describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import {
   servedCount,
   type ToolSelection,
   ToolSelectionError,
-} from "../../packages/runtime/src/tool-selection.ts";
+} from "../../packages/runtime/src/serve/tool-selection.ts";
 
 function tool(name: string, extra: Partial<ToolHead> = {}): CompiledTool {
   const head: ToolHead = { name, protocol: "https:", hostPort: "api.example.com:443", secrets: [], ...extra };

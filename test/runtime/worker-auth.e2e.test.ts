@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorker } from "../../packages/runtime/src/worker-main.ts";
+import { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { failedStart } from "../helpers/worker.ts";

@@ -4,7 +4,7 @@
  * suites that run the bundled worker.mjs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorker } from "../../packages/runtime/src/worker-main.ts";
+import { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";

@@ -12,9 +12,9 @@ import {
   FETCH_SETTINGS,
   FETCH_TEST_SETTING,
   runCommands,
-} from "../../packages/compiler/src/emit/run-commands.ts";
-import { shellWord } from "../../packages/compiler/src/emit/shell.ts";
-import { workerdConfig } from "../../packages/compiler/src/emit/workerd-config.ts";
+} from "../../packages/compiler/src/emit/files/run-commands.ts";
+import { shellWord } from "../../packages/compiler/src/emit/code/shell.ts";
+import { workerdConfig } from "../../packages/compiler/src/emit/files/workerd-config.ts";
 import {
   allowPrivateNetwork,
   checkAddress,
@@ -23,7 +23,7 @@ import {
 } from "../../packages/runtime/src/net/address.ts";
 import { createFetchTransport, FETCH_ACCEPT_ENCODING } from "../../packages/runtime/src/net/fetch-transport.ts";
 import type { Hop, HopResponse } from "../../packages/runtime/src/net/upstream.ts";
-import { WORKER_ENV } from "../../packages/runtime/src/worker-main.ts";
+import { WORKER_ENV } from "../../packages/runtime/src/entry/worker-main.ts";
 import { shellWords } from "../helpers/runtimes.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 

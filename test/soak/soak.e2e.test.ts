@@ -473,7 +473,7 @@ describe(`soak: ${CALLS} mixed calls against one server process`, () => {
 
   // This caught a runtime bug: on Node 20 a hop timeout built as AbortSignal.any([signal, AbortSignal.timeout()])
   // is lost after a garbage collection (nodejs/node#57736), and slow calls got the upstream's late answer. The
-  // runtime's deadlines now own their timer (packages/runtime/src/deadline.ts).
+  // runtime's deadlines now own their timer (packages/runtime/src/call/deadline.ts).
   it("cuts every slow upstream at the hop timeout", () => {
     expect(lateAnswers).toEqual([]);
   });

@@ -21,10 +21,10 @@ import {
 // emit.ts (prettier, esbuild and the package writers, half a second to load) is imported when a spec is emitted:
 // a build that refuses its specs, or skips them as up to date, never loads it.
 import type { FileTree } from "./emit/file-tree.ts";
-import { childOf, inside, OutsideOutputError } from "./emit/inside.ts";
-import { readStamp } from "./emit/manifest.ts";
-import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/package-folder.ts";
-import { TargetRefusedError, writeTree } from "./emit/swap.ts";
+import { childOf, inside, OutsideOutputError } from "./emit/disk/inside.ts";
+import { readStamp } from "./emit/files/manifest.ts";
+import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/disk/package-folder.ts";
+import { TargetRefusedError, writeTree } from "./emit/disk/swap.ts";
 import { currentToolchain } from "./emit/versions.ts";
 import { KERVANC_VERSION } from "./kervanc-package.ts";
 import { locate } from "./load/load.ts";

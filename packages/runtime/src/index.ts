@@ -4,7 +4,7 @@
  */
 export type * from "./plan.ts";
 export type { SelectNode } from "./select/ast.ts";
-export { createServerFactory } from "./mcp.ts";
-export { ToolRunner, type RunnerOptions, MAX_ARGUMENT_ELEMENTS, TOOL_TIMEOUT_SLACK_MS } from "./runner.ts";
-export { SecretVault, envSecrets, REDACTED, MIN_SECRET_LENGTH, type SecretSource } from "./secrets.ts";
-export { ToolError } from "./errors.ts";
+export { createServerFactory } from "./serve/mcp.ts";
+export { ToolRunner, type RunnerOptions, MAX_ARGUMENT_ELEMENTS, TOOL_TIMEOUT_SLACK_MS } from "./call/runner.ts";
+export { SecretVault, envSecrets, REDACTED, MIN_SECRET_LENGTH, type SecretSource } from "./secrets/secrets.ts";
+export { ToolError } from "./call/errors.ts";

@@ -17,7 +17,7 @@ import { severityOf } from "../../../packages/compiler/src/diagnostics/diagnosti
 import { loadSpec } from "../../../packages/compiler/src/load/load.ts";
 import { planServer } from "../../../packages/compiler/src/plan/plan.ts";
 import { defineServer } from "../../../packages/runtime/src/define.ts";
-import { main } from "../../../packages/runtime/src/node-main.ts";
+import { main } from "../../../packages/runtime/src/entry/node-main.ts";
 import type { CompiledValidator } from "../../../packages/runtime/src/plan.ts";
 
 const [specFile, ...serverArgs] = process.argv.slice(2);

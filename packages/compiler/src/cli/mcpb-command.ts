@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { Io } from "./io.ts";
-import { type Manifest, parseManifest } from "../emit/manifest.ts";
+import { type Manifest, parseManifest } from "../emit/files/manifest.ts";
 import { SECRET_NAME, TOOL_NAME } from "../analyze/spec-format.ts";
 import { errorCode, readRegularFile } from "../load/regular-file.ts";
 import { count } from "../plan/budget.ts";

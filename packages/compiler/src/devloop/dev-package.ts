@@ -12,7 +12,7 @@ import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
 import { TARGET } from "../emit/targets.ts";
-import { writeFiles } from "../emit/write.ts";
+import { writeFiles } from "../emit/disk/write.ts";
 import type { PlannedServer } from "../plan/plan.ts";
 
 export type DevCompile =

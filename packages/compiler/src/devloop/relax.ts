@@ -4,7 +4,7 @@
  * spec can be tried without a TLS server and a custom CA; `build` never applies them, and they are refused when
  * NODE_ENV=production (the same rule the generated server applies to its flags).
  */
-/** The generated server's flags that carry the relaxations (see packages/runtime/src/node-main.ts). */
+/** The generated server's flags that carry the relaxations (see packages/runtime/src/entry/node-main.ts). */
 /**
  * Secrets over plain http go only to connections the server resolved and found loopback: the spec's `*.localhost`
  * hosts pass the build's check by name, but a name proves nothing (glibc asks DNS for `mock.localhost`).

@@ -68,7 +68,7 @@ export class ServerChild {
     this.#child = spawn(process.execPath, [serverFile, ...options.args], {
       env: options.env,
       // The IPC channel is only there to close when kervanc ends, SIGKILL included: an HTTP server stops then
-      // (runtime/node-main.ts, stopWithParent); a stdio server stops at the end of its stdin anyway.
+      // (runtime/entry/node-main.ts, stopWithParent); a stdio server stops at the end of its stdin anyway.
       stdio: ["pipe", "pipe", "pipe", "ipc"],
     }) as ChildProcessByStdio<Writable, Readable, Readable>;
     track(this.#child);

@@ -13,7 +13,7 @@
  */
 import * as esbuild from "esbuild";
 import { isAbsolute, join, resolve, sep } from "node:path";
-import { escapeInvisible } from "./code.ts";
+import { escapeInvisible } from "./code/code.ts";
 import type { RuntimeTarget } from "./targets.ts";
 import { LIBRARY_BASE, RESOLVE_FROM, resolutionPaths, VENDOR_MODULES } from "./versions.ts";
 

@@ -14,18 +14,18 @@ import { readdir, readFile, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
 import { bundleAjvRuntime, bundleServer, type BundleResult } from "./bundle.ts";
-import { hashComment, htmlComment, lineComment, type Code } from "./code.ts";
-import { format, formatGeneratedJs } from "./code-style.ts";
-import { writeFiles } from "./write.ts";
-import { compareStrings } from "./hash.ts";
-import { buildManifest, manifestJson } from "./manifest.ts";
-import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./deploy-files.ts";
+import { hashComment, htmlComment, lineComment, type Code } from "./code/code.ts";
+import { format, formatGeneratedJs } from "./code/code-style.ts";
+import { writeFiles } from "./disk/write.ts";
+import { compareStrings } from "./code/hash.ts";
+import { buildManifest, manifestJson } from "./files/manifest.ts";
+import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./files/deploy-files.ts";
 import { serverModule, toolModule } from "./modules.ts";
-import { packageJson, packageName, packageVersion, TSCONFIG } from "./package-json.ts";
-import { readme } from "./readme.ts";
-import { WORKERD_CONFIG_FILE, workerdConfig } from "./workerd-config.ts";
+import { packageJson, packageName, packageVersion, TSCONFIG } from "./files/package-json.ts";
+import { readme } from "./files/readme.ts";
+import { WORKERD_CONFIG_FILE, workerdConfig } from "./files/workerd-config.ts";
 import type { FileTree } from "./file-tree.ts";
-import { sbomJson, shippedComponents, thirdPartyNotices } from "./sbom.ts";
+import { sbomJson, shippedComponents, thirdPartyNotices } from "./files/sbom.ts";
 
 export type { FileTree };
 import { TARGETS } from "./targets.ts";
@@ -38,7 +38,7 @@ import {
   needsAjvRuntime,
   VALIDATOR_DTS,
   validatorModule,
-} from "./validators.ts";
+} from "./validators/validators.ts";
 import { currentToolchain, RUNTIME_SRC } from "./versions.ts";
 import { KERVANC_VERSION } from "../kervanc-package.ts";
 

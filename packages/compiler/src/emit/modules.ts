@@ -4,7 +4,7 @@
  */
 import type { PlannedServer, PlannedTool } from "../plan/plan.ts";
 import { planHead } from "@kervanc/runtime/define";
-import { Code, ident, join, jsonText, lineComment, literal, readableLiteral, ts } from "./code.ts";
+import { Code, ident, join, jsonText, lineComment, literal, readableLiteral, ts } from "./code/code.ts";
 
 /** Where a tool comes from, for the comment that traces its module back to the spec. */
 export interface ToolSource {
@@ -83,14 +83,14 @@ export const server: CompiledServer = defineServer(${server.plan}, [${list}]);
 `;
 }
 
-export const NODE_ENTRY = new Code(`import { main } from "./runtime/node-main.ts";
+export const NODE_ENTRY = new Code(`import { main } from "./runtime/entry/node-main.ts";
 import { server } from "./server.ts";
 
 main(server);
 `);
 
 /** The fetch target's entry (worker.mjs, targets.ts): `export default { fetch }` for workerd, Deno and Bun. */
-export const FETCH_ENTRY = new Code(`import { createWorker } from "./runtime/worker-main.ts";
+export const FETCH_ENTRY = new Code(`import { createWorker } from "./runtime/entry/worker-main.ts";
 import { server } from "./server.ts";
 
 export default createWorker(server);

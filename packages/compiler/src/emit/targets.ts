@@ -7,7 +7,7 @@
  * they import):
  *
  * - `node`, `server.mjs` (entry src/main.ts): the Node entry. It imports nothing: the runtime takes the Node
- *   built-ins it needs with `process.getBuiltinModule` where it needs them (see runtime/node-main.ts for why),
+ *   built-ins it needs with `process.getBuiltinModule` where it needs them (see runtime/entry/node-main.ts for why),
  *   so it runs with bare `node server.mjs` and nothing next to it.
  * - `fetch`, `worker.mjs` (entry src/worker.ts): the web-standard fetch handler (`export default { fetch }`)
  *   for workerd, Deno and Bun. It imports nothing at all (not even a Node built-in, which workerd without
@@ -18,7 +18,7 @@
  * file names in every generated package).
  */
 import type * as esbuild from "esbuild";
-import type { Code } from "./code.ts";
+import type { Code } from "./code/code.ts";
 import { FETCH_ENTRY, NODE_ENTRY } from "./modules.ts";
 
 export type TargetName = "node" | "fetch";
@@ -49,7 +49,7 @@ const NODE: RuntimeTarget = {
   entry: { path: "src/main.ts", code: NODE_ENTRY },
   bannerPrefix: "#!/usr/bin/env node\n",
   platform: { platform: "node", target: "node20" },
-  shim: "sdk-shims.ts",
+  shim: "entry/sdk-shims.ts",
   importsNothing: false,
   executable: true,
   description: "The Node entry: stdio, or Streamable HTTP with --http.",
@@ -63,7 +63,7 @@ const FETCH: RuntimeTarget = {
   // Built for no platform in particular: esbuild then treats no import as built in, so anything Node-only fails
   // to resolve here instead of failing to load on workerd.
   platform: { platform: "neutral", target: "es2022", mainFields: ["module", "main"], conditions: [] },
-  shim: "sdk-shims-web.ts",
+  shim: "entry/sdk-shims-web.ts",
   importsNothing: true,
   executable: false,
   description: "The web-standard fetch handler (export default { fetch }) for workerd, Deno and Bun.",

@@ -4,7 +4,7 @@
  * secret (a desktop client asks for it in a form and keeps it in the operating system's keychain, because it
  * is marked sensitive), passed to the server as the environment variable of the same name.
  */
-import type { Manifest } from "../emit/manifest.ts";
+import type { Manifest } from "../emit/files/manifest.ts";
 import { TARGET } from "../emit/targets.ts";
 
 /**

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { emitPackage } from "../build.ts";
 import { compileInputs } from "../compile.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
-import { comparePackage, type FileDrift } from "../emit/drift.ts";
-import { childOf } from "../emit/inside.ts";
-import { parseManifest, readStamp } from "../emit/manifest.ts";
-import { MAX_MANIFEST_BYTES } from "../emit/package-folder.ts";
+import { comparePackage, type FileDrift } from "../emit/disk/drift.ts";
+import { childOf } from "../emit/disk/inside.ts";
+import { parseManifest, readStamp } from "../emit/files/manifest.ts";
+import { MAX_MANIFEST_BYTES } from "../emit/disk/package-folder.ts";
 import { fileKind, readRegularFile } from "../load/regular-file.ts";
 import { compareManifests, type SurfaceChange } from "./surface.ts";
 export interface CheckOptions {

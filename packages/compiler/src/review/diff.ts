@@ -5,11 +5,11 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { comparePackage } from "../emit/drift.ts";
+import { comparePackage } from "../emit/disk/drift.ts";
 import type { FileTree } from "../emit/file-tree.ts";
-import { compareStrings } from "../emit/hash.ts";
-import { parseManifest } from "../emit/manifest.ts";
-import { MAX_MANIFEST_BYTES } from "../emit/package-folder.ts";
+import { compareStrings } from "../emit/code/hash.ts";
+import { parseManifest } from "../emit/files/manifest.ts";
+import { MAX_MANIFEST_BYTES } from "../emit/disk/package-folder.ts";
 import { readRegularFile } from "../load/regular-file.ts";
 import { fromDrift, type PackageReview } from "./render.ts";
 import { compareManifests } from "./surface.ts";

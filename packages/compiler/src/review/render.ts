@@ -4,10 +4,10 @@
  * surface summary first (what the model can call, where the server reaches, which secrets go where; security
  * relevant changes marked), then the files. Bundles are named as differing, never dumped.
  */
-import type { FileDrift } from "../emit/drift.ts";
+import type { FileDrift } from "../emit/disk/drift.ts";
 import { oneLine, terminalSafe } from "../diagnostics/diagnostic.ts";
-import { longestRun } from "../emit/hash.ts";
-import { codeSpan, md } from "../emit/markdown.ts";
+import { longestRun } from "../emit/code/hash.ts";
+import { codeSpan, md } from "../emit/code/markdown.ts";
 import { sortChanges, type SurfaceChange } from "./surface.ts";
 import { cutIndex } from "@kervanc/runtime/cut";
 

@@ -4,7 +4,7 @@
  * output folders' for `kervanc diff`). Changes that widen what the server can do are marked as security
  * relevant, so a reviewer sees them before the file-level detail.
  */
-import type { Manifest, ManifestTool } from "../emit/manifest.ts";
+import type { Manifest, ManifestTool } from "../emit/files/manifest.ts";
 
 export type ChangeKind =
   | "tool-added"

@@ -32,7 +32,7 @@
 // be recognized from the address alone. Operators who run one should put its prefix on the deny list.
 
 import ipaddr from "ipaddr.js";
-import { cutIndex } from "../cut.ts";
+import { cutIndex } from "../call/cut.ts";
 import {
   addressKey,
   builtInRange,

@@ -15,7 +15,7 @@
  * a resolver error blocks it, and so does a redirect the platform hides (an opaque redirect) or a content
  * coding the platform may not have decoded. docs/runtime.md has the table per platform.
  */
-import { ToolError } from "../errors.ts";
+import { ToolError } from "../call/errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
 

@@ -12,7 +12,7 @@
  * timed out most of them on busy cores. Nothing is cached: once the lookup ends, the next caller asks again,
  * so sharing never stretches an answer's life beyond the moment it was given.
  */
-import { raceSignal } from "../deadline.ts";
+import { raceSignal } from "../call/deadline.ts";
 
 export class LookupGate {
   readonly max: number;

@@ -4,7 +4,7 @@
  * server name.
  */
 import type http from "node:http";
-import { ToolError } from "../errors.ts";
+import { ToolError } from "../call/errors.ts";
 import { joinChunks, type HeaderLookup, type Hop, type HopContext, type HopResponse } from "./upstream.ts";
 
 /** The hop's headers as Node's request option: a repeated header becomes an array, in order. */

@@ -18,7 +18,7 @@
  */
 import type { LookupFunction, Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import { ToolError } from "../errors.ts";
+import { ToolError } from "../call/errors.ts";
 import { checkAddress, classifyHost, type NetworkPolicy } from "./address.ts";
 import { LookupGate, LookupWaitAborted } from "./lookup-gate.ts";
 import { ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
@@ -33,7 +33,7 @@ import {
   toHopResponse,
 } from "./node-hop.ts";
 import type { Hop, HopContext, HopResponse, HopTransport } from "./upstream.ts";
-import { isLoopbackHost } from "../loopback.ts";
+import { isLoopbackHost } from "./loopback.ts";
 
 export interface NodeTransportOptions {
   readonly policy: NetworkPolicy;

@@ -21,7 +21,7 @@
  */
 import type http from "node:http";
 import type { Socket } from "node:net";
-import { ToolError } from "../errors.ts";
+import { ToolError } from "../call/errors.ts";
 import { type ConnectionPool, destinationKey, RetryWatch, tlsTrust } from "./pool.ts";
 import type { EgressProxy } from "./proxy.ts";
 import { failOnSilentClose, HopCheck, requestHeaders, tlsServername, toHopResponse } from "./node-hop.ts";

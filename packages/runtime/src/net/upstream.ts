@@ -6,10 +6,10 @@
  * with the same words. Every hop gets its own timeout; the call's deadline (the tool's own timeout or a
  * cancellation) covers the whole exchange. Both live in the call's one CallDeadline.
  */
-import type { CallDeadline } from "../deadline.ts";
-import { ToolError } from "../errors.ts";
+import type { CallDeadline } from "../call/deadline.ts";
+import { ToolError } from "../call/errors.ts";
 import type { HttpLimits } from "../plan.ts";
-import type { RenderedRequest } from "../render.ts";
+import type { RenderedRequest } from "../call/render.ts";
 
 export interface Hop {
   readonly method: string;

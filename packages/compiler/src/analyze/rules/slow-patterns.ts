@@ -6,7 +6,7 @@
  *
  * Ajv checks every keyword of a string even after one fails (all errors are reported), but a generated validator
  * does not run a pattern or a format on a string over the `maxLength` of the same schema
- * (emit/validator-pattern-guard.ts), so a `maxLength` bounds what a polynomial one costs: the messages say so, or
+ * (emit/validators/validator-pattern-guard.ts), so a `maxLength` bounds what a polynomial one costs: the messages say so, or
  * suggest one.
  */
 import type { Ajv2020 } from "ajv/dist/2020.js";

@@ -1,0 +1,377 @@
+/**
+ * What ships in a bundle, and under which licenses: `sbom.cdx.json` (CycloneDX 1.6) and
+ * `THIRD_PARTY_NOTICES.md`.
+ *
+ * Both are derived from esbuild's metafiles, not from package.json dependency lists: a component is listed
+ * exactly when at least one of its files put code into a bundle (one per runtime target, targets.ts), directly
+ * or through `src/validators/ajv-runtime.js`, whose own bundle is attributed the same way. Files esbuild parsed
+ * and then dropped entirely do not count. The bundles are file components of the
+ * package (with their own hashes), and the dependency graph says which library went into which bundle. Each input file is attributed to the package folder under the last
+ * `node_modules/` in its path; name, version and license come from that package's package.json, and the
+ * license texts from its LICENSE/LICENCE/COPYING/NOTICE files.
+ *
+ * Component hashes: a component's SHA-256 is the hash of a `sha256sum`-style listing of the files of that
+ * component that went into either bundle, one `<sha256 of the file>  <path>\n` line per file, sorted by path
+ * (paths relative to the package folder; for the kervanc runtime, paths in the generated package). The files
+ * are named in the component's `kervanc:bundled-file` properties, so anyone can recompute the hash from an
+ * installed copy with `sha256sum`. Hashing only the bundled files (instead of the package.json or the whole
+ * tarball) makes the hash describe what actually ships.
+ *
+ * Reproducibility: no timestamps; the serial number is a UUID derived from the SHA-256 of the rest of the
+ * document; every list is sorted; paths are package-relative, never absolute.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative, sep } from "node:path";
+import type { BundledInput } from "../bundle.ts";
+import { TARGETS } from "../targets.ts";
+import { canonicalJson, compareStrings, longestRun, sha256, uuidFromSha256 } from "../code/hash.ts";
+import type { FileTree } from "../file-tree.ts";
+import { RUNTIME_ROOT } from "../versions.ts";
+import { KERVANC_VERSION } from "../../kervanc-package.ts";
+
+export interface BundledFile {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+export interface ShippedComponent {
+  /** The npm name, with its scope. */
+  readonly name: string;
+  readonly version: string;
+  /** The package.json `license` field, or null when there is none. */
+  readonly license: string | null;
+  readonly files: readonly BundledFile[];
+  /** License and notice files shipped with the package, LF line endings. */
+  readonly licenseFiles: readonly { readonly name: string; readonly text: string }[];
+  /** Third-party (from node_modules) or the kervanc runtime copied into the package. */
+  readonly kind: "third-party" | "kervanc-runtime";
+  /** The bundles (package file names) this component put code into, sorted. */
+  readonly bundles: readonly string[];
+}
+
+/** One bundle of the package: its file name and what esbuild says went into it. */
+export interface ShippedBundle {
+  readonly file: string;
+  readonly inputs: readonly BundledInput[];
+}
+
+export interface ShippedInputs {
+  readonly stageDir: string;
+  readonly bundles: readonly ShippedBundle[];
+  /** The inputs of `src/validators/ajv-runtime.js`, when the package has one. */
+  readonly ajvRuntime: readonly BundledInput[] | null;
+  /** The package's files (the runtime copies are hashed as they are in the package). */
+  readonly files: FileTree;
+}
+
+const AJV_RUNTIME = "src/validators/ajv-runtime.js";
+const RUNTIME_PREFIX = "src/runtime/";
+const LICENSE_FILE = /^(?:licen[cs]e|copying|notice)(?:[.-][a-z0-9.-]*)?$/i;
+
+interface PackageJson {
+  readonly name?: unknown;
+  readonly version?: unknown;
+  readonly license?: unknown;
+}
+
+/** Attributes every file that went into the bundle to a component; generated modules belong to the package. */
+export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedComponent[]> {
+  const thirdParty = new Map<string, { root: string; paths: Set<string>; bundles: Set<string> }>();
+  const runtimeFiles = new Map<string, BundledFile>();
+  const runtimeBundles = new Set<string>();
+  let bundle = "";
+  const addThirdParty = (path: string): void => {
+    const normalized = path.split(sep).join("/");
+    const at = normalized.lastIndexOf("/node_modules/");
+    if (at < 0) throw new Error(`Cannot attribute a bundled file to a package: ${path}`);
+    const after = normalized.slice(at + "/node_modules/".length).split("/");
+    const nameParts = after[0]?.startsWith("@") ? after.slice(0, 2) : after.slice(0, 1);
+    const name = nameParts.join("/");
+    const root = `${normalized.slice(0, at)}/node_modules/${name}`;
+    const entry = thirdParty.get(name) ?? { root, paths: new Set<string>(), bundles: new Set<string>() };
+    // One copy per package across both bundles, so one version and one hash describe it.
+    if (entry.root !== root)
+      throw new Error(`Two copies of ${name} went into the bundles (${entry.root} and ${root}).`);
+    entry.paths.add(after.slice(nameParts.length).join("/"));
+    entry.bundles.add(bundle);
+    thirdParty.set(name, entry);
+  };
+
+  for (const shipped of inputs.bundles) {
+    bundle = shipped.file;
+    for (const input of shipped.inputs) {
+      const rel = relative(inputs.stageDir, input.path).split(sep).join("/");
+      if (rel.startsWith("../") || rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
+        addThirdParty(input.path);
+      } else if (rel === AJV_RUNTIME) {
+        if (inputs.ajvRuntime === null) throw new Error(`${AJV_RUNTIME} was bundled but its inputs are unknown.`);
+        for (const helper of inputs.ajvRuntime) addThirdParty(helper.path);
+      } else if (rel.startsWith(RUNTIME_PREFIX)) {
+        const text = inputs.files.get(rel);
+        if (text === undefined) throw new Error(`The bundled runtime file ${rel} is not in the package.`);
+        runtimeFiles.set(rel, { path: rel, sha256: sha256(text) });
+        runtimeBundles.add(bundle);
+      } else if (rel.includes("/node_modules/") || rel.startsWith("node_modules/")) {
+        addThirdParty(input.path);
+      }
+      // Anything else is a generated module of this package (tools, validators, server, entries).
+    }
+  }
+
+  const components: ShippedComponent[] = [];
+  for (const [name, { root, paths, bundles }] of thirdParty) {
+    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
+    if (pkg.name !== name || typeof pkg.version !== "string")
+      throw new Error(`${root}/package.json does not describe ${name}.`);
+    const files: BundledFile[] = [];
+    for (const path of [...paths].sort(compareStrings))
+      files.push({ path, sha256: await installedFileHash(join(root, path)) });
+    components.push({
+      name,
+      version: pkg.version,
+      license: licenseField(pkg.license),
+      files,
+      licenseFiles: await licenseFiles(root),
+      kind: "third-party",
+      bundles: [...bundles].sort(compareStrings),
+    });
+  }
+  if (runtimeFiles.size > 0) {
+    const pkg = JSON.parse(await readFile(join(RUNTIME_ROOT, "package.json"), "utf8")) as PackageJson;
+    components.push({
+      name: String(pkg.name),
+      version: String(pkg.version),
+      license: licenseField(pkg.license),
+      files: [...runtimeFiles.values()].sort((a, b) => compareStrings(a.path, b.path)),
+      licenseFiles: await licenseFiles(RUNTIME_ROOT),
+      kind: "kervanc-runtime",
+      bundles: [...runtimeBundles].sort(compareStrings),
+    });
+  }
+  return components.sort((a, b) => compareStrings(a.name, b.name));
+}
+
+function licenseField(value: unknown): string | null {
+  if (typeof value === "string" && value.trim() !== "") return value.trim();
+  // The legacy `{ "type": "MIT" }` form.
+  if (value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string")
+    return (value as { type: string }).type;
+  return null;
+}
+
+/**
+ * Installed packages do not change while kervanc runs, and every package a build writes bundles the same ones:
+ * their file hashes and license texts are read once per process.
+ */
+const fileHashes = new Map<string, Promise<string>>();
+const licenseTexts = new Map<string, Promise<{ name: string; text: string }[]>>();
+
+function installedFileHash(path: string): Promise<string> {
+  let hash = fileHashes.get(path);
+  if (hash === undefined) {
+    hash = readFile(path).then((bytes) => sha256(bytes));
+    fileHashes.set(path, hash);
+  }
+  return hash;
+}
+
+function licenseFiles(root: string): Promise<{ name: string; text: string }[]> {
+  let texts = licenseTexts.get(root);
+  if (texts === undefined) {
+    texts = readLicenseFiles(root);
+    licenseTexts.set(root, texts);
+  }
+  return texts;
+}
+
+async function readLicenseFiles(root: string): Promise<{ name: string; text: string }[]> {
+  const names = (await readdir(root, { withFileTypes: true }))
+    .filter((e) => e.isFile() && LICENSE_FILE.test(e.name))
+    .map((e) => e.name)
+    .sort(compareStrings);
+  const out: { name: string; text: string }[] = [];
+  for (const name of names) {
+    const text = (await readFile(join(root, name), "utf8")).replace(/\r\n?/g, "\n").replace(/\s+$/, "");
+    out.push({ name, text });
+  }
+  return out;
+}
+
+/** The `sha256sum`-style listing hash of a component (see the module comment). */
+export function componentHash(files: readonly BundledFile[]): string {
+  return sha256(files.map((f) => `${f.sha256}  ${f.path}\n`).join(""));
+}
+
+/** SPDX identifiers written as `license.id`; anything else becomes an expression or a name, which CycloneDX allows. */
+const SPDX_IDS = new Set([
+  "0BSD",
+  "Apache-2.0",
+  "BlueOak-1.0.0",
+  "BSD-2-Clause",
+  "BSD-3-Clause",
+  "CC0-1.0",
+  "ISC",
+  "MIT",
+  "MPL-2.0",
+  "Python-2.0",
+  "Unlicense",
+  "Zlib",
+]);
+
+function cdxLicenses(license: string | null): unknown[] | undefined {
+  if (license === null) return undefined;
+  if (SPDX_IDS.has(license)) return [{ license: { id: license } }];
+  if (/\s(?:OR|AND|WITH)\s|[()]/.test(license)) return [{ expression: license }];
+  return [{ license: { name: license } }];
+}
+
+function purl(name: string, version: string): string {
+  const [scope, bare] = name.startsWith("@")
+    ? [name.slice(0, name.indexOf("/")), name.slice(name.indexOf("/") + 1)]
+    : [null, name];
+  return `pkg:npm/${scope === null ? "" : `${encodeURIComponent(scope)}/`}${encodeURIComponent(bare)}@${encodeURIComponent(version)}`;
+}
+
+/** A bundle as it ships: its file name in the package, and its text. */
+export interface BundleFile {
+  readonly file: string;
+  readonly code: string;
+}
+
+export interface SbomSubject {
+  /** The generated package's npm name and version. */
+  readonly name: string;
+  readonly version: string;
+  /**
+   * The bundles, in the order they are described (each becomes a file component). Their hashes are in
+   * manifest.json, not here: the SBOM describes what went into the bundles, which a spec change rarely changes.
+   */
+  readonly bundles: readonly BundleFile[];
+}
+
+const bundleRef = (file: string): string => `file:${file}`;
+
+export function sbomJson(subject: SbomSubject, components: readonly ShippedComponent[]): string {
+  const subjectRef = `${subject.name}@${subject.version}`;
+  const cdxComponents = components.map((c) => {
+    const scoped = c.name.startsWith("@");
+    const group = scoped ? c.name.slice(0, c.name.indexOf("/")) : undefined;
+    const bare = scoped ? c.name.slice(c.name.indexOf("/") + 1) : c.name;
+    // The runtime is not published on a registry, so it gets no purl (which would point at nothing).
+    const ref = c.kind === "third-party" ? purl(c.name, c.version) : `kervanc-runtime@${c.version}`;
+    return {
+      type: "library",
+      "bom-ref": ref,
+      ...(group !== undefined ? { group } : {}),
+      name: bare,
+      version: c.version,
+      ...(c.kind === "kervanc-runtime"
+        ? { description: "The kervanc runtime, copied into this package (src/runtime/) and bundled." }
+        : {}),
+      ...(cdxLicenses(c.license) !== undefined ? { licenses: cdxLicenses(c.license) } : {}),
+      ...(c.kind === "third-party" ? { purl: ref } : {}),
+      hashes: [{ alg: "SHA-256", content: componentHash(c.files) }],
+      properties: c.files.map((f) => ({ name: "kervanc:bundled-file", value: f.path })),
+    };
+  });
+  const refOf = new Map(components.map((c, i) => [c, cdxComponents[i]!["bom-ref"]]));
+  const bundleComponents = subject.bundles.map((b) => {
+    const description = TARGETS.find((t) => t.file === b.file)?.description;
+    return {
+      type: "file",
+      "bom-ref": bundleRef(b.file),
+      name: b.file,
+      ...(description !== undefined ? { description } : {}),
+    };
+  });
+  const bom = {
+    bomFormat: "CycloneDX",
+    specVersion: "1.6",
+    version: 1,
+    metadata: {
+      tools: { components: [{ type: "application", name: "kervanc", version: KERVANC_VERSION }] },
+      component: {
+        type: "application",
+        "bom-ref": subjectRef,
+        name: subject.name,
+        version: subject.version,
+        description: `An MCP server generated by kervanc; its bundles (${subject.bundles.map((b) => b.file).join(", ")}) are described by this document.`,
+        properties: subject.bundles.map((b) => ({ name: "kervanc:bundle", value: b.file })),
+        components: bundleComponents,
+      },
+    },
+    components: cdxComponents,
+    // The package is made of its bundles; each bundle depends on exactly the components that put code into it.
+    dependencies: [
+      { ref: subjectRef, dependsOn: bundleComponents.map((b) => b["bom-ref"]).sort(compareStrings) },
+      ...subject.bundles.map((b) => ({
+        ref: bundleRef(b.file),
+        dependsOn: components
+          .filter((c) => c.bundles.includes(b.file))
+          .map((c) => refOf.get(c)!)
+          .sort(compareStrings),
+      })),
+    ],
+  };
+  const serialNumber = `urn:uuid:${uuidFromSha256(sha256(canonicalJson(bom)))}`;
+  const { bomFormat, specVersion, ...rest } = bom;
+  return `${JSON.stringify({ bomFormat, specVersion, serialNumber, ...rest }, null, 2)}\n`;
+}
+
+/** A Markdown code fence longer than any run of backticks in the text, so the text cannot close it. */
+function fence(text: string): string {
+  const longest = longestRun(text, "`");
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+function block(text: string): string[] {
+  const f = fence(text);
+  return [`${f}text`, text, f];
+}
+
+/** The legal comments esbuild collected at the end of the bundle (`legalComments: "eof"`), or null. */
+export function bundleLegalComments(bundle: string): string | null {
+  const at = bundle.indexOf("/*! Bundled license information:");
+  return at < 0 ? null : bundle.slice(at).replace(/\s+$/, "");
+}
+
+export function thirdPartyNotices(
+  header: string,
+  components: readonly ShippedComponent[],
+  bundles: readonly BundleFile[],
+): string {
+  const names = bundles.map((b) => `\`${b.file}\``);
+  const lines: string[] = [header, "", "# Third-party notices", ""];
+  lines.push(
+    `${names.join(" and ")} contain code from the packages below: exactly the components of \`sbom.cdx.json\`, each`,
+    "with the license its package.json declares and the license files it ships. Build-time tools (the YAML parser,",
+    "the JSON Schema compiler, the JMESPath parser, esbuild, prettier) do not ship and are not listed.",
+    "",
+  );
+  for (const c of components) {
+    lines.push(`## ${c.name} ${c.version}`, "");
+    lines.push(
+      `License: ${c.license ?? "not declared in package.json"}. Files bundled: ${c.files.length}, into ${c.bundles.map((b) => `\`${b}\``).join(" and ")}.`,
+      "",
+    );
+    if (c.kind === "kervanc-runtime")
+      lines.push("The kervanc runtime, copied into `src/runtime/` of this package.", "");
+    if (c.licenseFiles.length === 0) lines.push("The package ships no license file.", "");
+    for (const file of c.licenseFiles) lines.push(`### ${file.name}`, "", ...block(file.text), "");
+  }
+  // Both bundles usually keep the same comments; each distinct text is shown once, naming the bundles it ends.
+  const legal = new Map<string, string[]>();
+  for (const b of bundles) {
+    const text = bundleLegalComments(b.code);
+    if (text !== null) legal.set(text, [...(legal.get(text) ?? []), `\`${b.file}\``]);
+  }
+  if (legal.size > 0) {
+    lines.push("## Notices kept in bundled files", "");
+    lines.push(
+      "Some bundled files carry their own license comments (for code their authors bundled in turn); esbuild keeps them at the end of each bundle.",
+      "",
+    );
+    for (const [text, files] of legal) lines.push(`At the end of ${files.join(" and ")}:`, "", ...block(text), "");
+  }
+  return `${lines.join("\n").replace(/\n+$/, "")}\n`;
+}
