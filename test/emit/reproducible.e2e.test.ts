@@ -222,8 +222,8 @@ describe("what ships", () => {
     for (const file of [
       "entry/node-main.ts",
       "entry/sdk-shims.ts",
-      "entry/worker-main.ts",
-      "entry/sdk-shims-web.ts",
+      "entry/fetch-main.ts",
+      "entry/sdk-shims-fetch.ts",
       "net/fetch-transport.ts",
       "net/node-transport.ts",
     ]) {

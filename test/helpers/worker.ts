@@ -2,14 +2,14 @@
  * worker.mjs's handler in process, for the test suites that drive it with Requests.
  */
 import { expect, vi } from "vitest";
-import type { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
+import type { createFetchHandler } from "../../packages/runtime/src/entry/fetch-main.ts";
 
 /**
  * A request to a worker that fails to start: the client must get a 500 that says only that (the reason names the
  * operator's settings), and the reason goes to the log. Returns the lines logged meanwhile.
  */
 export async function failedStart(
-  worker: ReturnType<typeof createWorker>,
+  worker: ReturnType<typeof createFetchHandler>,
   request: Request,
   env: Record<string, string>,
 ): Promise<string[]> {

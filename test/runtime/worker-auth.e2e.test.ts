@@ -7,7 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
+import { createFetchHandler } from "../../packages/runtime/src/entry/fetch-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { failedStart } from "../helpers/worker.ts";
@@ -68,7 +68,7 @@ const discover = (url: string, bearer?: string): Request =>
 
 describe("worker.mjs authentication", () => {
   it("takes bearer tokens from KERVANC_AUTH_TOKENS", async () => {
-    const worker = createWorker(compileInProcess(SPEC));
+    const worker = createFetchHandler(compileInProcess(SPEC));
     const env = { KERVANC_AUTH_TOKENS: `other-token-abcdefghijklmnop,${TOKEN}` };
     expect((await worker.fetch(discover("http://localhost/mcp"), env)).status).toBe(401);
     expect((await worker.fetch(discover("http://localhost/mcp", "wrong-token-abcdefghijklmnop"), env)).status).toBe(
@@ -80,7 +80,7 @@ describe("worker.mjs authentication", () => {
   });
 
   it("is an OAuth resource server from KERVANC_OAUTH_*, the audience defaulting to https://<first allowed host>/mcp", async () => {
-    const worker = createWorker(compileInProcess(SPEC));
+    const worker = createFetchHandler(compileInProcess(SPEC));
     const env = {
       KERVANC_OAUTH_ISSUER: ISSUER,
       KERVANC_OAUTH_JWKS_URL: jwksUrl,
@@ -110,7 +110,7 @@ describe("worker.mjs authentication", () => {
   });
 
   it("never takes the OAuth audience from a request (its URL comes from the Host header on Deno and Bun)", async () => {
-    const worker = createWorker(compileInProcess(SPEC));
+    const worker = createFetchHandler(compileInProcess(SPEC));
     const logged = await startFailure(worker, discover("http://localhost/mcp", await sign("http://localhost/mcp")), {
       KERVANC_OAUTH_ISSUER: ISSUER,
       KERVANC_OAUTH_JWKS_URL: jwksUrl,
@@ -119,7 +119,7 @@ describe("worker.mjs authentication", () => {
   });
 
   it("takes a key set over plain http only from loopback", async () => {
-    const worker = createWorker(compileInProcess(SPEC));
+    const worker = createFetchHandler(compileInProcess(SPEC));
     const logged = await startFailure(worker, discover("https://mcp.example.test/mcp"), {
       KERVANC_OAUTH_ISSUER: ISSUER,
       KERVANC_OAUTH_JWKS_URL: "http://auth.example.test/jwks",
@@ -153,17 +153,17 @@ describe("worker.mjs authentication", () => {
   // to a public interface answered a remote client that sent it.
   it("without authentication, answers only clients on its own host where the platform says who they are", async () => {
     for (const second of [new DenoInfo("203.0.113.9"), new BunServer("203.0.113.9"), new BunServer("2001:db8::9")]) {
-      const worker = createWorker(compileInProcess(SPEC));
+      const worker = createFetchHandler(compileInProcess(SPEC));
       const response = await worker.fetch(discover("http://localhost/mcp"), second);
       expect(response.status).toBe(403);
       expect(await response.text()).toContain("only clients on its own host");
     }
     for (const second of [new DenoInfo("127.0.0.1"), new BunServer("::1"), new BunServer("::ffff:127.0.0.1")]) {
-      const worker = createWorker(compileInProcess(SPEC));
+      const worker = createFetchHandler(compileInProcess(SPEC));
       expect((await worker.fetch(discover("http://localhost/mcp"), second)).status).toBe(200);
     }
     // With a token, or when told to serve without one, a remote client is answered as any other.
-    const withTokens = createWorker(compileInProcess(SPEC));
+    const withTokens = createFetchHandler(compileInProcess(SPEC));
     process.env["KERVANC_AUTH_TOKENS"] = TOKEN;
     try {
       expect(
@@ -175,12 +175,12 @@ describe("worker.mjs authentication", () => {
   });
 
   it("refuses to serve a public host without authentication, unless told to", async () => {
-    const refusing = createWorker(compileInProcess(SPEC));
+    const refusing = createFetchHandler(compileInProcess(SPEC));
     const refused = await startFailure(refusing, discover("https://mcp.example.test/mcp"), {
       KERVANC_ALLOWED_HOSTS: "mcp.example.test",
     });
     expect(refused).toContain("no authentication is configured");
-    const insecure = createWorker(compileInProcess(SPEC));
+    const insecure = createFetchHandler(compileInProcess(SPEC));
     expect(
       (
         await insecure.fetch(discover("https://mcp.example.test/mcp"), {
@@ -193,7 +193,7 @@ describe("worker.mjs authentication", () => {
     // server.mjs refuses it, rather than configured and never matched.
     for (const tokens of ["with a blank inside-0123456789", "non-ascii-tøken-0123456789"]) {
       const unusable = await startFailure(
-        createWorker(compileInProcess(SPEC)),
+        createFetchHandler(compileInProcess(SPEC)),
         discover("https://mcp.example.test/mcp"),
         {
           KERVANC_ALLOWED_HOSTS: "mcp.example.test",
@@ -204,13 +204,19 @@ describe("worker.mjs authentication", () => {
     }
     // A KERVANC_AUTH_TOKENS of separators only configures no token: refused the same way, as server.mjs does.
     for (const tokens of [",", " , "]) {
-      const empty = await startFailure(createWorker(compileInProcess(SPEC)), discover("https://mcp.example.test/mcp"), {
-        KERVANC_ALLOWED_HOSTS: "mcp.example.test",
-        KERVANC_AUTH_TOKENS: tokens,
-      });
+      const empty = await startFailure(
+        createFetchHandler(compileInProcess(SPEC)),
+        discover("https://mcp.example.test/mcp"),
+        {
+          KERVANC_ALLOWED_HOSTS: "mcp.example.test",
+          KERVANC_AUTH_TOKENS: tokens,
+        },
+      );
       expect(empty).toContain("no authentication is configured");
     }
     // Loopback needs no authentication, as with server.mjs.
-    expect((await createWorker(compileInProcess(SPEC)).fetch(discover("http://localhost/mcp"), {})).status).toBe(200);
+    expect((await createFetchHandler(compileInProcess(SPEC)).fetch(discover("http://localhost/mcp"), {})).status).toBe(
+      200,
+    );
   });
 });

@@ -4,7 +4,7 @@
  * suites that run the bundled worker.mjs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWorker } from "../../packages/runtime/src/entry/worker-main.ts";
+import { createFetchHandler } from "../../packages/runtime/src/entry/fetch-main.ts";
 import { compileInProcess } from "../helpers/inprocess.ts";
 import { modernHeadersFor, modernMessage } from "../helpers/mcp-http.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
@@ -43,7 +43,7 @@ const headers = (method: string, name?: string): Record<string, string> => ({
 });
 
 async function rpc(
-  worker: ReturnType<typeof createWorker>,
+  worker: ReturnType<typeof createFetchHandler>,
   method: string,
   params: Record<string, unknown>,
   env: unknown,
@@ -64,7 +64,7 @@ async function rpc(
 
 describe("the fetch-handler entry", () => {
   it("serves discover, list and call", async () => {
-    const worker = createWorker(compileInProcess(spec(upstream.origin)));
+    const worker = createFetchHandler(compileInProcess(spec(upstream.origin)));
     const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
     const discover = await rpc(worker, "server/discover", {}, env);
     expect(discover.status).toBe(200);
@@ -81,7 +81,7 @@ describe("the fetch-handler entry", () => {
   });
 
   it("refuses loopback without the test flag, and foreign Host headers", async () => {
-    const worker = createWorker(compileInProcess(spec(upstream.origin)));
+    const worker = createFetchHandler(compileInProcess(spec(upstream.origin)));
     const before = upstream.requests.length;
     const call = await rpc(worker, "tools/call", { name: "echo", arguments: { n: 1 } }, {}, "echo");
     expect(call.body.result).toMatchObject({
@@ -110,7 +110,7 @@ describe("the fetch-handler entry", () => {
       'headers: { X-Key: "{{secrets.API_KEY}}" }',
     );
     expect(withSecret).toContain("{{secrets.API_KEY}}");
-    const worker = createWorker(compileInProcess(withSecret));
+    const worker = createFetchHandler(compileInProcess(withSecret));
     const logged = await failedStart(
       worker,
       new Request("http://localhost/mcp", { method: "POST", headers: headers("server/discover"), body: "{}" }),
@@ -140,7 +140,7 @@ tools:
     output: { select: "@" }
 `;
     const names = async (env: Record<string, string>): Promise<string[]> => {
-      const list = await rpc(createWorker(compileInProcess(text)), "tools/list", {}, env);
+      const list = await rpc(createFetchHandler(compileInProcess(text)), "tools/list", {}, env);
       return list.body.result.tools.map((t: { name: string }) => t.name);
     };
     const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
@@ -148,7 +148,7 @@ tools:
     expect(await names({ ...env, KERVANC_READ_ONLY: "1" })).toEqual(["read"]);
     expect(await names({ ...env, KERVANC_TOOLS: "write" })).toEqual(["write"]);
     expect(await names({ ...env, KERVANC_TOOLSETS: "reading" })).toEqual(["read"]);
-    const worker = createWorker(compileInProcess(text));
+    const worker = createFetchHandler(compileInProcess(text));
     const request = new Request("http://localhost/mcp", {
       method: "POST",
       headers: headers("tools/list"),
@@ -159,7 +159,7 @@ tools:
   });
 
   it("refuses a request a proxy relayed when it has no authentication, and serves it with KERVANC_INSECURE_NO_AUTH=1", async () => {
-    const relayed = (worker: ReturnType<typeof createWorker>, env: Record<string, string>) =>
+    const relayed = (worker: ReturnType<typeof createFetchHandler>, env: Record<string, string>) =>
       worker.fetch(
         new Request("http://localhost/mcp", {
           method: "POST",
@@ -169,10 +169,10 @@ tools:
         env,
       );
     const env = { KERVANC_ALLOW_PRIVATE_NETWORK: "1" };
-    const refused = await relayed(createWorker(compileInProcess(spec(upstream.origin))), env);
+    const refused = await relayed(createFetchHandler(compileInProcess(spec(upstream.origin))), env);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain("this request came through a proxy");
-    const insecure = await relayed(createWorker(compileInProcess(spec(upstream.origin))), {
+    const insecure = await relayed(createFetchHandler(compileInProcess(spec(upstream.origin))), {
       ...env,
       KERVANC_INSECURE_NO_AUTH: "1",
     });

@@ -23,7 +23,7 @@ import {
 } from "../../packages/runtime/src/net/address.ts";
 import { createFetchTransport, FETCH_ACCEPT_ENCODING } from "../../packages/runtime/src/net/fetch-transport.ts";
 import type { Hop, HopResponse } from "../../packages/runtime/src/net/upstream.ts";
-import { WORKER_ENV } from "../../packages/runtime/src/entry/worker-main.ts";
+import { WORKER_ENV } from "../../packages/runtime/src/entry/fetch-main.ts";
 import { shellWords } from "../helpers/runtimes.ts";
 import { startUpstream, type Upstream } from "../helpers/upstream.ts";
 

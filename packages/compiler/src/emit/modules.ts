@@ -90,8 +90,8 @@ main(server);
 `);
 
 /** The fetch target's entry (worker.mjs, targets.ts): `export default { fetch }` for workerd, Deno and Bun. */
-export const FETCH_ENTRY = new Code(`import { createWorker } from "./runtime/entry/worker-main.ts";
+export const FETCH_ENTRY = new Code(`import { createFetchHandler } from "./runtime/entry/fetch-main.ts";
 import { server } from "./server.ts";
 
-export default createWorker(server);
+export default createFetchHandler(server);
 `);

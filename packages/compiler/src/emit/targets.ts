@@ -13,9 +13,9 @@
  *   for workerd, Deno and Bun. It imports nothing at all (not even a Node built-in, which workerd without
  *   `nodejs_compat` cannot load); the build fails if esbuild leaves any import in it.
  *
- * The file names are what users run and deploy, so they never change; in code the fetch handler is called
- * `fetch` everywhere (its runtime module is still `worker-main.ts` and its shim `sdk-shims-web.ts`: those are
- * file names in every generated package).
+ * The bundles' file names are what users run and deploy, so they never change (`worker.mjs` keeps its name);
+ * everywhere else the target is called fetch: its runtime entry is `entry/fetch-main.ts` (`createFetchHandler`)
+ * and its shim `entry/sdk-shims-fetch.ts`.
  */
 import type * as esbuild from "esbuild";
 import type { Code } from "./code/code.ts";
@@ -63,7 +63,7 @@ const FETCH: RuntimeTarget = {
   // Built for no platform in particular: esbuild then treats no import as built in, so anything Node-only fails
   // to resolve here instead of failing to load on workerd.
   platform: { platform: "neutral", target: "es2022", mainFields: ["module", "main"], conditions: [] },
-  shim: "entry/sdk-shims-web.ts",
+  shim: "entry/sdk-shims-fetch.ts",
   importsNothing: true,
   executable: false,
   description: "The web-standard fetch handler (export default { fetch }) for workerd, Deno and Bun.",

@@ -9,7 +9,7 @@ import { TARGET } from "../targets.ts";
 import { SAMPLE_PORT } from "./sample-port.ts";
 import { WORKERD_CONFIG_FILE } from "./workerd-config.ts";
 
-/** The settings the fetch target reads from its environment besides the secrets (see runtime/entry/worker-main.ts). */
+/** The settings the fetch target reads from its environment besides the secrets (see runtime/entry/fetch-main.ts). */
 export const FETCH_SETTINGS = [
   "KERVANC_ALLOWED_HOSTS",
   "KERVANC_DENY_NETWORK",

@@ -193,13 +193,13 @@ function flag(env: (name: string) => string | undefined, name: string): boolean 
  * export it serves: loopback, and no development error pages (Bun's default is every interface). Workers and
  * Deno ignore both; Deno takes the address from `deno serve --host`.
  */
-export interface FetchWorker {
+export interface FetchHandler {
   fetch(request: Request, env?: unknown, platform?: unknown): Promise<Response>;
   readonly hostname: string;
   readonly development: boolean;
 }
 
-export function createWorker(all: CompiledServer): FetchWorker {
+export function createFetchHandler(all: CompiledServer): FetchHandler {
   const vault = new SecretVault();
   const log = (line: string): void => console.error(vault.redactText(line));
   let handler: HttpHandler | null = null;
