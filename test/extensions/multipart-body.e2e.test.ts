@@ -15,6 +15,8 @@ const KEY = "upload-api-key-canary-31f0";
 
 interface Parsed {
   fields: [string, string][];
+  /** Each field's Content-Type as busboy read it (text/plain when the part has none). */
+  fieldTypes: Record<string, string>;
   files: { name: string; filename: string; mimeType: string; base64: string }[];
   contentType: string;
 }
@@ -41,6 +43,7 @@ tools:
         filename: { type: string }
         content_type: { type: string }
         tags: { type: array, items: { type: string } }
+        meta: { type: object }
       required: [content_base64]
     http:
       method: POST
@@ -51,6 +54,7 @@ tools:
       body:
         description: "{{input.description}}"
         tags: "{{input.tags}}"
+        meta: { json: "{{input.meta}}" }
         file:
           content: "{{input.content_base64}}"
           encoding: base64
@@ -63,10 +67,18 @@ beforeAll(async () => {
   api = await startUpstream(
     async (req, res) => {
       // The recorded request holds the body as text; busboy gets the bytes as they came (latin1 keeps each byte).
-      const parsed: Parsed = { fields: [], files: [], contentType: String(req.headers["content-type"]) };
+      const parsed: Parsed = {
+        fields: [],
+        fieldTypes: {},
+        files: [],
+        contentType: String(req.headers["content-type"]),
+      };
       await new Promise<void>((resolve, reject) => {
         const parser = busboy({ headers: req.headers as Record<string, string>, defParamCharset: "utf8" });
-        parser.on("field", (name, value) => parsed.fields.push([name, value]));
+        parser.on("field", (name, value, info) => {
+          parsed.fields.push([name, value]);
+          parsed.fieldTypes[name] = info.mimeType;
+        });
         parser.on("file", (name, stream, info) => {
           const chunks: Buffer[] = [];
           stream.on("data", (c: Buffer) => chunks.push(c));
@@ -105,6 +117,17 @@ const text = (r: { content?: { text?: string }[] }): string => r.content?.[0]?.t
 const BYTES = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 53 + 7) % 256));
 
 describe("multipart uploads", () => {
+  it("sends a { json } field as an application/json part (Box's upload attributes), and none when absent", async () => {
+    const meta = { name: "report.pdf", parent: { id: "0" }, note: 'line\r\n--"quoted"' };
+    const r = await client.callTool("upload", { content_base64: BYTES.toString("base64"), meta });
+    expect(r.isError ?? false, text(r)).toBe(false);
+    const upload = uploads.at(-1)!;
+    expect(upload.fields.filter(([name]) => name === "meta").map(([, value]) => JSON.parse(value))).toEqual([meta]);
+    expect(upload.fieldTypes["meta"]).toBe("application/json");
+    await client.callTool("upload", { content_base64: BYTES.toString("base64") });
+    expect(uploads.at(-1)!.fields.map(([name]) => name)).not.toContain("meta");
+  });
+
   it("sends text and file parts that a real parser reads back, bytes intact", async () => {
     const r = await client.callTool("upload", {
       description: "quarterly report",

@@ -27,6 +27,18 @@ describe("multipartEncode", () => {
     );
   });
 
+  it("sends a { json } field as one application/json part, and leaves out an omitted one", () => {
+    const attributes = { name: "report.pdf", parent: { id: "0" }, note: 'a "quoted" line\r\n--x' };
+    const encoded = multipartEncode({ attributes: { json: attributes }, extra: { json: null } }, 1000, "----kervancJ");
+    expect(Buffer.from(encoded.bytes).toString("utf8")).toBe(
+      [
+        '------kervancJ\r\nContent-Disposition: form-data; name="attributes"\r\nContent-Type: application/json\r\n\r\n',
+        `${JSON.stringify(attributes)}\r\n`,
+        "------kervancJ--\r\n",
+      ].join(""),
+    );
+  });
+
   it("refuses a body that is not an object, and a file past the limit before decoding it", () => {
     expect(() => multipartEncode(["x"], 10)).toThrow("must be an object of fields");
     expect(() => multipartEncode({ f: { content: "A".repeat(16), encoding: "base64" } }, 11)).toThrow(

@@ -1145,7 +1145,7 @@ export const CODES = {
         `${a.name} cannot be a multipart field name: printable ASCII without quotes or backslashes.`,
       nested: (a: { name: string }) => `The multipart field "${a.name}" holds a list inside a list.`,
       fileShape: (a: { name: string }) =>
-        `The multipart field "${a.name}" is a file: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, and nothing else.`,
+        `The multipart field "${a.name}" is a file or JSON: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, or { json: "{{input.x}}" }, and nothing else.`,
       encoding: (a: { name: string }) =>
         `The file field "${a.name}" needs encoding: base64: a model sends a file's bytes as base64 text in its arguments.`,
       uploadWithoutMultipart: "maxUploadBytes applies to bodyEncoding: multipart only.",

@@ -3,8 +3,9 @@
  * `multipart/form-data` (RFC 7578), for file uploads.
  *
  * The body is rendered as a JSON body is, then each top-level field becomes parts: a string, number or boolean a
- * text part; a list one part per item; null nothing (an omitted optional argument); and an object with `content` a
- * file part: `content` is base64 (`encoding: base64`, the only encoding a model can write in JSON arguments), sent
+ * text part; a list one part per item; null nothing (an omitted optional argument); an object with `json` a JSON
+ * part (`Content-Type: application/json`, OpenAPI's default encoding for an object-valued field, as Box's upload
+ * sends its `attributes`); and an object with `content` a file part: `content` is base64 (`encoding: base64`, the only encoding a model can write in JSON arguments), sent
  * as bytes, with an optional `filename` and `contentType`. Field names are literal in the spec; a filename comes
  * from an argument, so it is cut to its last path segment and its `"`, CR and LF percent-encoded as RFC 7578
  * section 4.2 has browsers do (and nothing else: a receiver does not decode percent escapes); a content type must be a plain `type/subtype`. The decoded size of the files is
@@ -67,10 +68,16 @@ function partsOf(body: JsonValue, maxUploadBytes: number): Part[] {
       }
       return;
     }
+    if (Object.hasOwn(value, "json") && !Object.hasOwn(value, "content")) {
+      const json = value["json"];
+      if (json === null || json === undefined) return; // an omitted optional field
+      parts.push({ name, contentType: "application/json", bytes: encoder.encode(JSON.stringify(json)) });
+      return;
+    }
     const content = value["content"];
     if (content === undefined || content === null) {
       if (Object.hasOwn(value, "content")) return; // an omitted optional file
-      throw new ToolError(`The multipart field "${name}" is an object without content; send text or a file.`);
+      throw new ToolError(`The multipart field "${name}" is an object without content; send text, JSON or a file.`);
     }
     if (typeof content !== "string")
       throw new ToolError(`The content of file field "${name}" must be a base64 string.`);

@@ -1,7 +1,7 @@
 /**
  * The kervanc multipart-body extension's checks (docs/extensions/multipart-body.md): declared, a body that is an
- * object of fields, field names a part header can carry, file fields that are `{content, encoding: base64,
- * filename?, contentType?}`, and no Content-Type header of the spec's own (the server writes it, with the boundary).
+ * object of fields, field names a part header can carry, JSON fields that are `{json}`, file fields that are
+ * `{content, encoding: base64, filename?, contentType?}`, and no Content-Type header of the spec's own (the server writes it, with the boundary).
  */
 import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
 import type { ToolSpec } from "../spec-format.ts";
@@ -33,6 +33,8 @@ export function checkMultipart(tool: ToolSpec, at: SpecPath, declared: boolean, 
         continue;
       }
       const keys = Object.keys(item);
+      // A JSON part: `{ json: "{{input.attributes}}" }`, sent as application/json.
+      if (keys.length === 1 && keys[0] === "json") continue;
       const unknown = keys.find((key) => !FILE_KEYS.has(key));
       if (!keys.includes("content") || unknown !== undefined) {
         out.push(report("KV8021", where, (m) => m.fileShape({ name })));
