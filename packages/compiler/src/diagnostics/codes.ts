@@ -1136,7 +1136,7 @@ export const CODES = {
     severity: "error",
     summary: "A multipart body is not an object of text and file fields a part header can carry.",
     example:
-      'The multipart field "file" is a file: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, and nothing else.',
+      'The multipart field "file" is a file or JSON: write { content: "{{input.x}}", encoding: base64 } with optional filename and contentType, or { json: "{{input.x}}" }, and nothing else.',
     messages: {
       notObject: "bodyEncoding: multipart needs a body that is an object of fields.",
       contentType:
