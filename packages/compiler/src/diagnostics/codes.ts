@@ -1113,6 +1113,8 @@ export const CODES = {
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
       multipartUndeclared:
         "bodyEncoding: multipart is the kervanc extension multipart-body; declare it with kervancExtensions: [multipart-body] at the top of the spec (Kervan cannot run such a spec).",
+      omitAbsentUndeclared:
+        "omitAbsent is the kervanc extension omit-absent; declare it with kervancExtensions: [omit-absent] at the top of the spec (Kervan cannot run such a spec).",
       binaryUndeclared:
         "output.binary is the kervanc extension binary-output; declare it with kervancExtensions: [binary-output] at the top of the spec (Kervan cannot run such a spec).",
       credentialsUndeclared:
