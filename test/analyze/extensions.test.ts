@@ -24,4 +24,15 @@ describe("extensions", () => {
     );
     expect(findings(text, "KV8021").map((f) => f.path)).toEqual(["tools[0].http.maxUploadBytes"]);
   });
+
+  it("KV8002: http.omitAbsent without kervancExtensions: [omit-absent]; declared, a note (KV8001)", () => {
+    const tool =
+      '    input: { type: object, properties: { t: { type: string } } }\n    http: { url: "https://api.example.com/x", headers: { X-T: "{{input.t}}" }, omitAbsent: true }\n    output: { raw: true }\n';
+    expect(findings(oneTool(tool), "KV8002").map((f) => f.path)).toEqual(["tools[0].http.omitAbsent"]);
+    const declared = oneTool(tool, "kervancExtensions: [omit-absent]\n");
+    expect(findings(declared, "KV8002")).toEqual([]);
+    expect(findings(declared, "KV8001")).toEqual([
+      expect.objectContaining({ severity: "info", message: expect.stringMatching(/kervanc extension omit-absent/) }),
+    ]);
+  });
 });

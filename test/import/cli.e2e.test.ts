@@ -45,7 +45,10 @@ describe("kervanc import", () => {
       "  see kervanc docs/diagnostics.md#kv7013",
       all[11],
     ]);
-    const lines = all.slice(9);
+    // The spec declares omit-absent (optional body fields): a note at the declaration in the written spec.
+    expect(all[11]).toMatch(/ - info KV8001: kervancExtensions: This spec uses the kervanc extension omit-absent/);
+    expect(all[11]!.startsWith(`${out}:6:1`)).toBe(true);
+    const lines = all.slice(15);
     expect(lines[2]).toMatch(
       new RegExp(
         `^Imported 8 of 8 operations from fixtures/openapi/notes\\.yaml into ${out.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} in \\d+\\.\\d\\d s\\.$`,
@@ -80,6 +83,7 @@ describe("kervanc import", () => {
     expect(report.diagnostics.map((d) => `${d.code} ${d.doc}`)).toEqual([
       "KV7016 docs/diagnostics.md#kv7016",
       "KV7013 docs/diagnostics.md#kv7013",
+      "KV8001 docs/diagnostics.md#kv8001",
     ]);
     expect(await readFile(out, "utf8")).toBe("# my reviewed spec\n");
     const replaced = await kervanc(["import", NOTES, "-o", out, "--force"]);
@@ -161,17 +165,17 @@ describe("kervanc import", () => {
     const tight = await kervanc(["import", NOTES, "-o", out, "--tools-budget", "10"], piped);
     expect(tight.code, tight.stderr).toBe(0);
     const lines = tight.stderr.split("\n");
-    const at = lines.findIndex((l) => l.startsWith(`${out}:7:1 - warning KV9006: tools: `));
+    const at = lines.findIndex((l) => l.startsWith(`${out}:10:1 - warning KV9006: tools: `));
     const written = (await readFile(out, "utf8")).split("\n");
     expect(lines.slice(at + 1, at + 6)).toEqual([
-      `  6 | ${written[5]}`,
-      `> 7 | ${written[6]}`,
+      `   9 | ${written[8]}`,
+      `> 10 | ${written[9]}`,
       // The key underlined, as build frames the same KV9006 (both are made in one place, build.ts's overBudget).
-      "    | ^^^^^",
-      `  8 | ${written[7]}`,
+      "     | ^^^^^",
+      `  11 | ${written[10]}`,
       "  see kervanc docs/diagnostics.md#kv9006",
     ]);
-    expect(written[6]).toBe("tools:");
+    expect(written[9]).toBe("tools:");
     expect(tight.stderr).not.toContain("\u001b[");
 
     // The same colour rules as build: FORCE_COLOR colours a pipe, NO_COLOR alone does not.
@@ -179,7 +183,7 @@ describe("kervanc import", () => {
       env: { ...PIPED, FORCE_COLOR: "1" },
     });
     expect(forced.stderr).toContain("\u001b[33mwarning KV9006\u001b[0m");
-    expect(forced.stderr).toContain(`\u001b[33m>\u001b[0m \u001b[2m7 |\u001b[0m tools:`);
+    expect(forced.stderr).toContain(`\u001b[33m>\u001b[0m \u001b[2m10 |\u001b[0m tools:`);
     const noColor = await kervanc(["import", NOTES, "-o", out, "--force", "--tools-budget", "10"], {
       env: { ...PIPED, NO_COLOR: "1" },
     });
@@ -192,7 +196,7 @@ describe("kervanc import", () => {
     const r = await kervanc(["import", NOTES, "-o", out, "--tools-budget", "10"], piped);
     expect(r.code).toBe(1);
     const lines = r.stderr.split("\n");
-    const at = lines.findIndex((l) => l.startsWith(`${out}:7:1 - warning KV9006: `));
+    const at = lines.findIndex((l) => l.startsWith(`${out}:10:1 - warning KV9006: `));
     expect(at).toBeGreaterThan(0);
     expect(lines[at + 1]).toBe("  see kervanc docs/diagnostics.md#kv9006");
   });

@@ -20,7 +20,7 @@ const doc = JSON.stringify({
       },
       post: {
         operationId: "createContact",
-        requestBody: json({ type: "object", properties: { email: { type: "string" } } }),
+        requestBody: json({ type: "object", properties: { email: { type: "string" } }, required: ["email"] }),
         responses: {
           "201": json({ type: "object", properties: { id: { type: "string" } } }),
           "422": json({ type: "object", properties: { errors: { type: "array", items: { type: "object" } } } }),

@@ -67,3 +67,17 @@ export const ok200 = {
 export function problems(result: ImportResult): Diagnostic[] {
   return result.diagnostics.filter((d) => d.code !== "KV7016");
 }
+
+/**
+ * The schema of a tool's request body: its one `body` argument, or, for a body flattened into the tool's
+ * arguments (request-body.ts), the object those arguments make up (for tools without parameters).
+ */
+export function bodyOf(tool: Record<string, any>): Record<string, any> {
+  const input = tool["input"] as { properties: Record<string, unknown>; required?: string[] };
+  if ("body" in input.properties && typeof tool["http"]["body"] === "string") return input.properties["body"] as never;
+  return {
+    type: "object",
+    properties: input.properties,
+    ...(input.required !== undefined ? { required: input.required } : {}),
+  };
+}

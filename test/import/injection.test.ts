@@ -134,8 +134,12 @@ describe("document text in the written spec", () => {
     ).toBe(true);
     const spec = specOf(result);
     expect(Object.keys(spec).sort()).toEqual(
-      ["specVersion", "name", "version", "description", "secrets", "tools"].filter((k) => k in spec).sort(),
+      ["specVersion", "kervancExtensions", "name", "version", "description", "secrets", "tools"]
+        .filter((k) => k in spec)
+        .sort(),
     );
+    // The body's optional property is left out when absent: the one extension an import of this document uses.
+    if ("kervancExtensions" in spec) expect(spec["kervancExtensions"]).toEqual(["omit-absent"]);
     expect(spec["specVersion"]).toBe(1);
     expect(spec.secrets).toEqual([{ name: "API_KEY", hosts: ["api.example.com:443"] }]);
     // A path key with a "." or ".." segment is left out (route-paths.test.ts), and so is one whose ?query is not
@@ -152,7 +156,9 @@ describe("document text in the written spec", () => {
     }
     for (const tool of spec.tools) {
       const http = tool["http"] as Record<string, unknown>;
-      expect(Object.keys(http).every((k) => ["method", "url", "query", "headers", "body"].includes(k))).toBe(true);
+      expect(
+        Object.keys(http).every((k) => ["method", "url", "query", "headers", "body", "omitAbsent"].includes(k)),
+      ).toBe(true);
       expect(new URL((http["url"] as string).replace(/\{\{[^}]*\}\}/g, "x")).host).toBe("api.example.com");
       expect(http["url"]).toMatch(/^https:\/\/api\.example\.com\/v1\//);
       const headers = (http["headers"] ?? {}) as Record<string, unknown>;

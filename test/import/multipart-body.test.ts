@@ -35,9 +35,11 @@ describe("multipart request bodies", () => {
       ),
     );
     const spec = specOf(result);
-    expect(spec["kervancExtensions"]).toEqual(["multipart-body"]);
+    // Optional fields are left out when absent (omit-absent), as a multipart body leaves out null ones.
+    expect(spec["kervancExtensions"]).toEqual(["multipart-body", "omit-absent"]);
     const [tool] = spec.tools;
     expect(tool!["http"]["bodyEncoding"]).toBe("multipart");
+    expect(tool!["http"]["omitAbsent"]).toBe(true);
     expect(tool!["http"]["body"]).toEqual({
       file: {
         content: "{{input.file_base64}}",
@@ -51,6 +53,14 @@ describe("multipart request bodies", () => {
     });
     expect(tool!["input"]["required"]).toEqual(["file_base64", "file_filename"]);
     expect(tool!["input"]["properties"]["file_base64"]).toMatchObject({ type: "string", contentEncoding: "base64" });
+  });
+
+  it("need no omitAbsent when every field is required", () => {
+    const spec = specOf(
+      imp(upload({ file: { type: "string", format: "binary" }, title: { type: "string" } }, ["file", "title"])),
+    );
+    expect(spec["kervancExtensions"]).toEqual(["multipart-body"]);
+    expect(spec.tools[0]!["http"]).not.toHaveProperty("omitAbsent");
   });
 
   it("leave out an operation whose fields a part cannot carry, saying which", () => {

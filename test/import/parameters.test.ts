@@ -19,7 +19,7 @@ describe("parameters", () => {
                 style: "deepObject",
                 schema: { type: "object", additionalProperties: { type: "string" } },
               },
-              { name: "X-Trace", in: "header", schema: { type: "string" } },
+              { name: "X-Trace", in: "header", schema: { type: "object" } },
               { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
               { name: "Host", in: "header", required: true, schema: { type: "string" } },
               { name: "where", in: "query", schema: { type: "object", properties: { x: { type: "string" } } } },
@@ -43,6 +43,113 @@ describe("parameters", () => {
     const tool = specOf(result).tools[0]!;
     expect(tool["input"]["properties"]).toEqual({});
     expect(tool["http"]["headers"]).toBeUndefined();
+  });
+
+  it("sends an optional header from an optional input, left out when absent (omit-absent)", () => {
+    const result = imp(
+      api({
+        "/a/{id}": {
+          get: {
+            operationId: "a",
+            parameters: [
+              { name: "id", in: "path", required: true, schema: { type: "string" } },
+              { name: "X-Request-Id", in: "header", description: "Echoed back.", schema: { type: "string" } },
+              { name: "If-None-Match", in: "header", schema: { type: "string" } },
+              { name: "X-Version", in: "header", required: true, schema: { type: "integer" } },
+              { name: "id", in: "header", schema: { type: "string" } },
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(problems(result).map((d) => d.code)).toEqual(["KV8001"]);
+    const spec = specOf(result);
+    expect(spec["kervancExtensions"]).toEqual(["omit-absent"]);
+    const tool = spec.tools[0]!;
+    expect(tool["input"]).toEqual({
+      type: "object",
+      properties: {
+        id: { type: "string" },
+        x_request_id: { description: "Echoed back.", type: "string" },
+        if_none_match: { type: "string" },
+        x_version: { type: "integer" },
+        id_header: { type: "string" },
+      },
+      required: ["id", "x_version"],
+      additionalProperties: false,
+    });
+    expect(tool["http"]["headers"]).toEqual({
+      "X-Request-Id": "{{input.x_request_id}}",
+      "If-None-Match": "{{input.if_none_match}}",
+      "X-Version": "{{input.x_version}}",
+      id: "{{input.id_header}}",
+    });
+    expect(tool["http"]["omitAbsent"]).toBe(true);
+  });
+
+  it("required headers only: no omitAbsent, plain Kervan", () => {
+    const result = imp(
+      api({
+        "/a": {
+          get: {
+            operationId: "a",
+            parameters: [{ name: "X-Version", in: "header", required: true, schema: { type: "integer" } }],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(result.text).not.toContain("kervancExtensions");
+    expect(specOf(result).tools[0]!["http"]).not.toHaveProperty("omitAbsent");
+  });
+
+  it("sets Accept from the documented response media type and Content-Type from the body, never as inputs", () => {
+    const header = (name: string, required = false) => ({ name, in: "header", required, schema: { type: "string" } });
+    const result = imp(
+      api({
+        "/report": {
+          get: {
+            operationId: "report",
+            parameters: [header("Accept", true), header("Content-Type")],
+            responses: { "200": { description: "ok", content: { "text/csv": { schema: { type: "string" } } } } },
+          },
+        },
+        "/items": {
+          post: {
+            operationId: "items",
+            parameters: [header("accept"), header("Content-Type", true)],
+            requestBody: {
+              required: true,
+              content: { "application/vnd.api+json": { schema: { type: "array", items: { type: "string" } } } },
+            },
+            responses: {
+              "200": { description: "ok", content: { "application/vnd.api+json": { schema: { type: "object" } } } },
+            },
+          },
+        },
+        "/any": {
+          get: {
+            operationId: "any",
+            parameters: [header("Accept")],
+            responses: { "200": { description: "ok", content: { "*/*": { schema: { type: "object" } } } } },
+          },
+        },
+      }),
+    );
+    const [report, items, any] = specOf(result).tools;
+    expect(report!["http"]["headers"]).toEqual({ Accept: "text/csv" });
+    expect(items!["http"]["headers"]).toEqual({
+      Accept: "application/vnd.api+json",
+      "Content-Type": "application/vnd.api+json",
+    });
+    // A wildcard is the runtime's to choose (by the tool's output).
+    expect(any!["http"]).not.toHaveProperty("headers");
+    for (const tool of [report, items, any]) {
+      expect(Object.keys(tool!["input"]["properties"])).not.toContainEqual(expect.stringMatching(/accept|content/i));
+      expect(tool!["http"]).not.toHaveProperty("omitAbsent");
+    }
+    expect(result.text).not.toContain("kervancExtensions");
   });
 
   it("sends a deepObject query parameter as the document says: one name[key] entry per property", () => {

@@ -231,7 +231,9 @@ describe("Twilio messages (http basic, a 204 DELETE)", () => {
     expect(imports["twilio-messages"]!.stderr).toContain("info KV8001");
     const { result, request } = await call(c, twilio, "CreateMessage", {
       AccountSid: ACCOUNT,
-      body: { To: "+15558675310", From: "+15005550006", Body: "Hello & welcome" },
+      To: "+15558675310",
+      From: "+15005550006",
+      Body: "Hello & welcome",
     });
     expect(request.headers["content-type"]).toBe("application/x-www-form-urlencoded");
     expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
@@ -319,7 +321,8 @@ describe("Slack chat.postMessage (a form body with oauth2)", () => {
 
   it("posts a message as a form, the token as Authorization: Bearer, and the model sees the text it posted", async () => {
     const { result, request } = await call(c, slack, "chat_postMessage", {
-      body: { channel: "C1234567890", text: "Deploy finished" },
+      channel: "C1234567890",
+      text: "Deploy finished",
     });
     expect(request.headers["authorization"]).toBe(`Bearer ${SLACK_TOKEN}`);
     expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({

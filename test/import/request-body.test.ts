@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { imp, specOf, api, ok200, problems } from "./helpers.ts";
 
 describe("request bodies", () => {
-  it("sends a JSON body as one required property, with its media type when it is not application/json", () => {
+  it("flattens a JSON object body into the tool's arguments, with its media type when it is not application/json", () => {
     const spec = specOf(
       imp(
         api({
@@ -29,16 +29,137 @@ describe("request bodies", () => {
     const tool = spec.tools[0]!;
     expect(tool["input"]).toEqual({
       type: "object",
-      properties: { body: { description: "The changes.", type: "object", properties: { n: { type: "integer" } } } },
-      required: ["body"],
+      properties: { n: { type: "integer" } },
       additionalProperties: false,
     });
     expect(tool["http"]).toEqual({
       method: "PATCH",
       url: "https://api.example.com/v1/a",
       headers: { "Content-Type": "application/merge-patch+json" },
-      body: "{{input.body}}",
+      body: { n: "{{input.n}}" },
+      omitAbsent: true,
     });
+    expect(spec["kervancExtensions"]).toEqual(["omit-absent"]);
+  });
+
+  it("keeps each property's schema, description, enum, default and required-ness; a parameter's name gets body_", () => {
+    const result = imp(
+      api({
+        "/pets/{name}": {
+          put: {
+            operationId: "put",
+            parameters: [{ name: "name", in: "path", required: true, schema: { type: "string" } }],
+            requestBody: {
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    required: ["name", "kind"],
+                    properties: {
+                      name: { type: "string", description: "The new name." },
+                      kind: { type: "string", enum: ["cat", "dog"] },
+                      "max-age": { type: "integer", default: 10 },
+                      tags: { type: "array", items: { type: "string" } },
+                    },
+                  },
+                },
+              },
+            },
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(problems(result).map((d) => d.code)).toEqual(["KV8001"]);
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]).toEqual({
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        body_name: { type: "string", description: "The new name." },
+        kind: { type: "string", enum: ["cat", "dog"] },
+        max_age: { type: "integer", default: 10 },
+        tags: { type: "array", items: { type: "string" } },
+      },
+      required: ["name", "body_name", "kind"],
+      additionalProperties: false,
+    });
+    expect(tool["http"]["body"]).toEqual({
+      name: "{{input.body_name}}",
+      kind: "{{input.kind}}",
+      "max-age": "{{input.max_age}}",
+      tags: "{{input.tags}}",
+    });
+    expect(tool["http"]["omitAbsent"]).toBe(true);
+    expect(result.text).toContain("# body_name is the body's \"name\": the name name is a parameter's");
+  });
+
+  it("a body whose properties are all required is flattened without the extension: plain Kervan", () => {
+    const result = imp(
+      api({
+        "/a": {
+          post: {
+            operationId: "a",
+            requestBody: {
+              content: {
+                "application/json": {
+                  schema: { type: "object", required: ["a"], properties: { a: { type: "string" } } },
+                },
+              },
+            },
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(tool["http"]).toEqual({ method: "POST", url: "https://api.example.com/v1/a", body: { a: "{{input.a}}" } });
+    expect(result.text).not.toContain("kervancExtensions");
+  });
+
+  it.each([
+    ["an array at the root", { type: "array", items: { type: "string" } }],
+    ["a scalar at the root", { type: "string" }],
+    ["a combinator at the root", { allOf: [{ type: "object", properties: { a: { type: "string" } } }] }],
+    ["open additional properties", { type: "object", properties: { a: {} }, additionalProperties: { type: "string" } }],
+    ["a root constraint", { type: "object", properties: { a: {} }, minProperties: 1 }],
+    ["a nullable body", { type: "object", nullable: true, properties: { a: { type: "string" } } }],
+    [
+      "more than 30 properties",
+      { type: "object", properties: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`p${i}`, {}])) },
+    ],
+  ])("keeps the single body argument for %s", (_label, schema) => {
+    const result = imp(
+      api({
+        "/a": {
+          post: {
+            operationId: "a",
+            requestBody: { content: { "application/json": { schema } } },
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(tool["http"]["body"]).toBe("{{input.body}}");
+    expect(tool["http"]).not.toHaveProperty("omitAbsent");
+    expect(tool["input"]["required"]).toEqual(["body"]);
+    expect(Object.keys(tool["input"]["properties"])).toEqual(["body"]);
+  });
+
+  it("30 properties are still flattened", () => {
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`p${i}`, {}])),
+    };
+    const result = imp(
+      api({
+        "/a": {
+          post: { operationId: "a", requestBody: { content: { "application/json": { schema } } }, responses: ok200 },
+        },
+      }),
+    );
+    expect(Object.keys(specOf(result).tools[0]!["http"]["body"])).toHaveLength(30);
   });
 
   it("leaves out bodies a spec cannot send (and the operation when the body is required), and bodies on GET", () => {
@@ -99,14 +220,24 @@ describe("request bodies", () => {
       }),
     );
     const spec = specOf(result);
-    expect(spec["kervancExtensions"]).toEqual(["form-body"]);
-    expect(spec.tools[0]!["http"]).toMatchObject({ method: "POST", body: "{{input.body}}", bodyEncoding: "form" });
+    expect(spec["kervancExtensions"]).toEqual(["form-body", "omit-absent"]);
+    expect(spec.tools[0]!["http"]).toMatchObject({
+      method: "POST",
+      body: { email: "{{input.email}}", metadata: "{{input.metadata}}" },
+      bodyEncoding: "form",
+      omitAbsent: true,
+    });
     expect(spec.tools[0]!["http"]["headers"]).toBeUndefined();
-    expect(spec.tools[0]!["input"]["properties"]["body"]).toEqual(form);
+    expect(spec.tools[0]!["input"]).toEqual({
+      type: "object",
+      properties: form.properties,
+      required: ["email"],
+      additionalProperties: false,
+    });
     expect(result.text).toContain(
-      "# form-encoded bodies (bodyEncoding: form) are a kervanc extension: this spec no longer runs on Kervan.",
+      "# form-encoded bodies (bodyEncoding: form) are a kervanc extension; optional headers and body fields left out when not given (omitAbsent: true) are a kervanc extension: this spec no longer runs on Kervan.",
     );
-    expect(result.diagnostics.filter((d) => d.code === "KV8001").map((d) => d.severity)).toEqual(["info"]);
+    expect(result.diagnostics.filter((d) => d.code === "KV8001").map((d) => d.severity)).toEqual(["info", "info"]);
   });
 
   it("sends */* with a JSON schema as JSON (Kubernetes create and replace)", () => {
@@ -126,9 +257,9 @@ describe("request bodies", () => {
       }),
     );
     const tool = specOf(result).tools[0]!;
-    expect(tool["http"]["body"]).toBe("{{input.body}}");
+    expect(tool["http"]["body"]).toEqual({ metadata: "{{input.metadata}}" });
     expect(tool["http"]["headers"]).toBeUndefined();
-    expect(tool["input"]["properties"]["body"]).toEqual(schema);
+    expect(tool["input"]["properties"]).toEqual(schema.properties);
     // Without a schema there is nothing to say it is JSON: the operation is left out, by name.
     const bare = imp(
       api({

@@ -143,7 +143,20 @@ describe("import, then build", () => {
       "The server reads these secrets from environment variables of the same name: BEARER_AUTH.",
     );
     expect(buildResult.code, buildResult.stderr).toBe(0);
-    expect(buildResult.stderr).toMatch(/^Built 3 servers \(21 tools\) into .* in \d+\.\d\d s\.\n$/);
+    expect(buildResult.stderr).toMatch(/\nBuilt 3 servers \(21 tools\) into .* in \d+\.\d\d s\.\n$/);
+    // Besides the summary, only the notes that notes and petstore use omit-absent (optional body fields).
+    expect(
+      buildResult.stderr
+        .split("\n")
+        .filter((l) => / - (info|warning|error) /.test(l))
+        .map(
+          (l) =>
+            l
+              .replace(/^.*\/specs\//, "")
+              .replace(/:\d+:\d+ - /, " ")
+              .split(":")[0],
+        ),
+    ).toEqual(["notes.yaml info KV8001", "petstore.yaml info KV8001"]);
     expect(
       buildResult.stdout
         .split("\n")
@@ -167,11 +180,13 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
     c = await client("notes", "modern");
   });
 
-  it("creates a note: path parameter, renamed header, body as JSON", async () => {
+  it("creates a note: path parameter, renamed header, flat arguments rebuilt into the JSON body", async () => {
     const { result, request } = await call(c, notesApi, "createNote", {
       workspaceId: "team-a",
       idempotency_key: "retry-0001",
-      body: { title: "Standup", labels: ["x"], pinned: true },
+      title: "Standup",
+      labels: ["x"],
+      pinned: true,
     });
     expect(request.method).toBe("POST");
     expect(request.path).toBe("/api/workspaces/team-a/notes");
@@ -195,7 +210,7 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
     const result = await c.callTool("createNote", {
       workspaceId: "team-a",
       idempotency_key: "retry-0002",
-      body: { labels: [] },
+      labels: [],
     });
     expect(result.isError).toBe(true);
     expect(notesApi.requests.length).toBe(before);
@@ -206,7 +221,7 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
       workspaceId: "team-a",
       noteId: 7,
       notify: true,
-      body: { title: "New" },
+      title: "New",
     });
     expect([request.method, request.path, request.query]).toEqual([
       "PUT",
@@ -245,7 +260,7 @@ describe("path parameters and JSON bodies (notes.yaml, plain http)", () => {
     const { result, request } = await call(c, notesApi, "searchNotes", {
       workspaceId: "team-a",
       body: true,
-      request_body: { query: "standup" },
+      query: "standup",
     });
     expect(request.query).toBe("body=true");
     expect(JSON.parse(request.body)).toEqual({ query: "standup" });
@@ -408,7 +423,7 @@ describe("a petstore (petstore.yaml, https, legacy client)", () => {
   });
 
   it("adds a pet with its oauth2 scheme's access token as Authorization: Bearer, sending the body as given", async () => {
-    const { request } = await call(c, petsApi, "addPet", { body: { name: "Bo", photoUrls: [], status: null } });
+    const { request } = await call(c, petsApi, "addPet", { name: "Bo", photoUrls: [], status: null });
     expect(request.method).toBe("POST");
     expect(request.headers["api_key"]).toBeUndefined();
     expect(request.headers["authorization"]).toBe(`Bearer ${PET_TOKEN}`);

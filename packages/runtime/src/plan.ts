@@ -82,6 +82,12 @@ export interface RequestPlan {
   readonly bodyEncoding?: "form" | "multipart";
   /** The multipart-body extension: the most decoded file bytes one request may send. */
   readonly maxUploadBytes?: number;
+  /**
+   * The kervanc omit-absent extension (render.ts): a header whose value is exactly one input reference is left out
+   * when the value is absent or null, and a body key whose value is exactly one input reference when it is
+   * absent. Absent: Kervan's rules (an error in a header, null in a body).
+   */
+  readonly omitAbsent?: true;
   /** The kervanc retry extension (retry.ts): which answers are retried, how often, how long to wait. Absent: none. */
   readonly retry?: RetryPlan;
 }

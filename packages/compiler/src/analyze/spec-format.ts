@@ -160,6 +160,11 @@ const http = obj(
         "kervanc extension multipart-body: the most decoded file bytes one request may send (default 10485760, 10 MiB).",
       ),
     ),
+    omitAbsent: opt(
+      bool(
+        "kervanc extension omit-absent (docs/extensions/omit-absent.md): a header or body key whose value is exactly one {{input.x}} is left out when the argument is absent, instead of an error (header) or null (body). Needs kervancExtensions: [omit-absent]; not portable to Kervan.",
+      ),
+    ),
     timeoutMs: opt(timeoutMs),
     maxResponseBytes: opt(maxResponseBytes),
     allowInsecureHttp: opt(allowInsecureHttp),
@@ -447,11 +452,20 @@ export const specShape = obj(
     kervancExtensions: opt(
       array(
         str({
-          enum: ["binary-output", "error-detail", "form-body", "multipart-body", "retry", "toolsets", "upstream-auth"],
+          enum: [
+            "binary-output",
+            "error-detail",
+            "form-body",
+            "multipart-body",
+            "omit-absent",
+            "retry",
+            "toolsets",
+            "upstream-auth",
+          ],
           doc: "A kervanc extension this spec uses.",
         }),
         {
-          max: 7,
+          max: 8,
           doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
         },
       ),

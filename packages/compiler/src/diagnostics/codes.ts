@@ -1113,6 +1113,8 @@ export const CODES = {
         "tags is the kervanc extension toolsets; declare it with kervancExtensions: [toolsets] at the top of the spec (Kervan cannot run such a spec).",
       multipartUndeclared:
         "bodyEncoding: multipart is the kervanc extension multipart-body; declare it with kervancExtensions: [multipart-body] at the top of the spec (Kervan cannot run such a spec).",
+      omitAbsentUndeclared:
+        "omitAbsent is the kervanc extension omit-absent; declare it with kervancExtensions: [omit-absent] at the top of the spec (Kervan cannot run such a spec).",
       binaryUndeclared:
         "output.binary is the kervanc extension binary-output; declare it with kervancExtensions: [binary-output] at the top of the spec (Kervan cannot run such a spec).",
       credentialsUndeclared:
@@ -1441,8 +1443,6 @@ export const CODES = {
         `The header parameter "${a.name}" carries credentials, which must not come from the model; it is left out. Declare a security scheme, or add the header with {{secrets.NAME}} by hand.`,
       reservedHeader: (a: { name: string }) =>
         `The header parameter "${a.name}" is left out: a spec cannot set that header.`,
-      optionalHeader: (a: { name: string }) =>
-        `The optional header parameter "${a.name}" is left out: a spec sends every header it names, so a call without it would fail. Add it by hand with a fixed value if needed.`,
       headerNotScalar: (a: { name: string }) =>
         `The header parameter "${a.name}" is not a string, number or boolean; it is left out.`,
       patternLeftOut: (a: { problem: string }) => `The pattern is left out: ${a.problem}.`,

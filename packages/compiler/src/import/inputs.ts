@@ -39,6 +39,11 @@ export class Inputs {
     return candidate;
   }
 
+  /** Whether a property has this name already. */
+  taken(name: string): boolean {
+    return this.#taken.has(name);
+  }
+
   /** Adds a property for a parameter; returns its name. */
   add(param: InputSource, location: string): string {
     const id = this.name(identifierFrom(param.name), location);

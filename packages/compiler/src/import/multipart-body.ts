@@ -32,8 +32,8 @@ function isScalar(schema: unknown): boolean {
 }
 
 /**
- * The body template of a multipart operation, its fields' inputs added to `inputs`; null when the operation is
- * left out (reported).
+ * The body template of a multipart operation, its fields' inputs added to `inputs`, and whether a field is
+ * optional (then the tool leaves it out when absent: omit-absent); null when the operation is left out (reported).
  */
 export function placeMultipartBody(
   ctx: ImportContext,
@@ -41,7 +41,7 @@ export function placeMultipartBody(
   inputs: Inputs,
   schemaValue: unknown,
   at: (string | number)[],
-): Record<string, unknown> | null {
+): { body: Record<string, unknown>; optional: boolean } | null {
   const schema = ctx.resolver.deref(schemaValue, at);
   const properties = own(schema.value, "properties");
   const required = new Set(
@@ -57,12 +57,14 @@ export function placeMultipartBody(
   };
   if (!isPlainObject(properties) || Object.keys(properties).length === 0) return leftOut("multipartNoFields");
   const body: Record<string, unknown> = {};
+  let optional = false;
   for (const [name, raw] of Object.entries(properties)) {
     if (!/^[\x20-\x7e]+$/.test(name) || name.includes('"') || name.includes("\\"))
       return leftOut("multipartFieldName", name);
     const field = ctx.resolver.deref(raw, [...schema.path, "properties", name]);
     const base = identifierFrom(name);
     const needed = required.has(name);
+    if (!needed) optional = true;
     const description = inputs.describe(own(field.value, "description"), [...field.path, "description"]);
     if (isBinary(field.value)) {
       const content = inputs.name(`${base}_base64`, "body");
@@ -107,5 +109,5 @@ export function placeMultipartBody(
     }
     return leftOut("multipartObject", name);
   }
-  return body;
+  return { body, optional };
 }

@@ -94,6 +94,7 @@ const EXTENSION_NOTES: Readonly<Record<string, string>> = {
   "form-body": "form-encoded bodies (bodyEncoding: form) are a kervanc extension",
   toolsets: "tags (from the operations' OpenAPI tags, for --toolsets) are a kervanc extension",
   "multipart-body": "file uploads (bodyEncoding: multipart) are a kervanc extension",
+  "omit-absent": "optional headers and body fields left out when not given (omitAbsent: true) are a kervanc extension",
   "binary-output": "file answers returned as image, audio or file content (--binary-output) are a kervanc extension",
   "upstream-auth":
     "credentials the server fetches and renews (from OAuth client-credentials schemes, --upstream-auth) are a kervanc extension",
@@ -392,6 +393,10 @@ class Importer {
     for (const secret of placed.secrets)
       if (!this.#secretNotes.has(secret)) this.#secretNotes.set(secret, "the value of a credential parameter");
     const { query, headers } = placed;
+    // An Accept parameter without a value of its own: the request asks for what the success response documents
+    // (a wildcard is the runtime's to choose, by the output: docs/runtime.md).
+    if (placed.acceptFromResponse && proposal.mediaType !== undefined && !proposal.mediaType.includes("*"))
+      put(headers, "Accept", proposal.mediaType);
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;
     applyCredentials(auth, query, headers);
@@ -437,6 +442,8 @@ class Importer {
     if (body.body !== undefined) http["body"] = body.body;
     if (body.form) http["bodyEncoding"] = "form";
     if (body.multipart) http["bodyEncoding"] = "multipart";
+    // Optional headers (and optional body properties) are left out when absent: the kervanc extension omit-absent.
+    if (placed.omitAbsent || body.omitAbsent === true) http["omitAbsent"] = true;
 
     const value: Record<string, unknown> = {
       name,
@@ -448,6 +455,7 @@ class Importer {
       http,
       output: proposal.output,
     };
+    comments.push(...(body.comments ?? []));
     if (proposal.comment !== "") comments.push({ path: ["output"], text: proposal.comment });
     const failures = proposeFailures(this.#resolver, op, at, method);
     if (failures.retry !== "") comments.push({ path: ["http"], text: failures.retry });
@@ -673,6 +681,9 @@ class Importer {
         ? ["multipart-body"]
         : []),
       ...(built.some((t) => "binary" in (t.value["output"] as Record<string, unknown>)) ? ["binary-output"] : []),
+      ...(built.some((t) => (t.value["http"] as Record<string, unknown>)["omitAbsent"] === true)
+        ? ["omit-absent"]
+        : []),
     ].sort();
     const spec: Record<string, unknown> = {
       specVersion: 1,

@@ -1,10 +1,11 @@
 /**
  * Parameters: the path item's and the operation's, placed in the request. Path parameters become
- * `{{input.x}}` in the URL, query and required header parameters become query entries and headers; what a
- * spec cannot send is left out with a warning (KV7010).
+ * `{{input.x}}` in the URL, query and header parameters become query entries and headers; what a spec cannot
+ * send is left out with a warning (KV7010).
  *
- * Optional header parameters are left out: a spec sends every header it names, and a missing value fails the
- * call.
+ * An optional header parameter is an optional input too: Kervan fails a call whose header value is missing, so
+ * the tool gets `http.omitAbsent: true` (the kervanc extension omit-absent, docs/extensions/omit-absent.md), which
+ * leaves the header out when the model does not give it.
  */
 import { HEADER_NAME } from "../analyze/rules/request.ts";
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
@@ -34,6 +35,13 @@ export interface PlacedParameters {
   readonly headers: Record<string, unknown>;
   /** Secrets that credential parameters are sent from. */
   readonly secrets: readonly string[];
+  /** An optional header is sent from an optional input: the tool needs `http.omitAbsent` (omit-absent). */
+  readonly omitAbsent: boolean;
+  /**
+   * The operation documents an `Accept` parameter without one value to send: the request sends the success
+   * response's documented media type instead (openapi.ts).
+   */
+  readonly acceptFromResponse: boolean;
 }
 
 /** How credentials are handled for an operation: the places its schemes fill, and secrets for parameters. */
@@ -160,6 +168,8 @@ export function placeParameters(
   const query: Record<string, unknown> = {};
   const headers: Record<string, unknown> = {};
   const secrets: string[] = [];
+  let omitAbsent = false;
+  let acceptFromResponse = false;
   /** A credential parameter: sent from a secret, or left out when a security scheme already authenticates. */
   const credential = (param: Param, target: Record<string, unknown>): void => {
     const where = `The ${param.in} parameter "${param.name}"`;
@@ -221,11 +231,18 @@ export function placeParameters(
     if (param.in === "header") {
       const lower = param.name.toLowerCase();
       if (credentials.places.has(`header:${lower}`)) continue;
-      if (lower === "accept" || lower === "content-type") {
+      if (lower === "content-type") {
+        // Set by the request, never a model input: the body decides it (request-body.ts: application/json, the
+        // document's `+json` type, or the form and multipart encoders'), and a request without a body has none.
+        continue;
+      }
+      if (lower === "accept") {
         // Set by the request, never a model input: the document's own value (a default or the one enum value,
-        // as GitHub's `application/vnd.github+json`) is sent as written; without one the request's is.
+        // as GitHub's `application/vnd.github+json`) is sent as written; without one, the success response's
+        // documented media type (openapi.ts).
         const fixed = fixedText(ctx.resolver, param.schema, param.schemaAt);
-        if (fixed !== null) put(headers, param.name, fixed);
+        if (fixed !== null) put(headers, "Accept", fixed);
+        else acceptFromResponse = true;
         continue;
       }
       if (lower === "authorization" || lower === "cookie") {
@@ -240,18 +257,23 @@ export function placeParameters(
         credential(param, headers);
         continue;
       }
-      if (!param.required) {
-        ctx.report(report("KV7010", param.at, (m) => m.optionalHeader({ name: param.name })));
-        continue;
-      }
       if (valueKind(ctx.resolver, param.schema, param.schemaAt) !== "scalar") {
         ctx.report(report("KV7010", param.at, (m) => m.headerNotScalar({ name: param.name })));
         continue;
       }
+      // An optional header is an optional input, left out of the request when absent (omit-absent).
+      if (!param.required) omitAbsent = true;
       put(headers, param.name, `{{input.${inputs.add(param, "header")}}}`);
     }
   }
-  return { path: search === null ? path : `${path}?${search}`, query, headers, secrets };
+  return {
+    path: search === null ? path : `${path}?${search}`,
+    query,
+    headers,
+    secrets,
+    omitAbsent,
+    acceptFromResponse,
+  };
 }
 
 /** Query parameters that set how many items a list answer holds. */

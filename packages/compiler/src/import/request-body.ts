@@ -1,8 +1,14 @@
 /**
- * The request body: a JSON body becomes one `body` input property sent as the request's body.
+ * The request body. A JSON or form body whose schema is a plain object of at most 30 properties is flattened:
+ * each top-level property becomes a tool argument next to the parameters (models often write `{"name": ...}`
+ * where a nested `{"body": {"name": ...}}` is asked for), and the body template rebuilds the object
+ * (`body: { name: "{{input.name}}" }`). Optional properties are left out of the body when absent, with the kervanc
+ * extension omit-absent (`http.omitAbsent: true`); a name a parameter already has gets a `body_` prefix and a
+ * comment. Any other body (an array or a scalar at the root, a combinator, more than 30 properties, root
+ * constraints a flat input cannot keep) is one `body` input property sent as the request's body.
  *
- * The body property is always required: OpenAPI's `required: false` is the default even where an API needs a
- * body, and an omitted body would be sent as JSON null.
+ * A single body property is always required: OpenAPI's `required: false` is the default even where an API needs
+ * a body, and an omitted body would be sent as JSON null.
  */
 import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { selectorOf } from "./operations.ts";
@@ -10,6 +16,8 @@ import type { ImportContext, Operation } from "./context.ts";
 import { type Inputs, withDescription } from "./inputs.ts";
 import { isJsonMediaType } from "./responses.ts";
 import { MULTIPART, placeMultipartBody } from "./multipart-body.ts";
+import type { Comment } from "./emit.ts";
+import { identifierFrom } from "./names.ts";
 import { isPlainObject, own } from "./refs.ts";
 import type { JsonSchema } from "./schema.ts";
 
@@ -21,7 +29,78 @@ export type PlacedBody = {
   readonly body: string | Record<string, unknown> | undefined;
   readonly form?: true;
   readonly multipart?: true;
+  /** Optional body fields are left out when absent: the tool needs `http.omitAbsent` (omit-absent). */
+  readonly omitAbsent?: true;
+  /** Review comments, at paths inside the tool. */
+  readonly comments?: readonly Comment[];
 } | null;
+
+/** A body with more top-level properties than this stays one `body` argument. */
+export const MAX_FLAT_PROPERTIES = 30;
+
+/**
+ * Root keywords a flattened body keeps (in the tool's input: its properties and their required-ness) or can drop
+ * (texts); any other (`allOf`, `minProperties`, `patternProperties`, an open `additionalProperties`, ...) says
+ * something a flat input could not, so the body stays whole.
+ */
+const FLAT_ROOT_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "title", "description"]);
+
+/**
+ * The body as a template of its flattened properties, their inputs added; null when the converted schema is not a
+ * plain object of named properties (then the body stays one argument).
+ */
+function flattenBody(
+  converted: JsonSchema,
+  inputs: Inputs,
+  description: string | undefined,
+): { body: Record<string, string>; optional: boolean; comments: Comment[] } | null {
+  if (typeof converted === "boolean") return null;
+  const properties = converted["properties"];
+  if (!isPlainObject(properties)) return null;
+  const names = Object.keys(properties);
+  if (names.length === 0 || names.length > MAX_FLAT_PROPERTIES) return null;
+  if (converted["type"] !== undefined && converted["type"] !== "object") return null;
+  if (Object.keys(converted).some((k) => !FLAT_ROOT_KEYWORDS.has(k))) return null;
+  const additional = converted["additionalProperties"];
+  if (additional !== undefined && additional !== false) return null;
+  // A name a template cannot carry as a body key, or that names an Object member, keeps the body whole.
+  if (names.some((n) => n.includes("{{") || n === "__proto__")) return null;
+  const requiredList = converted["required"];
+  const required = new Set(Array.isArray(requiredList) ? requiredList : []);
+  const body: Record<string, string> = {};
+  const comments: Comment[] = [];
+  let optional = false;
+  // The names the parameters took, before the body's own are added.
+  const parameters = new Set(names.map(identifierFrom).filter((base) => inputs.taken(base)));
+  for (const name of names) {
+    const base = identifierFrom(name);
+    let id = base;
+    if (inputs.taken(id)) {
+      id = `body_${base}`;
+      for (let n = 2; inputs.taken(id); n++) id = `body_${base}_${n}`;
+      const owner = parameters.has(base) ? "a parameter" : "another body property";
+      comments.push({
+        path: ["input", "properties", id],
+        text: `${id} is the body's ${JSON.stringify(name)}: the name ${base} is ${owner}'s`,
+      });
+    }
+    inputs.name(id, "body");
+    const needed = required.has(name);
+    if (!needed) optional = true;
+    inputs.addSchema(id, properties[name] as JsonSchema, needed);
+    Object.defineProperty(body, name, {
+      value: `{{input.${id}}}`,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  comments.push({
+    path: ["http", "body"],
+    text: `the request body, rebuilt from the tool's arguments${description !== undefined ? `: ${description}` : ""}`,
+  });
+  return { body, optional, comments };
+}
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -54,12 +133,15 @@ export function placeRequestBody(
   }
   if (formType !== undefined) {
     const schema = own(own(content, formType), "schema");
-    const id = inputs.name("body", "body");
     let converted: JsonSchema =
       schema === undefined
         ? { type: "object" }
         : inputs.converter.convert(schema, [...requestBody.path, "content", formType, "schema"]);
     const description = inputs.describe(own(requestBody.value, "description"), [...requestBody.path, "description"]);
+    const flat = flattenBody(converted, inputs, description);
+    if (flat !== null)
+      return { body: flat.body, form: true, comments: flat.comments, ...(flat.optional ? { omitAbsent: true } : {}) };
+    const id = inputs.name("body", "body");
     if (description !== undefined) converted = withDescription(converted, description);
     inputs.addSchema(id, converted, true);
     return { body: `{{input.${id}}}`, form: true };
@@ -69,8 +151,10 @@ export function placeRequestBody(
     jsonType === undefined ? types.find((t) => t.split(";")[0]!.trim().toLowerCase() === MULTIPART) : undefined;
   if (multipartType !== undefined) {
     const at = [...requestBody.path, "content", multipartType, "schema"];
-    const body = placeMultipartBody(ctx, operation, inputs, own(own(content, multipartType), "schema"), at);
-    return body === null ? null : { body, multipart: true };
+    const placed = placeMultipartBody(ctx, operation, inputs, own(own(content, multipartType), "schema"), at);
+    return placed === null
+      ? null
+      : { body: placed.body, multipart: true, ...(placed.optional ? { omitAbsent: true as const } : {}) };
   }
   if (jsonType === undefined) {
     ctx.report(
@@ -88,14 +172,17 @@ export function placeRequestBody(
   }
   const mediaAt = [...requestBody.path, "content", jsonType];
   const schema = own(own(content, jsonType), "schema");
-  const id = inputs.name("body", "body");
   let converted: JsonSchema = schema === undefined ? {} : inputs.converter.convert(schema, [...mediaAt, "schema"]);
   const description = inputs.describe(own(requestBody.value, "description"), [...requestBody.path, "description"]);
-  if (description !== undefined) converted = withDescription(converted, description);
-  inputs.addSchema(id, converted, true);
   const mediaType = jsonType.split(";")[0]!.trim();
   // A wildcard (`*/*` with a JSON schema, as Kubernetes writes) is sent as application/json, the default.
   if (mediaType.toLowerCase() !== "application/json" && !mediaType.includes("*")) headers["Content-Type"] = mediaType;
+  const flat = flattenBody(converted, inputs, description);
+  if (flat !== null)
+    return { body: flat.body, comments: flat.comments, ...(flat.optional ? { omitAbsent: true } : {}) };
+  const id = inputs.name("body", "body");
+  if (description !== undefined) converted = withDescription(converted, description);
+  inputs.addSchema(id, converted, true);
   return { body: `{{input.${id}}}` };
 }
 

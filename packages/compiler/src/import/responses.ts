@@ -43,6 +43,8 @@ export interface Proposal {
   readonly warning?: Finding;
   /** Set when the operation cannot be a tool at all (its answer is binary). */
   readonly skip?: Finding;
+  /** The success response's media type the proposal reads (JSON or text), without parameters; absent for none. */
+  readonly mediaType?: string;
 }
 
 type Shape =
@@ -124,8 +126,13 @@ export function proposeOutput(
   const jsonType =
     types.find((t) => t.split(";")[0]!.trim().toLowerCase() === "application/json") ?? types.find(isJsonMediaType);
   if (jsonType === undefined) {
-    if (types.some((t) => t.toLowerCase().startsWith("text/")))
-      return { output: { raw: true }, comment: `proposal: the API answers ${types.join(", ")}, returned as text` };
+    const textType = types.find((t) => t.toLowerCase().startsWith("text/"));
+    if (textType !== undefined)
+      return {
+        output: { raw: true },
+        comment: `proposal: the API answers ${types.join(", ")}, returned as text`,
+        mediaType: textType.split(";")[0]!.trim(),
+      };
     if (binaryOutput)
       return {
         output: { binary: {} },
@@ -139,14 +146,16 @@ export function proposeOutput(
   }
   const mediaAt = [...response.path, "content", jsonType];
   const schema = own(own(content, jsonType), "schema");
+  const mediaType = jsonType.split(";")[0]!.trim();
   if (schema === undefined) {
     return {
       output: { select: "@" },
       comment: `proposal: the ${code} response has no schema, so this returns the whole answer; narrow it`,
+      mediaType,
     };
   }
   const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
-  const proposal = buildProposal(shape, code, page, maxChars);
+  const proposal = { ...buildProposal(shape, code, page, maxChars), mediaType };
   const empty = emptySuccessCode(resolver, responses.value, responses.path);
   if (empty === null || !("schema" in proposal.output)) return proposal;
   // An empty answer carries no structured content, which a client refuses from a tool with an output schema.

@@ -102,6 +102,8 @@ function planTool(tool: AnalyzedTool): ToolPlan {
       ...(http.bodyEncoding === "multipart"
         ? { bodyEncoding: "multipart" as const, maxUploadBytes: http.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES }
         : {}),
+      // The kervanc omit-absent extension; absent for a Kervan spec (and for omitAbsent: false).
+      ...(http.omitAbsent === true ? { omitAbsent: true as const } : {}),
       // The kervanc retry extension, its defaults filled in; absent for a Kervan spec.
       ...(http.retry !== undefined
         ? {

@@ -103,6 +103,17 @@ function singleRef(template: Template): TemplateRef | null {
   return first !== undefined && rest.length === 0 && first.kind === "ref" ? first.ref : null;
 }
 
+/**
+ * The kervanc omit-absent extension: a header whose value is exactly one input reference is left out when the
+ * argument is absent or null (a header has no null). Mixed text and secrets render as always.
+ */
+function absentHeader(template: Template, ctx: RenderContext): boolean {
+  const ref = singleRef(template);
+  if (ref === null || ref.kind !== "input") return false;
+  const value = resolveRef(ref, ctx);
+  return value === undefined || value === null;
+}
+
 function renderText(template: Template, ctx: RenderContext): string {
   let out = "";
   for (const part of template.parts)
@@ -135,7 +146,24 @@ function renderPath(template: Template, ctx: RenderContext): string {
   return out;
 }
 
-function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
+/**
+ * The kervanc omit-absent extension (docs/extensions/omit-absent.md): how deep in the body an object key whose
+ * value is exactly one input reference is left out when the argument is absent. JSON and form bodies: at every
+ * depth. Multipart bodies: their fields only (depth 0), since the keys of a file object (`content`, `filename`,
+ * `contentType`) already read null as not given, and a file object without its `content` key is an error there.
+ * Without the extension: never (-1), Kervan's rule (the key stays, with null).
+ */
+function omitDepthOf(plan: RequestPlan): number {
+  if (plan.omitAbsent !== true) return -1;
+  return plan.bodyEncoding === "multipart" ? 0 : Number.POSITIVE_INFINITY;
+}
+
+/** Whether a body node is exactly one input reference whose argument is absent (not given; null is a value). */
+function absentInput(node: BodyNode, ctx: RenderContext): boolean {
+  return node.kind === "value" && node.ref.kind === "input" && resolveRef(node.ref, ctx) === undefined;
+}
+
+function renderBody(node: BodyNode, ctx: RenderContext, omitDepth: number, depth: number): JsonValue {
   switch (node.kind) {
     case "literal":
       return node.value;
@@ -146,12 +174,13 @@ function renderBody(node: BodyNode, ctx: RenderContext): JsonValue {
     case "text":
       return renderText(node.template, ctx);
     case "array":
-      return node.items.map((item) => renderBody(item, ctx));
+      return node.items.map((item) => renderBody(item, ctx, omitDepth, depth + 1));
     case "object": {
       const out: { [key: string]: JsonValue } = {};
       for (const [key, child] of node.entries) {
+        if (depth <= omitDepth && absentInput(child, ctx)) continue;
         Object.defineProperty(out, key, {
-          value: renderBody(child, ctx),
+          value: renderBody(child, ctx, omitDepth, depth + 1),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -212,6 +241,7 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
   if (queryError !== null) throw queryError;
   const headers: (readonly [string, string])[] = [];
   for (const header of plan.headers) {
+    if (plan.omitAbsent === true && absentHeader(header.value, ctx)) continue;
     const value = renderText(header.value, ctx);
     if (HEADER_CONTROL.test(value)) {
       throw new ToolError(`The value for header "${header.name}" contains a line break or control character.`);
@@ -223,7 +253,7 @@ export function renderRequest(plan: RequestPlan, ctx: RenderContext): RenderedRe
     }
     headers.push([header.name, value]);
   }
-  const rendered = plan.body === null ? null : renderBody(plan.body, ctx);
+  const rendered = plan.body === null ? null : renderBody(plan.body, ctx, omitDepthOf(plan), 0);
   if (plan.bodyEncoding === "multipart" && rendered !== null) {
     // The kervanc multipart-body extension (multipart.ts): the content type carries the boundary, so it is set here.
     const multipart = multipartEncode(rendered, plan.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES);

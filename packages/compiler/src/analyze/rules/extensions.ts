@@ -30,6 +30,11 @@ export function checkExtensions(spec: SpecFile, out: Finding[]): void {
     if (tool.tags !== undefined && !declared.has("toolsets")) {
       out.push(report("KV8002", ["tools", index, "tags"], (m) => m.tagsUndeclared, { atKey: true }));
     }
+    if (tool.http.omitAbsent !== undefined && !declared.has("omit-absent")) {
+      out.push(
+        report("KV8002", ["tools", index, "http", "omitAbsent"], (m) => m.omitAbsentUndeclared, { atKey: true }),
+      );
+    }
     if (tool.http.bodyEncoding === "multipart") {
       checkMultipart(tool, ["tools", index, "http"], declared.has("multipart-body"), out);
       return;
