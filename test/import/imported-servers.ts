@@ -14,6 +14,8 @@ export interface ImportedDocument {
   readonly name: string;
   readonly document: string;
   readonly serverUrl: string;
+  /** More options for kervanc import (`--binary-output`). */
+  readonly args?: readonly string[];
 }
 
 /**
@@ -27,7 +29,7 @@ export async function importAndBuild(
   await mkdir(join(root, "specs"));
   const imports: Record<string, CliResult> = {};
   await Promise.all(
-    documents.map(async ({ name, document, serverUrl }) => {
+    documents.map(async ({ name, document, serverUrl, args = [] }) => {
       imports[name] = await kervanc([
         "import",
         join(REPO, document),
@@ -35,6 +37,7 @@ export async function importAndBuild(
         join(root, "specs", `${name}.yaml`),
         "--server-url",
         serverUrl,
+        ...args,
       ]);
     }),
   );

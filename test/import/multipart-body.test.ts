@@ -63,6 +63,24 @@ describe("multipart request bodies", () => {
     expect(spec.tools[0]!["http"]).not.toHaveProperty("omitAbsent");
   });
 
+  it("send an object field as a JSON part", () => {
+    const spec = specOf(
+      imp(
+        upload(
+          {
+            attributes: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+            file: { type: "string", format: "binary" },
+          },
+          ["attributes", "file"],
+        ),
+      ),
+    );
+    const tool = spec.tools[0]!;
+    expect(tool["http"]["body"]["attributes"]).toEqual({ json: "{{input.attributes}}" });
+    expect(tool["input"]["properties"]["attributes"]).toMatchObject({ type: "object", required: ["name"] });
+    expect(tool["input"]["required"]).toContain("attributes");
+  });
+
   it("leave out an operation whose fields a part cannot carry, saying which", () => {
     const result = imp(upload({ files: { type: "array", items: { type: "string", format: "binary" } } }), {
       skipInvalid: true,

@@ -107,6 +107,19 @@ export function placeMultipartBody(
       body[name] = `{{input.${id}}}`;
       continue;
     }
+    if (
+      own(field.value, "type") === "object" ||
+      (own(field.value, "type") === undefined && isPlainObject(own(field.value, "properties")))
+    ) {
+      // OpenAPI's default encoding for an object-valued field is application/json: one JSON part (Box's
+      // upload sends its attributes so).
+      const id = inputs.name(base, "body");
+      let converted: JsonSchema = inputs.converter.convert(field.value, field.path);
+      if (description !== undefined) converted = withDescription(converted, description);
+      inputs.addSchema(id, converted, needed);
+      body[name] = { json: `{{input.${id}}}` };
+      continue;
+    }
     return leftOut("multipartObject", name);
   }
   return { body, optional };
