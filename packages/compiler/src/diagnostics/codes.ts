@@ -1276,6 +1276,8 @@ export const CODES = {
       multipleDocuments: "The file holds more than one YAML document; an OpenAPI document is one.",
       parser: (a: { message: string }) => a.message,
       tag: (a: { tag: string }) => `The tag ${a.tag} is not allowed: an OpenAPI document holds plain JSON values.`,
+      yaml11:
+        "The document asks for YAML 1.1 (%YAML 1.1), which reads yes as true, 0777 as octal and applies << merge keys; kervanc reads YAML 1.2 only: remove the directive.",
       collectionKey: "A mapping key must be plain text or a number, not a list or a mapping.",
       duplicateKey: (a: { key: string }) => `The key ${a.key} appears twice in the same mapping.`,
       aliasWithoutAnchor: (a: { name: string }) => `The alias *${a.name} has no anchor &${a.name} before it.`,

@@ -9,27 +9,10 @@
  * written out as JSON and YAML), so what all aliases expand to is capped here too (MAX_ALIAS_EXPANSION): a
  * "billion laughs" document is refused at the alias that passes the cap, before any walk expands it.
  */
-import {
-  type Document,
-  isAlias,
-  isCollection,
-  isMap,
-  isScalar,
-  isSeq,
-  type Node as YamlNode,
-  parseDocument,
-  type YAMLMap,
-} from "yaml";
-import {
-  type Finding,
-  type Locator,
-  type MessagesOf,
-  type Position,
-  report,
-  type SpecPath,
-} from "../diagnostics/diagnostic.ts";
-import { BINARY, firstLine, LineIndex } from "../load/load.ts";
-import { toPlain, type WalkProblem } from "../load/plain.ts";
+import { isAlias, isCollection, isMap, isScalar, isSeq, type Node as YamlNode, type YAMLMap } from "yaml";
+import { type Finding, type Locator, type MessagesOf, report, type SpecPath } from "../diagnostics/diagnostic.ts";
+import type { WalkProblem } from "../load/plain.ts";
+import { decodeYaml, LineIndex, parseYaml, type YamlPolicy } from "../load/yaml-source.ts";
 
 /** OpenAPI documents of large APIs run to several MiB; past this one, reading is refused. */
 export const MAX_DOCUMENT_BYTES = 32 * 1_048_576;
@@ -65,85 +48,43 @@ export type ReadResult =
 
 const MAX_PROBLEMS = 20;
 
-const START: Position = { line: 1, column: 1 };
+/** How an OpenAPI document is read (load/yaml-source.ts), in the words of KV7001 and KV7002. */
+const OPENAPI_POLICY: YamlPolicy = {
+  maxBytes: MAX_DOCUMENT_BYTES,
+  aliases: { kind: "uses", maxUses: MAX_ALIASES, maxExpansion: MAX_ALIAS_EXPANSION },
+  maxProblems: MAX_PROBLEMS,
+  frames: "decoded",
+  problems: {
+    tooLarge: (max, size) => report("KV7001", [], (m) => m.tooLarge({ max, size })),
+    notUtf8: report("KV7001", [], (m) => m.notUtf8),
+    controlCharacter: (code) => report("KV7002", [], (m) => m.controlCharacter({ code })),
+    empty: report("KV7002", [], (m) => m.empty),
+    unreadable: (reason) => report("KV7002", [], (m) => m.unreadable({ reason })),
+    tooDeep: report("KV7002", [], (m) => m.tooDeep),
+    multipleDocuments: report("KV7002", [], (m) => m.multipleDocuments),
+    parser: (message) => report("KV7002", [], (m) => m.parser({ message })),
+    tag: (tag) => report("KV7002", [], (m) => m.tag({ tag })),
+    parserWarning: (message) => report("KV7002", [], (m) => m.parser({ message })),
+    yaml11: report("KV7002", [], (m) => m.yaml11),
+    walk: walkFinding,
+  },
+};
 
 export function readOpenApi(file: string, bytes: Uint8Array): ReadResult {
-  // Declared before the decode so every failure after it hands the decoded text back (no second decode for frames).
-  let text: string | undefined;
-  const fail = (finding: Finding, at: Position = START): ReadResult => ({
-    ok: false,
-    problems: [{ ...finding, at }],
-    ...(text !== undefined ? { text } : {}),
-  });
-  if (bytes.byteLength > MAX_DOCUMENT_BYTES) {
-    return fail(report("KV7001", [], (m) => m.tooLarge({ max: MAX_DOCUMENT_BYTES, size: bytes.byteLength })));
-  }
-  let decoded: string;
-  try {
-    decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return fail(report("KV7001", [], (m) => m.notUtf8));
-  }
-  if (decoded.charCodeAt(0) === 0xfeff) decoded = decoded.slice(1);
-  text = decoded;
-  const lines = new LineIndex(text);
-  const binary = BINARY.exec(text);
-  if (binary) {
-    const pos = lines.position(binary.index);
-    const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    return fail(
-      report("KV7002", [], (m) => m.controlCharacter({ code })),
-      pos,
-    );
-  }
-  if (text.trim() === "") return fail(report("KV7002", [], (m) => m.empty));
+  const decoded = decodeYaml(bytes, OPENAPI_POLICY);
+  if (!decoded.ok)
+    return { ok: false, problems: decoded.findings, ...(decoded.text !== undefined ? { text: decoded.text } : {}) };
+  const { text, lines } = decoded;
   // Large OpenAPI documents are mostly JSON, which JSON.parse reads some 30 times faster than a YAML parser;
   // JSON that JSON.parse refuses takes the YAML path below, which places the syntax error.
   if (/^\s*[{[]/.test(text)) {
     const fast = readJson(file, text, lines);
     if (fast !== null) return fast;
   }
-  let doc: Document.Parsed;
-  try {
-    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false, version: "1.2" });
-  } catch (error) {
-    // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    const reason = error instanceof Error ? firstLine(error.message) : String(error);
-    return fail(report("KV7002", [], (m) => m.unreadable({ reason })));
-  }
-  const problems: Finding[] = [];
-  const at = (offset: number, finding: Finding): void => {
-    problems.push({ ...finding, at: lines.position(offset) });
-  };
-  if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
-    return fail(report("KV7002", [], (m) => m.tooDeep));
-  }
-  const errorLines = new Set<number>();
-  for (const error of doc.errors) {
-    const line = lines.position(error.pos[0]).line;
-    // One problem per line: a broken token makes the parser report every token after it on that line.
-    if (errorLines.has(line)) continue;
-    errorLines.add(line);
-    at(
-      error.pos[0],
-      report("KV7002", [], (m) =>
-        error.code === "MULTIPLE_DOCS" ? m.multipleDocuments : m.parser({ message: firstLine(error.message) }),
-      ),
-    );
-  }
-  for (const warning of doc.warnings)
-    at(
-      warning.pos[0],
-      report("KV7002", [], (m) => m.parser({ message: firstLine(warning.message) })),
-    );
-  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
-
-  const { value: converted, aliases } = toPlain(
-    doc.contents,
-    { kind: "uses", maxUses: MAX_ALIASES, maxExpansion: MAX_ALIAS_EXPANSION },
-    (node, problem) => at(node.range?.[0] ?? 0, walkFinding(problem)),
-  );
-  if (problems.length > 0) return { ok: false, problems: problems.slice(0, MAX_PROBLEMS), text };
+  const read = parseYaml(text, lines, OPENAPI_POLICY);
+  if (!read.ok) return { ok: false, problems: read.findings, text };
+  const { doc, value: converted } = read;
+  const aliases = read.aliases as ReadonlyMap<unknown, YamlNode>;
   const root = doc.contents as YamlNode | null;
   const deref = (node: unknown): YamlNode | undefined =>
     isAlias(node) ? aliases.get(node) : ((node as YamlNode | null) ?? undefined);

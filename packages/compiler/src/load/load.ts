@@ -1,5 +1,6 @@
 /**
- * Stage 1, load: bytes to a YAML document with positions, and its plain value.
+ * Stage 1, load: bytes to a YAML document with positions, and its plain value, by the one YAML reader
+ * (yaml-source.ts) with the spec's policy.
  *
  * The parse is YAML 1.2 with the core schema, as Kervan reads specs: duplicate keys, several documents and
  * tags beyond the core ones are refused, every parser warning counts as an error, and alias expansion is
@@ -20,12 +21,14 @@ import {
   isScalar,
   isSeq,
   type Node as YamlNode,
-  parseDocument,
   type YAMLMap,
 } from "yaml";
 import { type Finding, type Locator, type Place, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SPEC_LIMITS } from "../analyze/spec-format.ts";
-import { toPlain, type WalkProblem } from "./plain.ts";
+import type { WalkProblem } from "./plain.ts";
+import { decodeYaml, LineIndex, parseYaml, shortTag, type YamlPolicy } from "./yaml-source.ts";
+
+export { LineIndex };
 
 /** The largest spec file (SPEC_LIMITS, the one place the format's limits are written). */
 export const MAX_SPEC_BYTES = SPEC_LIMITS.maxSpecBytes;
@@ -68,187 +71,42 @@ export type LoadResult =
       readonly text?: string;
     };
 
-// C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
-export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
 /** Parser problems listed after this many are cascades of the first ones, not news. */
 const MAX_PARSE_PROBLEMS = 20;
 
+/** How a spec is read (yaml-source.ts), in the words of the KV1xxx codes. */
+const SPEC_POLICY: YamlPolicy = {
+  maxBytes: MAX_SPEC_BYTES,
+  aliases: { kind: "expansion", maxCount: MAX_ALIAS_COUNT, maxExpansion: MAX_ALIAS_EXPANSION },
+  maxProblems: MAX_PARSE_PROBLEMS,
+  frames: "mapping",
+  problems: {
+    tooLarge: (max, size) => report("KV1001", [], (m) => m.tooLarge({ max, size })),
+    notUtf8: report("KV1002", [], (m) => m.notUtf8),
+    controlCharacter: (code) => report("KV1004", [], (m) => m.controlCharacter({ code })),
+    empty: report("KV1003", [], (m) => m.empty),
+    unreadable: (reason, deep) =>
+      deep
+        ? report("KV1009", [], (m) => m.unreadable({ reason }))
+        : report("KV1004", [], (m) => m.unreadable({ reason })),
+    tooDeep: report("KV1009", [], (m) => m.tooDeep),
+    multipleDocuments: report("KV1007", [], (m) => m.multipleDocuments),
+    parser: (message) => report("KV1004", [], (m) => m.parser({ message })),
+    tag: (tag) => report("KV1006", [], (m) => m.tag({ tag })),
+    parserWarning: (message) => report("KV1011", [], (m) => m.parserWarning({ message })),
+    yaml11: report("KV1013", [], (m) => m.yaml11),
+    walk: walkFinding,
+  },
+};
+
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
-  const at = (line: number, column: number, f: Finding): Finding => ({ ...f, at: { line, column } });
-  if (bytes.byteLength > MAX_SPEC_BYTES) {
-    return fail(
-      at(
-        1,
-        1,
-        report("KV1001", [], (m) => m.tooLarge({ max: MAX_SPEC_BYTES, size: bytes.byteLength })),
-      ),
-    );
-  }
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    const { line, column } = firstInvalidUtf8(bytes);
-    return fail(
-      at(
-        line,
-        column,
-        report("KV1002", [], (m) => m.notUtf8),
-      ),
-    );
-  }
-  const binary = BINARY.exec(text);
-  if (binary) {
-    const pos = new LineIndex(text).position(binary.index);
-    const code = binary[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
-    // Not a text file a spec could be: no frame.
-    return {
-      ok: false,
-      findings: [
-        at(
-          pos.line,
-          pos.column,
-          report("KV1004", [], (m) => m.controlCharacter({ code })),
-        ),
-      ],
-    };
-  }
-  const lines = new LineIndex(text);
-  let doc: Document.Parsed;
-  try {
-    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false });
-  } catch (error) {
-    // The parser reports its own problems as data; this is for a parser bug, which must not become a crash.
-    return { ok: false, findings: [at(1, 1, unreadable(error))] };
-  }
-  // From here on a failure hands back the decoded text (so no caller decodes the bytes again) when, and only
-  // when, the file reads as a mapping at its root: then it is a spec with mistakes, and frames help fix them.
-  const framed = isMap(doc.contents) ? { text } : {};
-  const failWithText = (f: Finding): LoadResult => ({ ok: false, findings: [f], ...framed });
-  const placed: Finding[] = [];
-  const place = (offset: number | undefined, f: Finding): void => {
-    const pos = lines.position(offset ?? 0);
-    placed.push(at(pos.line, pos.column, f));
-  };
-  if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
-    // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
-    // deep instead, and leave out the errors that follow from the parser giving up.
-    const pos = lines.position(deepNestingOffset(text));
-    return failWithText(
-      at(
-        pos.line,
-        pos.column,
-        report("KV1009", [], (m) => m.tooDeep),
-      ),
-    );
-  }
-  let streamBroken = false;
-  const errorLines = new Set<number>();
-  for (const error of doc.errors) {
-    const message = firstLine(error.message);
-    // Once the parser finds a token where no document can continue, it reports every token after it: keep the
-    // first of those, and one problem per line, so a file shows its real mistakes and not a cascade.
-    const cascade = / in YAML stream/.test(message);
-    if (cascade && streamBroken) continue;
-    streamBroken ||= cascade;
-    const line = lines.position(error.pos[0]).line;
-    if (errorLines.has(line)) continue;
-    errorLines.add(line);
-    if (error.code === "MULTIPLE_DOCS")
-      place(
-        error.pos[0],
-        report("KV1007", [], (m) => m.multipleDocuments),
-      );
-    else
-      place(
-        error.pos[0],
-        report("KV1004", [], (m) => m.parser({ message })),
-      );
-  }
-  for (const warning of doc.warnings) {
-    if (warning.code === "TAG_RESOLVE_FAILED") {
-      const tag = /Unresolved tag: (.*)$/.exec(firstLine(warning.message))?.[1] ?? "";
-      place(
-        warning.pos[0],
-        report("KV1006", [], (m) => m.tag({ tag: shortTag(tag) })),
-      );
-    } else
-      place(
-        warning.pos[0],
-        report("KV1011", [], (m) => m.parserWarning({ message: firstLine(warning.message) })),
-      );
-  }
-  if (doc.directives?.yaml.explicit && doc.directives.yaml.version === "1.1") {
-    // YAML 1.1 reads `yes` as true, `0777` as octal and dates as Date objects, and applies `<<` merge keys:
-    // the spec would mean something else than it does everywhere else.
-    place(
-      Math.max(0, text.search(/^%YAML/m)),
-      report("KV1013", [], (m) => m.yaml11),
-    );
-  }
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), ...framed };
-  if (doc.contents === null)
-    return failWithText(
-      at(
-        1,
-        1,
-        report("KV1003", [], (m) => m.empty),
-      ),
-    );
-
-  const converted = toPlain(
-    doc.contents,
-    { kind: "expansion", maxCount: MAX_ALIAS_COUNT, maxExpansion: MAX_ALIAS_EXPANSION },
-    (node, problem) => place(node.range?.[0], walkFinding(problem)),
-  );
-  if (placed.length > 0) return { ok: false, findings: placed.slice(0, MAX_PARSE_PROBLEMS), ...framed };
+  const decoded = decodeYaml(bytes, SPEC_POLICY);
+  if (!decoded.ok) return decoded;
+  const read = parseYaml(decoded.text, decoded.lines, SPEC_POLICY);
+  if (!read.ok) return read;
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { ok: true, spec: { file, text, sha256, doc, lines, aliases: converted.aliases, value: converted.value } };
-}
-
-/** A tag as a spec writes it: `!!str` for the core schema's `tag:yaml.org,2002:str`. */
-function shortTag(tag: string): string {
-  return tag.replace(/^tag:yaml\.org,2002:/, "!!");
-}
-
-/** The parser gave up: too deep for the stack (KV1009), or anything else (KV1004). */
-function unreadable(error: unknown): Finding {
-  const reason = error instanceof Error ? firstLine(error.message) : String(error);
-  return error instanceof RangeError
-    ? report("KV1009", [], (m) => m.unreadable({ reason }))
-    : report("KV1004", [], (m) => m.unreadable({ reason }));
-}
-
-/** Nesting deeper than this is where a file stops looking like a spec: the place to point at. */
-const DEEP_NESTING = 100;
-
-/** The offset of the first flow bracket (outside quotes) at nesting depth DEEP_NESTING, or 0. */
-function deepNestingOffset(text: string): number {
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote !== null) {
-      if (c === "\\" && quote === '"') i++;
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === "[" || c === "{") {
-      if (++depth === DEEP_NESTING) return i;
-    } else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
-  }
-  return 0;
-}
-
-function fail(f: Finding): LoadResult {
-  return { ok: false, findings: [f] };
-}
-
-/** The first line of a yaml error message, without its position (the diagnostic carries that). */
-export function firstLine(message: string): string {
-  return (message.split("\n")[0] ?? message).replace(/ at line \d+, column \d+:?$/, "");
+  const { text, doc, lines, value } = read;
+  return { ok: true, spec: { file, text, sha256, doc, lines, aliases: read.aliases as Map<Alias, YamlNode>, value } };
 }
 
 /** Each walk problem as a spec-loading finding (the walk itself is shared with kervanc import: plain.ts). */
@@ -274,43 +132,6 @@ function walkFinding(problem: WalkProblem): Finding {
     case "too-deep":
       return report("KV1009", [], (m) => m.tooDeep);
   }
-}
-
-function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
-  // Decode growing prefixes would be quadratic; find the first bad byte with a small state machine instead.
-  let i = 0;
-  let line = 1;
-  let column = 1;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    let need = 0;
-    if (b < 0x80) need = 0;
-    else if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) need = 2;
-    else if (b >= 0xf0 && b <= 0xf4) need = 3;
-    else return { line, column };
-    // Overlong forms, surrogates and code points past U+10FFFF are invalid even with good continuation bytes.
-    const second = bytes[i + 1];
-    if (second !== undefined) {
-      if (
-        (b === 0xe0 && second < 0xa0) ||
-        (b === 0xed && second > 0x9f) ||
-        (b === 0xf0 && second < 0x90) ||
-        (b === 0xf4 && second > 0x8f)
-      )
-        return { line, column };
-    }
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return { line, column };
-    }
-    if (b === 0x0a) {
-      line++;
-      column = 1;
-    } else column += need === 3 ? 2 : 1;
-    i += need + 1;
-  }
-  return { line, column };
 }
 
 /** The YAML node at `path` (following aliases), and the key node of its last segment when it is a mapping value. */
@@ -443,33 +264,6 @@ export function sourceText(spec: LoadedSpec, path: SpecPath): string | undefined
 
 function pos(spec: LoadedSpec, offset: number): { line: number; column: number } {
   return spec.lines.position(offset);
-}
-
-/**
- * 1-based line and column (in UTF-16 units) of an offset, by binary search over the line starts. `yaml`'s own
- * LineCounter only learns the line breaks its lexer reports, which misses those inside a token when the stream
- * is broken, and then places problems past the end of their line.
- */
-export class LineIndex {
-  readonly #starts: number[] = [0];
-  readonly #length: number;
-
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#starts.push(i + 1);
-    this.#length = text.length;
-  }
-
-  position(offset: number): { line: number; column: number } {
-    const at = Math.max(0, Math.min(offset, this.#length));
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: at - this.#starts[lo]! + 1 };
-  }
 }
 
 /**
