@@ -82,6 +82,14 @@ describe("kervanc call", () => {
     expect(result.content[0]!.text).toContain("Upstream returned 404");
   });
 
+  it("says in its --help what --json prints: the whole result, not only the structured content", async () => {
+    const r = await kervanc(["call", "--help"]);
+    expect(r.code).toBe(0);
+    const option = r.stdout.split("\n").find((line) => line.trimStart().startsWith("--json"));
+    expect(option).toContain("the whole result as JSON (content, structuredContent, isError)");
+    expect(r.stdout).not.toContain("structured content as JSON");
+  });
+
   it("exits 1 with the error on stderr when the result is an error", async () => {
     const r = await kervanc(["call", spec, "get_forecast", '{"city": "Atlantis"}', "--secrets-file", secrets]);
     expect(r.code).toBe(1);

@@ -1,7 +1,7 @@
 /**
  * `kervanc call`: one tool call through a generated server built in memory, with the development relaxations.
- * The result's text goes to stdout (its structured content as JSON with --json), everything else to stderr;
- * exit 1 when the result is an error.
+ * The result's text goes to stdout (with --json the whole result as JSON: content, structuredContent, isError),
+ * everything else to stderr; exit 1 when the result is an error.
  */
 import { readFileSync } from "node:fs";
 import process from "node:process";

@@ -185,7 +185,8 @@ export const COMMANDS: readonly CommandSpec[] = [
       "call <spec> <tool> ['<json arguments>'] [--secrets-file FILE] [--json] [--record FILE] [--caller-header NAME=VALUE]... [--subject-token TOKEN]",
     description:
       "Builds the spec in memory and runs one tool call through a generated server (the same runtime code), " +
-      "then prints the result's text on stdout (its structured content as JSON with --json); diagnostics, the " +
+      "then prints the result's text on stdout (with --json the whole result as JSON: content, structuredContent " +
+      "when the tool has an output schema, and isError, for an error result too); diagnostics, the " +
       "server's log and errors go to stderr. Exit 1 when the result is an error. Without a JSON argument the " +
       "arguments are read from stdin when it is not a terminal (an empty stdin is {}). Development relaxations " +
       "are on, with a banner: loopback and private upstreams are reachable and secrets may go over plain http " +
@@ -198,7 +199,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "<file>",
         help: "read secrets from FILE (KEY=value lines); variables already set win",
       },
-      { name: "json", type: "boolean", help: "print the structured content as JSON" },
+      { name: "json", type: "boolean", help: "print the whole result as JSON (content, structuredContent, isError)" },
       {
         name: "record",
         type: "string",
