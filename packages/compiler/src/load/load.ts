@@ -268,13 +268,17 @@ function pos(spec: LoadedSpec, offset: number): { line: number; column: number }
 
 /**
  * Maps a character offset inside a scalar's value to an offset in the source. Exact for plain, single- and
- * double-quoted scalars on one line (escapes are decoded as they are walked); other scalars point at their start.
+ * double-quoted scalars on one line (escapes are decoded as they are walked); a scalar over several lines (a
+ * block scalar, `select: >-`, or a folded flow scalar) is aligned with its value by `multiLineOffset`.
  */
 function offsetInScalar(text: string, node: YamlNode, offset: number): number {
   const [start, end] = node.range!;
   const source = text.slice(start, end);
   const type = (node as { type?: string }).type;
-  if (source.includes("\n")) return start;
+  if (source.includes("\n")) {
+    const value = (node as { value?: unknown }).value;
+    return typeof value === "string" ? multiLineOffset(source, type, value, offset, start) : start;
+  }
   if (type === "PLAIN") return start + Math.min(offset, source.length);
   if (type === "QUOTE_SINGLE") {
     let i = 1;
@@ -296,6 +300,85 @@ function offsetInScalar(text: string, node: YamlNode, offset: number): number {
     return start + Math.min(i, source.length - 1);
   }
   return start;
+}
+
+/**
+ * The source offset of the value's character `offset` in a scalar that spans lines, found by walking the source
+ * and the value side by side. Every character that is not white space appears in both, in the same order (an
+ * escape in a double-quoted scalar, a doubled quote in a single-quoted one, decoded as it is walked), so a token
+ * (a field name, a function name) maps exactly; what folding changes is only white space: indentation and the
+ * block header are skipped, a line break may become a space, a line break or nothing. An offset past the value's
+ * end maps just past its last character. Where the walk cannot follow (an explicit indentation indicator, a value
+ * that does not match its source) it gives the scalar's start, as before.
+ */
+function multiLineOffset(
+  source: string,
+  type: string | undefined,
+  value: string,
+  offset: number,
+  start: number,
+): number {
+  let i = 0;
+  let indent = 0;
+  const block = type === "BLOCK_LITERAL" || type === "BLOCK_FOLDED";
+  if (block) {
+    const header = source.indexOf("\n");
+    // `|2`: the indentation is counted from the parent's, which this walk does not know.
+    if (/\d/.test(source.slice(0, header).replace(/#.*$/, ""))) return start;
+    i = header + 1;
+    const first = /^(?: *\n)*( *)\S/.exec(source.slice(i));
+    indent = first?.[1]?.length ?? 0;
+  } else if (type === "QUOTE_SINGLE" || type === "QUOTE_DOUBLE") i = 1;
+  const isSpace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\n" || c === "\r";
+  let atLineStart = block;
+  let last = i;
+  for (let j = 0; j <= offset && j < value.length;) {
+    if (i >= source.length) return start;
+    if (atLineStart) {
+      for (let k = 0; k < indent && source[i] === " "; k++) i++;
+      atLineStart = false;
+      continue;
+    }
+    const s = source[i]!;
+    const v = value[j]!;
+    let width = 1;
+    let units = 1;
+    if (type === "QUOTE_DOUBLE" && s === "\\") {
+      const e = source[i + 1];
+      if (e === "\n" || e === "\r") {
+        // An escaped line break: it and the next line's indentation are nothing in the value.
+        i += 2;
+        while (source[i] === " " || source[i] === "\t" || source[i] === "\n") i++;
+        continue;
+      }
+      width = e === "x" ? 4 : e === "u" ? 6 : e === "U" ? 10 : 2;
+      // \U escapes beyond U+FFFF decode to two UTF-16 units.
+      units = e === "U" && value.codePointAt(j)! > 0xffff ? 2 : 1;
+    } else if (type === "QUOTE_SINGLE" && s === "'" && source[i + 1] === "'") width = 2;
+    // White space against white space is one place (a line break folded to a space, say): taken here, so a
+    // range that ends at a folded line break ends on its line.
+    else if (s !== v && !(isSpace(s) && isSpace(v))) {
+      if (isSpace(s)) {
+        // Folded or trimmed away: indentation, a line break that joined lines, trailing white space.
+        if (s === "\n") atLineStart = block;
+        i++;
+        continue;
+      }
+      // The value has white space here that the source spelt as a line break already passed.
+      if (isSpace(v)) {
+        if (j === offset) return start + i;
+        j++;
+        continue;
+      }
+      return start;
+    }
+    if (j === offset) return start + i;
+    if (s === "\n") atLineStart = block;
+    i += width;
+    j += units;
+    last = i;
+  }
+  return start + last;
 }
 
 /**
