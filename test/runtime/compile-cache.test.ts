@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compileCacheProblem } from "../../packages/runtime/src/compile-cache.ts";
+import { compileCacheProblem } from "../../packages/runtime/src/entry/compile-cache.ts";
 
 /** process.getuid as Deno has it without --allow-sys, counting the times it is asked. */
 function denoGetuid(): { calls: () => number } {
