@@ -57,7 +57,7 @@ function loadedBy(start: string): Set<string> {
 describe("the compiler's module graph", () => {
   it("is read from the sources (the check below cannot pass on an empty graph)", () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get("build.ts")?.some((e) => e.to === "compile.ts")).toBe(true);
+    expect(graph.get("build.ts")?.some((e) => e.to === "compile-inputs.ts")).toBe(true);
   });
 
   it("has no import cycles, type imports included", () => {
@@ -104,5 +104,24 @@ describe("the compiler's module graph", () => {
         start,
       ).toEqual([]);
     }
+  });
+
+  it("loads the analysis stage for build and check only once a spec has loaded (a lazy import)", () => {
+    for (const start of ["build.ts", "review/check.ts", "compile-inputs.ts"]) {
+      const loaded = [...loadedBy(start)];
+      expect(loaded, start).toContain("load/load.ts");
+      expect(
+        loaded.filter(
+          (m) =>
+            m === "compile.ts" ||
+            m === "analyze/analyze.ts" ||
+            m.startsWith("analyze/rules/") ||
+            m.startsWith("ajv") ||
+            m.startsWith("@jmespath"),
+        ),
+        start,
+      ).toEqual([]);
+    }
+    expect(graph.get("compile-inputs.ts")?.some((e) => e.to === "compile.ts" && e.lazy)).toBe(true);
   });
 });

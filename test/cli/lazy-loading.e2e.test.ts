@@ -1,7 +1,9 @@
 /**
- * `kervanc build` loads the emit stage (prettier, the bundler, the package writers: about half a second) only
- * when a spec gets that far (issue 37): a spec refused at its first line is reported without it. A child process
- * per case, with a module-resolution hook that lists what the command loaded (test/helpers/load-probe).
+ * `kervanc build` and `check` load the emit stage (prettier, the bundler, the package writers: about half a
+ * second) only when a spec gets that far, and the analysis stage (compile.ts: Ajv, JMESPath, the spec checks, the
+ * planner) only when a spec has loaded (issue 37): a spec refused at its first line is reported with neither.
+ * A child process per case, with a module-resolution hook that lists what the command loaded
+ * (test/helpers/load-probe). Timings are for scripts/bench/refused-build.ts, not for a test.
  */
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -38,19 +40,31 @@ async function loaded(args: string[]): Promise<{ code: number; urls: string[] }>
 }
 
 const emitStage = (urls: string[]): string[] =>
-  urls.filter((u) => /\/prettier\/|\/emit\/emit\.ts$|\/emit\/bundle\.ts$/.test(u));
+  urls.filter((u) => /\/prettier\/|\/esbuild\/|\/emit\/emit\.ts$|\/emit\/bundle\.ts$/.test(u));
+const analysisStage = (urls: string[]): string[] =>
+  urls.filter((u) =>
+    /\/node_modules\/(ajv|ajv-formats|@jmespath-community\/jmespath|@modelcontextprotocol)\/|\/src\/compile\.ts$|\/analyze\/analyze\.ts$/.test(
+      u,
+    ),
+  );
 
-describe("what kervanc build loads", () => {
-  it("refuses a spec at its first line without loading the emit stage", async () => {
-    const r = await loaded(["build", join(dir, "refused.yaml"), "-o", join(dir, "out")]);
-    expect(r.code).toBe(1);
-    expect(r.urls.length).toBeGreaterThan(10);
-    expect(emitStage(r.urls)).toEqual([]);
-  });
+describe("what kervanc build and check load", () => {
+  for (const command of ["build", "check"]) {
+    it(`${command} refuses a spec at its first line without loading the emit or analysis stage`, async () => {
+      const r = await loaded([command, join(dir, "refused.yaml"), "-o", join(dir, "out")]);
+      expect(r.code).toBe(1);
+      // The probe works: the load stage and its YAML parser were loaded and seen.
+      expect(r.urls.some((u) => /\/load\/load\.ts$/.test(u))).toBe(true);
+      expect(r.urls.some((u) => /\/node_modules\/yaml\//.test(u))).toBe(true);
+      expect(emitStage(r.urls)).toEqual([]);
+      expect(analysisStage(r.urls)).toEqual([]);
+    });
+  }
 
-  it("loads it to build a good spec", async () => {
+  it("loads both to build a good spec", async () => {
     const r = await loaded(["build", join(dir, "thing.yaml"), "-o", join(dir, "out")]);
     expect(r.code).toBe(0);
     expect(emitStage(r.urls).length).toBeGreaterThan(0);
+    expect(analysisStage(r.urls).length).toBeGreaterThan(0);
   });
 });

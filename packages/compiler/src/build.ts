@@ -8,7 +8,8 @@
  */
 import { mkdtemp, mkdir, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type CompiledSpec, compileInputs, overBudget } from "./compile.ts";
+import { compileInputs } from "./compile-inputs.ts";
+import { type CompiledSpec, overBudget } from "./compiled-spec.ts";
 import {
   compareDiagnostics,
   type Diagnostic,

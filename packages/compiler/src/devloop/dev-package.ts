@@ -6,7 +6,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compileSpec, type CompiledSpec, unreadableSpec } from "../compile.ts";
+import { compileSpec } from "../compile.ts";
+import { type CompiledSpec, unreadableSpec } from "../compiled-spec.ts";
 import { emitPackage } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";

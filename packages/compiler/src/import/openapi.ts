@@ -16,7 +16,8 @@
  *   KV7013); an operation that sends secrets to it is an error (KV7008), since secrets never travel over http.
  */
 import { basename } from "node:path";
-import { compileSpec, overBudget } from "../compile.ts";
+import { compileSpec } from "../compile.ts";
+import { overBudget } from "../compiled-spec.ts";
 import { checkSchemaLimits } from "../analyze/rules/schema-limits.ts";
 import { capDiagnostics } from "../diagnostics/cap.ts";
 import {

@@ -7,7 +7,7 @@ import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { emitPackage } from "../build.ts";
-import { compileInputs } from "../compile.ts";
+import { compileInputs } from "../compile-inputs.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { comparePackage, type FileDrift } from "../emit/disk/drift.ts";
 import { childOf } from "../emit/disk/inside.ts";

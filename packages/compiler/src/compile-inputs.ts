@@ -1,0 +1,81 @@
+/**
+ * Every spec of a command's inputs, compiled (build, check): found, read (regular files only), loaded, then
+ * analyzed and planned by compile.ts, imported with the first spec that loads. Every spec is compiled before
+ * anything is written, so one run reports every problem in every spec; the package folders' names are checked too.
+ */
+import { join } from "node:path";
+import { type CompiledSpec, notLoaded, unreadableSpec } from "./compiled-spec.ts";
+import {
+  compareDiagnostics,
+  type Diagnostic,
+  hasErrors,
+  report,
+  toDiagnostic,
+  WHOLE_FILE,
+} from "./diagnostics/diagnostic.ts";
+import { findSpecs } from "./load/find-specs.ts";
+import { loadSpec } from "./load/load.ts";
+import { readRegularFile } from "./load/regular-file.ts";
+import { folderKey, packageNameProblem } from "./plan/package-name.ts";
+
+/** Every spec of the inputs, compiled; the packages' folder names are checked too (KV9003, KV9007). */
+export async function compileInputs(
+  inputs: readonly string[],
+  outDir: string,
+  followLinksOutside = false,
+): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
+  const sources = new Map<string, string>();
+  const found = await findSpecs(inputs, { followLinksOutside });
+  const diagnostics: Diagnostic[] = [...found.diagnostics];
+  if (found.files.length === 0 && found.diagnostics.length === 0) {
+    diagnostics.push(
+      toDiagnostic(
+        ".",
+        WHOLE_FILE,
+        report("KV9001", [], (m) => m.noSpecs),
+      ),
+    );
+  }
+  const compiled: CompiledSpec[] = [];
+  const folders = new Map<string, string>();
+  for (const file of found.files) {
+    // Read without blocking and only if still a regular file: the path may have been replaced since findSpecs.
+    const read = await readRegularFile(file);
+    if (!read.ok) {
+      diagnostics.push(unreadableSpec(file, read));
+      continue;
+    }
+    // The analysis stage is loaded with the first spec that loads: a spec refused while loading is reported
+    // without it.
+    const loaded = loadSpec(file, read.bytes);
+    const result = loaded.ok
+      ? (await import("./compile.ts")).compileLoaded(file, loaded.spec)
+      : notLoaded(file, loaded);
+    diagnostics.push(...result.diagnostics);
+    if (result.text !== undefined && result.diagnostics.length > 0) sources.set(file, result.text);
+    const problem = packageNameProblem(result.folder);
+    if (problem !== null) {
+      diagnostics.push(
+        toDiagnostic(
+          file,
+          WHOLE_FILE,
+          report("KV9007", [], (m) => m.badFolderName({ folder: JSON.stringify(result.folder), problem })),
+        ),
+      );
+    } else {
+      const other = folders.get(folderKey(result.folder));
+      if (other !== undefined) {
+        diagnostics.push(
+          toDiagnostic(
+            file,
+            WHOLE_FILE,
+            report("KV9003", [], (m) => m.sameFolder({ file, other, folder: join(outDir, result.folder) })),
+          ),
+        );
+      } else folders.set(folderKey(result.folder), file);
+    }
+    compiled.push(result);
+  }
+  diagnostics.sort(compareDiagnostics);
+  return { diagnostics, compiled, ok: !hasErrors(diagnostics), sources };
+}
