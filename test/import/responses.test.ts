@@ -13,6 +13,27 @@ describe("output proposals", () => {
     [code]: { description: "x", content: { "application/json": { schema } } },
   });
 
+  it("requires an identity field only where the document does (petstore's tags[].id is optional)", () => {
+    const { output } = proposal(
+      json({
+        type: "object",
+        required: ["id"],
+        properties: {
+          id: { type: "integer" },
+          tags: {
+            type: "array",
+            items: { type: "object", properties: { id: { type: "integer" }, name: { type: "string" } } },
+          },
+        },
+      }),
+    );
+    const schema = (output as { schema: any }).schema;
+    expect(schema.required).toEqual(["id"]);
+    expect(schema.properties.id.type).toBe("integer");
+    expect(schema.properties.tags.items).not.toHaveProperty("required");
+    expect(schema.properties.tags.items.properties.id.type).toEqual(["integer", "null"]);
+  });
+
   it("keeps scalars, arrays of scalars and one level of nested scalars, and writes a schema that allows what a select can give", () => {
     const { output } = proposal(
       json({

@@ -94,6 +94,27 @@ describe("security", () => {
     ]);
   });
 
+  it("sends an oauth_token query parameter from a secret, never as a model input", () => {
+    const result = imp(
+      api({
+        "/w": {
+          get: {
+            operationId: "w",
+            parameters: [
+              { name: "oauth_token", in: "query", schema: { type: "string" } },
+              { name: "q", in: "query", schema: { type: "string" } },
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(Object.keys(tool["input"]["properties"])).toEqual(["q"]);
+    expect(tool["http"]["query"]["oauth_token"]).toBe("{{secrets.OAUTH_TOKEN}}");
+    expect(codes(result)).toContain("warning KV7015");
+  });
+
   it("does not ask the model for a credential the scheme already sends", () => {
     const result = imp(
       api(

@@ -294,6 +294,8 @@ interface Entry {
   readonly chars: number;
   /** For a list of objects: the kept fields of each item, so a list can be trimmed to fit. */
   readonly items?: readonly Entry[];
+  /** An identity field the document requires: required in the output schema, and never null. */
+  readonly required?: boolean;
 }
 
 /**
@@ -319,14 +321,16 @@ function pick(
     const name = identifier(field.name);
     const s = field.shape;
     const keyChars = name.length + 4;
-    if (s.kind === "scalar")
+    if (s.kind === "scalar") {
+      const required = field.required && isIdentityField(field.name);
       out.push({
         key: name,
         expression: name,
-        schema: scalarSchema(s, field.name),
+        schema: scalarSchema(s, required),
         chars: keyChars + scalarChars(field.name, s.types, s.hints),
+        ...(required ? { required } : {}),
       });
-    else if (s.kind === "array" && s.items.kind === "scalar") {
+    } else if (s.kind === "array" && s.items.kind === "scalar") {
       out.push({
         key: name,
         expression: name,
@@ -380,19 +384,24 @@ function hash(entries: readonly Entry[]): string {
 /**
  * The schema of a picked object: tolerant of answers that drift from the document, since a value that fails the
  * output schema turns a call that succeeded upstream (perhaps a write) into an error. Only identity fields are
- * required and keep their exact type; every other field may be null (a select gives null for a missing field).
+ * required and keep their exact type, and only when the document requires them too (an invented `required`, as on
+ * petstore's tags[].id, turned real answers into errors); every other field may be null (a select gives null for a
+ * missing field).
  */
 function objectSchema(entries: readonly Entry[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const e of entries) put(properties, unquote(e.key), e.schema);
-  const required = entries.map((e) => unquote(e.key)).filter(isIdentityField);
+  const required = entries.filter((e) => e.required === true).map((e) => unquote(e.key));
   return { type: "object", properties, ...(required.length > 0 ? { required } : {}) };
 }
 
-/** A scalar's schema in the output: only the type (the model reads the schema in every listing), null allowed but for identity fields. */
-function scalarSchema(s: Extract<Shape, { kind: "scalar" }>, name: string): Record<string, unknown> {
+/**
+ * A scalar's schema in the output: only the type (the model reads the schema in every listing), null allowed but
+ * for identity fields the document requires.
+ */
+function scalarSchema(s: Extract<Shape, { kind: "scalar" }>, required: boolean): Record<string, unknown> {
   const types = [...s.types];
-  if ((s.nullable || !isIdentityField(name)) && !types.includes("null")) types.push("null");
+  if ((s.nullable || !required) && !types.includes("null")) types.push("null");
   return { type: typeOf(types) };
 }
 

@@ -270,6 +270,8 @@ const CREDENTIAL_NAMES = new Set([
   "apitoken",
   "accesstoken",
   "authtoken",
+  // OAuth 1 and some OAuth 2 APIs take the user's token in the query (Trello, Mastodon's streaming, Discogs).
+  "oauthtoken",
   "xapikey",
   "xapitoken",
   "xauthtoken",
@@ -283,7 +285,7 @@ const CREDENTIAL_NAMES = new Set([
 ]);
 /** A description that says the value is a credential (for names that could be either, such as `X-Key`). */
 const CREDENTIAL_DESCRIPTION =
-  /\b(api[ -]?key|access[ -]token|auth(entication|orization)?[ -]token|bearer|credential|client secret|secret key)s?\b/i;
+  /\b(api[ -]?key|access[ -]token|oauth[ -]token|auth(entication|orization)?[ -]token|bearer|credential|client secret|secret key)s?\b/i;
 
 /**
  * Whether a query or header parameter carries a credential: its name says so (`token`, `api_key`, `X-Api-Key`),
