@@ -22,7 +22,7 @@ describe("parameters", () => {
               { name: "X-Trace", in: "header", schema: { type: "object" } },
               { name: "Authorization", in: "header", required: true, schema: { type: "string" } },
               { name: "Host", in: "header", required: true, schema: { type: "string" } },
-              { name: "where", in: "query", schema: { type: "object", properties: { x: { type: "string" } } } },
+              { name: "where", in: "query", schema: { type: "object", properties: { x: { type: "object" } } } },
             ],
             responses: ok200,
           },
@@ -263,5 +263,68 @@ describe("parameters", () => {
         items: { type: "string" },
       });
     }
+  });
+});
+
+describe("object and array styles in the query (issue 36, item 4)", () => {
+  const tool = (parameters: unknown[]): Record<string, any> =>
+    specOf(imp(api({ "/s": { get: { operationId: "s", parameters, responses: ok200 } } }))).tools[0]!;
+
+  it("sends a deepObject array as name[] (Stripe's expand[]=a&expand[]=b)", () => {
+    const t = tool([
+      {
+        name: "expand",
+        in: "query",
+        style: "deepObject",
+        explode: true,
+        schema: { type: "array", items: { type: "string" } },
+      },
+    ]);
+    expect(t["http"]["query"]).toEqual({ "expand[]": "{{input.expand}}" });
+    expect(t["input"]["properties"]["expand"]).toMatchObject({ type: "array", items: { type: "string" } });
+  });
+
+  it("spreads an exploded form object into one parameter per property, required when the object is (Typesense)", () => {
+    const t = tool([
+      {
+        name: "searchParameters",
+        in: "query",
+        required: true,
+        schema: {
+          type: "object",
+          properties: { q: { type: "string" }, query_by: { type: "string" }, per_page: { type: "integer" } },
+          required: ["q", "query_by"],
+        },
+      },
+    ]);
+    expect(t["http"]["query"]).toEqual({
+      q: "{{input.searchParameters.q}}",
+      query_by: "{{input.searchParameters.query_by}}",
+      per_page: "{{input.searchParameters.per_page}}",
+    });
+    expect(t["input"]["required"]).toContain("searchParameters");
+    expect(t["input"]["properties"]["searchParameters"]["required"]).toEqual(["q", "query_by"]);
+  });
+
+  it("leaves out an exploded object whose property a query cannot carry, saying so", () => {
+    const result = imp(
+      api({
+        "/s": {
+          get: {
+            operationId: "s",
+            parameters: [
+              { name: "filter", in: "query", schema: { type: "object", properties: { range: { type: "object" } } } },
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(specOf(result).tools[0]!["http"]).not.toHaveProperty("query");
+    expect(
+      problems(result)
+        .map((d) => d.message)
+        .join("\n"),
+    ).toMatch(/filter/);
   });
 });

@@ -204,6 +204,17 @@ export function placeParameters(
         placeDeepObject(ctx, param, inputs, query);
         continue;
       }
+      if (kind === "complex" && param.style === "form" && param.explode) {
+        // form + explode, OpenAPI's default for the query: each property is a parameter of its own
+        // (Typesense's searchParameters: q=…&query_by=…).
+        placeExplodedObject(ctx, param, inputs, query);
+        continue;
+      }
+      if (kind === "array" && param.style === "deepObject") {
+        // Stripe's expand: an array in deepObject style is sent as expand[]=a&expand[]=b.
+        put(query, `${param.name}[]`, `{{input.${inputs.add(param, "query")}}}`);
+        continue;
+      }
       if (kind === "complex") {
         ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
         continue;
@@ -355,6 +366,33 @@ function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query
   }
   const id = inputs.add(param, "query");
   for (const n of names) put(query, `${param.name}[${n}]`, `{{input.${id}.${n}}}`);
+}
+
+/**
+ * An object parameter in `form` style, exploded (OpenAPI's default for the query): one query entry per property,
+ * under the property's own name, each `{{input.p.name}}`, left out when the property is omitted. Only flat objects
+ * with declared properties whose names templates can reference, and that no other parameter of the operation
+ * takes, can be sent so; others are left out (reported).
+ */
+function placeExplodedObject(ctx: ImportContext, param: Param, inputs: Inputs, query: Record<string, unknown>): void {
+  const { value } = ctx.resolver.deref(param.schema, param.schemaAt);
+  const properties = own(value, "properties");
+  const names = isPlainObject(properties) ? Object.keys(properties) : [];
+  const flat =
+    names.length > 0 &&
+    names.every(
+      (n) =>
+        /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) &&
+        !Object.hasOwn(query, n) &&
+        valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !==
+          "complex",
+    );
+  if (!flat) {
+    ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
+    return;
+  }
+  const id = inputs.add(param, "query");
+  for (const n of names) put(query, n, `{{input.${id}.${n}}}`);
 }
 
 /** Whether a parameter's values are scalars, arrays of scalars, or something a query cannot carry. */
