@@ -240,6 +240,40 @@ describe("request bodies", () => {
     expect(result.diagnostics.filter((d) => d.code === "KV8001").map((d) => d.severity)).toEqual(["info", "info"]);
   });
 
+  it("sends a form array the document encodes as deepObject under name[] (Stripe's expand[])", () => {
+    const form = {
+      type: "object",
+      properties: {
+        expand: { type: "array", items: { type: "string" } },
+        tags: { type: "array", items: { type: "string" } },
+        email: { type: "string" },
+      },
+    };
+    const media = {
+      schema: form,
+      encoding: { expand: { style: "deepObject", explode: true }, email: { style: "deepObject" } },
+    };
+    const spec = specOf(
+      imp(
+        api({
+          "/customers": {
+            post: {
+              operationId: "PostCustomers",
+              requestBody: { content: { "application/x-www-form-urlencoded": media } },
+              responses: ok200,
+            },
+          },
+        }),
+      ),
+    );
+    // Only the array takes the brackets; an array without the encoding repeats its key, as Twilio reads it.
+    expect(spec.tools[0]!["http"]["body"]).toEqual({
+      "expand[]": "{{input.expand}}",
+      tags: "{{input.tags}}",
+      email: "{{input.email}}",
+    });
+  });
+
   it("sends */* with a JSON schema as JSON (Kubernetes create and replace)", () => {
     const schema = {
       type: "object",

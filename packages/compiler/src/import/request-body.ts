@@ -53,6 +53,8 @@ function flattenBody(
   converted: JsonSchema,
   inputs: Inputs,
   description: string | undefined,
+  /** The key a property is sent under (a form's deepObject array: `expand[]`); its own name by default. */
+  keyOf: (name: string, schema: unknown) => string = (name) => name,
 ): { body: Record<string, string>; optional: boolean; comments: Comment[] } | null {
   if (typeof converted === "boolean") return null;
   const properties = converted["properties"];
@@ -88,7 +90,7 @@ function flattenBody(
     const needed = required.has(name);
     if (!needed) optional = true;
     inputs.addSchema(id, properties[name] as JsonSchema, needed);
-    Object.defineProperty(body, name, {
+    Object.defineProperty(body, keyOf(name, properties[name]), {
       value: `{{input.${id}}}`,
       enumerable: true,
       writable: true,
@@ -138,7 +140,12 @@ export function placeRequestBody(
         ? { type: "object" }
         : inputs.converter.convert(schema, [...requestBody.path, "content", formType, "schema"]);
     const description = inputs.describe(own(requestBody.value, "description"), [...requestBody.path, "description"]);
-    const flat = flattenBody(converted, inputs, description);
+    // Stripe documents its form arrays with encoding style deepObject: sent as expand[]=a&expand[]=b, where the
+    // form encoder alone would repeat the plain key.
+    const encoding = own(own(content, formType), "encoding");
+    const keyOf = (name: string, property: unknown): string =>
+      own(own(encoding, name), "style") === "deepObject" && own(property, "type") === "array" ? `${name}[]` : name;
+    const flat = flattenBody(converted, inputs, description, keyOf);
     if (flat !== null)
       return { body: flat.body, form: true, comments: flat.comments, ...(flat.optional ? { omitAbsent: true } : {}) };
     const id = inputs.name("body", "body");
