@@ -25,8 +25,9 @@ import {
 } from "yaml";
 import { type Finding, type Locator, type Place, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SPEC_LIMITS } from "../analyze/spec-format.ts";
+import { LineIndex } from "./line-index.ts";
 import type { WalkProblem } from "./plain.ts";
-import { decodeYaml, LineIndex, parseYaml, shortTag, type YamlPolicy } from "./yaml-source.ts";
+import { readYaml, shortTag, type YamlPolicy } from "./yaml-source.ts";
 
 export { LineIndex };
 
@@ -74,9 +75,14 @@ export type LoadResult =
 /** Parser problems listed after this many are cascades of the first ones, not news. */
 const MAX_PARSE_PROBLEMS = 20;
 
-/** How a spec is read (yaml-source.ts), in the words of the KV1xxx codes. */
-const SPEC_POLICY: YamlPolicy = {
+/**
+ * How a spec is read (yaml-source.ts), in the words of the KV1xxx codes. No JSON fast path: a spec's findings are
+ * placed in its YAML tree, which JSON.parse does not build, and specs are small.
+ */
+const SPEC_POLICY: YamlPolicy & { readonly jsonFastPath: false } = {
   maxBytes: MAX_SPEC_BYTES,
+  boms: 1,
+  jsonFastPath: false,
   aliases: { kind: "expansion", maxCount: MAX_ALIAS_COUNT, maxExpansion: MAX_ALIAS_EXPANSION },
   maxProblems: MAX_PARSE_PROBLEMS,
   frames: "mapping",
@@ -100,13 +106,11 @@ const SPEC_POLICY: YamlPolicy = {
 };
 
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
-  const decoded = decodeYaml(bytes, SPEC_POLICY);
-  if (!decoded.ok) return decoded;
-  const read = parseYaml(decoded.text, decoded.lines, SPEC_POLICY);
+  const read = readYaml(bytes, SPEC_POLICY);
   if (!read.ok) return read;
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const { text, doc, lines, value } = read;
-  return { ok: true, spec: { file, text, sha256, doc, lines, aliases: read.aliases as Map<Alias, YamlNode>, value } };
+  const { text, doc, lines, aliases, value } = read;
+  return { ok: true, spec: { file, text, sha256, doc, lines, aliases, value } };
 }
 
 /** Each walk problem as a spec-loading finding (the walk itself is shared with kervanc import: plain.ts). */

@@ -1,17 +1,21 @@
 /**
- * One YAML reader for every file kervanc reads as YAML (specs, spec tests, OpenAPI documents): bytes to decoded
- * text, a document with positions and its plain value, or the problems, each already placed.
+ * The one YAML reader for every file kervanc reads as YAML (specs, spec tests, OpenAPI documents): bytes to the
+ * decoded text, its line index, the YAML document with its aliases and the plain value, or the problems, each
+ * already placed (`at`: there is no tree yet to place them in).
  *
- * The steps are the same for each: a size limit, strict UTF-8 (the first bad byte placed), no control characters
- * YAML refuses, a YAML 1.2 parse with the core schema (duplicate keys, several documents and unknown tags refused,
+ * The steps are the same for every file: a size limit, strict UTF-8 (the first bad byte placed), no control
+ * characters YAML refuses, a YAML 1.2 parse with the core schema (several documents and unknown tags refused,
  * every parser warning an error, a `%YAML 1.1` directive refused: 1.1 reads `yes` as true and `0777` as octal),
  * one problem per line and only the first of a broken stream's cascade, stack exhaustion placed where the nesting
- * gets deep, then the walk to a plain value (`plain.ts`). What differs is the policy: the limits, the alias policy,
- * the codes and words of each problem, and when the text goes back for code frames.
+ * gets deep, then the walk to a plain value (`plain.ts`: repeated keys, tags, alias budgets). They were two copies,
+ * in spec loading and `kervanc import`, and had drifted; what really differs between the two is the policy.
  */
-import { type Document, isMap, parseDocument } from "yaml";
+import { type Alias, type Document, isMap, type Node as YamlNode, parseDocument } from "yaml";
 import type { Finding, Position } from "../diagnostics/diagnostic.ts";
+import { scanJson } from "./json-scan.ts";
+import { LineIndex } from "./line-index.ts";
 import { type AliasPolicy, toPlain, type WalkProblem } from "./plain.ts";
+import { firstInvalidUtf8 } from "./utf8.ts";
 
 // C0 controls other than tab, LF and CR, and DEL: YAML does not allow them in a stream.
 export const BINARY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
@@ -27,15 +31,31 @@ export interface YamlProblems {
   readonly tooDeep: Finding;
   readonly multipleDocuments: Finding;
   parser(message: string): Finding;
-  /** A tag outside the core schema, as the spec writes it (`!!binary`). */
+  /** A tag outside the core schema, as the file writes it (`!!binary`). */
   tag(tag: string): Finding;
   parserWarning(message: string): Finding;
   readonly yaml11: Finding;
+  /** A problem of the walk to a plain value; the JSON fast path reports repeated keys as the walk does. */
   walk(problem: WalkProblem): Finding;
 }
 
+/** What differs between the files kervanc reads: a spec (load.ts) and an OpenAPI document (import/document.ts). */
 export interface YamlPolicy {
+  /** Larger files are refused before they are decoded (`problems.tooLarge`). */
   readonly maxBytes: number;
+  /**
+   * Byte order marks dropped at the start: 1, the one the decoder drops (the YAML parser skips one more U+FEFF
+   * itself); 2, also a second one, as a tool writes that puts a BOM before text that already began with one.
+   * JSON.parse refuses U+FEFF, so a reader with the JSON fast path drops it to keep such a document on that path.
+   */
+  readonly boms: 1 | 2;
+  /**
+   * Whether text that starts with `{` or `[` is read with JSON.parse first (and scanned for repeated keys and
+   * depth, `json-scan.ts`): some 30 times faster than the YAML parser on multi-MB documents. A document read so
+   * has no YAML tree (`doc` is null), so a reader whose findings are placed in the tree (a spec) has it off.
+   */
+  readonly jsonFastPath: boolean;
+  /** How aliases are paid for in the walk to a plain value (`plain.ts`: "expansion" or "uses"). */
   readonly aliases: AliasPolicy;
   /** Problems after this many are cascades of the first ones, not news. */
   readonly maxProblems: number;
@@ -48,41 +68,61 @@ export interface YamlPolicy {
   readonly problems: YamlProblems;
 }
 
-export type Decoded = { readonly ok: true; readonly text: string; readonly lines: LineIndex } | YamlFailure;
+/** A file that was read. `doc` is null when the JSON fast path read it (then there are no aliases either). */
+export interface YamlRead<D extends Document.Parsed | null = Document.Parsed | null> {
+  readonly ok: true;
+  readonly text: string;
+  readonly lines: LineIndex;
+  readonly doc: D;
+  /** Each alias node and the node it stands for, so positions can follow aliases. */
+  readonly aliases: ReadonlyMap<Alias, YamlNode>;
+  /** The plain JavaScript value. */
+  readonly value: unknown;
+}
 
 export interface YamlFailure {
   readonly ok: false;
-  /** Each placed (`at`). */
+  /** Each placed (`at`), at most `policy.maxProblems`. */
   readonly findings: readonly Finding[];
+  /** The decoded text, when the policy's `frames` hands it back. */
   readonly text?: string;
 }
-
-export type YamlRead =
-  | {
-      readonly ok: true;
-      readonly text: string;
-      readonly lines: LineIndex;
-      readonly doc: Document.Parsed;
-      readonly aliases: ReadonlyMap<unknown, unknown>;
-      readonly value: unknown;
-    }
-  | YamlFailure;
 
 const placed = (finding: Finding, at: Position): Finding => ({ ...finding, at });
 const START: Position = { line: 1, column: 1 };
 
-/** Size, UTF-8 and control characters: the text, or why there is none a YAML parser should see. */
-export function decodeYaml(bytes: Uint8Array, policy: YamlPolicy): Decoded {
+/** Reads `bytes` under `policy`. A policy without the JSON fast path always gives a YAML document. */
+export function readYaml(
+  bytes: Uint8Array,
+  policy: YamlPolicy & { readonly jsonFastPath: false },
+): YamlRead<Document.Parsed> | YamlFailure;
+export function readYaml(bytes: Uint8Array, policy: YamlPolicy): YamlRead | YamlFailure;
+export function readYaml(bytes: Uint8Array, policy: YamlPolicy): YamlRead | YamlFailure {
+  const decoded = decode(bytes, policy);
+  if (!decoded.ok) return decoded;
+  const { text, lines } = decoded;
+  // JSON that JSON.parse refuses, or that nests deeper than the fast path answers for, takes the YAML path, which
+  // places the syntax error or decides on the depth: the fast path only ever gives the YAML path's answer sooner.
+  if (policy.jsonFastPath && /^\s*[{[]/.test(text)) {
+    const fast = readJson(text, lines, policy);
+    if (fast !== null) return fast;
+  }
+  return parse(text, lines, policy);
+}
+
+/** Size, UTF-8, byte order marks and control characters: the text, or why there is none a parser should see. */
+function decode(bytes: Uint8Array, policy: YamlPolicy): { ok: true; text: string; lines: LineIndex } | YamlFailure {
   const { problems } = policy;
   if (bytes.byteLength > policy.maxBytes)
     return { ok: false, findings: [placed(problems.tooLarge(policy.maxBytes, bytes.byteLength), START)] };
   let text: string;
   try {
-    // fatal: a bad byte is refused, not replaced; the decoder drops a leading BOM.
+    // fatal: a bad byte is refused, not replaced. The decoder drops a leading BOM.
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     return { ok: false, findings: [placed(problems.notUtf8, firstInvalidUtf8(bytes))] };
   }
+  if (policy.boms === 2 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = new LineIndex(text);
   const binary = BINARY.exec(text);
   if (binary) {
@@ -98,8 +138,35 @@ export function decodeYaml(bytes: Uint8Array, policy: YamlPolicy): Decoded {
   return { ok: true, text, lines };
 }
 
-/** The parse and the walk to a plain value, for text `decodeYaml` accepted. */
-export function parseYaml(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead {
+/**
+ * Nesting the JSON fast path answers for. JSON.parse takes any depth, the YAML parser runs out of stack somewhere
+ * past 500 levels, and a JSON document that the YAML path would refuse must not pass because it is JSON; up to
+ * here the YAML parser always reads it (no real document nests this deep).
+ */
+const FAST_PATH_DEPTH = 100;
+
+/** The JSON fast path: the value by JSON.parse, repeated keys by the scanner; null to leave it to the YAML path. */
+function readJson(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead | YamlFailure | null {
+  let value: unknown;
+  try {
+    // JSON.parse keeps "__proto__" as an own data property, as the walk does.
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const scan = scanJson(text, null, FAST_PATH_DEPTH);
+  if (scan.tooDeep) return null;
+  if (scan.duplicates.length > 0) {
+    const findings = scan.duplicates
+      .slice(0, policy.maxProblems)
+      .map(({ key, offset }) => placed(policy.problems.walk({ kind: "duplicate-key", key }), lines.position(offset)));
+    return { ok: false, findings, text };
+  }
+  return { ok: true, text, lines, doc: null, aliases: new Map(), value };
+}
+
+/** The parse and the walk to a plain value, for text `decode` accepted. */
+function parse(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead<Document.Parsed> | YamlFailure {
   const { problems } = policy;
   const fail = (findings: readonly Finding[], framed: boolean): YamlFailure => ({
     ok: false,
@@ -140,11 +207,14 @@ export function parseYaml(text: string, lines: LineIndex, policy: YamlPolicy): Y
     at(error.pos[0], error.code === "MULTIPLE_DOCS" ? problems.multipleDocuments : problems.parser(message));
   }
   for (const warning of doc.warnings) {
+    // An unknown tag is named as the file writes it, not in the parser's words (`Unresolved tag: tag:yaml.org,...`).
     if (warning.code === "TAG_RESOLVE_FAILED") {
       const tag = /Unresolved tag: (.*)$/.exec(firstLine(warning.message))?.[1] ?? "";
       at(warning.pos[0], problems.tag(shortTag(tag)));
     } else at(warning.pos[0], problems.parserWarning(firstLine(warning.message)));
   }
+  // YAML 1.1 reads `yes` as true, `0777` as octal and dates as Date objects, and applies `<<` merge keys: the file
+  // would mean something else than it does everywhere else.
   if (doc.directives?.yaml.explicit && doc.directives.yaml.version === "1.1")
     at(Math.max(0, text.search(/^%YAML/m)), problems.yaml11);
   if (found.length > 0) return fail(found, mapping);
@@ -186,68 +256,4 @@ function deepNestingOffset(text: string): number {
     } else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
   }
   return 0;
-}
-
-function firstInvalidUtf8(bytes: Uint8Array): { line: number; column: number } {
-  // Decode growing prefixes would be quadratic; find the first bad byte with a small state machine instead.
-  let i = 0;
-  let line = 1;
-  let column = 1;
-  while (i < bytes.length) {
-    const b = bytes[i]!;
-    let need = 0;
-    if (b < 0x80) need = 0;
-    else if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) need = 2;
-    else if (b >= 0xf0 && b <= 0xf4) need = 3;
-    else return { line, column };
-    // Overlong forms, surrogates and code points past U+10FFFF are invalid even with good continuation bytes.
-    const second = bytes[i + 1];
-    if (second !== undefined) {
-      if (
-        (b === 0xe0 && second < 0xa0) ||
-        (b === 0xed && second > 0x9f) ||
-        (b === 0xf0 && second < 0x90) ||
-        (b === 0xf4 && second > 0x8f)
-      )
-        return { line, column };
-    }
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return { line, column };
-    }
-    if (b === 0x0a) {
-      line++;
-      column = 1;
-    } else column += need === 3 ? 2 : 1;
-    i += need + 1;
-  }
-  return { line, column };
-}
-
-/**
- * 1-based line and column (in UTF-16 units) of an offset, by binary search over the line starts. `yaml`'s own
- * LineCounter only learns the line breaks its lexer reports, which misses those inside a token when the stream
- * is broken, and then places problems past the end of their line.
- */
-export class LineIndex {
-  readonly #starts: number[] = [0];
-  readonly #length: number;
-
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#starts.push(i + 1);
-    this.#length = text.length;
-  }
-
-  position(offset: number): { line: number; column: number } {
-    const at = Math.max(0, Math.min(offset, this.#length));
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo + 1, column: at - this.#starts[lo]! + 1 };
-  }
 }
