@@ -349,6 +349,20 @@ function typesOfItems(resolver: Resolver, schema: unknown, at: SpecPath): string
  * declared properties whose names templates can reference can be sent so; others are left out (reported).
  */
 function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query: Record<string, unknown>): void {
+  const names = flatPropertyNames(ctx, param, () => true);
+  if (names === null || param.name.includes("{{")) {
+    ctx.report(report("KV7010", param.at, (m) => m.deepObject({ name: param.name })));
+    return;
+  }
+  const id = inputs.add(param, "query");
+  for (const n of names) put(query, `${param.name}[${n}]`, `{{input.${id}.${n}}}`);
+}
+
+/**
+ * The declared property names of an object parameter when every one is a name templates can reference, holds a
+ * plain value (not an object or a list of objects) and passes `accept`; null otherwise.
+ */
+function flatPropertyNames(ctx: ImportContext, param: Param, accept: (name: string) => boolean): string[] | null {
   const { value } = ctx.resolver.deref(param.schema, param.schemaAt);
   const properties = own(value, "properties");
   const names = isPlainObject(properties) ? Object.keys(properties) : [];
@@ -357,15 +371,11 @@ function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query
     names.every(
       (n) =>
         /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) &&
+        accept(n) &&
         valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !==
           "complex",
     );
-  if (!flat || param.name.includes("{{")) {
-    ctx.report(report("KV7010", param.at, (m) => m.deepObject({ name: param.name })));
-    return;
-  }
-  const id = inputs.add(param, "query");
-  for (const n of names) put(query, `${param.name}[${n}]`, `{{input.${id}.${n}}}`);
+  return flat ? names : null;
 }
 
 /**
@@ -375,19 +385,8 @@ function placeDeepObject(ctx: ImportContext, param: Param, inputs: Inputs, query
  * takes, can be sent so; others are left out (reported).
  */
 function placeExplodedObject(ctx: ImportContext, param: Param, inputs: Inputs, query: Record<string, unknown>): void {
-  const { value } = ctx.resolver.deref(param.schema, param.schemaAt);
-  const properties = own(value, "properties");
-  const names = isPlainObject(properties) ? Object.keys(properties) : [];
-  const flat =
-    names.length > 0 &&
-    names.every(
-      (n) =>
-        /^[A-Za-z_][A-Za-z0-9_]*$/.test(n) &&
-        !Object.hasOwn(query, n) &&
-        valueKind(ctx.resolver, (properties as Record<string, unknown>)[n], [...param.schemaAt, "properties", n]) !==
-          "complex",
-    );
-  if (!flat) {
+  const names = flatPropertyNames(ctx, param, (n) => !Object.hasOwn(query, n));
+  if (names === null) {
     ctx.report(report("KV7010", param.at, (m) => m.queryObject({ name: param.name })));
     return;
   }
