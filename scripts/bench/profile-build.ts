@@ -1,7 +1,7 @@
 /**
  * Where a build's time goes, phase by phase, in process: load, check, plan, emit (whole), and the phases inside
- * emit measured again on their own: prettier over every emitted source file (by kind of file), Ajv's standalone
- * code generation, writing the staging folder, and the esbuild bundle. Used for the analysis in BENCHMARKS.md;
+ * emit measured again on their own: Ajv's standalone code generation, reading the prebuilt record, composing a
+ * bundle, prettier over the files it formats, and writing the package. Used for the analysis in BENCHMARKS.md;
  * not part of `npm run bench`.
  *
  *   node --import tsx scripts/bench/profile-build.ts [--tools 200] [--runs 3]
@@ -14,10 +14,11 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { analyzeSpec } from "../../packages/compiler/src/analyze/analyze.ts";
-import { bundleServer } from "../../packages/compiler/src/emit/bundle.ts";
+import { composeBundle, type ToolValidators } from "../../packages/compiler/src/emit/bundle/compose.ts";
+import { loadPrebuilt } from "../../packages/compiler/src/emit/bundle/prebuilt.ts";
 import { TARGET } from "../../packages/compiler/src/emit/targets.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
-import { format } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { format, layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
 import { validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { planServer } from "../../packages/compiler/src/plan/plan.ts";
@@ -48,46 +49,34 @@ try {
     );
     if (checked.analyzed === null) throw new Error("the spec does not check");
     const planned = await time("plan", () => planServer(checked.analyzed!));
-    const stageDir = join(root, `stage-${run}`);
-    await mkdir(stageDir);
-    const files = await time("emit, whole (validators, prettier, esbuild, SBOM)", () =>
-      emitServer(planned, { folder: "bench", specFile: "bench.yaml", sha256: loaded.spec.sha256, stageDir }),
+    const files = await time("emit, whole (validators, modules, bundles composed, SBOM)", () =>
+      emitServer(planned, { folder: "bench", specFile: "bench.yaml", sha256: loaded.spec.sha256 }),
     );
-    // The phases inside emit, again on their own: formatting every source file once more costs what it cost
-    // the first time (prettier parses and prints the whole file either way).
-    const sources = [...files].filter(
-      ([path]) => path.startsWith("src/") && /\.(ts|js)$/.test(path) && path !== "src/validators/ajv-runtime.js",
-    );
-    await time(`  prettier over ${sources.length} source files`, async () => {
-      for (const [path, text] of sources) await format(text, path.endsWith(".js") ? "babel" : "typescript");
-    });
-    const groups: [string, (path: string) => boolean][] = [
-      ["validator modules (Ajv standalone code)", (path) => path.startsWith("src/validators/") && path.endsWith(".js")],
-      ["validator declaration files (one text, repeated)", (path) => path.endsWith(".d.ts")],
-      ["tool modules (plan literals)", (path) => path.startsWith("src/tools/")],
-      ["runtime files (copied)", (path) => path.startsWith("src/runtime/")],
-    ];
-    for (const [label, match] of groups) {
-      const group = sources.filter(([path]) => match(path));
-      await time(`    ${group.length} ${label}`, async () => {
-        for (const [path, text] of group) await format(text, path.endsWith(".js") ? "babel" : "typescript");
-      });
-    }
-    await time(`  Ajv standalone code for ${planned.tools.length} tools (validatorModule)`, () => {
+    // The phases inside emit, again on their own.
+    const validators: ToolValidators[] = [];
+    await time(`  Ajv standalone code for ${planned.tools.length} tools, laid out (validatorModule)`, () => {
       for (const tool of planned.tools) {
-        validatorModule(tool.input);
-        if (tool.output) validatorModule(tool.output);
+        const input = layoutGeneratedJs(validatorModule(tool.input).code);
+        const output = tool.output ? layoutGeneratedJs(validatorModule(tool.output).code) : null;
+        validators.push({ input, output });
       }
     });
-    const restage = join(root, `restage-${run}`);
-    await time(`  writing ${files.size - 1} files to a staging folder`, async () => {
+    const sources = planned.tools.map((_, index) => ({ index, specFile: "bench.yaml", line: 1 }));
+    const prebuilt = await time("  the prebuilt record (read once per process)", () => loadPrebuilt());
+    await time("  server.mjs composed", () =>
+      composeBundle(TARGET.node, prebuilt, "", { server: planned, sources, validators, ajvHelpers: "addError" }),
+    );
+    await time(`  prettier over the TypeScript files it formats`, async () => {
+      for (const [path, text] of files)
+        if (path.endsWith(".ts") && !path.startsWith("src/runtime/") && !path.startsWith("src/tools/"))
+          await format(`${text}\n`, "typescript");
+    });
+    await time(`  writing ${files.size} files`, async () => {
       for (const [path, text] of files) {
-        if (path === "server.mjs") continue;
-        await mkdir(dirname(join(restage, path)), { recursive: true });
-        await writeFile(join(restage, path), text);
+        await mkdir(dirname(join(root, `out-${run}`, path)), { recursive: true });
+        await writeFile(join(root, `out-${run}`, path), text);
       }
     });
-    await time("  esbuild bundle of the staged sources", () => bundleServer(restage, TARGET.node, ""));
   }
   process.stdout.write(
     `Build phases for a ${tools}-tool spec, in process (ms; median of ${runs} runs, min in brackets):\n`,

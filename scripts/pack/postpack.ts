@@ -3,5 +3,4 @@ import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 
 const PKG = resolve(import.meta.dirname, "..", "..", "packages", "compiler");
-for (const dir of ["dist", "runtime", "vendor", "docs", "schema"])
-  await rm(join(PKG, dir), { recursive: true, force: true });
+for (const dir of ["dist", "runtime", "docs", "schema"]) await rm(join(PKG, dir), { recursive: true, force: true });

@@ -46,7 +46,6 @@ async function emitted(): Promise<FileTree> {
     folder: "bidi",
     specFile: "bidi.yaml",
     sha256: "0".repeat(64),
-    stageDir: stage,
   });
   return files;
 }

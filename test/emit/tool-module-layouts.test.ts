@@ -1,6 +1,6 @@
 /**
  * A tool module in its two layouts (emit/modules.ts): the laid-out one in `src/tools/*.ts`, which reviewers read,
- * and the compact one the bundler reads instead. The runtime parses the texts of either, so both must hold the
+ * and the compact one in the bundles (`toolDefinition`, composed by emit/bundle/compose.ts). The runtime parses the texts of either, so both must hold the
  * same values: for every tool of every spec the fixtures accept, the listing and the plan parse to the same data,
  * and the compact texts have no layout left in them.
  */
@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
-import { toolModule } from "../../packages/compiler/src/emit/modules.ts";
+import { Code } from "../../packages/compiler/src/emit/code/code.ts";
+import { toolDefinition, toolModule } from "../../packages/compiler/src/emit/modules.ts";
 
 const FOLDERS = ["fixtures/valid", "fixtures/specs"];
 
@@ -39,7 +40,8 @@ describe("tool module layouts", () => {
       for (const [index, tool] of compiled.planned!.tools.entries()) {
         const source = { index, specFile: file, line: 1 };
         const readable = texts(toolModule(tool, source).text);
-        const compact = texts(toolModule(tool, source, "compact").text);
+        const names = { input: new Code("input0"), output: new Code("output0") };
+        const compact = texts(toolDefinition(tool, "compact", names).text);
         for (const key of ["listing", "plan"] as const) {
           expect(JSON.parse(compact[key]), `${file} ${tool.moduleName} ${key}`).toEqual(JSON.parse(readable[key]));
           // Compact: exactly JSON.stringify's text, so nothing but the data's own characters.

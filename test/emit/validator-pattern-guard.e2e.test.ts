@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
-import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
-import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
+import { ajvRuntimeModule } from "../../packages/compiler/src/emit/bundle/prebuilt.ts";
+import { layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 import { regexpRuns } from "../helpers/regexp-runs.ts";
 import { HARD_SCHEMAS } from "./hard-schemas.ts";
@@ -31,8 +31,8 @@ beforeAll(async () => {
   const module = validatorModule(compiled);
   dir = await tempDir("pattern-guard");
   await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
-  await writeFile(join(dir, "v.js"), await formatGeneratedJs(module.code));
-  await writeFile(join(dir, "ajv-runtime.js"), (await bundleAjvRuntime(ajvRuntimeEntry(module.helpers), "// t")).code);
+  await writeFile(join(dir, "v.js"), layoutGeneratedJs(module.code));
+  await writeFile(join(dir, "ajv-runtime.js"), await ajvRuntimeModule(module.helpers));
   validate = ((await import(pathToFileURL(join(dir, "v.js")).href)) as { default: Validator }).default;
 });
 

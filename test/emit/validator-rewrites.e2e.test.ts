@@ -8,11 +8,11 @@ import { pathToFileURL } from "node:url";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkAndCompileSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
-import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { ajvRuntimeModule } from "../../packages/compiler/src/emit/bundle/prebuilt.ts";
+import { layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
 import { dropUnusedBookkeeping } from "../../packages/compiler/src/emit/validators/validator-bookkeeping.ts";
 import { shareErrorBlocks } from "../../packages/compiler/src/emit/validators/validator-errors.ts";
-import { ajvRuntimeEntry, validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
+import { validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { removeDir, tempDir } from "../helpers/kervanc.ts";
 
 const tail = (name: string): string =>
@@ -111,8 +111,8 @@ describe("a schema's $id in the generated validator", () => {
   beforeAll(async () => {
     dir = await tempDir("validator-id");
     await writeFile(join(dir, "package.json"), '{ "type": "module" }\n');
-    const entry = ajvRuntimeEntry({ ucs2length: true, equal: true, formats: true, addError: true });
-    await writeFile(join(dir, "ajv-runtime.js"), (await bundleAjvRuntime(entry, "// test")).code);
+    const helpers = { ucs2length: true, equal: true, formats: true, addError: true };
+    await writeFile(join(dir, "ajv-runtime.js"), await ajvRuntimeModule(helpers));
   });
   afterAll(async () => {
     if (dir) await removeDir(dir);
@@ -132,7 +132,7 @@ describe("a schema's $id in the generated validator", () => {
     ).compiled!;
     const module = validatorModule(compiled);
     expect(module.code).not.toContain("sourceURL");
-    await writeFile(join(dir, "v.js"), await formatGeneratedJs(module.code));
+    await writeFile(join(dir, "v.js"), layoutGeneratedJs(module.code));
     const validate = ((await import(pathToFileURL(join(dir, "v.js")).href)) as { default: (d: unknown) => boolean })
       .default;
     expect(validate({ d: 1 })).toBe(false);

@@ -14,14 +14,9 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
 import { checkAndCompileSchema, type CompiledSchema } from "../../packages/compiler/src/analyze/rules/schemas.ts";
-import { bundleAjvRuntime } from "../../packages/compiler/src/emit/bundle.ts";
-import { formatGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
-import {
-  ajvRuntimeEntry,
-  mergeHelpers,
-  NO_HELPERS,
-  validatorModule,
-} from "../../packages/compiler/src/emit/validators/validators.ts";
+import { ajvRuntimeModule } from "../../packages/compiler/src/emit/bundle/prebuilt.ts";
+import { layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { mergeHelpers, NO_HELPERS, validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { importOpenApi } from "../../packages/compiler/src/import/openapi.ts";
 import { formatValidationErrors } from "../../packages/runtime/src/call/validation.ts";
 import { generateSpec } from "../../scripts/bench/gen-specs.ts";
@@ -126,10 +121,10 @@ describe("shortened standalone validators agree with Ajv", () => {
       counts.rewritten += module.errorBlocks.rewritten;
       counts.kept += module.errorBlocks.kept;
       const file = `v${index}.js`;
-      await writeFile(join(dir, file), await formatGeneratedJs(module.code));
+      await writeFile(join(dir, file), layoutGeneratedJs(module.code));
       files.push([c, file]);
     }
-    await writeFile(join(dir, "ajv-runtime.js"), (await bundleAjvRuntime(ajvRuntimeEntry(helpers), "// test")).code);
+    await writeFile(join(dir, "ajv-runtime.js"), await ajvRuntimeModule(helpers));
     for (const [, file] of files) {
       const module = (await import(pathToFileURL(join(dir, file)).href)) as { default: Validator };
       loaded.push(module.default);

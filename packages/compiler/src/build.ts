@@ -6,7 +6,7 @@
  * Builds are incremental: a package whose manifest.json records this kervanc version and the spec's sha256 (and
  * file name) is not rebuilt unless `force` is set. review/check.ts builds in memory and compares with the disk.
  */
-import { mkdtemp, mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { compileInputs } from "./compile-inputs.ts";
 import { type CompiledSpec, overBudget } from "./compiled-spec.ts";
@@ -22,7 +22,7 @@ import {
 // emit.ts (prettier, esbuild and the package writers, half a second to load) is imported when a spec is emitted:
 // a build that refuses its specs, or skips them as up to date, never loads it.
 import type { FileTree } from "./emit/file-tree.ts";
-import { childOf, inside, OutsideOutputError } from "./emit/disk/inside.ts";
+import { childOf, OutsideOutputError } from "./emit/disk/inside.ts";
 import { readStamp } from "./emit/files/manifest.ts";
 import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/disk/package-folder.ts";
 import { TargetRefusedError, writeTree } from "./emit/disk/swap.ts";
@@ -97,22 +97,16 @@ async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
   );
 }
 
-/** Emits one compiled spec's package in memory, staging the sources for the bundler in `stageParent`. */
-export async function emitPackage(spec: CompiledSpec, stageParent: string): Promise<FileTree> {
-  const stageDir = await mkdtemp(inside(stageParent, `.${spec.folder}.stage-`));
-  try {
-    const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
-    const { emitServer } = await import("./emit/emit.ts");
-    return await emitServer(spec.planned!, {
-      folder: spec.folder,
-      specFile: basename(spec.file),
-      sha256: spec.loaded!.sha256,
-      stageDir,
-      toolLines,
-    });
-  } finally {
-    await rm(stageDir, { recursive: true, force: true });
-  }
+/** Emits one compiled spec's package in memory. */
+export async function emitPackage(spec: CompiledSpec): Promise<FileTree> {
+  const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
+  const { emitServer } = await import("./emit/emit.ts");
+  return await emitServer(spec.planned!, {
+    folder: spec.folder,
+    specFile: basename(spec.file),
+    sha256: spec.loaded!.sha256,
+    toolLines,
+  });
 }
 
 /**
@@ -175,7 +169,7 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
         skipped.push({ file: spec.file, folder: spec.folder });
         continue;
       }
-      const files = await emitPackage(spec, options.outDir);
+      const files = await emitPackage(spec);
       await writeTree(options.outDir, spec.folder, files);
       servers.push({
         file: spec.file,

@@ -57,7 +57,7 @@ export interface DevPackage {
 export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage> {
   const root = await mkdtemp(join(tmpdir(), "kervanc-dev-"));
   try {
-    const files = await emitPackage(compiled, root);
+    const files = await emitPackage(compiled);
     const dir = join(root, "package");
     await writeFiles(dir, files);
     return { dir, serverFile: join(dir, TARGET.node.file), remove: () => rm(root, { recursive: true, force: true }) };

@@ -2,25 +2,25 @@
  * Stage 4, emit: a planned server to the files of its package.
  *
  * The result is an in-memory file tree (sorted paths, LF text) so it can be compared byte for byte with what is
- * on disk (`kervanc check`); the bundler alone needs real files, so the sources are written to a staging folder
- * first. The output depends only on the spec's bytes, its file name and the installed toolchain: never on the
- * staging folder, the working directory, the time, the locale or the order specs were given in.
+ * on disk (`kervanc check`). Nothing is bundled here: each bundle is the prebuilt fixed part with the spec's own
+ * code after it (bundle/compose.ts). The output depends only on the spec's bytes, its file name and the installed
+ * kervanc: never on the working directory, the time, the locale or the order specs were given in.
  *
  * Provenance lives in manifest.json alone (kervanc version and content identity, spec file and sha256). Every
  * other file that can hold a comment starts with the same fixed header, so that a spec change touches only the
  * files whose content it changes: a reviewer's pull request diff is the size of the change.
  */
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
-import { bundleAjvRuntime, bundleServer, type BundleResult } from "./bundle.ts";
+import { composeBundle, type ToolValidators } from "./bundle/compose.ts";
+import { loadPrebuilt } from "./bundle/prebuilt.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code/code.ts";
-import { format, formatGeneratedJs } from "./code/code-style.ts";
-import { writeFiles } from "./disk/write.ts";
+import { format, layoutGeneratedJs } from "./code/code-style.ts";
 import { compareStrings } from "./code/hash.ts";
 import { buildManifest, manifestJson } from "./files/manifest.ts";
 import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./files/deploy-files.ts";
-import { serverModule, toolModule } from "./modules.ts";
+import { serverModule, toolModule, type ToolSource } from "./modules.ts";
 import { packageJson, packageName, packageVersion, TSCONFIG } from "./files/package-json.ts";
 import { readme } from "./files/readme.ts";
 import { WORKERD_CONFIG_FILE, workerdConfig } from "./files/workerd-config.ts";
@@ -31,7 +31,7 @@ export type { FileTree };
 import { TARGETS } from "./targets.ts";
 import {
   AJV_RUNTIME_DTS,
-  ajvRuntimeEntry,
+  ajvHelpersKey,
   type AjvHelpers,
   mergeHelpers,
   NO_HELPERS,
@@ -48,8 +48,6 @@ export interface EmitContext {
   /** The spec file name as the user wrote it, for provenance. */
   readonly specFile: string;
   readonly sha256: string;
-  /** An empty folder the sources are staged in for the bundler. */
-  readonly stageDir: string;
   /** The line of each tool in the spec (in spec order), for the comment in its module; 0 when unknown. */
   readonly toolLines?: readonly number[];
 }
@@ -72,17 +70,13 @@ export const GENERATED_HEADER =
 export async function emitServer(server: PlannedServer, ctx: EmitContext): Promise<FileTree> {
   const provenance = GENERATED_HEADER;
   const header = lineComment(provenance).text;
-  // esbuild reports real paths; compare against the real staging folder (macOS's /tmp is a symlink).
-  const stageDir = await realpath(ctx.stageDir);
+  const prebuilt = await loadPrebuilt();
   const files: FileTree = new Map();
   // The provenance line goes on top of the formatted text, so the same source formats once per process, not once
   // per spec.
   const addCode = async (path: string, code: Code | string, parser: "typescript" | "babel"): Promise<void> => {
     const text = typeof code === "string" ? code : code.text;
     files.set(path, `${header}\n${await format(text, parser)}`);
-  };
-  const addValidator = async (path: string, code: string): Promise<void> => {
-    files.set(path, `${header}\n${await formatGeneratedJs(code)}`);
   };
 
   // The runtime's sources are kept prettier-formatted in the repository (npm run format:runtime, and a test),
@@ -91,29 +85,31 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     files.set(`src/runtime/${rel}`, `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`);
   }
 
-  // What the bundler reads instead of a package file: each tool module with its JSON texts minified (modules.ts).
-  const bundleOnly: FileTree = new Map();
   let helpers: AjvHelpers = NO_HELPERS;
-  const addValidatorModule = async (path: string, compiled: Parameters<typeof validatorModule>[0]): Promise<void> => {
+  const addValidatorModule = (path: string, compiled: Parameters<typeof validatorModule>[0]): string => {
     const validator = validatorModule(compiled);
     helpers = mergeHelpers(helpers, validator.helpers);
-    await addValidator(path, validator.code);
+    const code = layoutGeneratedJs(validator.code);
+    files.set(path, `${header}\n${code}`);
+    // Already in prettier's layout (a test formats it), so it is not formatted again for every validator.
+    files.set(path.replace(/\.js$/, ".d.ts"), `${header}\n${VALIDATOR_DTS}`);
+    return code;
   };
+  const validators: ToolValidators[] = [];
+  const sources: ToolSource[] = [];
   for (const [index, tool] of server.tools.entries()) {
-    await addValidatorModule(`src/validators/${tool.moduleName}.input.js`, tool.input);
-    await addCode(`src/validators/${tool.moduleName}.input.d.ts`, VALIDATOR_DTS, "typescript");
-    if (tool.output) {
-      await addValidatorModule(`src/validators/${tool.moduleName}.output.js`, tool.output);
-      await addCode(`src/validators/${tool.moduleName}.output.d.ts`, VALIDATOR_DTS, "typescript");
-    }
+    const input = addValidatorModule(`src/validators/${tool.moduleName}.input.js`, tool.input);
+    const output = tool.output ? addValidatorModule(`src/validators/${tool.moduleName}.output.js`, tool.output) : null;
+    validators.push({ input, output });
     const source = { index, specFile: ctx.specFile, line: ctx.toolLines?.[index] ?? 0 };
+    sources.push(source);
     files.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool, source).text}`);
-    bundleOnly.set(`src/tools/${tool.moduleName}.ts`, `${header}\n${toolModule(tool, source, "compact").text}`);
   }
-  let ajvRuntime: BundleResult | null = null;
-  if (needsAjvRuntime(helpers)) {
-    ajvRuntime = await bundleAjvRuntime(ajvRuntimeEntry(helpers), header);
-    files.set("src/validators/ajv-runtime.js", ajvRuntime.code);
+  const ajvHelpers = needsAjvRuntime(helpers) ? ajvHelpersKey(helpers) : "";
+  if (ajvHelpers !== "") {
+    const ajv = prebuilt.ajvRuntimes[ajvHelpers];
+    if (ajv === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for ${ajvHelpers}.`);
+    files.set("src/validators/ajv-runtime.js", `${header}\n${ajv.code}`);
     await addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS, "typescript");
   }
   await addCode("src/server.ts", serverModule(server), "typescript");
@@ -131,26 +127,14 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   files.set(DEPLOY_FILES.kubernetes, kubernetesManifest(server, ctx.folder, provenance));
   files.set(DEPLOY_FILES.wrangler, wranglerToml(server, ctx.folder, provenance));
 
-  // The bundler reads only the sources, the tsconfig and the package.json (whose "type": "module" decides how
-  // esbuild wraps CommonJS imports; without it the bundle would depend on whatever package.json is above the
-  // output folder): declaration files and the other package files stay in memory.
-  const staged = (path: string): boolean =>
-    path === "tsconfig.json" || path === "package.json" || (path.startsWith("src/") && !path.endsWith(".d.ts"));
-  await writeFiles(stageDir, new Map([...files, ...bundleOnly].filter(([path]) => staged(path))));
-  const built: { readonly file: string; readonly code: string; readonly inputs: BundleResult["inputs"] }[] = [];
-  for (const target of TARGETS) {
-    const bundle = await bundleServer(stageDir, target, header);
-    files.set(target.file, bundle.code);
-    built.push({ file: target.file, code: bundle.code, inputs: bundle.inputs });
-  }
+  const spec = { server, sources, validators, ajvHelpers };
+  const bundles = TARGETS.map((target) => ({
+    file: target.file,
+    code: composeBundle(target, prebuilt, header, spec),
+  }));
+  for (const bundle of bundles) files.set(bundle.file, bundle.code);
 
-  const components = await shippedComponents({
-    stageDir,
-    bundles: built.map(({ file, inputs }) => ({ file, inputs })),
-    ajvRuntime: ajvRuntime?.inputs ?? null,
-    files,
-  });
-  const bundles = built.map(({ file, code }) => ({ file, code }));
+  const components = shippedComponents(prebuilt, ajvHelpers, files);
   const subject = { name: packageName(ctx.folder), version: packageVersion(server), bundles };
   files.set("sbom.cdx.json", sbomJson(subject, components));
   files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, bundles));

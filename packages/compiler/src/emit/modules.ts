@@ -20,21 +20,42 @@ export interface ToolSource {
  * serves first, not to all its tools (V8 scans a string far faster than it builds the same object literal). The
  * head, a small literal, is what the server reads at start. A comment names the tool's place in the spec, so a
  * reviewer can find its source.
- *
- * `compact` is the same module for the bundle alone: the texts as compact JSON in plain string literals. V8
- * scans a template literal slower than a string literal, and the whitespace that keeps the reviewed texts
- * diffable is a third of their characters; the runtime parses either into the same values (for 200 tools, a
- * ninth of the start's extra time over one tool). This is the texts' minification: esbuild minifies the code
- * around them but cannot know a string holds JSON.
  */
-export function toolModule(tool: PlannedTool, source: ToolSource, layout: "readable" | "compact" = "readable"): Code {
+export function toolModule(tool: PlannedTool, source: ToolSource): Code {
   const hasOutput = tool.output !== null;
   const outputImport = hasOutput
     ? ts`import validateOutput from ${`../validators/${tool.moduleName}.output.js`};\n`
     : new Code("");
-  const origin = lineComment(
+  const validators = { input: new Code("validateInput"), output: new Code(hasOutput ? "validateOutput" : "null") };
+  return ts`import type { CompiledTool } from "../runtime/plan.ts";
+import { defineTool } from "../runtime/define.ts";
+import validateInput from ${`../validators/${tool.moduleName}.input.js`};
+${outputImport}
+${toolOrigin(tool, source)}
+export const tool: CompiledTool = ${toolDefinition(tool, "readable", validators)};
+`;
+}
+
+/** The comment that names a tool's place in the spec. */
+export function toolOrigin(tool: PlannedTool, source: ToolSource): Code {
+  return lineComment(
     `From tools[${source.index}] ${JSON.stringify(tool.plan.listing.name)}, ${source.specFile}:${source.line}.`,
   );
+}
+
+/**
+ * The `defineTool({...})` call of a tool, given the names its validators are bound to.
+ *
+ * `compact` is the same call for the bundles: the texts as compact JSON in plain string literals. V8 scans a
+ * template literal slower than a string literal, and the whitespace that keeps the reviewed texts diffable is a
+ * third of their characters; the runtime parses either into the same values (for 200 tools, a ninth of the
+ * start's extra time over one tool).
+ */
+export function toolDefinition(
+  tool: PlannedTool,
+  layout: "readable" | "compact",
+  validators: { readonly input: Code; readonly output: Code },
+): Code {
   const { listing, ...rest } = tool.plan;
   const texts = (value: unknown): Code => (layout === "compact" ? literal(JSON.stringify(value)) : jsonText(value));
   // The runtime's own head of the plan (define.ts), so the two cannot disagree.
@@ -51,19 +72,17 @@ ${join(
 )}
   },
 `;
-  return ts`import type { CompiledTool } from "../runtime/plan.ts";
-import { defineTool } from "../runtime/define.ts";
-import validateInput from ${`../validators/${tool.moduleName}.input.js`};
-${outputImport}
-${origin}
-export const tool: CompiledTool = defineTool({
+  const output =
+    validators.output.text === "validateOutput" ? new Code("validateOutput") : ts`validateOutput: ${validators.output}`;
+  const input =
+    validators.input.text === "validateInput" ? new Code("validateInput") : ts`validateInput: ${validators.input}`;
+  return ts`defineTool({
   head: ${readableLiteral(head, 118, 2)},
   listing: ${texts(listing)},
 ${profiles}  plan: ${texts(rest)},
-  validateInput,
-  ${new Code(hasOutput ? "validateOutput" : "validateOutput: null")},
-});
-`;
+  ${input},
+  ${output},
+})`;
 }
 
 export function serverModule(server: PlannedServer): Code {

@@ -6,10 +6,10 @@
  * - **From the repository** (the TypeScript sources through tsx): the runtime is the `packages/runtime`
  *   workspace and the libraries bundled into servers are the repository's installed ones, fixed by its lockfile.
  * - **Installed from its tarball** (the compiled `dist/`): `scripts/pack/prepack.ts` copied the runtime into
- *   `runtime/`, every library file a server bundle can contain into `vendor/node_modules/`, and wrote
- *   `dist/toolchain.json` with the versions a generated package pins and the content identity of this kervanc.
- *   Nothing is then read from the user's `node_modules`, so two users with different installed packages get
- *   byte-identical output.
+ *   `runtime/`, bundled the fixed part of every server into `dist/prebuilt.json` (bundle/prebuilt-format.ts), and
+ *   wrote `dist/toolchain.json` with the versions a generated package pins and the content identity of this
+ *   kervanc. Nothing is then read from the user's `node_modules`, so two users with different installed packages
+ *   get byte-identical output.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -22,24 +22,9 @@ export const RUNTIME_ROOT = PACKED
   ? join(COMPILER_ROOT, "runtime")
   : dirname(requireFromCompiler.resolve("@kervanc/runtime/package.json"));
 export const RUNTIME_SRC = join(RUNTIME_ROOT, "src");
-/** The packed layout's copy of every library file a server bundle can contain (null from the repository). */
-export const VENDOR_MODULES = PACKED ? join(COMPILER_ROOT, "vendor", "node_modules") : null;
-/**
- * Where the bundler resolves the generated sources' bare imports from: the vendored copy when packed (its
- * `node_modules` is the first one a lookup from there finds), the runtime workspace in the repository.
- */
-export const RESOLVE_FROM = PACKED ? join(COMPILER_ROOT, "vendor") : RUNTIME_ROOT;
-/**
- * The folder whose `node_modules` holds the libraries, which esbuild names CommonJS modules relative to
- * (`node_modules/ajv/dist/runtime/equal.js`): the same text whether kervanc runs packed or from the repository.
- */
-export const LIBRARY_BASE = PACKED
-  ? join(COMPILER_ROOT, "vendor")
-  : dirname(dirname(dirname(requireFromCompiler.resolve("ajv/package.json"))));
-
 /** The packages whose versions a generated package.json pins. */
 export const RUNTIME_DEPENDENCIES = ["@modelcontextprotocol/server", "ipaddr.js", "jose", "proxy-from-env"] as const;
-export const DEV_DEPENDENCIES = ["@types/node", "esbuild", "typescript"] as const;
+export const DEV_DEPENDENCIES = ["@types/node", "typescript"] as const;
 export type PinnedPackage = (typeof RUNTIME_DEPENDENCIES)[number] | (typeof DEV_DEPENDENCIES)[number];
 
 /** What `prepack` records in `dist/toolchain.json`. */
@@ -129,18 +114,4 @@ function installedVersion(name: string): string {
     }
   }
   throw new Error(`Cannot find the installed version of ${name}.`);
-}
-
-/** The node_modules folders the bundler resolves third-party imports from. */
-export function resolutionPaths(): string[] {
-  if (VENDOR_MODULES !== null) return [VENDOR_MODULES];
-  const paths: string[] = [];
-  for (const start of [RUNTIME_ROOT, COMPILER_ROOT]) {
-    for (let dir = start; ; dir = dirname(dir)) {
-      const p = join(dir, "node_modules");
-      if (!paths.includes(p)) paths.push(p);
-      if (dirname(dir) === dir) break;
-    }
-  }
-  return paths;
 }

@@ -3,8 +3,7 @@
  * security-relevant surface (review/surface.ts), so CI fails when a committed package is stale or edited.
  */
 import type { Dirent } from "node:fs";
-import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { emitPackage } from "../build.ts";
 import { compileInputs } from "../compile-inputs.ts";
@@ -48,7 +47,7 @@ export interface CheckReport {
 
 /**
  * Builds every spec in memory and compares each package with the folder on disk, byte for byte. Nothing is
- * written to the output folder; the bundler's staging happens in the system's temp folder.
+ * written anywhere.
  */
 export async function check(options: CheckOptions): Promise<CheckReport> {
   const { diagnostics, compiled, ok, sources } = await compileInputs(
@@ -58,10 +57,9 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
   );
   if (!ok) return { diagnostics, sources, ok: false, packages: [], orphans: [] };
   const packages: PackageCheck[] = [];
-  const stageParent = await mkdtemp(join(tmpdir(), "kervanc-check-"));
-  try {
+  {
     for (const spec of compiled) {
-      const files = await emitPackage(spec, stageParent);
+      const files = await emitPackage(spec);
       const dir = childOf(options.outDir, spec.folder);
       // Not through a link: a committed `servers/<name>` linked to a folder elsewhere on the CI machine must not
       // get that folder's files printed as diffs (every read below goes through `dir`). Build refuses such a
@@ -92,8 +90,6 @@ export async function check(options: CheckOptions): Promise<CheckReport> {
       }
       packages.push({ file: spec.file, folder: spec.folder, exists, drift, surface });
     }
-  } finally {
-    await rm(stageParent, { recursive: true, force: true });
   }
   const known = new Set(compiled.map((c) => c.folder));
   const orphans: string[] = [];

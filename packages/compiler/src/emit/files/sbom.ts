@@ -2,10 +2,10 @@
  * What ships in a bundle, and under which licenses: `sbom.cdx.json` (CycloneDX 1.6) and
  * `THIRD_PARTY_NOTICES.md`.
  *
- * Both are derived from esbuild's metafiles, not from package.json dependency lists: a component is listed
- * exactly when at least one of its files put code into a bundle (one per runtime target, targets.ts), directly
- * or through `src/validators/ajv-runtime.js`, whose own bundle is attributed the same way. Files esbuild parsed
- * and then dropped entirely do not count. The bundles are file components of the
+ * Both are derived from esbuild's metafiles (recorded when the fixed part of the bundles was prebuilt:
+ * bundle/prebuild.ts), not from package.json dependency lists: a component is listed exactly when at least one
+ * of its files put code into a bundle (one per runtime target, targets.ts), directly or through the Ajv helpers
+ * the validators use. Files esbuild parsed and then dropped entirely do not count. The bundles are file components of the
  * package (with their own hashes), and the dependency graph says which library went into which bundle. Each input file is attributed to the package folder under the last
  * `node_modules/` in its path; name, version and license come from that package's package.json, and the
  * license texts from its LICENSE/LICENCE/COPYING/NOTICE files.
@@ -20,13 +20,10 @@
  * Reproducibility: no timestamps; the serial number is a UUID derived from the SHA-256 of the rest of the
  * document; every list is sorted; paths are package-relative, never absolute.
  */
-import { readdir, readFile } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
-import type { BundledInput } from "../bundle.ts";
 import { TARGETS } from "../targets.ts";
 import { canonicalJson, compareStrings, longestRun, sha256, uuidFromSha256 } from "../code/hash.ts";
 import type { FileTree } from "../file-tree.ts";
-import { RUNTIME_ROOT } from "../versions.ts";
+import type { LibraryFile, Prebuilt } from "../bundle/prebuilt-format.ts";
 import { KERVANC_VERSION } from "../../kervanc-package.ts";
 
 export interface BundledFile {
@@ -49,152 +46,71 @@ export interface ShippedComponent {
   readonly bundles: readonly string[];
 }
 
-/** One bundle of the package: its file name and what esbuild says went into it. */
-export interface ShippedBundle {
-  readonly file: string;
-  readonly inputs: readonly BundledInput[];
-}
-
-export interface ShippedInputs {
-  readonly stageDir: string;
-  readonly bundles: readonly ShippedBundle[];
-  /** The inputs of `src/validators/ajv-runtime.js`, when the package has one. */
-  readonly ajvRuntime: readonly BundledInput[] | null;
-  /** The package's files (the runtime copies are hashed as they are in the package). */
-  readonly files: FileTree;
-}
-
-const AJV_RUNTIME = "src/validators/ajv-runtime.js";
 const RUNTIME_PREFIX = "src/runtime/";
-const LICENSE_FILE = /^(?:licen[cs]e|copying|notice)(?:[.-][a-z0-9.-]*)?$/i;
 
-interface PackageJson {
-  readonly name?: unknown;
-  readonly version?: unknown;
-  readonly license?: unknown;
-}
-
-/** Attributes every file that went into the bundle to a component; generated modules belong to the package. */
-export async function shippedComponents(inputs: ShippedInputs): Promise<ShippedComponent[]> {
-  const thirdParty = new Map<string, { root: string; paths: Set<string>; bundles: Set<string> }>();
+/**
+ * Attributes every file that went into a bundle to a component, from what the prebuilt record says its parts were
+ * made of: the fixed part of each bundle, and the Ajv helpers (`ajvHelpers`, "" for none) the spec's validators
+ * added. The spec's own code belongs to the package. The runtime's files are hashed as the package holds them.
+ */
+export function shippedComponents(prebuilt: Prebuilt, ajvHelpers: string, files: FileTree): ShippedComponent[] {
+  const thirdParty = new Map<string, { paths: Set<string>; bundles: Set<string> }>();
   const runtimeFiles = new Map<string, BundledFile>();
   const runtimeBundles = new Set<string>();
-  let bundle = "";
-  const addThirdParty = (path: string): void => {
-    const normalized = path.split(sep).join("/");
-    const at = normalized.lastIndexOf("/node_modules/");
-    if (at < 0) throw new Error(`Cannot attribute a bundled file to a package: ${path}`);
-    const after = normalized.slice(at + "/node_modules/".length).split("/");
-    const nameParts = after[0]?.startsWith("@") ? after.slice(0, 2) : after.slice(0, 1);
-    const name = nameParts.join("/");
-    const root = `${normalized.slice(0, at)}/node_modules/${name}`;
-    const entry = thirdParty.get(name) ?? { root, paths: new Set<string>(), bundles: new Set<string>() };
-    // One copy per package across both bundles, so one version and one hash describe it.
-    if (entry.root !== root)
-      throw new Error(`Two copies of ${name} went into the bundles (${entry.root} and ${root}).`);
-    entry.paths.add(after.slice(nameParts.length).join("/"));
-    entry.bundles.add(bundle);
-    thirdParty.set(name, entry);
+  const addLibraries = (libraries: readonly LibraryFile[], bundle: string): void => {
+    for (const { package: name, path } of libraries) {
+      const entry = thirdParty.get(name) ?? { paths: new Set<string>(), bundles: new Set<string>() };
+      entry.paths.add(path);
+      entry.bundles.add(bundle);
+      thirdParty.set(name, entry);
+    }
   };
-
-  for (const shipped of inputs.bundles) {
-    bundle = shipped.file;
-    for (const input of shipped.inputs) {
-      const rel = relative(inputs.stageDir, input.path).split(sep).join("/");
-      if (rel.startsWith("../") || rel.startsWith("/") || /^[A-Za-z]:/.test(rel)) {
-        addThirdParty(input.path);
-      } else if (rel === AJV_RUNTIME) {
-        if (inputs.ajvRuntime === null) throw new Error(`${AJV_RUNTIME} was bundled but its inputs are unknown.`);
-        for (const helper of inputs.ajvRuntime) addThirdParty(helper.path);
-      } else if (rel.startsWith(RUNTIME_PREFIX)) {
-        const text = inputs.files.get(rel);
-        if (text === undefined) throw new Error(`The bundled runtime file ${rel} is not in the package.`);
-        runtimeFiles.set(rel, { path: rel, sha256: sha256(text) });
-        runtimeBundles.add(bundle);
-      } else if (rel.includes("/node_modules/") || rel.startsWith("node_modules/")) {
-        addThirdParty(input.path);
-      }
-      // Anything else is a generated module of this package (tools, validators, server, entries).
+  for (const target of TARGETS) {
+    const chunk = prebuilt.chunks[target.name];
+    addLibraries(chunk.libraries, target.file);
+    if (ajvHelpers !== "") addLibraries(prebuilt.ajvRuntimes[ajvHelpers]?.libraries ?? [], target.file);
+    for (const rel of chunk.runtime) {
+      const path = `${RUNTIME_PREFIX}${rel}`;
+      const text = files.get(path);
+      if (text === undefined) throw new Error(`The bundled runtime file ${path} is not in the package.`);
+      runtimeFiles.set(path, { path, sha256: sha256(text) });
+      runtimeBundles.add(target.file);
     }
   }
 
   const components: ShippedComponent[] = [];
-  for (const [name, { root, paths, bundles }] of thirdParty) {
-    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as PackageJson;
-    if (pkg.name !== name || typeof pkg.version !== "string")
-      throw new Error(`${root}/package.json does not describe ${name}.`);
-    const files: BundledFile[] = [];
-    for (const path of [...paths].sort(compareStrings))
-      files.push({ path, sha256: await installedFileHash(join(root, path)) });
+  for (const [name, { paths, bundles }] of thirdParty) {
+    const pkg = prebuilt.packages[name];
+    if (pkg === undefined) throw new Error(`kervanc's prebuilt record does not describe ${name}.`);
+    const bundled: BundledFile[] = [];
+    for (const path of [...paths].sort(compareStrings)) {
+      const hash = pkg.fileHashes[path];
+      if (hash === undefined) throw new Error(`kervanc's prebuilt record has no hash for ${name}/${path}.`);
+      bundled.push({ path, sha256: hash });
+    }
     components.push({
       name,
       version: pkg.version,
-      license: licenseField(pkg.license),
-      files,
-      licenseFiles: await licenseFiles(root),
+      license: pkg.license,
+      files: bundled,
+      licenseFiles: pkg.licenseFiles,
       kind: "third-party",
       bundles: [...bundles].sort(compareStrings),
     });
   }
   if (runtimeFiles.size > 0) {
-    const pkg = JSON.parse(await readFile(join(RUNTIME_ROOT, "package.json"), "utf8")) as PackageJson;
+    const runtime = prebuilt.runtimePackage;
     components.push({
-      name: String(pkg.name),
-      version: String(pkg.version),
-      license: licenseField(pkg.license),
+      name: runtime.name,
+      version: runtime.version,
+      license: runtime.license,
       files: [...runtimeFiles.values()].sort((a, b) => compareStrings(a.path, b.path)),
-      licenseFiles: await licenseFiles(RUNTIME_ROOT),
+      licenseFiles: runtime.licenseFiles,
       kind: "kervanc-runtime",
       bundles: [...runtimeBundles].sort(compareStrings),
     });
   }
   return components.sort((a, b) => compareStrings(a.name, b.name));
-}
-
-function licenseField(value: unknown): string | null {
-  if (typeof value === "string" && value.trim() !== "") return value.trim();
-  // The legacy `{ "type": "MIT" }` form.
-  if (value !== null && typeof value === "object" && typeof (value as { type?: unknown }).type === "string")
-    return (value as { type: string }).type;
-  return null;
-}
-
-/**
- * Installed packages do not change while kervanc runs, and every package a build writes bundles the same ones:
- * their file hashes and license texts are read once per process.
- */
-const fileHashes = new Map<string, Promise<string>>();
-const licenseTexts = new Map<string, Promise<{ name: string; text: string }[]>>();
-
-function installedFileHash(path: string): Promise<string> {
-  let hash = fileHashes.get(path);
-  if (hash === undefined) {
-    hash = readFile(path).then((bytes) => sha256(bytes));
-    fileHashes.set(path, hash);
-  }
-  return hash;
-}
-
-function licenseFiles(root: string): Promise<{ name: string; text: string }[]> {
-  let texts = licenseTexts.get(root);
-  if (texts === undefined) {
-    texts = readLicenseFiles(root);
-    licenseTexts.set(root, texts);
-  }
-  return texts;
-}
-
-async function readLicenseFiles(root: string): Promise<{ name: string; text: string }[]> {
-  const names = (await readdir(root, { withFileTypes: true }))
-    .filter((e) => e.isFile() && LICENSE_FILE.test(e.name))
-    .map((e) => e.name)
-    .sort(compareStrings);
-  const out: { name: string; text: string }[] = [];
-  for (const name of names) {
-    const text = (await readFile(join(root, name), "utf8")).replace(/\r\n?/g, "\n").replace(/\s+$/, "");
-    out.push({ name, text });
-  }
-  return out;
 }
 
 /** The `sha256sum`-style listing hash of a component (see the module comment). */

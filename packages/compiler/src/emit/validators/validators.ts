@@ -46,6 +46,14 @@ export const NO_HELPERS: AjvHelpers = { ucs2length: false, equal: false, formats
 
 const HELPERS = Object.keys(NO_HELPERS) as (keyof AjvHelpers)[];
 
+/** The helpers by name, in a fixed order. */
+export const AJV_HELPER_NAMES: readonly (keyof AjvHelpers)[] = HELPERS;
+
+/** The key of a helper set in the prebuilt record: the names it needs, comma-separated. */
+export function ajvHelpersKey(helpers: AjvHelpers): string {
+  return HELPERS.filter((name) => helpers[name]).join(",");
+}
+
 /** The helpers either set needs. */
 export function mergeHelpers(a: AjvHelpers, b: AjvHelpers): AjvHelpers {
   return Object.fromEntries(HELPERS.map((name) => [name, a[name] || b[name]])) as unknown as AjvHelpers;
