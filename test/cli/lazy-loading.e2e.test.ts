@@ -40,7 +40,7 @@ async function loaded(args: string[]): Promise<{ code: number; urls: string[] }>
 }
 
 const emitStage = (urls: string[]): string[] =>
-  urls.filter((u) => /\/prettier\/|\/esbuild\/|\/emit\/emit\.ts$|\/emit\/bundle\.ts$/.test(u));
+  urls.filter((u) => /\/prettier\/|\/esbuild\/|\/emit\/emit\.ts$|\/emit\/bundle\//.test(u));
 const analysisStage = (urls: string[]): string[] =>
   urls.filter((u) =>
     /\/node_modules\/(ajv|ajv-formats|@jmespath-community\/jmespath|@modelcontextprotocol)\/|\/src\/compile\.ts$|\/analyze\/analyze\.ts$/.test(
@@ -61,10 +61,18 @@ describe("what kervanc build and check load", () => {
     });
   }
 
-  it("loads both to build a good spec", async () => {
-    const r = await loaded(["build", join(dir, "thing.yaml"), "-o", join(dir, "out")]);
+  it("loads both to build a good spec, and neither to skip it unchanged", async () => {
+    const out = join(dir, "out-unchanged");
+    const r = await loaded(["build", join(dir, "thing.yaml"), "-o", out]);
     expect(r.code).toBe(0);
     expect(emitStage(r.urls).length).toBeGreaterThan(0);
     expect(analysisStage(r.urls).length).toBeGreaterThan(0);
+    // No bundler in a build: the fixed part of the bundles is prebuilt (emit/bundle/prebuilt.ts).
+    expect(r.urls.filter((u) => /\/node_modules\/esbuild\//.test(u))).toEqual([]);
+    const again = await loaded(["build", join(dir, "thing.yaml"), "-o", out]);
+    expect(again.code).toBe(0);
+    expect(again.urls.some((u) => /\/load\/load\.ts$/.test(u))).toBe(true);
+    expect(emitStage(again.urls)).toEqual([]);
+    expect(analysisStage(again.urls)).toEqual([]);
   });
 });

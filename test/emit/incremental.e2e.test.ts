@@ -89,6 +89,40 @@ describe("incremental builds", () => {
     await expect(stat(join(out, "open-meteo", "marker"))).rejects.toThrow();
   });
 
+  it("does not skip an unchanged spec under --strict-kervan, which refuses what its build accepted", async () => {
+    const dir = join(root, "strict");
+    await mkdir(join(dir, "specs"), { recursive: true });
+    const spec = `specVersion: 1
+kervancExtensions: [omit-absent]
+name: tickets
+version: "1.0"
+tools:
+  - name: update_ticket
+    description: Change a ticket.
+    input:
+      type: object
+      properties: { id: { type: integer }, title: { type: string } }
+      required: [id]
+    http:
+      method: PATCH
+      url: https://api.example.com/tickets/{{input.id}}
+      body: { title: "{{input.title}}" }
+      omitAbsent: true
+    output: { select: "{id: id}" }
+`;
+    await writeFile(join(dir, "specs", "tickets.yaml"), spec);
+    const first = await kervanc(["build", join(dir, "specs"), "-o", join(dir, "out")]);
+    expect(first.code, first.stderr).toBe(0);
+    const strict = await kervanc(["build", join(dir, "specs"), "-o", join(dir, "out"), "--strict-kervan"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/ - error KV8001/);
+    // Without it, the unchanged spec is skipped, and its size comes from its manifest.
+    const again = await kervanc(["build", join(dir, "specs"), "-o", join(dir, "out")]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/skipped 1 unchanged/);
+    expect(again.stdout).toBe(first.stdout);
+  });
+
   it("records the identity of this kervanc's compiler and runtime content, which changes when the runtime does", async () => {
     const { contentIdentity } = await import("../../packages/compiler/src/emit/versions.ts");
     const dir = join(root, "identity");

@@ -23,12 +23,12 @@ import {
 // a build that refuses its specs, or skips them as up to date, never loads it.
 import type { FileTree } from "./emit/file-tree.ts";
 import { childOf, OutsideOutputError } from "./emit/disk/inside.ts";
-import { readStamp } from "./emit/files/manifest.ts";
+import { readStamp, type Stamp } from "./emit/files/manifest.ts";
 import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/disk/package-folder.ts";
 import { TargetRefusedError, writeTree } from "./emit/disk/swap.ts";
 import { currentToolchain } from "./emit/versions.ts";
 import { KERVANC_VERSION } from "./kervanc-package.ts";
-import { locate } from "./load/load.ts";
+import { type LoadedSpec, locate } from "./load/load.ts";
 import { readRegularFile } from "./load/regular-file.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 
@@ -82,19 +82,24 @@ export interface BuildReport {
  * changed compiler or runtime under an unchanged version number still rebuilds) from exactly these spec bytes.
  */
 async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
-  const read = await readRegularFile(join(childOf(outDir, spec.folder), "manifest.json"), {
+  return (await matchingStamp(spec.loaded!, spec.folder, outDir)) !== null;
+}
+
+/** The stamp of the package in `folder` if it records this kervanc (version and content) and these spec bytes. */
+async function matchingStamp(loaded: LoadedSpec, folder: string, outDir: string): Promise<Stamp | null> {
+  const read = await readRegularFile(join(childOf(outDir, folder), "manifest.json"), {
     noFollow: true,
     maxBytes: MAX_MANIFEST_BYTES,
   });
-  if (!read.ok) return false;
+  if (!read.ok) return null;
   const stamp = readStamp(new TextDecoder().decode(read.bytes));
-  return (
+  const matches =
     stamp !== null &&
     stamp.kervancVersion === KERVANC_VERSION &&
     stamp.kervancContentSha256 === currentToolchain().content &&
-    stamp.specSha256 === spec.loaded!.sha256 &&
-    stamp.specFile === basename(spec.file)
-  );
+    stamp.specSha256 === loaded.sha256 &&
+    stamp.specFile === basename(loaded.file);
+  return matches ? stamp : null;
 }
 
 /** Emits one compiled spec's package in memory. */
@@ -133,7 +138,17 @@ function refusedTarget(path: string, reason: string): Finding {
 }
 
 export async function build(options: BuildOptions): Promise<BuildReport> {
-  const all = await compileInputs(options.inputs, options.outDir, options.followLinksOutside === true);
+  // A spec whose package is up to date is not analyzed again. Not under --strict-kervan, which can refuse a spec
+  // its package's build accepted (KV8001 becomes an error), nor under --force.
+  const unchanged =
+    options.force || options.strictKervan
+      ? null
+      : async (loaded: LoadedSpec, folder: string): Promise<ListingSize | null> => {
+          if ((await targetState(childOf(options.outDir, folder))).kind !== "package") return null;
+          const stamp = await matchingStamp(loaded, folder, options.outDir);
+          return stamp?.toolsList ?? null;
+        };
+  const all = await compileInputs(options.inputs, options.outDir, options.followLinksOutside === true, unchanged);
   const { compiled, sources } = all;
   // --strict-kervan: a spec that uses a kervanc extension (KV8001) is refused, so what is built runs on Kervan too.
   const diagnostics = options.strictKervan
@@ -142,7 +157,11 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const ok = all.ok && !diagnostics.some((d) => d.severity === "error");
   if (!ok) return { diagnostics, sources, servers: [], skipped: [], sizes: [], ok: false };
   const budget = options.toolsBudget ?? DEFAULT_TOOLS_BUDGET;
-  const sizes = compiled.map((spec) => ({ file: spec.file, folder: spec.folder, size: listingSize(spec.planned!) }));
+  const sizes = compiled.map((spec) => ({
+    file: spec.file,
+    folder: spec.folder,
+    size: spec.unchanged?.toolsList ?? listingSize(spec.planned!),
+  }));
   for (const [i, { size }] of sizes.entries()) {
     const warning = overBudget(compiled[i]!.loaded!, size, budget);
     if (warning !== null) diagnostics.push(warning);
@@ -165,7 +184,10 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   try {
     await mkdir(options.outDir, { recursive: true });
     for (const spec of compiled) {
-      if (!options.force && states!.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir))) {
+      if (
+        spec.unchanged !== undefined ||
+        (!options.force && states!.get(spec)!.kind === "package" && (await upToDate(spec, options.outDir)))
+      ) {
         skipped.push({ file: spec.file, folder: spec.folder });
         continue;
       }

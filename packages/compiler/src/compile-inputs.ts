@@ -4,7 +4,7 @@
  * anything is written, so one run reports every problem in every spec; the package folders' names are checked too.
  */
 import { join } from "node:path";
-import { type CompiledSpec, notLoaded, unreadableSpec } from "./compiled-spec.ts";
+import { type CompiledSpec, notLoaded, specFolder, unchangedSpec, unreadableSpec } from "./compiled-spec.ts";
 import {
   compareDiagnostics,
   type Diagnostic,
@@ -14,15 +14,29 @@ import {
   WHOLE_FILE,
 } from "./diagnostics/diagnostic.ts";
 import { findSpecs } from "./load/find-specs.ts";
-import { loadSpec } from "./load/load.ts";
+import { type LoadedSpec, loadSpec } from "./load/load.ts";
 import { readRegularFile } from "./load/regular-file.ts";
+import type { ListingSize } from "./plan/budget.ts";
 import { folderKey, packageNameProblem } from "./plan/package-name.ts";
 
-/** Every spec of the inputs, compiled; the packages' folder names are checked too (KV9003, KV9007). */
+/**
+ * Whether a loaded spec's package is already what compiling it would give (build.ts: its manifest names this
+ * kervanc and the spec's bytes): then the tools/list size its manifest records, and the spec is not analyzed
+ * again; null otherwise.
+ */
+export type UpToDate = (spec: LoadedSpec, folder: string) => Promise<ListingSize | null>;
+
+/**
+ * Every spec of the inputs, compiled; the packages' folder names are checked too (KV9003, KV9007). A spec that
+ * `upToDate` accepts is loaded but not analyzed (its result has `unchanged` set and no plan): analysis is a
+ * function of the spec's bytes and kervanc's content, both of which its package's stamp records, so it would find
+ * what it found when the package was built. When every spec is unchanged, the analysis stage is never loaded.
+ */
 export async function compileInputs(
   inputs: readonly string[],
   outDir: string,
   followLinksOutside = false,
+  upToDate: UpToDate | null = null,
 ): Promise<{ diagnostics: Diagnostic[]; compiled: CompiledSpec[]; ok: boolean; sources: Map<string, string> }> {
   const sources = new Map<string, string>();
   const found = await findSpecs(inputs, { followLinksOutside });
@@ -48,9 +62,18 @@ export async function compileInputs(
     // The analysis stage is loaded with the first spec that loads: a spec refused while loading is reported
     // without it.
     const loaded = loadSpec(file, read.bytes);
-    const result = loaded.ok
-      ? (await import("./compile.ts")).compileLoaded(file, loaded.spec)
-      : notLoaded(file, loaded);
+    // Only a plain folder name is looked up in the output folder (KV9007 below refuses the others: `..` would
+    // name the folder above it).
+    const folder = specFolder(file);
+    const unchanged =
+      loaded.ok && upToDate !== null && packageNameProblem(folder) === null
+        ? await upToDate(loaded.spec, folder)
+        : null;
+    const result = !loaded.ok
+      ? notLoaded(file, loaded)
+      : unchanged !== null
+        ? unchangedSpec(file, loaded.spec, unchanged)
+        : (await import("./compile.ts")).compileLoaded(file, loaded.spec);
     diagnostics.push(...result.diagnostics);
     if (result.text !== undefined && result.diagnostics.length > 0) sources.set(file, result.text);
     const problem = packageNameProblem(result.folder);

@@ -20,6 +20,11 @@ export interface CompiledSpec {
   readonly text: string | undefined;
   readonly loaded: LoadedSpec | null;
   readonly planned: PlannedServer | null;
+  /**
+   * Loaded but not analyzed: its package is what compiling it would give (compile-inputs.ts, `UpToDate`); the
+   * size of its tools/list as the package's manifest records it.
+   */
+  readonly unchanged?: { readonly toolsList: ListingSize };
 }
 
 /** The package folder a spec file builds into: its name without the extension. */
@@ -31,6 +36,12 @@ export function specFolder(file: string): string {
 export function notLoaded(file: string, loaded: Extract<LoadResult, { ok: false }>): CompiledSpec {
   const diagnostics = toDiagnostics(file, WHOLE_FILE, loaded.findings);
   return { file, folder: specFolder(file), diagnostics, text: loaded.text, loaded: null, planned: null };
+}
+
+/** The result for a spec whose package is up to date: loaded, not analyzed, nothing to report. */
+export function unchangedSpec(file: string, loaded: LoadedSpec, toolsList: ListingSize): CompiledSpec {
+  const folder = specFolder(file);
+  return { file, folder, diagnostics: [], text: loaded.text, loaded, planned: null, unchanged: { toolsList } };
 }
 
 /** Why a spec file was not read: not a regular file (KV9009) or a read error (KV1010); for build, check and dev. */

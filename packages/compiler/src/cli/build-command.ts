@@ -53,7 +53,8 @@ export async function buildCommand(command: BuildCommand, io: Io): Promise<numbe
     io.stderr(
       `Built ${servers} server${servers === 1 ? "" : "s"} (${plural(tools, "tool")})${skipped} into ${printable(command.out)} in ${seconds} s.\n`,
     );
-    // The size of each server's tools/list (what every conversation pays for), built or skipped, on stdout.
+    // The size of each server's tools/list (what every conversation pays for), on stdout, for the specs analyzed:
+    // an unchanged spec is not (its size was printed when it was built).
     for (const s of report.sizes)
       io.stdout(`${sizeLine(printable(s.folder), s.size, toolsBudget ?? DEFAULT_TOOLS_BUDGET)}\n`);
   }

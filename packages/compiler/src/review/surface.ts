@@ -314,6 +314,7 @@ function emptyManifest(): Manifest {
     kervancContentSha256: "",
     spec: { file: "", sha256: "" },
     server: { name: "", version: "" },
+    toolsListCharacters: 0,
     tools: [],
     egress: [],
     secrets: [],

@@ -12,6 +12,7 @@
 import type { HttpMethod, OutputPlan, Template, ToolAnnotations } from "@kervanc/runtime";
 import { type EgressRule, egressOf } from "../../plan/egress.ts";
 import type { PlannedServer } from "../../plan/plan.ts";
+import { CHARS_PER_TOKEN, listingSize, type ListingSize } from "../../plan/budget.ts";
 import { canonicalJson, compareStrings, sha256 } from "../code/hash.ts";
 
 /** Bumped when the manifest's structure changes incompatibly. */
@@ -81,6 +82,11 @@ export interface Manifest {
   readonly kervancContentSha256: string;
   readonly spec: { readonly file: string; readonly sha256: string };
   readonly server: { readonly name: string; readonly version: string; readonly description?: string };
+  /**
+   * The size of the server's tools/list answer in characters (plan/budget.ts): what every conversation pays for,
+   * and what an unchanged rebuild reports without analyzing the spec again.
+   */
+  readonly toolsListCharacters: number;
   readonly tools: readonly ManifestTool[];
   readonly egress: readonly EgressRule[];
   /** The declared secrets, sorted by name, with the hosts (hostname:port) each may be sent to, or null. */
@@ -96,6 +102,11 @@ export interface Provenance {
   readonly kervancContentSha256: string;
   readonly specFile: string;
   readonly specSha256: string;
+}
+
+/** What `readStamp` reads back: the provenance, and the tools/list size the build measured (null if absent). */
+export interface Stamp extends Provenance {
+  readonly toolsList: ListingSize | null;
 }
 
 function profileChanges(tool: PlannedServer["tools"][number]): Pick<ManifestTool, "schemaProfiles"> {
@@ -166,6 +177,7 @@ export function buildManifest(
       version: server.plan.version,
       ...(server.plan.description !== undefined ? { description: server.plan.description } : {}),
     },
+    toolsListCharacters: listingSize(server).characters,
     tools,
     egress: egressOf(server),
     secrets,
@@ -227,7 +239,7 @@ export function jsonObject(text: string): Record<string, unknown> | null {
  * The provenance recorded in a manifest on disk, or null when the text is not a manifest this version of
  * kervanc understands (then the package is rebuilt: being wrong here only costs a rebuild).
  */
-export function readStamp(text: string): Provenance | null {
+export function readStamp(text: string): Stamp | null {
   const m = jsonObject(text);
   if (m === null) return null;
   const spec = m["spec"];
@@ -240,11 +252,18 @@ export function readStamp(text: string): Provenance | null {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return null;
   const { file, sha256: hash } = spec as Record<string, unknown>;
   if (typeof file !== "string" || typeof hash !== "string") return null;
+  const characters = m["toolsListCharacters"];
+  const tools = m["tools"];
+  const toolsList =
+    typeof characters === "number" && Number.isSafeInteger(characters) && characters >= 0 && Array.isArray(tools)
+      ? { tools: tools.length, characters, tokens: Math.ceil(characters / CHARS_PER_TOKEN) }
+      : null;
   return {
     kervancVersion: m["kervancVersion"],
     kervancContentSha256: m["kervancContentSha256"],
     specFile: file,
     specSha256: hash,
+    toolsList,
   };
 }
 
