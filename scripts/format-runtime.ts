@@ -1,5 +1,5 @@
 /**
- * Formats packages/runtime/src with the compiler's own prettier settings (emit/format.ts).
+ * Formats packages/runtime/src with the compiler's own prettier settings (scripts/prettier-style.ts).
  *
  * Every generated package carries a verbatim copy of the runtime, so the runtime's sources are kept in exactly
  * the form the compiler would give them: the build then copies them instead of formatting them again (which
@@ -9,7 +9,7 @@
  */
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { format } from "../packages/compiler/src/emit/code/code-style.ts";
+import { format } from "./prettier-style.ts";
 import { RUNTIME_SRC } from "../packages/compiler/src/emit/versions.ts";
 
 const files = (await readdir(RUNTIME_SRC, { recursive: true })).filter((f) => f.endsWith(".ts")).sort();

@@ -1,7 +1,7 @@
 /**
  * Where a build's time goes, phase by phase, in process: load, check, plan, emit (whole), and the phases inside
  * emit measured again on their own: Ajv's standalone code generation, reading the prebuilt record, composing a
- * bundle, prettier over the files it formats, and writing the package. Used for the analysis in BENCHMARKS.md;
+ * bundle, and writing the package. Used for the analysis in BENCHMARKS.md;
  * not part of `npm run bench`.
  *
  *   node --import tsx scripts/bench/profile-build.ts [--tools 200] [--runs 3]
@@ -18,7 +18,7 @@ import { composeBundle, type ToolValidators } from "../../packages/compiler/src/
 import { loadPrebuilt } from "../../packages/compiler/src/emit/bundle/prebuilt.ts";
 import { TARGET } from "../../packages/compiler/src/emit/targets.ts";
 import { emitServer } from "../../packages/compiler/src/emit/emit.ts";
-import { format, layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { layoutGeneratedJs } from "../../packages/compiler/src/emit/code/code-style.ts";
 import { loadSpec } from "../../packages/compiler/src/load/load.ts";
 import { validatorModule } from "../../packages/compiler/src/emit/validators/validators.ts";
 import { planServer } from "../../packages/compiler/src/plan/plan.ts";
@@ -66,11 +66,6 @@ try {
     await time("  server.mjs composed", () =>
       composeBundle(TARGET.node, prebuilt, "", { server: planned, sources, validators, ajvHelpers: "addError" }),
     );
-    await time(`  prettier over the TypeScript files it formats`, async () => {
-      for (const [path, text] of files)
-        if (path.endsWith(".ts") && !path.startsWith("src/runtime/") && !path.startsWith("src/tools/"))
-          await format(`${text}\n`, "typescript");
-    });
     await time(`  writing ${files.size} files`, async () => {
       for (const [path, text] of files) {
         await mkdir(dirname(join(root, `out-${run}`, path)), { recursive: true });

@@ -5,7 +5,7 @@
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { format, OPTIONS } from "../../packages/compiler/src/emit/code/code-style.ts";
+import { format, OPTIONS } from "../../scripts/prettier-style.ts";
 import { RUNTIME_SRC } from "../../packages/compiler/src/emit/versions.ts";
 
 describe("packages/runtime/src", () => {

@@ -165,7 +165,6 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
       "ajv",
       "ajv-formats",
       "fflate",
-      "prettier",
       "scslre",
       "yaml",
     ]);

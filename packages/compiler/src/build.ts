@@ -19,7 +19,7 @@ import {
   toDiagnostic,
   WHOLE_FILE,
 } from "./diagnostics/diagnostic.ts";
-// emit.ts (prettier, esbuild and the package writers, half a second to load) is imported when a spec is emitted:
+// emit.ts (the validators, the prebuilt bundles and the package writers) is imported when a spec is emitted:
 // a build that refuses its specs, or skips them as up to date, never loads it.
 import type { FileTree } from "./emit/file-tree.ts";
 import { childOf, OutsideOutputError } from "./emit/disk/inside.ts";

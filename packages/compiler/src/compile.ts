@@ -6,6 +6,7 @@
  */
 import { basename } from "node:path";
 import { analyzeSpec } from "./analyze/analyze.ts";
+import { warmUpPatternAnalysis } from "./analyze/regex-backtracking.ts";
 import { type CompiledSpec, notLoaded, specFolder } from "./compiled-spec.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
 import { compareDiagnostics, formatPath, hasErrors, type SpecPath, toDiagnostics } from "./diagnostics/diagnostic.ts";
@@ -33,6 +34,7 @@ export function compileLoaded(
   options: { readonly devLoopbackHttp?: boolean } = {},
 ): CompiledSpec {
   const folder = specFolder(file);
+  if (spec.text.includes("pattern")) warmUpPatternAnalysis();
   const analysis = analyzeSpec(spec.value, {
     sourceOf: (path) => sourceText(spec, path),
     devLoopbackHttp: options.devLoopbackHttp === true,

@@ -16,7 +16,7 @@ import type { PlannedServer } from "../plan/plan.ts";
 import { composeBundle, type ToolValidators } from "./bundle/compose.ts";
 import { loadPrebuilt } from "./bundle/prebuilt.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code/code.ts";
-import { format, layoutGeneratedJs } from "./code/code-style.ts";
+import { layoutGeneratedJs } from "./code/code-style.ts";
 import { compareStrings } from "./code/hash.ts";
 import { buildManifest, manifestJson } from "./files/manifest.ts";
 import { DEPLOY_FILES, dockerfile, kubernetesManifest, wranglerToml } from "./files/deploy-files.ts";
@@ -72,11 +72,9 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   const header = lineComment(provenance).text;
   const prebuilt = await loadPrebuilt();
   const files: FileTree = new Map();
-  // The provenance line goes on top of the formatted text, so the same source formats once per process, not once
-  // per spec.
-  const addCode = async (path: string, code: Code | string, parser: "typescript" | "babel"): Promise<void> => {
-    const text = typeof code === "string" ? code : code.text;
-    files.set(path, `${header}\n${await format(text, parser)}`);
+  // Every module is written in its final layout (modules.ts); nothing is formatted.
+  const addCode = (path: string, code: Code | string): void => {
+    files.set(path, `${header}\n${typeof code === "string" ? code : code.text}`);
   };
 
   // The runtime's sources are kept prettier-formatted in the repository (npm run format:runtime, and a test),
@@ -91,7 +89,6 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     helpers = mergeHelpers(helpers, validator.helpers);
     const code = layoutGeneratedJs(validator.code);
     files.set(path, `${header}\n${code}`);
-    // Already in prettier's layout (a test formats it), so it is not formatted again for every validator.
     files.set(path.replace(/\.js$/, ".d.ts"), `${header}\n${VALIDATOR_DTS}`);
     return code;
   };
@@ -110,10 +107,10 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     const ajv = prebuilt.ajvRuntimes[ajvHelpers];
     if (ajv === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for ${ajvHelpers}.`);
     files.set("src/validators/ajv-runtime.js", `${header}\n${ajv.code}`);
-    await addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS, "typescript");
+    addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS);
   }
-  await addCode("src/server.ts", serverModule(server), "typescript");
-  for (const target of TARGETS) await addCode(target.entry.path, target.entry.code, "typescript");
+  addCode("src/server.ts", serverModule(server));
+  for (const target of TARGETS) addCode(target.entry.path, target.entry.code);
 
   files.set("package.json", packageJson(server, ctx.folder, ctx.specFile));
   files.set("tsconfig.json", TSCONFIG);

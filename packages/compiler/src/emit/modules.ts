@@ -85,21 +85,33 @@ ${profiles}  plan: ${texts(rest)},
 })`;
 }
 
+/** The server module, laid out here: a build runs no formatter. */
 export function serverModule(server: PlannedServer): Code {
   const imports = server.tools.map(
     (tool, i) => ts`import { tool as ${ident("tool", i)} } from ${`./tools/${tool.moduleName}.ts`};`,
-  );
-  const list = join(
-    server.tools.map((_, i) => ident("tool", i)),
-    ", ",
   );
   return ts`import type { CompiledServer } from "./runtime/plan.ts";
 import { defineServer } from "./runtime/define.ts";
 ${join(imports, "\n")}
 
 /** The server: its plan and its tools, in the order clients list them. */
-export const server: CompiledServer = defineServer(${server.plan}, [${list}]);
+${serverDefinition(server)}
 `;
+}
+
+/**
+ * `export const server = defineServer(plan, [tools])`: on one line when it fits in 120 columns, else one argument
+ * per line, the plan laid out as the tool modules lay out theirs and the tools one per line (an added tool is a
+ * one-line diff).
+ */
+function serverDefinition(server: PlannedServer): Code {
+  const start = "export const server: CompiledServer = defineServer(";
+  const names = server.tools.map((_, i) => ident("tool", i).text);
+  const flat = `${start}${readableLiteral(server.plan, Number.POSITIVE_INFINITY).text}, [${names.join(", ")}]);`;
+  if (!flat.includes("\n") && flat.length <= 120) return new Code(flat);
+  const list = `[${names.join(", ")}]`;
+  const tools = list.length + 3 <= 120 ? list : `[\n${names.map((n) => `    ${n},\n`).join("")}  ]`;
+  return new Code(`${start}\n  ${readableLiteral(server.plan, 118, 2).text},\n  ${tools},\n);`);
 }
 
 export const NODE_ENTRY = new Code(`import { main } from "./runtime/entry/node-main.ts";

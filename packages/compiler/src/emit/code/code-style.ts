@@ -1,41 +1,8 @@
 /**
- * Formatting with prettier, exactly pinned and with every option explicit: prettier reads no configuration
- * file here, so the output does not depend on the machine, the folder or the user's settings.
+ * The layout of generated JavaScript the compiler does not write line by line itself. A build runs no formatter:
+ * the runtime is copied as the repository keeps it (scripts/prettier-style.ts), and the modules are laid out by
+ * their writers (modules.ts, code.ts `readableLiteral`).
  */
-import * as prettier from "prettier";
-
-/** The repository's .prettierrc.json holds the same (a test compares them), so `npm run format` agrees. */
-export const OPTIONS: prettier.Options = {
-  printWidth: 120,
-  tabWidth: 2,
-  useTabs: false,
-  semi: true,
-  singleQuote: false,
-  quoteProps: "as-needed",
-  trailingComma: "all",
-  bracketSpacing: true,
-  arrowParens: "always",
-  endOfLine: "lf",
-  proseWrap: "preserve",
-};
-
-export type FileKind = "typescript" | "babel" | "json" | "markdown";
-
-/**
- * Formatting is a pure function of its input, and a build formats the same text many times (the runtime copy in
- * every package, the same declaration file next to every validator), so results are kept for the process.
- */
-const cache = new Map<string, Promise<string>>();
-
-export function format(text: string, parser: FileKind): Promise<string> {
-  const key = `${parser}\u0000${text}`;
-  let formatted = cache.get(key);
-  if (formatted === undefined) {
-    formatted = prettier.format(text, { ...OPTIONS, parser });
-    cache.set(key, formatted);
-  }
-  return formatted;
-}
 
 /**
  * Ajv's standalone validators, laid out for reading. Ajv writes one statement per line (its `code.lines`
