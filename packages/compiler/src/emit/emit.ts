@@ -52,12 +52,24 @@ export interface EmitContext {
   readonly toolLines?: readonly number[];
 }
 
-async function runtimeFiles(): Promise<string[]> {
-  const entries = await readdir(RUNTIME_SRC, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
-    .map((e) => relative(RUNTIME_SRC, join(e.parentPath, e.name)).split(sep).join("/"))
-    .sort(compareStrings);
+/**
+ * The runtime's sources, by path relative to its `src/`: read once per process (they do not change while kervanc
+ * runs), and all at once, since a build of many specs copies them into every package.
+ */
+let runtimeSources: Promise<[string, string][]> | null = null;
+
+function runtimeFiles(): Promise<[string, string][]> {
+  runtimeSources ??= (async () => {
+    const entries = await readdir(RUNTIME_SRC, { recursive: true, withFileTypes: true });
+    const paths = entries
+      .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+      .map((e) => relative(RUNTIME_SRC, join(e.parentPath, e.name)).split(sep).join("/"))
+      .sort(compareStrings);
+    return Promise.all(
+      paths.map(async (rel): Promise<[string, string]> => [rel, await readFile(join(RUNTIME_SRC, rel), "utf8")]),
+    );
+  })();
+  return runtimeSources;
 }
 
 /**
@@ -79,9 +91,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
 
   // The runtime's sources are kept prettier-formatted in the repository (npm run format:runtime, and a test),
   // so they are copied as they are.
-  for (const rel of await runtimeFiles()) {
-    files.set(`src/runtime/${rel}`, `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`);
-  }
+  for (const [rel, text] of await runtimeFiles()) files.set(`src/runtime/${rel}`, `${header}\n${text}`);
 
   let helpers: AjvHelpers = NO_HELPERS;
   const addValidatorModule = (path: string, compiled: Parameters<typeof validatorModule>[0]): string => {
@@ -134,7 +144,8 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   const components = shippedComponents(prebuilt, ajvHelpers, files);
   const subject = { name: packageName(ctx.folder), version: packageVersion(server), bundles };
   files.set("sbom.cdx.json", sbomJson(subject, components));
-  files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, bundles));
+  const notices = TARGETS.map((t) => ({ file: t.file, legalComments: prebuilt.chunks[t.name].legalComments }));
+  files.set("THIRD_PARTY_NOTICES.md", thirdPartyNotices(htmlComment(provenance), components, notices));
   // Last: the manifest records the bundles' hashes (the SBOM does not, so it stays the same when only a spec
   // changes).
   const provenanceRecord = {

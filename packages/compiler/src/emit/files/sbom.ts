@@ -245,16 +245,16 @@ function block(text: string): string[] {
   return [`${f}text`, text, f];
 }
 
-/** The legal comments esbuild collected at the end of the bundle (`legalComments: "eof"`), or null. */
-export function bundleLegalComments(bundle: string): string | null {
-  const at = bundle.indexOf("/*! Bundled license information:");
-  return at < 0 ? null : bundle.slice(at).replace(/\s+$/, "");
+/** A bundle's file name and the license comments at its end (the prebuilt chunk's; "" for none). */
+export interface BundleNotices {
+  readonly file: string;
+  readonly legalComments: string;
 }
 
 export function thirdPartyNotices(
   header: string,
   components: readonly ShippedComponent[],
-  bundles: readonly BundleFile[],
+  bundles: readonly BundleNotices[],
 ): string {
   const names = bundles.map((b) => `\`${b.file}\``);
   const lines: string[] = [header, "", "# Third-party notices", ""];
@@ -278,8 +278,8 @@ export function thirdPartyNotices(
   // Both bundles usually keep the same comments; each distinct text is shown once, naming the bundles it ends.
   const legal = new Map<string, string[]>();
   for (const b of bundles) {
-    const text = bundleLegalComments(b.code);
-    if (text !== null) legal.set(text, [...(legal.get(text) ?? []), `\`${b.file}\``]);
+    const text = b.legalComments;
+    if (text !== "") legal.set(text, [...(legal.get(text) ?? []), `\`${b.file}\``]);
   }
   if (legal.size > 0) {
     lines.push("## Notices kept in bundled files", "");
