@@ -28,7 +28,7 @@ import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/disk/p
 import { TargetRefusedError, writeTree } from "./emit/disk/swap.ts";
 import { currentToolchain } from "./emit/versions.ts";
 import { KERVANC_VERSION } from "./kervanc-package.ts";
-import { type LoadedSpec, locate } from "./load/load.ts";
+import { type LoadedSpec, loadSpec, locate } from "./load/load.ts";
 import { readRegularFile } from "./load/regular-file.ts";
 import { DEFAULT_TOOLS_BUDGET, listingSize, type ListingSize } from "./plan/budget.ts";
 
@@ -85,8 +85,18 @@ async function upToDate(spec: CompiledSpec, outDir: string): Promise<boolean> {
   return (await matchingStamp(spec.loaded!, spec.folder, outDir)) !== null;
 }
 
+/** An unchanged spec, loaded after all (it loaded when its package was built, from the same bytes). */
+function reload(spec: CompiledSpec): LoadedSpec | null {
+  const loaded = loadSpec(spec.file, spec.unchanged!.bytes);
+  return loaded.ok ? loaded.spec : null;
+}
+
 /** The stamp of the package in `folder` if it records this kervanc (version and content) and these spec bytes. */
-async function matchingStamp(loaded: LoadedSpec, folder: string, outDir: string): Promise<Stamp | null> {
+async function matchingStamp(
+  loaded: { readonly file: string; readonly sha256: string },
+  folder: string,
+  outDir: string,
+): Promise<Stamp | null> {
   const read = await readRegularFile(join(childOf(outDir, folder), "manifest.json"), {
     noFollow: true,
     maxBytes: MAX_MANIFEST_BYTES,
@@ -143,9 +153,9 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
   const unchanged =
     options.force || options.strictKervan
       ? null
-      : async (loaded: LoadedSpec, folder: string): Promise<ListingSize | null> => {
+      : async (spec: { file: string; sha256: string }, folder: string): Promise<ListingSize | null> => {
           if ((await targetState(childOf(options.outDir, folder))).kind !== "package") return null;
-          const stamp = await matchingStamp(loaded, folder, options.outDir);
+          const stamp = await matchingStamp(spec, folder, options.outDir);
           return stamp?.toolsList ?? null;
         };
   const all = await compileInputs(options.inputs, options.outDir, options.followLinksOutside === true, unchanged);
@@ -163,8 +173,14 @@ export async function build(options: BuildOptions): Promise<BuildReport> {
     size: spec.unchanged?.toolsList ?? listingSize(spec.planned!),
   }));
   for (const [i, { size }] of sizes.entries()) {
-    const warning = overBudget(compiled[i]!.loaded!, size, budget);
-    if (warning !== null) diagnostics.push(warning);
+    const spec = compiled[i]!;
+    // An unchanged spec is loaded only if its warning needs a place in it (it loaded when it was built).
+    const loaded = spec.loaded ?? (size.tokens > budget ? reload(spec) : null);
+    const warning = loaded === null ? null : overBudget(loaded, size, budget);
+    if (warning !== null) {
+      diagnostics.push(warning);
+      if (spec.unchanged !== undefined && loaded !== null) sources.set(spec.file, loaded.text);
+    }
   }
   diagnostics.sort(compareDiagnostics);
 

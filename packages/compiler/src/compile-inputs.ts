@@ -14,23 +14,27 @@ import {
   WHOLE_FILE,
 } from "./diagnostics/diagnostic.ts";
 import { findSpecs } from "./load/find-specs.ts";
-import { type LoadedSpec, loadSpec } from "./load/load.ts";
+import { loadSpec, specSha256 } from "./load/load.ts";
 import { readRegularFile } from "./load/regular-file.ts";
 import type { ListingSize } from "./plan/budget.ts";
 import { folderKey, packageNameProblem } from "./plan/package-name.ts";
 
 /**
- * Whether a loaded spec's package is already what compiling it would give (build.ts: its manifest names this
- * kervanc and the spec's bytes): then the tools/list size its manifest records, and the spec is not analyzed
- * again; null otherwise.
+ * Whether a spec's package is already what compiling it would give (build.ts: its manifest names this kervanc and
+ * the spec file's name and SHA-256): then the tools/list size its manifest records, and the spec is neither
+ * parsed nor analyzed again; null otherwise.
  */
-export type UpToDate = (spec: LoadedSpec, folder: string) => Promise<ListingSize | null>;
+export type UpToDate = (
+  spec: { readonly file: string; readonly sha256: string },
+  folder: string,
+) => Promise<ListingSize | null>;
 
 /**
  * Every spec of the inputs, compiled; the packages' folder names are checked too (KV9003, KV9007). A spec that
- * `upToDate` accepts is loaded but not analyzed (its result has `unchanged` set and no plan): analysis is a
- * function of the spec's bytes and kervanc's content, both of which its package's stamp records, so it would find
- * what it found when the package was built. When every spec is unchanged, the analysis stage is never loaded.
+ * `upToDate` accepts is read but not loaded or analyzed (its result has `unchanged` set, and no plan): loading and
+ * analysis are functions of the spec's bytes and kervanc's content, both of which its package's stamp records, so
+ * they would find what they found when the package was built. When every spec is unchanged, the analysis stage is
+ * never loaded.
  */
 export async function compileInputs(
   inputs: readonly string[],
@@ -59,21 +63,22 @@ export async function compileInputs(
       diagnostics.push(unreadableSpec(file, read));
       continue;
     }
-    // The analysis stage is loaded with the first spec that loads: a spec refused while loading is reported
-    // without it.
-    const loaded = loadSpec(file, read.bytes);
     // Only a plain folder name is looked up in the output folder (KV9007 below refuses the others: `..` would
     // name the folder above it).
     const folder = specFolder(file);
     const unchanged =
-      loaded.ok && upToDate !== null && packageNameProblem(folder) === null
-        ? await upToDate(loaded.spec, folder)
+      upToDate !== null && packageNameProblem(folder) === null
+        ? await upToDate({ file, sha256: specSha256(read.bytes) }, folder)
         : null;
-    const result = !loaded.ok
-      ? notLoaded(file, loaded)
-      : unchanged !== null
-        ? unchangedSpec(file, loaded.spec, unchanged)
-        : (await import("./compile.ts")).compileLoaded(file, loaded.spec);
+    // The analysis stage is loaded with the first spec that loads: a spec refused while loading is reported
+    // without it.
+    const loaded = unchanged === null ? loadSpec(file, read.bytes) : null;
+    const result =
+      loaded === null
+        ? unchangedSpec(file, read.bytes, unchanged!)
+        : !loaded.ok
+          ? notLoaded(file, loaded)
+          : (await import("./compile.ts")).compileLoaded(file, loaded.spec);
     diagnostics.push(...result.diagnostics);
     if (result.text !== undefined && result.diagnostics.length > 0) sources.set(file, result.text);
     const problem = packageNameProblem(result.folder);

@@ -21,10 +21,11 @@ export interface CompiledSpec {
   readonly loaded: LoadedSpec | null;
   readonly planned: PlannedServer | null;
   /**
-   * Loaded but not analyzed: its package is what compiling it would give (compile-inputs.ts, `UpToDate`); the
-   * size of its tools/list as the package's manifest records it.
+   * Read but neither loaded nor analyzed: its package is what compiling it would give (compile-inputs.ts,
+   * `UpToDate`). The size of its tools/list as the package's manifest records it, and the bytes, should a warning
+   * need a place in the spec.
    */
-  readonly unchanged?: { readonly toolsList: ListingSize };
+  readonly unchanged?: { readonly toolsList: ListingSize; readonly bytes: Uint8Array };
 }
 
 /** The package folder a spec file builds into: its name without the extension. */
@@ -38,10 +39,18 @@ export function notLoaded(file: string, loaded: Extract<LoadResult, { ok: false 
   return { file, folder: specFolder(file), diagnostics, text: loaded.text, loaded: null, planned: null };
 }
 
-/** The result for a spec whose package is up to date: loaded, not analyzed, nothing to report. */
-export function unchangedSpec(file: string, loaded: LoadedSpec, toolsList: ListingSize): CompiledSpec {
+/** The result for a spec whose package is up to date: read, neither loaded nor analyzed, nothing to report. */
+export function unchangedSpec(file: string, bytes: Uint8Array, toolsList: ListingSize): CompiledSpec {
   const folder = specFolder(file);
-  return { file, folder, diagnostics: [], text: loaded.text, loaded, planned: null, unchanged: { toolsList } };
+  return {
+    file,
+    folder,
+    diagnostics: [],
+    text: undefined,
+    loaded: null,
+    planned: null,
+    unchanged: { toolsList, bytes },
+  };
 }
 
 /** Why a spec file was not read: not a regular file (KV9009) or a read error (KV1010); for build, check and dev. */

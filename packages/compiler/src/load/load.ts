@@ -105,10 +105,15 @@ const SPEC_POLICY: YamlPolicy & { readonly jsonFastPath: false } = {
   },
 };
 
+/** The spec identity a package's manifest records: the SHA-256 of the file's bytes, hex. */
+export function specSha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
 export function loadSpec(file: string, bytes: Uint8Array): LoadResult {
   const read = readYaml(bytes, SPEC_POLICY);
   if (!read.ok) return read;
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const sha256 = specSha256(bytes);
   const { text, doc, lines, aliases, value } = read;
   return { ok: true, spec: { file, text, sha256, doc, lines, aliases, value } };
 }
