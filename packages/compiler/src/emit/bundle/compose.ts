@@ -104,10 +104,12 @@ function validatorScope(module: string): Code {
     }
     if (line.startsWith("//") && body.length === 0) continue;
     if (/^\s*(?:import|export)\b/.test(line)) throw new Error(`A validator module has an unexpected line: ${line}`);
-    body.push(line === "" ? "" : `  ${line}`);
+    // The reviewed copy (src/validators/) keeps the indentation; the bundle's, a third of the server's bytes with
+    // it, is Ajv's one statement per line (scanning the spaces cost a 200-tool server 5-9% of its start).
+    const code = line.trimStart();
+    if (code !== "") body.push(code);
   }
   if (exported === null) throw new Error("A validator module has no default export.");
-  while (body.length > 0 && body[body.length - 1] === "") body.pop();
   // The module's text is Ajv's code as validators.ts checked and escaped it; it is trusted code, not spec data.
-  return new Code(`(() => {\n${body.join("\n")}\n  return ${exported};\n})()`);
+  return new Code(`(() => {\n${body.join("\n")}\nreturn ${exported};\n})()`);
 }
