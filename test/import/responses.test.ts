@@ -57,10 +57,11 @@ describe("output proposals", () => {
         },
       }),
     );
-    // A list of objects (the content of a page answer), identity (id), context (tags, owner), then the rest.
+    // A record (it has an id): its declared map is payload, kept whole and first; then identity (id), context
+    // (tags, owner), then the rest, its list included; a bare `{type: object}` without a content name is left out.
     expect(output).toEqual({
       select:
-        '{items: items[*].{sku: sku, qty: qty}, id: id, tags: tags, owner: owner.{login: login}, "display-name": "display-name"}',
+        '{meta: meta, id: id, tags: tags, owner: owner.{login: login}, "display-name": "display-name", items: items[*].{sku: sku, qty: qty}}',
       schema: {
         type: "object",
         properties: {
@@ -71,6 +72,7 @@ describe("output proposals", () => {
               properties: { sku: { type: ["string", "null"] }, qty: { type: ["integer", "null"] } },
             },
           },
+          meta: { type: ["object", "null"] },
           id: { type: "integer" },
           tags: { type: ["array", "null"], items: { type: "string" } },
           owner: { type: ["object", "null"], properties: { login: { type: ["string", "null"] } } },
@@ -192,12 +194,18 @@ describe("output proposals", () => {
     expect(small).toBe(
       "{items: [*].{title: title, body: body, state: state, html_url: html_url, id: id, created_at: created_at}}",
     );
-    // At 100 items a page the same fields would not fit in 20,000 characters: the lowest-ranked go first.
+    // At 100 items a page the same fields would not fit in 20,000 characters: the fields stay (identifiers and
+    // content are not traded for a page size), and the page-size input's default is lowered to what fits.
     const big = list(100);
-    const select = specOf(big).tools[0]!["output"]["select"] as string;
-    expect(select).toBe("{items: [*].{title: title, body: body, state: state}}");
+    const bigTool = specOf(big).tools[0]!;
+    expect(bigTool["output"]["select"]).toBe(small);
+    const lowered = bigTool["input"]["properties"]["per_page"]["default"] as number;
+    expect(lowered).toBeGreaterThan(1);
+    expect(lowered).toBeLessThan(100);
     expect(big.text).toMatch(
-      /# proposal: .*; about \d+ characters an item, \d+ for 100 items \(the default of per_page\), estimated from the schema \(strings by maxLength or format, 300 for body\/text\/description, 24 otherwise; numbers 10\), more than maxOutputChars 20000 even with 3 fields: lower per_page or narrow the select/,
+      new RegExp(
+        `# proposal: .*; about \\d+ characters an item, \\d+ for 100 items \\(the default of per_page\\), estimated from the schema \\(strings by maxLength or format, 300 for body/text/description, 24 otherwise; numbers 10\\), more than maxOutputChars 20000: per_page defaults to ${lowered} here instead`,
+      ),
     );
     const middle = list(40);
     expect(middle.text).toMatch(

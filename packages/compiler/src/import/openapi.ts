@@ -41,7 +41,7 @@ import { listOperations, selectOperations, selectorOf } from "./operations.ts";
 import { pageSizeOf, placeParameters, readParameters } from "./parameters.ts";
 import { ImportProblem, isPlainObject, own, put, Resolver } from "./refs.ts";
 import { placeRequestBody } from "./request-body.ts";
-import { proposeOutput } from "./responses.ts";
+import { lowerPageSize, proposeOutput } from "./responses.ts";
 import { type ConvertNote, firstHidden, type OpenApiVersion, SchemaConverter } from "./schema.ts";
 import { applyCredentials, credentialPlaces, isCredentialParameter, type SecretKind, Security } from "./security.ts";
 import { UpstreamAuthImport } from "./upstream-auth.ts";
@@ -404,6 +404,7 @@ class Importer {
     for (const [name, template] of Object.entries(credentialHeaders)) put(headers, name, template);
 
     const inputJson = inputs.schema();
+    if (proposal.pageSize !== undefined) lowerPageSize(inputJson, query, proposal.pageSize);
     // A warning about hidden characters in a name or value (KV5018) is the check's to give, on the spec written.
     const limits = checkSchemaLimits(inputJson, []).filter((f) => f.code !== "KV5018");
     if (limits.length > 0) {

@@ -18,6 +18,10 @@ const CONTEXT_NAME =
   /^(owner|user|author|creator|assignee|assignees|sender|from|to|channel|repository|project|team|organization|org|account|customer|price|amount|currency|total|count|size|priority|tags|topics|created|updated|closed|due|started|ended|deleted|private|public|draft|locked|archived)$/i;
 const DATE = /(_at|At|_on|_date|Date|_time|Time|^date|^time|stamp)$/;
 const COUNT = /(_count|Count|^num_|^total|_total)$/;
+/** Money (Xero's `AmountDue`, `SubTotal`, `Total`): what an invoice or an order is about, kept with identity. */
+const MONEY = /^(amount|sub_?total|total|balance|price|cost)|(amount|total|balance|price|cost|due|paid)$/i;
+/** `InvoiceID`, `client_id`, `InvoiceNumber`: identifiers named after their record. */
+const SUFFIX_ID = /.(_id|Id|ID|_number|Number|_key|Key)$/;
 const PLUMBING =
   /(^|_)(url|uri|href|links?|etag|node_id|self|api_version|gravatar_id|permalink|hash|checksum|cursor)$|Url$|Uri$|^_|^x-/i;
 
@@ -27,7 +31,9 @@ const IDENTITY_REQUIRED = /^(id|uuid|guid|sid|key|slug|number)$/i;
 export function fieldRank(name: string): Rank {
   if (PLUMBING.test(name) && name.toLowerCase() !== "html_url") return Rank.Plumbing;
   if (CONTENT.test(name)) return Rank.Content;
-  if (IDENTITY.test(name)) return Rank.Identity;
+  if (IDENTITY.test(name) || SUFFIX_ID.test(name)) return Rank.Identity;
+  if (COUNT.test(name)) return Rank.Context;
+  if (MONEY.test(name)) return Rank.Identity;
   if (CONTEXT_NAME.test(name) || DATE.test(name) || COUNT.test(name)) return Rank.Context;
   return Rank.Other;
 }

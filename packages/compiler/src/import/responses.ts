@@ -2,20 +2,19 @@
  * Output proposals: from an operation's success response, an `output.select` that keeps what a model usually
  * needs, and an `output.schema` for it.
  *
- * Raw API responses are large and mostly noise to a model (links, internal ids, audit fields, nested
- * objects). The proposal keeps, from the response schema, the scalar fields and the arrays of scalars, and one
- * level down, the scalar fields of nested objects and of arrays of objects (`items[*].{id: id, name: name}`).
- * It is a proposal: the spec marks it with a comment for review, and the rules are kept simple so a reviewer can
- * predict them.
+ * Raw API responses are large and mostly noise to a model (links, internal ids, audit fields). The proposal
+ * keeps, from the response schema, the highest ranked fields (rank.ts) of the answer, of nested objects and of
+ * the items of lists (`items[*].{id: id, name: name}`), up to three objects deep; and before any of them, past
+ * every cap, the identifiers of each record and the payload (payload.ts): the lists the answer carries, maps,
+ * and fields named for content. It is a proposal: the spec marks it with a comment for review, saying what was
+ * left out and why, and the rules are kept simple so a reviewer can predict them.
  */
 import { HTTP_DEFAULTS, SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
-
-/** Lists of objects that are hypermedia, not content. */
-const PLUMBING_LIST = /^(_?links|_embedded)$/i;
+import { identifierFields, isPayloadName, isPlumbingName } from "./payload.ts";
 import { KEYWORD_NAMES } from "./schema.ts";
 
 /** Fields kept at the top level and in each nested object. */
@@ -45,6 +44,11 @@ export interface Proposal {
   readonly skip?: Finding;
   /** The success response's media type the proposal reads (JSON or text), without parameters; absent for none. */
   readonly mediaType?: string;
+  /**
+   * A page of the document's default size would not fit maxOutputChars: the default the page-size input should
+   * have instead.
+   */
+  readonly pageSize?: PageSize;
 }
 
 type Shape =
@@ -55,8 +59,19 @@ type Shape =
       readonly hints: ScalarHints;
     }
   | { readonly kind: "array"; readonly items: Shape; readonly nullable: boolean }
-  | { readonly kind: "object"; readonly fields: readonly Field[]; readonly nullable: boolean }
+  | ObjectShape
+  /** An object whose keys the document does not name; `explicit` when it says so with `additionalProperties`. */
+  | { readonly kind: "map"; readonly nullable: boolean; readonly explicit: boolean }
   | { readonly kind: "unknown" };
+
+interface ObjectShape {
+  readonly kind: "object";
+  /** Read when first asked for. */
+  readonly fields: readonly Field[];
+  readonly nullable: boolean;
+  /** The names of the schemas it was read from (`Invoice`), to tell its identifier (`InvoiceID`). */
+  readonly names: readonly string[];
+}
 
 interface ScalarHints {
   readonly format?: string;
@@ -154,7 +169,7 @@ export function proposeOutput(
       mediaType,
     };
   }
-  const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"], 0);
+  const shape = new ShapeReader(resolver).read(schema, [...mediaAt, "schema"]);
   const proposal = { ...buildProposal(shape, code, page, maxChars), mediaType };
   const empty = emptySuccessCode(resolver, responses.value, responses.path);
   if (empty === null || !("schema" in proposal.output)) return proposal;
@@ -183,198 +198,313 @@ export interface PageSize {
   readonly size: number;
 }
 
-/** Fields of a list's items are not trimmed below this many to fit a page. */
-const MIN_LIST_FIELDS = 3;
-
-/** How a list's kept fields were fitted into maxOutputChars, for the comment. */
-interface Fitting {
-  readonly perItem: number;
-  readonly total: number;
-  readonly fits: boolean;
-}
-
 /**
- * Drops the lowest-ranked fields of a list's items until `size` items fit in `maxChars` (keeping at least
- * MIN_LIST_FIELDS), the estimate being `fixed + size × per item`.
+ * How much a proposal keeps, tightened step by step until the select fits its 1000 characters and a page fits
+ * maxOutputChars: fields kept at the top and in each record (`top`), in other nested objects (`nested`), and how
+ * many objects deep it reads (`depth`). Identifiers and payload are kept at every step, past these caps.
  */
-function fitList(
-  items: readonly Entry[],
-  fixed: number,
-  size: number,
-  maxChars: number,
-): { items: Entry[]; fitting: Fitting } {
-  let kept = [...items];
-  const total = (entries: readonly Entry[]): number => fixed + size * (sumChars(entries) + 1);
-  while (kept.length > MIN_LIST_FIELDS && total(kept) > maxChars) kept = kept.slice(0, -1);
-  return { items: kept, fitting: { perItem: sumChars(kept), total: total(kept), fits: total(kept) <= maxChars } };
+interface Caps {
+  readonly top: number;
+  readonly nested: number;
+  readonly depth: number;
 }
+const CAPS: readonly Caps[] = [
+  { top: MAX_TOP_FIELDS, nested: MAX_NESTED_FIELDS, depth: 3 },
+  { top: 12, nested: 6, depth: 3 },
+  { top: 10, nested: 4, depth: 3 },
+  { top: 8, nested: 3, depth: 3 },
+  { top: 6, nested: 3, depth: 2 },
+  { top: 4, nested: 2, depth: 2 },
+  { top: 3, nested: 1, depth: 2 },
+  { top: 1, nested: 0, depth: 1 },
+];
+/** Per-record fields are not trimmed below this cap to fit a page; the page size is lowered instead. */
+const MIN_FIT_CAPS = 3;
 
-function fittingComment(fitting: Fitting | null, page: PageSize | null, maxChars: number): string {
-  if (fitting === null || page === null) return "";
-  const estimate = `about ${fitting.perItem} characters an item, ${fitting.total} for ${page.size} items (the default of ${page.parameter}), estimated from the schema (${ESTIMATE_RULE})`;
-  return fitting.fits
-    ? `; fitted to maxOutputChars ${maxChars}: ${estimate}`
-    : `; ${estimate}, more than maxOutputChars ${maxChars} even with ${MIN_LIST_FIELDS} fields: lower ${page.parameter} or narrow the select`;
-}
-
-function buildProposal(shape: Shape, code: string, page: PageSize | null, maxChars: number): Proposal {
-  if (shape.kind === "object") {
-    let picked = pick(shape.fields, 0);
-    if (picked.length === 0)
-      return {
-        output: { select: "@" },
-        comment: `proposal: the ${code} response has no scalar fields to pick; this returns the whole answer`,
-      };
-    // An object answer that carries the page (`{messages: [...], has_more}`) is fitted like a list.
-    let fitting: Fitting | null = null;
-    const list = picked.find((e) => e.items !== undefined);
-    if (list !== undefined && page !== null) {
-      const fixed = sumChars(picked.filter((e) => e !== list)) + list.key.length + 6;
-      const fittedList = fitList(list.items!, fixed, page.size, maxChars);
-      fitting = fittedList.fitting;
-      picked = picked.map((e) => (e === list ? listEntry(list.key, fittedList.items) : e));
-    }
-    const fitted = fit(picked, (entries) => hash(entries));
-    return {
-      output: { select: hash(fitted), schema: objectSchema(fitted) },
-      comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.fields.length} fields of the ${code} response${fittingComment(fitting, page, maxChars)}`,
-    };
-  }
-  if (shape.kind === "array") {
-    // structuredContent must be an object, so a list answer is wrapped as {items: [...]}.
-    if (shape.items.kind === "object") {
-      // The items of a list answer are what the answer is about: as many fields as at the top, without nesting.
-      let picked = pick(shape.items.fields, 1, MAX_TOP_FIELDS);
-      if (picked.length > 0) {
-        let fitting: Fitting | null = null;
-        if (page !== null) {
-          const fittedList = fitList(picked, 12, page.size, maxChars);
-          picked = fittedList.items;
-          fitting = fittedList.fitting;
-        }
-        const fitted = fit(picked, (entries) => `{items: [*].${hash(entries)}}`);
-        return {
-          output: {
-            select: `{items: [*].${hash(fitted)}}`,
-            schema: {
-              type: "object",
-              properties: { items: { type: ["array", "null"], items: objectSchema(fitted) } },
-              required: ["items"],
-            },
-          },
-          comment: `proposal: review this select and schema; they keep ${fitted.length} of the ${shape.items.fields.length} fields of each item of the ${code} response${fittingComment(fitting, page, maxChars)}`,
-        };
-      }
-    }
-    if (shape.items.kind === "scalar") {
-      return {
-        output: {
-          select: "{items: @}",
-          schema: {
-            type: "object",
-            properties: { items: { type: ["array", "null"], items: { type: typeOf(shape.items.types) } } },
-            required: ["items"],
-          },
-        },
-        comment: `proposal: review this select and schema (the ${code} response is a list of values)`,
-      };
-    }
-  }
-  return {
-    output: { select: "@" },
-    comment: `proposal: the ${code} response schema gives nothing simple to pick; this returns the whole answer`,
-  };
-}
+/** Estimated characters of a value kept whole whose size the schema does not say (a map, an untyped value). */
+const WHOLE_CHARS = 300;
 
 interface Entry {
   readonly key: string;
   readonly expression: string;
   readonly schema: Record<string, unknown>;
-  /** Estimated characters of this entry in the returned JSON (key included); per item for a list. */
+  /** Estimated characters of this entry in the returned JSON (key included), lists at their page size. */
   readonly chars: number;
-  /** For a list of objects: the kept fields of each item, so a list can be trimmed to fit. */
-  readonly items?: readonly Entry[];
+  /** An identifier or payload: kept past the field caps. */
+  readonly kept: boolean;
+  /** Payload (not only an identifier): an object holding some is payload too. */
+  readonly payload?: boolean;
   /** An identity field the document requires: required in the output schema, and never null. */
   readonly required?: boolean;
 }
 
-/**
- * The fields kept at one level, content and identity first (rank.ts): scalars and arrays of scalars everywhere,
- * nested objects and lists of objects only at the top.
- */
-function pick(
-  fields: readonly Field[],
-  level: number,
-  max = level === 0 ? MAX_TOP_FIELDS : MAX_NESTED_FIELDS,
-): Entry[] {
-  const out: Entry[] = [];
-  // The list a page answer carries (`data`, `items`, `messages`) is what the answer is about.
-  const rankOf = (f: Field): Rank =>
-    level === 0 && f.shape.kind === "array" && f.shape.items.kind === "object" && !PLUMBING_LIST.test(f.name)
-      ? Rank.Content
-      : fieldRank(f.name);
-  for (const field of ranked(fields, rankOf)) {
-    if (out.length >= max) break;
-    if (REFUSED_FIELDS.has(field.name)) continue;
-    // Inside a nested object or a list item, hypermedia and node ids are never worth their characters.
-    if (level > 0 && rankOf(field) === Rank.Plumbing) continue;
+/** One pass over the response shape at one step of CAPS. */
+class Walk {
+  readonly caps: Caps;
+  readonly page: PageSize | null;
+  /** Where fields were left out: path → count. */
+  readonly left = new Map<string, number>();
+  /** Payload values kept whole because they sit deeper than `depth`. */
+  readonly whole: string[] = [];
+  /** Characters of one item of every page list (lists on the answer's own object chain), summed. */
+  perItem = 0;
+  /** Whether some page list was found. */
+  paged = false;
+
+  constructor(caps: Caps, page: PageSize | null) {
+    this.caps = caps;
+    this.page = page;
+  }
+
+  leave(path: string): void {
+    this.left.set(path, (this.left.get(path) ?? 0) + 1);
+  }
+
+  /**
+   * The kept fields of an object. `chain`: the object is the answer or reached from it through objects only, so
+   * its lists are the page. `record`: the object is an item of such a list (as many fields as at the top).
+   */
+  object(shape: ObjectShape, path: string, depth: number, chain: boolean, record: boolean): Entry[] {
+    const fields = shape.fields;
+    const cap = depth === 0 || record ? this.caps.top : this.caps.nested;
+    const ids = identifierFields(
+      fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name),
+      [...shape.names, ...(path === "" ? [] : [path.replace(/\[\]$/, "").split(".").pop()!])],
+    );
+    const payload = (f: Field): boolean => isPayload(f, chain, record);
+    const rankOf = (f: Field): Rank => (payload(f) ? Rank.Content : fieldRank(f.name));
+    const out: Entry[] = [];
+    for (const field of ranked(fields, rankOf)) {
+      if (REFUSED_FIELDS.has(field.name)) continue;
+      const kept = ids.has(field.name) || payload(field);
+      // Inside a nested object or a list item, hypermedia and node ids are never worth their characters.
+      if (!kept && depth > 0 && rankOf(field) === Rank.Plumbing) continue;
+      if (!kept && out.length >= cap) {
+        this.leave(path === "" ? "the answer" : path);
+        continue;
+      }
+      const entry = this.#entry(field, kept, payload(field), path, depth, chain);
+      if (entry === null) continue;
+      out.push(entry);
+    }
+    return out;
+  }
+
+  #entry(field: Field, kept: boolean, payload: boolean, parent: string, depth: number, chain: boolean): Entry | null {
     const name = identifier(field.name);
+    const path = parent === "" ? field.name : `${parent}.${field.name}`;
     const s = field.shape;
     const keyChars = name.length + 4;
+    const whole = (schema: Record<string, unknown>, chars: number): Entry | null => {
+      if (!kept) return null;
+      return { key: name, expression: name, schema, chars: keyChars + chars, kept, payload };
+    };
     if (s.kind === "scalar") {
       const required = field.required && isIdentityField(field.name);
-      out.push({
+      return {
         key: name,
         expression: name,
         schema: scalarSchema(s, required),
         chars: keyChars + scalarChars(field.name, s.types, s.hints),
+        kept,
         ...(required ? { required } : {}),
-      });
-    } else if (s.kind === "array" && s.items.kind === "scalar") {
-      out.push({
+      };
+    }
+    if (s.kind === "map") return whole({ type: ["object", "null"] }, WHOLE_CHARS);
+    if (s.kind === "unknown") return whole({}, WHOLE_CHARS);
+    if (s.kind === "object") {
+      if (depth + 1 > this.caps.depth) {
+        if (kept) this.whole.push(path);
+        return whole({ type: ["object", "null"] }, WHOLE_CHARS);
+      }
+      const inner = this.object(s, path, depth + 1, chain, false);
+      if (inner.length === 0) return whole({ type: ["object", "null"] }, WHOLE_CHARS);
+      // A multiselect on a missing object gives null, so the object may always be null.
+      return {
+        key: name,
+        expression: `${name}.${hash(inner)}`,
+        schema: { ...objectSchema(inner), type: ["object", "null"] },
+        chars: keyChars + sumChars(inner),
+        kept: payload || kept,
+        payload,
+      };
+    }
+    // An array.
+    const items = s.items;
+    const onPage = chain && this.page !== null;
+    const count = onPage ? this.page!.size : 3;
+    if (items.kind === "scalar")
+      return {
         key: name,
         expression: name,
-        schema: { type: ["array", "null"], items: { type: typeOf(s.items.types) } },
-        chars: keyChars + 3 * scalarChars(field.name, s.items.types, s.items.hints),
-      });
-    } else if (level === 0 && s.kind === "array" && s.items.kind === "object") {
-      const inner = pick(s.items.fields, 1);
-      if (inner.length > 0) out.push(listEntry(name, inner));
-    } else if (level === 0 && s.kind === "object") {
-      const inner = pick(s.fields, 1);
-      // A multiselect on a missing object gives null, so the object may always be null.
-      if (inner.length > 0)
-        out.push({
-          key: name,
-          expression: `${name}.${hash(inner)}`,
-          schema: { ...objectSchema(inner), type: ["object", "null"] },
-          chars: keyChars + sumChars(inner),
-        });
+        schema: { type: ["array", "null"], items: { type: typeOf(items.types) } },
+        chars: keyChars + count * scalarChars(field.name, items.types, items.hints),
+        kept,
+      };
+    if (items.kind !== "object" || depth + 1 > this.caps.depth) {
+      if (kept && items.kind === "object") this.whole.push(`${path}[]`);
+      return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS);
     }
+    const inner = this.object(items, `${path}[]`, depth + 1, false, chain);
+    if (inner.length === 0) return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS);
+    const per = sumChars(inner) + 1;
+    if (onPage) {
+      this.perItem += per;
+      this.paged = true;
+    }
+    return {
+      key: name,
+      expression: `${name}[*].${hash(inner)}`,
+      schema: { type: ["array", "null"], items: objectSchema(inner) },
+      chars: keyChars + count * per,
+      kept,
+    };
   }
-  return out;
 }
 
-/** A top-level list of objects (`messages[*].{...}`); `chars` is per item. */
-function listEntry(name: string, inner: readonly Entry[]): Entry {
-  return {
-    key: name,
-    expression: `${name}[*].${hash(inner)}`,
-    schema: { type: ["array", "null"], items: objectSchema(inner) },
-    chars: sumChars(inner),
-    items: inner,
-  };
+/**
+ * The payload of an object: a field named for content (`message`, `content`, `embedding`, `document`, ...), an
+ * object holding one (`commit.message`, Spotify's `tracks.items`); on the answer's own object chain, a list (the
+ * page); there and in the page's records, a map the document declares (Jira's `fields`, HubSpot's `properties`).
+ * Deeper, lists and maps are ranked like other fields: a user's `groups` is no payload.
+ */
+function isPayload(field: Field, chain: boolean, record: boolean, depth = 0): boolean {
+  if (isPlumbingName(field.name) || REFUSED_FIELDS.has(field.name)) return false;
+  if (isPayloadName(field.name)) return true;
+  const s = field.shape;
+  if (s.kind === "unknown" || s.kind === "scalar") return false;
+  if (s.kind === "map") return (chain || record) && s.explicit;
+  if (s.kind === "array") return chain && s.items.kind !== "unknown" && s.items.kind !== "scalar";
+  if (s.kind === "object" && depth < 1) return s.fields.some((f) => isPayload(f, chain, false, depth + 1));
+  return false;
 }
 
 function sumChars(entries: readonly Entry[]): number {
   return entries.reduce((n, e) => n + e.chars, 2);
 }
 
-/** Drops fields from the end until the select fits the format's length limit. */
-function fit(entries: Entry[], render: (entries: Entry[]) => string): Entry[] {
-  let kept = entries;
-  while (kept.length > 1 && render(kept).length > MAX_SELECT) kept = kept.slice(0, -1);
-  return kept;
+interface Built {
+  readonly select: string;
+  readonly schema: Record<string, unknown>;
+  readonly kept: number;
+  readonly walk: Walk;
+  readonly total: number;
+}
+
+function buildOnce(shape: Shape, walk: Walk): Built | null {
+  if (shape.kind === "object") {
+    // An answer with an identifier is one record (an issue), whose lists are ranked like its other fields; one
+    // without is a page or a wrapper (`{data: [...], has_more}`), whose lists are its payload.
+    const scalars = shape.fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name);
+    const page = identifierFields(scalars, shape.names).size === 0;
+    const entries = walk.object(shape, "", 0, page, !page);
+    if (entries.length === 0) return null;
+    return {
+      select: hash(entries),
+      schema: objectSchema(entries),
+      kept: entries.length,
+      walk,
+      total: sumChars(entries),
+    };
+  }
+  if (shape.kind === "array" && shape.items.kind === "object") {
+    // structuredContent must be an object, so a list answer is wrapped as {items: [...]}.
+    const entries = walk.object(shape.items, "items[]", 1, false, true);
+    if (entries.length === 0) return null;
+    const per = sumChars(entries) + 1;
+    if (walk.page !== null) {
+      walk.perItem += per;
+      walk.paged = true;
+    }
+    return {
+      select: `{items: [*].${hash(entries)}}`,
+      schema: {
+        type: "object",
+        properties: { items: { type: ["array", "null"], items: objectSchema(entries) } },
+        required: ["items"],
+      },
+      kept: entries.length,
+      walk,
+      total: 12 + (walk.page?.size ?? 3) * per,
+    };
+  }
+  return null;
+}
+
+function leftComment(walk: Walk): string {
+  const parts = [...walk.left].sort((a, b) => b[1] - a[1]);
+  let text = "";
+  if (parts.length > 0) {
+    const shown = parts.slice(0, 6).map(([path, n]) => `${n} of ${path}`);
+    const more = parts.length > 6 ? ` and fields of ${parts.length - 6} more objects` : "";
+    text += `; left out, as the lowest ranked past ${walk.caps.top} fields in the answer and each item and ${walk.caps.nested} in nested objects: ${shown.join(", ")}${more}`;
+  }
+  if (walk.whole.length > 0)
+    text += `; kept whole, being payload deeper than ${walk.caps.depth} objects: ${walk.whole.slice(0, 6).join(", ")}`;
+  return text;
+}
+
+function buildProposal(shape: Shape, code: string, page: PageSize | null, maxChars: number): Proposal {
+  if (shape.kind === "array" && shape.items.kind === "scalar") {
+    return {
+      output: {
+        select: "{items: @}",
+        schema: {
+          type: "object",
+          properties: { items: { type: ["array", "null"], items: { type: typeOf(shape.items.types) } } },
+          required: ["items"],
+        },
+      },
+      comment: `proposal: review this select and schema (the ${code} response is a list of values)`,
+    };
+  }
+  if (shape.kind === "map")
+    return {
+      output: { select: "@" },
+      comment: `proposal: the ${code} response is a map with keys the document does not name; this returns it whole`,
+    };
+  let chosen: Built | null = null;
+  let index = 0;
+  for (; index < CAPS.length; index++) {
+    const built = buildOnce(shape, new Walk(CAPS[index]!, page));
+    if (built === null) break;
+    if (built.select.length > MAX_SELECT) continue;
+    chosen = built;
+    if (page === null || !built.walk.paged || built.total <= maxChars) break;
+    // A page over maxOutputChars: fewer fields in each item, down to MIN_FIT_CAPS, then a smaller page.
+    if (CAPS[index]!.nested <= MIN_FIT_CAPS) break;
+  }
+  if (chosen === null) {
+    const what =
+      index < CAPS.length
+        ? "gives nothing simple to pick"
+        : "needs a longer select than 1000 characters to keep its payload";
+    return {
+      output: { select: "@" },
+      comment: `proposal: the ${code} response schema ${what}; this returns the whole answer`,
+    };
+  }
+  const { walk } = chosen;
+  const fieldCount =
+    shape.kind === "object"
+      ? shape.fields.length
+      : shape.kind === "array" && shape.items.kind === "object"
+        ? shape.items.fields.length
+        : 0;
+  const of = shape.kind === "object" ? `of the ${code} response` : `of each item of the ${code} response`;
+  let comment = `proposal: review this select and schema; they keep ${chosen.kept} of the ${fieldCount} fields ${of}${leftComment(walk)}`;
+  let pageSize: PageSize | undefined;
+  if (page !== null && walk.paged) {
+    const estimate = `about ${walk.perItem} characters an item, ${chosen.total} for ${page.size} items (the default of ${page.parameter}), estimated from the schema (${ESTIMATE_RULE})`;
+    if (chosen.total <= maxChars) comment += `; fitted to maxOutputChars ${maxChars}: ${estimate}`;
+    else {
+      const fixed = chosen.total - page.size * walk.perItem;
+      const size = Math.max(1, Math.floor((maxChars - fixed) / walk.perItem));
+      if (size < page.size) pageSize = { parameter: page.parameter, size };
+      comment += `; ${estimate}, more than maxOutputChars ${maxChars}: ${page.parameter} defaults to ${size} here instead (a model that asks for more may get an answer over the limit)`;
+    }
+  }
+  return { output: { select: chosen.select, schema: chosen.schema }, comment, ...(pageSize ? { pageSize } : {}) };
 }
 
 function hash(entries: readonly Entry[]): string {
@@ -386,7 +516,7 @@ function hash(entries: readonly Entry[]): string {
  * output schema turns a call that succeeded upstream (perhaps a write) into an error. Only identity fields are
  * required and keep their exact type, and only when the document requires them too (an invented `required`, as on
  * petstore's tags[].id, turned real answers into errors); every other field may be null (a select gives null for a
- * missing field).
+ * missing field). Objects stay open: a map or an object the document leaves open keeps its other keys.
  */
 function objectSchema(entries: readonly Entry[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
@@ -418,17 +548,47 @@ function unquote(key: string): string {
   return key.startsWith('"') ? (JSON.parse(key) as string) : key;
 }
 
-/** Reads a response schema into a shape, two levels deep, following references (cycles end in `unknown`). */
+/** The name a `$ref` gives its schema (`Invoice` of `#/components/schemas/Invoice`). */
+function refName(schema: unknown): string | null {
+  const ref = own(schema, "$ref");
+  return typeof ref === "string"
+    ? decodeURIComponent(ref.split("/").pop()!.replace(/~1/g, "/").replace(/~0/g, "~"))
+    : null;
+}
+
+/**
+ * Reads a response schema into a shape, following references. An object's fields are read when first asked for,
+ * so only the parts a proposal walks into are read, and a reference cycle is a shape that contains itself.
+ * `oneOf`/`anyOf` of objects read as one object with the fields of all of them (common ones first), required only
+ * where every one requires it; with `null` they are nullable.
+ */
 class ShapeReader {
   readonly #resolver: Resolver;
+  readonly #cache = new WeakMap<object, Shape>();
+  readonly #reading = new WeakSet<object>();
 
   constructor(resolver: Resolver) {
     this.#resolver = resolver;
   }
 
-  read(schema: unknown, path: SpecPath, level: number): Shape {
+  read(schema: unknown, path: SpecPath): Shape {
+    const name = refName(schema);
     const { value, path: at } = this.#deref(schema, path);
     if (!isPlainObject(value)) return { kind: "unknown" };
+    const cached = this.#cache.get(value);
+    if (cached !== undefined) return cached;
+    if (this.#reading.has(value)) return { kind: "unknown" };
+    this.#reading.add(value);
+    try {
+      const shape = this.#read(value, at, name);
+      this.#cache.set(value, shape);
+      return shape;
+    } finally {
+      this.#reading.delete(value);
+    }
+  }
+
+  #read(value: Record<string, unknown>, at: SpecPath, name: string | null): Shape {
     const rawType = value["type"];
     const types = (Array.isArray(rawType) ? rawType : rawType === undefined ? [] : [rawType]).filter(
       (t): t is string => typeof t === "string",
@@ -437,13 +597,28 @@ class ShapeReader {
     const nonNull = types.filter((t) => t !== "null");
     const allOf = Array.isArray(value["allOf"]) ? value["allOf"] : [];
     const properties = value["properties"];
+    const variantsKey = Array.isArray(value["oneOf"]) ? "oneOf" : Array.isArray(value["anyOf"]) ? "anyOf" : null;
+    if (variantsKey !== null && !isPlainObject(properties) && allOf.length === 0)
+      return this.#variants(value[variantsKey] as unknown[], [...at, variantsKey], nullable);
     if (nonNull.includes("object") || isPlainObject(properties) || (nonNull.length === 0 && allOf.length > 0)) {
-      if (level > 2) return { kind: "unknown" };
-      return { kind: "object", fields: this.#fields(value, at, level), nullable };
+      const additional = value["additionalProperties"];
+      const hasProperties = isPlainObject(properties) && Object.keys(properties).length > 0;
+      if (!hasProperties && allOf.length === 0 && additional !== false)
+        return { kind: "map", nullable, explicit: additional === true || isPlainObject(additional) };
+      const names = name === null ? [] : [name];
+      let fields: Field[] | null = null;
+      const load = (): Field[] => (fields ??= this.#fields(value, at));
+      return {
+        kind: "object",
+        nullable,
+        names,
+        get fields(): readonly Field[] {
+          return load();
+        },
+      };
     }
     if (nonNull.length === 1 && nonNull[0] === "array") {
-      if (level > 2) return { kind: "unknown" };
-      return { kind: "array", items: this.read(value["items"], [...at, "items"], level + 1), nullable };
+      return { kind: "array", items: this.read(value["items"], [...at, "items"]), nullable };
     }
     const enumValues = Array.isArray(value["enum"]) ? value["enum"] : null;
     const hints: ScalarHints = {
@@ -463,8 +638,43 @@ class ShapeReader {
     return { kind: "unknown" };
   }
 
+  /** `oneOf`/`anyOf`: one shape for all the variants, when they are all objects, all scalars, or one and null. */
+  #variants(variants: readonly unknown[], at: SpecPath, nullable: boolean): Shape {
+    const shapes: Shape[] = [];
+    let isNullable = nullable;
+    variants.slice(0, 32).forEach((v, i) => {
+      const resolved = this.#deref(v, [...at, i]).value;
+      if (
+        isPlainObject(resolved) &&
+        (resolved["type"] === "null" ||
+          (own(resolved, "enum") !== undefined && JSON.stringify(resolved["enum"]) === "[null]"))
+      ) {
+        isNullable = true;
+        return;
+      }
+      shapes.push(this.read(v, [...at, i]));
+    });
+    if (shapes.length === 0) return { kind: "unknown" };
+    if (shapes.length === 1) return withNullable(shapes[0]!, isNullable);
+    if (shapes.every((s) => s.kind === "scalar")) {
+      const types = [...new Set(shapes.flatMap((s) => (s.kind === "scalar" ? s.types : [])))];
+      return { kind: "scalar", types, nullable: isNullable, hints: {} };
+    }
+    const objects = shapes.filter((s): s is ObjectShape => s.kind === "object");
+    if (objects.length !== shapes.length) return { kind: "unknown" };
+    let fields: Field[] | null = null;
+    return {
+      kind: "object",
+      nullable: isNullable,
+      names: objects.flatMap((o) => o.names),
+      get fields(): readonly Field[] {
+        return (fields ??= mergeVariants(objects));
+      },
+    };
+  }
+
   /** The properties of an object schema, with those of its allOf parts, in document order; writeOnly ones left out. */
-  #fields(schema: Record<string, unknown>, at: SpecPath, level: number): Field[] {
+  #fields(schema: Record<string, unknown>, at: SpecPath): Field[] {
     const out = new Map<string, Field>();
     const required = new Set<string>();
     const collect = (s: Record<string, unknown>, path: SpecPath, depth: number): void => {
@@ -482,7 +692,7 @@ class ShapeReader {
         const propertyAt = [...path, "properties", name];
         const resolved = this.#deref(value, propertyAt);
         if (own(resolved.value, "writeOnly") === true) continue;
-        out.set(name, { name, shape: this.read(value, propertyAt, level + 1), required: false });
+        out.set(name, { name, shape: this.read(value, propertyAt), required: false });
       }
     };
     collect(schema, at, 0);
@@ -499,4 +709,48 @@ class ShapeReader {
       throw error;
     }
   }
+}
+
+function withNullable(shape: Shape, nullable: boolean): Shape {
+  if (!nullable || shape.kind === "unknown" || shape.nullable) return shape;
+  if (shape.kind === "object") {
+    const base = shape;
+    return {
+      kind: "object",
+      nullable: true,
+      names: base.names,
+      get fields(): readonly Field[] {
+        return base.fields;
+      },
+    };
+  }
+  return { ...shape, nullable: true };
+}
+
+/** The fields of all variants: those every variant has first, then the ones that tell them apart, in order. */
+function mergeVariants(objects: readonly ObjectShape[]): Field[] {
+  const all = objects.map((o) => o.fields);
+  const first = new Map<string, Field>();
+  for (const fields of all) for (const f of fields) if (!first.has(f.name)) first.set(f.name, f);
+  const inAll = (name: string): boolean => all.every((fields) => fields.some((f) => f.name === name));
+  const requiredInAll = (name: string): boolean =>
+    all.every((fields) => fields.some((f) => f.name === name && f.required));
+  const merged = [...first.values()].map((f) => ({ ...f, required: requiredInAll(f.name) }));
+  return [...merged.filter((f) => inAll(f.name)), ...merged.filter((f) => !inAll(f.name))];
+}
+
+/**
+ * Sets the default of the page-size input a proposal lowered (`limit`, `per_page`, ...), when the query sends it
+ * from one input. The server sends nothing for an absent argument, so the upstream's own default still applies
+ * then; the default in the tool's input schema is what tells a model the page size that fits.
+ */
+export function lowerPageSize(input: Record<string, unknown>, query: Record<string, unknown>, page: PageSize): void {
+  const template = own(query, page.parameter);
+  const match = typeof template === "string" ? /^\{\{\s*input\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/.exec(template) : null;
+  if (match === null) return;
+  const schema = own(own(input, "properties"), match[1]!);
+  if (!isPlainObject(schema)) return;
+  const minimum = own(schema, "minimum");
+  if (typeof minimum === "number" && minimum > page.size) return;
+  schema["default"] = page.size;
 }
