@@ -317,16 +317,12 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
     expect(new URLSearchParams(request.query).getAll("page[cursor]")).toEqual(["c1"]);
     expect(new URLSearchParams(request.query).getAll("status")).toEqual(["open", "pending"]);
     expect(request.headers["authorization"]).toBe(`Bearer ${BEARER}`);
+    // Every documented field of an item is kept (the select proposal keeps the payload: issue 36).
+    const item = { subject: "Printer on fire", assignee: null, tags: ["hw"], created_at: "2026-11-30T10:00:00Z" };
     expect(result.structuredContent).toEqual({
       data: [
-        { id: "T-1", subject: "Printer on fire", status: "open", priority: 1, created_at: "2026-11-30T10:00:00Z" },
-        {
-          id: "T-2",
-          subject: "Printer on fire",
-          status: "pending",
-          priority: null,
-          created_at: "2026-11-30T10:00:00Z",
-        },
+        { ...item, id: "T-1", status: "open", priority: 1 },
+        { ...item, id: "T-2", status: "pending", priority: null },
       ],
       next_cursor: "c2",
       total: 7,
@@ -352,6 +348,7 @@ describe("a paginated list API with bearer auth (tickets.json, https)", () => {
       subject: "VPN",
       status: "closed",
       priority: null,
+      assignee: null,
       tags: [],
       created_at: null,
     });
@@ -403,11 +400,13 @@ describe("a petstore (petstore.yaml, https, legacy client)", () => {
       "tags=good&tags=old",
     ]);
     expect(request.headers["api_key"]).toBe(API_KEY);
+    const pet = { category: { id: 1, name: "Dogs" }, photoUrls: ["https://img/1"], tags: [{ id: 2, name: "good" }] };
     expect(result.structuredContent).toEqual({
       items: [
-        // x-internal-note is an extension field: left out of list items with the other plumbing.
-        { id: 5, name: "Rex", photoUrls: ["https://img/1"], status: "available" },
-        { id: 6, name: "Tom", photoUrls: ["https://img/1"], status: null },
+        // x-internal-note is an extension field: left out of list items with the other plumbing. The nested
+        // category and tags are payload, kept.
+        { ...pet, id: 5, name: "Rex", status: "available" },
+        { ...pet, id: 6, name: "Tom", status: null },
       ],
     });
   });

