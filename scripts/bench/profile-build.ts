@@ -64,7 +64,13 @@ try {
     const sources = planned.tools.map((_, index) => ({ index, specFile: "bench.yaml", line: 1 }));
     const prebuilt = await time("  the prebuilt record (read once per process)", () => loadPrebuilt());
     await time("  server.mjs composed", () =>
-      composeBundle(TARGET.node, prebuilt, "", { server: planned, sources, validators, ajvHelpers: "addError" }),
+      composeBundle(TARGET.node, prebuilt, "", {
+        server: planned,
+        sources,
+        validators,
+        ajvHelpers: "addError",
+        views: null,
+      }),
     );
     await time(`  writing ${files.size} files`, async () => {
       for (const [path, text] of files) {

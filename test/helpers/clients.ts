@@ -24,6 +24,13 @@ export interface TestClient {
     tools: { name: string; inputSchema: unknown; outputSchema?: unknown; [k: string]: unknown }[];
   }>;
   callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** `resources/list` and `resources/read` (the views extension's pages). */
+  listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string; [k: string]: unknown }[] }>;
+  readResource(
+    uri: string,
+  ): Promise<{ contents: { uri: string; mimeType?: string; text?: string; [k: string]: unknown }[] }>;
+  /** The capabilities the server declared. */
+  serverCapabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
   /** What the server wrote to stderr so far. */
   stderr(): string;
@@ -59,6 +66,9 @@ interface SdkClient<Transport> {
   connect(transport: Transport): Promise<void>;
   listTools(): Promise<unknown>;
   callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  listResources(): Promise<unknown>;
+  readResource(params: { uri: string }): Promise<unknown>;
+  getServerCapabilities(): unknown;
   close(): Promise<void>;
 }
 
@@ -79,6 +89,9 @@ async function connected<Transport extends { readonly stderr: Stream | null }>(
     era,
     listTools: () => client.listTools() as never,
     callTool: (name, a) => client.callTool({ name, arguments: a }) as never,
+    listResources: () => client.listResources() as never,
+    readResource: (uri) => client.readResource({ uri }) as never,
+    serverCapabilities: () => client.getServerCapabilities() as never,
     close: () => client.close(),
     stderr: () => stderr,
     negotiatedEra,

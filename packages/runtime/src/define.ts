@@ -10,6 +10,7 @@
  */
 import type {
   CompiledServer,
+  CompiledViews,
   CompiledTool,
   CompiledValidator,
   ServerPlan,
@@ -18,10 +19,12 @@ import type {
   ToolPlan,
 } from "./plan.ts";
 
-export function defineServer(plan: ServerPlan, tools: readonly CompiledTool[]): CompiledServer {
+export function defineServer(plan: ServerPlan, tools: readonly CompiledTool[], views?: CompiledViews): CompiledServer {
   // Tools built in process (tests, `kervanc dev`) hand over their plans as objects: frozen here.
   for (const tool of tools) if (tool.head === undefined) deepFreeze(tool.plan);
-  return Object.freeze({ plan: deepFreeze(plan), tools: Object.freeze([...tools]) });
+  // The kervanc views extension: absent for a spec without views, so its server is what it was.
+  const server = { plan: deepFreeze(plan), tools: Object.freeze([...tools]) };
+  return Object.freeze(views === undefined ? server : { ...server, views: deepFreeze(views) });
 }
 
 /** What a generated tool module passes to `defineTool`. */

@@ -146,6 +146,8 @@ export interface ToolListing {
   readonly inputSchema: JsonObject;
   readonly outputSchema?: JsonObject;
   readonly annotations: ToolAnnotations;
+  /** The kervanc views extension: the MCP Apps view of the tool's result (`ui.resourceUri`); absent without. */
+  readonly _meta?: { readonly ui: { readonly resourceUri: string } };
 }
 
 export interface ToolPlan {
@@ -271,4 +273,27 @@ export interface CompiledTool {
 export interface CompiledServer {
   readonly plan: ServerPlan;
   readonly tools: readonly CompiledTool[];
+  /** The kervanc views extension (serve/views.ts): the pages of the tools that have one; absent without views. */
+  readonly views?: CompiledViews;
+}
+
+/**
+ * One tool's view page as an MCP Apps resource (kervanc extension views). The page is `head`, the shared renderer
+ * script, then the fixed end (serve/views.ts `viewHtml`): all of it written at build time.
+ */
+export interface ViewResource {
+  /** `ui://<server>/<tool>`, each part percent-encoded. */
+  readonly uri: string;
+  /** The tool's name. */
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  /** The page up to its renderer script: markup, style and the tool's view description as JSON. */
+  readonly head: string;
+}
+
+export interface CompiledViews {
+  /** The renderer script, the same for every tool's page. */
+  readonly renderer: string;
+  readonly resources: readonly ViewResource[];
 }

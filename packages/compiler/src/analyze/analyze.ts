@@ -88,7 +88,7 @@ function analyzeTool(spec: SpecContext, tool: ToolSpec, index: number): Analyzed
   for (const name of secrets) spec.used.secrets.add(name);
   for (const name of credentials) spec.used.credentials.add(name);
   const failed = spec.out.slice(before).some((f) => severityOf(f) === "error");
-  const { request, input, output, errorDetail, binary } = ctx;
+  const { request, input, output, errorDetail, binary, view } = ctx;
   if (failed || !request?.url || !input || !output) return null;
   return {
     index,
@@ -101,5 +101,6 @@ function analyzeTool(spec: SpecContext, tool: ToolSpec, index: number): Analyzed
     settings: ctx.settings,
     ...(errorDetail !== undefined ? { errorDetail } : {}),
     ...(binary !== undefined ? { binary } : {}),
+    ...(view !== undefined && view !== null ? { view } : {}),
   };
 }

@@ -2,6 +2,7 @@
  * What the analyze stage hands on: each tool with its parsed pieces (templates, compiled schemas, `select`
  * ASTs), so no later stage parses anything again.
  */
+import type { ViewKind } from "../emit/view/model.ts";
 import type {
   BodyNode,
   CredentialPlan,
@@ -53,6 +54,8 @@ export interface AnalyzedTool {
   readonly errorDetail?: { readonly expression: string; readonly ast: SelectNode; readonly maxChars: number };
   /** The kervanc binary-output extension: the largest binary answer returned; absent without it. */
   readonly binary?: { readonly maxBytes: number };
+  /** The kervanc views extension: the tool's view, drawn from its output schema; absent or null for none. */
+  readonly view?: ViewKind | null;
 }
 
 export interface AnalyzedSpec {

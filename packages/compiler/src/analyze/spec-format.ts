@@ -243,6 +243,12 @@ const selectOutput = obj(
         "A JSON Schema (2020-12) of the selected value; it becomes the tool's outputSchema and structuredContent.",
       ),
     ),
+    view: opt(
+      str({
+        enum: ["auto", "table", "card", "none"],
+        doc: "kervanc extension views (docs/extensions/views.md): an MCP Apps view of the structured result, drawn from output.schema: table for a list of objects, card for an object, auto picks one, none has no view. Needs kervancExtensions: [views]; not portable to Kervan.",
+      }),
+    ),
     maxOutputChars: opt(maxOutputChars),
   },
   "Select what the model sees with JMESPath.",
@@ -461,11 +467,12 @@ export const specShape = obj(
             "retry",
             "toolsets",
             "upstream-auth",
+            "views",
           ],
           doc: "A kervanc extension this spec uses.",
         }),
         {
-          max: 8,
+          max: 9,
           doc: "kervanc extensions to the format this spec uses (docs/extensions/). A spec that declares one runs with kervanc only, not Kervan.",
         },
       ),

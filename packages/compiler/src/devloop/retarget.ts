@@ -28,7 +28,7 @@ export function retarget(server: PlannedServer, origin: string, only?: ReadonlyS
       ? s
       : { ...s, hosts: [...s.hosts.filter((h) => !moved.has(h)), hostPort] },
   );
-  return { plan: { ...server.plan, secrets }, tools };
+  return { ...server, plan: { ...server.plan, secrets }, tools };
 }
 
 /** The path of the stand-in's token endpoint for one credential (spectest/stub.ts answers it). */

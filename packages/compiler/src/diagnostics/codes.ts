@@ -1117,6 +1117,8 @@ export const CODES = {
         "omitAbsent is the kervanc extension omit-absent; declare it with kervancExtensions: [omit-absent] at the top of the spec (Kervan cannot run such a spec).",
       binaryUndeclared:
         "output.binary is the kervanc extension binary-output; declare it with kervancExtensions: [binary-output] at the top of the spec (Kervan cannot run such a spec).",
+      viewUndeclared:
+        "output.view is the kervanc extension views; declare it with kervancExtensions: [views] at the top of the spec (Kervan cannot run such a spec).",
       credentialsUndeclared:
         "credentials is the kervanc extension upstream-auth; declare it with kervancExtensions: [upstream-auth] at the top of the spec (Kervan cannot run such a spec).",
       credentialRefUndeclared: (a: { ref: string }) =>
@@ -1151,6 +1153,23 @@ export const CODES = {
       encoding: (a: { name: string }) =>
         `The file field "${a.name}" needs encoding: base64: a model sends a file's bytes as base64 text in its arguments.`,
       uploadWithoutMultipart: "maxUploadBytes applies to bodyEncoding: multipart only.",
+    },
+  },
+  // KV8030 to KV8039: the views extension (docs/extensions/views.md).
+  KV8030: {
+    severity: "error",
+    summary: "A tool's view cannot be drawn from its output: it needs an output schema of the shape the view shows.",
+    example:
+      "view: table needs an output schema that is a list of objects with properties (type: array, items: { type: object, properties: ... }); use view: card for one object.",
+    messages: {
+      noSchema:
+        "A view is drawn from the output schema: add output.schema (the view shows the structured result), or remove view.",
+      tableNotList:
+        "view: table needs an output schema that is a list of objects with properties (type: array, items: { type: object, properties: ... }); use view: card for one object.",
+      cardNotObject:
+        "view: card needs an output schema that is an object with properties (type: object, properties: ...); use view: table for a list of objects.",
+      autoNeither:
+        "view: auto found neither a list of objects (a table) nor an object with properties (a card) in the output schema; describe the result's properties, or remove view.",
     },
   },
   // KV8010 to KV8019: the upstream-auth extension (docs/extensions/upstream-auth.md).

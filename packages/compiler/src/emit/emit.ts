@@ -40,6 +40,7 @@ import {
   validatorModule,
 } from "./validators/validators.ts";
 import { currentToolchain, RUNTIME_SRC } from "./versions.ts";
+import { compiledViews, rendererModule, viewPages, viewsModule } from "./view/views-files.ts";
 import { KERVANC_VERSION } from "../kervanc-package.ts";
 
 export interface EmitContext {
@@ -119,7 +120,14 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
     files.set("src/validators/ajv-runtime.js", `${header}\n${ajv.code}`);
     addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS);
   }
-  addCode("src/server.ts", serverModule(server));
+  // The kervanc views extension: nothing of it for a spec without views.
+  const views = compiledViews(server, prebuilt.viewRenderer);
+  if (views !== null) {
+    addCode("src/views/renderer.ts", rendererModule(views));
+    addCode("src/views.ts", viewsModule(views));
+    for (const [path, html] of viewPages(server, views)) files.set(path, html);
+  }
+  addCode("src/server.ts", serverModule(server, views !== null));
   for (const target of TARGETS) addCode(target.entry.path, target.entry.code);
 
   files.set("package.json", packageJson(server, ctx.folder, ctx.specFile));
@@ -134,14 +142,14 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   files.set(DEPLOY_FILES.kubernetes, kubernetesManifest(server, ctx.folder, provenance));
   files.set(DEPLOY_FILES.wrangler, wranglerToml(server, ctx.folder, provenance));
 
-  const spec = { server, sources, validators, ajvHelpers };
+  const spec = { server, sources, validators, ajvHelpers, views };
   const bundles = TARGETS.map((target) => ({
     file: target.file,
     code: composeBundle(target, prebuilt, header, spec),
   }));
   for (const bundle of bundles) files.set(bundle.file, bundle.code);
 
-  const components = shippedComponents(prebuilt, ajvHelpers, files);
+  const components = shippedComponents(prebuilt, ajvHelpers, files, views !== null);
   const subject = { name: packageName(ctx.folder), version: packageVersion(server), bundles };
   files.set("sbom.cdx.json", sbomJson(subject, components));
   const notices = TARGETS.map((t) => ({ file: t.file, legalComments: prebuilt.chunks[t.name].legalComments }));

@@ -86,16 +86,18 @@ ${profiles}  plan: ${texts(rest)},
 }
 
 /** The server module, laid out here: a build runs no formatter. */
-export function serverModule(server: PlannedServer): Code {
+export function serverModule(server: PlannedServer, views = false): Code {
   const imports = server.tools.map(
     (tool, i) => ts`import { tool as ${ident("tool", i)} } from ${`./tools/${tool.moduleName}.ts`};`,
   );
+  // The kervanc views extension's pages (src/views.ts); a spec without views imports nothing more.
+  if (views) imports.push(new Code(`import { views } from "./views.ts";`));
   return ts`import type { CompiledServer } from "./runtime/plan.ts";
 import { defineServer } from "./runtime/define.ts";
 ${join(imports, "\n")}
 
 /** The server: its plan and its tools, in the order clients list them. */
-${serverDefinition(server)}
+${serverDefinition(server, views)}
 `;
 }
 
@@ -104,14 +106,16 @@ ${serverDefinition(server)}
  * per line, the plan laid out as the tool modules lay out theirs and the tools one per line (an added tool is a
  * one-line diff).
  */
-function serverDefinition(server: PlannedServer): Code {
+function serverDefinition(server: PlannedServer, views: boolean): Code {
   const start = "export const server: CompiledServer = defineServer(";
   const names = server.tools.map((_, i) => ident("tool", i).text);
-  const flat = `${start}${readableLiteral(server.plan, Number.POSITIVE_INFINITY).text}, [${names.join(", ")}]);`;
+  const more = views ? ", views" : "";
+  const flat = `${start}${readableLiteral(server.plan, Number.POSITIVE_INFINITY).text}, [${names.join(", ")}]${more});`;
   if (!flat.includes("\n") && flat.length <= 120) return new Code(flat);
   const list = `[${names.join(", ")}]`;
   const tools = list.length + 3 <= 120 ? list : `[\n${names.map((n) => `    ${n},\n`).join("")}  ]`;
-  return new Code(`${start}\n  ${readableLiteral(server.plan, 118, 2).text},\n  ${tools},\n);`);
+  const rest = views ? `\n  views,` : "";
+  return new Code(`${start}\n  ${readableLiteral(server.plan, 118, 2).text},\n  ${tools},${rest}\n);`);
 }
 
 export const NODE_ENTRY = new Code(`import { main } from "./runtime/entry/node-main.ts";

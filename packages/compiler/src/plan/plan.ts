@@ -11,6 +11,7 @@ import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from 
 import type { CompiledSchema } from "../analyze/rules/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { profileListing, type ProfileRewrite, SCHEMA_PROFILES, type SchemaProfile } from "./schema-profiles.ts";
+import { viewModel, type ViewModel } from "../emit/view/model.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;
@@ -25,6 +26,24 @@ export interface PlannedTool {
 export interface PlannedServer {
   readonly plan: ServerPlan;
   readonly tools: readonly PlannedTool[];
+  /** The kervanc views extension: one per tool with a view, in spec order; empty without. */
+  readonly views: readonly PlannedView[];
+}
+
+/** A tool's view (kervanc extension views): its MCP Apps resource and what its page draws. */
+export interface PlannedView {
+  /** The tool's index in `tools`. */
+  readonly tool: number;
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly model: ViewModel;
+}
+
+/** `ui://<server>/<tool>`: both names percent-encoded, so any server name makes one URI. */
+export function viewUri(server: string, tool: string): string {
+  return `ui://${encodeURIComponent(server)}/${encodeURIComponent(tool)}`;
 }
 
 /**
@@ -36,7 +55,7 @@ export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) =>
   const taken = new Set<string>();
   const tools = analyzed.tools.map((tool) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
-    const plan = planTool(tool);
+    const plan = planTool(tool, spec.name);
     const profiles: Partial<Record<SchemaProfile, ProfileRewrite>> = {};
     for (const profile of SCHEMA_PROFILES) {
       const rewritten = profileListing(plan.listing, profile);
@@ -50,7 +69,23 @@ export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) =>
       profiles,
     };
   });
+  const views = analyzed.tools.flatMap((tool, index): PlannedView[] => {
+    const schema = outputSchemaOf(tool.output);
+    if (tool.view === undefined || tool.view === null || schema === null) return [];
+    const t = tool.spec;
+    return [
+      {
+        tool: index,
+        uri: viewUri(spec.name, t.name),
+        name: t.name,
+        ...(t.title !== undefined ? { title: t.title } : {}),
+        description: `The result of ${t.name} as a ${tool.view}.`,
+        model: viewModel(tool.view, schema.schema as JsonObject, t.title ?? t.name),
+      },
+    ];
+  });
   return {
+    views,
     plan: {
       name: spec.name,
       version: spec.version,
@@ -69,7 +104,7 @@ export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) =>
 /** What an http.retry that names only its attempts means (docs/extensions/retry.md). */
 const RETRY_DEFAULTS = { on: [429, 502, 503, 504], maxDelayMs: 10_000, methods: ["GET", "PUT", "DELETE"] } as const;
 
-function planTool(tool: AnalyzedTool): ToolPlan {
+function planTool(tool: AnalyzedTool, server: string): ToolPlan {
   const { spec: t } = tool;
   const http = t.http;
   const { settings } = tool;
@@ -81,6 +116,10 @@ function planTool(tool: AnalyzedTool): ToolPlan {
     inputSchema: tool.input.schema,
     ...(outputSchema !== null ? { outputSchema: outputSchema.schema as JsonObject } : {}),
     annotations: { openWorldHint: true, ...(t.annotations ?? {}) },
+    // The kervanc views extension: the tool's MCP Apps view; hosts without views ignore it.
+    ...(tool.view !== undefined && tool.view !== null && outputSchema !== null
+      ? { _meta: { ui: { resourceUri: viewUri(server, t.name) } } }
+      : {}),
   };
   const url = tool.request.url;
   return {

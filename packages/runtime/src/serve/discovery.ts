@@ -31,6 +31,7 @@ import type { CompiledServer, JsonObject, ToolListing } from "../plan.ts";
 import type { ToolRunner } from "../call/runner.ts";
 import { ToolIndex } from "./tool-search.ts";
 import { serverOptions, toolsList } from "./mcp.ts";
+import { serveViews } from "./views.ts";
 
 export const SEARCH_TOOLS = "search_tools";
 export const DESCRIBE_TOOL = "describe_tool";
@@ -143,7 +144,7 @@ export function createDiscoveryFactory(
   stdioCaller: CallerContext = STDIO_CALLER,
   telemetry: Telemetry = NO_TELEMETRY,
 ): (context?: McpRequestContext) => Server {
-  const options = serverOptions(compiled.plan);
+  const options = serverOptions(compiled.plan, compiled.views !== undefined);
   const heads = compiled.tools.map((tool) => headOf(tool));
   const allReadOnly = heads.every((head) => head.readOnly === true);
   const listed = deepFreeze({ tools: listings(compiled.tools.length, allReadOnly) });
@@ -210,6 +211,7 @@ export function createDiscoveryFactory(
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
       }
     });
+    if (compiled.views !== undefined) serveViews(server, compiled.views);
     return server;
   };
 }

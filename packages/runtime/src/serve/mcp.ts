@@ -19,6 +19,7 @@ import { NO_TELEMETRY, type Telemetry } from "../telemetry/telemetry.ts";
 import { deepFreeze } from "../define.ts";
 import type { CompiledServer, CompiledTool, ToolListing } from "../plan.ts";
 import type { ToolRunner } from "../call/runner.ts";
+import { serveViews } from "./views.ts";
 
 /**
  * The server never validates a schema at run time (it asks for no elicitation). Passing this validator keeps
@@ -33,11 +34,12 @@ const noRuntimeSchemas: jsonSchemaValidator = {
 /** The SDK `Server` options every generated server uses, in either mode. */
 export type ServerOptions = ReturnType<typeof serverOptions>;
 
-export function serverOptions(plan: CompiledServer["plan"]) {
+export function serverOptions(plan: CompiledServer["plan"], views = false) {
   return {
     // No listChanged: a generated server's tools never change while it runs, so it never sends
-    // notifications/tools/list_changed (`kervanc dev`, which does, advertises it itself).
-    capabilities: { tools: {} },
+    // notifications/tools/list_changed (`kervanc dev`, which does, advertises it itself). Resources only for
+    // the views of the kervanc views extension (views.ts).
+    capabilities: views ? { tools: {}, resources: {} } : { tools: {} },
     jsonSchemaValidator: noRuntimeSchemas,
     ...(plan.description !== undefined ? { instructions: plan.description } : {}),
   };
@@ -53,7 +55,7 @@ export function createServerFactory(
   const { plan } = compiled;
   const listTools = listingSource(compiled.tools, profile);
   const info = { name: plan.name, version: plan.version };
-  const options = serverOptions(plan);
+  const options = serverOptions(plan, compiled.views !== undefined);
   return (context) => {
     // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
     const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
@@ -74,6 +76,7 @@ export function createServerFactory(
       const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal, caller, span);
       return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
     });
+    if (compiled.views !== undefined) serveViews(server, compiled.views);
     return server;
   };
 }

@@ -64,6 +64,8 @@ export interface ToolContext {
   output: AnalyzedOutput | null;
   errorDetail?: AnalyzedTool["errorDetail"];
   binary?: AnalyzedTool["binary"];
+  /** Set by the views rule (kervanc extension views): the tool's view, or null for none. */
+  view?: AnalyzedTool["view"];
 }
 
 /** A rule: the codes it reports (its file's own, checked by test/analyze/rules.test.ts) and its check. */

@@ -20,6 +20,7 @@ import { requestRule } from "./request.ts";
 import { secretsRule } from "./secrets.ts";
 import { toolNamesRule } from "./tool-names.ts";
 import { unusedRule } from "./unused.ts";
+import { viewsRule } from "./views.ts";
 
 /** Rules over the whole spec, before its tools: declarations first, the tools' rules read them. */
 export const SPEC_RULES: readonly Rule<SpecContext>[] = [
@@ -38,6 +39,7 @@ export const TOOL_RULES: readonly Rule<ToolContext>[] = [
   lookAlikesRule,
   hostsRule,
   outputRule,
+  viewsRule,
 ];
 
 /** Rules over the whole spec once every tool has been checked. */

@@ -19,10 +19,11 @@
  * from the spec went through code.ts.
  */
 import type { PlannedServer } from "../../plan/plan.ts";
-import { Code, ident, join, lineComment, ts } from "../code/code.ts";
+import { Code, ident, join, lineComment, literal, ts } from "../code/code.ts";
 import { toolDefinition, toolOrigin, type ToolSource } from "../modules.ts";
 import type { RuntimeTarget } from "../targets.ts";
 import type { Prebuilt } from "./prebuilt-format.ts";
+import type { CompiledViews } from "@kervanc/runtime";
 
 /** One tool's validators as their modules hold them (validators.ts, laid out), for the bundle's copies. */
 export interface ToolValidators {
@@ -36,6 +37,8 @@ export interface SpecCode {
   readonly validators: readonly ToolValidators[];
   /** The key of the Ajv helper set the validators use (validators.ts, `ajvHelpersKey`), or "" for none. */
   readonly ajvHelpers: string;
+  /** The kervanc views extension's pages (view/views-files.ts), or null without views. */
+  readonly views: CompiledViews | null;
 }
 
 /** The bundle of one target: `header` is the generated-file comment (without the target's `#!` line). */
@@ -77,12 +80,19 @@ function specCode(target: RuntimeTarget, exports: readonly string[], spec: SpecC
     spec.server.tools.map((_, i) => ident("tool", i)),
     ", ",
   );
-  const server = ts`defineServer(${spec.server.plan}, [${list}])`;
+  // The kervanc views extension: the pages (src/views.ts) as one literal; nothing for a spec without views.
+  const views =
+    spec.views === null ? null : ts`// src/views.ts, src/views/renderer.ts\nconst views = ${literal(spec.views)};`;
+  const server =
+    views === null
+      ? ts`defineServer(${spec.server.plan}, [${list}])`
+      : ts`defineServer(${spec.server.plan}, [${list}], views)`;
   const start = target.name === "node" ? ts`main(${server});` : ts`export default createFetchHandler(${server});`;
+  const body = views === null ? join(tools, "\n\n") : join([...tools, views], "\n\n");
   return ts`// The server's own code, from its spec (the reviewed sources are in src/).
 ${definers}
 
-${join(tools, "\n\n")}
+${body}
 
 ${start}`;
 }

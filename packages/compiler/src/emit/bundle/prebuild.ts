@@ -20,6 +20,7 @@ import { TARGETS, type RuntimeTarget, type TargetName } from "../targets.ts";
 import { TSCONFIG } from "../files/package-json.ts";
 import { AJV_HELPER_NAMES, ajvHelpersKey, ajvRuntimeEntry, type AjvHelpers } from "../validators/validators.ts";
 import { RUNTIME_ROOT, RUNTIME_SRC } from "../versions.ts";
+import { bundleViewRenderer } from "../view/renderer-bundle.ts";
 import {
   PREBUILT_FORMAT,
   RUNTIME_GLOBAL,
@@ -59,6 +60,10 @@ export async function prebuild(content: string): Promise<Prebuilt> {
   const ajvRuntimes: Record<string, PrebuiltAjvRuntime> = {};
   for (const helpers of everyHelperSet())
     ajvRuntimes[ajvHelpersKey(helpers)] = await buildAjvRuntime(helpers, packages);
+  const viewRenderer = await bundleViewRenderer(
+    (path) => packages.add(path),
+    (metafile, workingDir) => contributions(metafile, workingDir),
+  );
   const runtimePkg = JSON.parse(await readFile(join(RUNTIME_ROOT, "package.json"), "utf8")) as Record<string, unknown>;
   const runtimePackage: RuntimePackage = {
     name: String(runtimePkg["name"]),
@@ -71,6 +76,7 @@ export async function prebuild(content: string): Promise<Prebuilt> {
     content,
     chunks,
     ajvRuntimes,
+    viewRenderer: { ...viewRenderer, libraries: sortFiles([...viewRenderer.libraries]) },
     packages: await packages.describe(),
     runtimePackage,
   };

@@ -10,7 +10,7 @@
 import type { TargetName } from "../targets.ts";
 
 /** Bumped when the record's shape changes, so a cached record of another shape is rebuilt, never misread. */
-export const PREBUILT_FORMAT = 1;
+export const PREBUILT_FORMAT = 2;
 
 /** The name the fixed part of a bundle binds its exports to (`var __kervanc_runtime = (() => {...})();`). */
 export const RUNTIME_GLOBAL = "__kervanc_runtime";
@@ -54,6 +54,17 @@ export interface PrebuiltAjvRuntime {
   readonly libraries: readonly LibraryFile[];
 }
 
+/**
+ * The script of every view page (kervanc extension views, emit/view/): the renderer with the ext-apps App client,
+ * minified, ASCII, and free of text that would end its `<script>` element.
+ */
+export interface PrebuiltViewRenderer {
+  readonly code: string;
+  /** SHA-256 of `code`, base64: the page's Content-Security-Policy allows this one script. */
+  readonly sha256: string;
+  readonly libraries: readonly LibraryFile[];
+}
+
 /** The kervanc runtime's own package (copied into every package's `src/runtime/`). */
 export interface RuntimePackage {
   readonly name: string;
@@ -69,6 +80,8 @@ export interface Prebuilt {
   readonly chunks: Readonly<Record<TargetName, PrebuiltChunk>>;
   /** By helper set key (`ajvHelpersKey`): every combination of the four helpers but the empty one. */
   readonly ajvRuntimes: Readonly<Record<string, PrebuiltAjvRuntime>>;
+  /** The view renderer (kervanc extension views); its libraries are in `packages` too. */
+  readonly viewRenderer: PrebuiltViewRenderer;
   readonly packages: Readonly<Record<string, LibraryPackage>>;
   readonly runtimePackage: RuntimePackage;
 }

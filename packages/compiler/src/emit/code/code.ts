@@ -247,3 +247,15 @@ export function htmlComment(text: string): string {
 export function ident(prefix: "tool" | "validateInput" | "validateOutput", index: number): Code {
   return new Code(`${prefix}${index}`);
 }
+
+/**
+ * JSON for a `<script type="application/json">` element of an HTML page (the views extension, emit/view/html.ts):
+ * `<`, `>` and `&` as `\u` escapes, so no value can end the element, open a comment or start markup, and U+2028
+ * and U+2029 too (with the other invisible characters), so the text is the same JSON to every reader. The
+ * renderer reads it with `JSON.parse`, which turns the escapes back into the characters.
+ */
+export function htmlScriptJson(value: unknown): string {
+  const json = JSON.stringify(value, null, 2);
+  if (json === undefined) throw new TypeError("htmlScriptJson(): the value cannot be written as JSON.");
+  return escapeInvisible(json.replace(/[<>&\u2028\u2029]/g, (c) => unitEscapes(c)));
+}

@@ -53,7 +53,12 @@ const RUNTIME_PREFIX = "src/runtime/";
  * made of: the fixed part of each bundle, and the Ajv helpers (`ajvHelpers`, "" for none) the spec's validators
  * added. The spec's own code belongs to the package. The runtime's files are hashed as the package holds them.
  */
-export function shippedComponents(prebuilt: Prebuilt, ajvHelpers: string, files: FileTree): ShippedComponent[] {
+export function shippedComponents(
+  prebuilt: Prebuilt,
+  ajvHelpers: string,
+  files: FileTree,
+  views = false,
+): ShippedComponent[] {
   const thirdParty = new Map<string, { paths: Set<string>; bundles: Set<string> }>();
   const runtimeFiles = new Map<string, BundledFile>();
   const runtimeBundles = new Set<string>();
@@ -69,6 +74,8 @@ export function shippedComponents(prebuilt: Prebuilt, ajvHelpers: string, files:
     const chunk = prebuilt.chunks[target.name];
     addLibraries(chunk.libraries, target.file);
     if (ajvHelpers !== "") addLibraries(prebuilt.ajvRuntimes[ajvHelpers]?.libraries ?? [], target.file);
+    // The kervanc views extension: the renderer script (with the ext-apps App client) is in each bundle's pages.
+    if (views) addLibraries(prebuilt.viewRenderer.libraries, target.file);
     for (const rel of chunk.runtime) {
       const path = `${RUNTIME_PREFIX}${rel}`;
       const text = files.get(path);
