@@ -1,10 +1,10 @@
 /**
- * The view description a page draws from (emit/view/model.ts), and the views rule (analyze/rules/views.ts):
+ * The view description a page draws from (plan/view-model.ts), and the views rule (analyze/rules/views.ts):
  * columns and card fields from the output schema, titles and descriptions, formats, `$ref`s, nesting and the
  * field cap; KV8002 without the extension, KV8030 for a schema the view cannot draw.
  */
 import { describe, expect, it } from "vitest";
-import { autoKind, viewModel, VIEW_LIMITS } from "../../packages/compiler/src/emit/view/model.ts";
+import { autoKind, viewModel, VIEW_LIMITS } from "../../packages/compiler/src/plan/view-model.ts";
 import { htmlScriptJson } from "../../packages/compiler/src/emit/code/code.ts";
 import { compileSpec } from "../../packages/compiler/src/compile.ts";
 

@@ -2,7 +2,7 @@
  * What the analyze stage hands on: each tool with its parsed pieces (templates, compiled schemas, `select`
  * ASTs), so no later stage parses anything again.
  */
-import type { ViewKind } from "../emit/view/model.ts";
+import type { ViewKind } from "../plan/view-model.ts";
 import type {
   BodyNode,
   CredentialPlan,

@@ -11,7 +11,7 @@ import type { AnalyzedOutput, AnalyzedSchema, AnalyzedSpec, AnalyzedTool } from 
 import type { CompiledSchema } from "../analyze/rules/schemas.ts";
 import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import { profileListing, type ProfileRewrite, SCHEMA_PROFILES, type SchemaProfile } from "./schema-profiles.ts";
-import { viewModel, type ViewModel } from "../emit/view/model.ts";
+import { viewModel, type ViewModel } from "./view-model.ts";
 
 export interface PlannedTool {
   readonly plan: ToolPlan;

@@ -5,7 +5,7 @@
  * drawn from the structured result, so a tool with a view needs an output schema.
  */
 import { report } from "../../diagnostics/diagnostic.ts";
-import { autoKind, isListOfObjects, isObjectSchema, type ViewKind } from "../../emit/view/model.ts";
+import { autoKind, isListOfObjects, isObjectSchema, type ViewKind } from "../../plan/view-model.ts";
 import type { Rule, ToolContext } from "./context.ts";
 
 export const viewsRule: Rule<ToolContext> = {

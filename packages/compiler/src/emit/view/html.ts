@@ -10,7 +10,7 @@
  */
 import { htmlScriptJson } from "../code/code.ts";
 import { sha256Base64 } from "../code/hash.ts";
-import type { ViewModel } from "./model.ts";
+import type { ViewModel } from "../../plan/view-model.ts";
 
 export const VIEW_STYLE = `:root{color-scheme:light dark;font-family:var(--font-sans,system-ui,sans-serif);font-size:var(--font-text-sm-size,14px);color:var(--color-text-primary,CanvasText);background:var(--color-background-primary,Canvas)}
 body{margin:0;padding:12px}

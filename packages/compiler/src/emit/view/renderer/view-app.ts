@@ -16,7 +16,7 @@ import {
   applyHostStyleVariables,
   type McpUiHostContext,
 } from "@modelcontextprotocol/ext-apps";
-import type { ViewField, ViewModel } from "../model.ts";
+import type { ViewField, ViewModel } from "../../../plan/view-model.ts";
 
 const model = JSON.parse(document.getElementById("kervanc-view-model")?.textContent ?? "null") as ViewModel;
 const root = document.getElementById("kervanc-view") as HTMLElement;

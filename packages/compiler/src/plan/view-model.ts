@@ -1,13 +1,13 @@
 /**
  * The view of a tool's output (kervanc extension views, docs/extensions/views.md), derived at build time from its
  * output schema: a table with one column per property of the list's items, or a card with one field per
- * property of the object. The description is data, embedded as JSON in the tool's page (html.ts); the renderer
- * script, the same for every tool (renderer/view-app.ts), draws from it.
+ * property of the object. The description is data, embedded as JSON in the tool's page (emit/view/html.ts); the renderer
+ * script, the same for every tool (emit/view/renderer/view-app.ts), draws from it.
  *
  * Only same-document `$ref`s exist in a spec (the schema rules refuse the rest), so a `$ref` is followed inside
  * the schema, a bounded number of times.
  */
-/** A JSON object (a schema); not the runtime's type, so the renderer (renderer/) can import this module alone. */
+/** A JSON object (a schema); not the runtime's type, so the renderer (emit/view/renderer/) can import this module alone. */
 type JsonObject = { readonly [key: string]: unknown };
 
 export type ViewKind = "table" | "card";
