@@ -76,9 +76,15 @@ function corpus(): Case[] {
   return cases;
 }
 
-/** The same inputs every time for a schema (seeded by its place in the corpus). */
+/**
+ * The same inputs every time for a schema, seeded by its name: not by its place in the corpus, which moves when a
+ * fixture is added (that once took the only inputs breaking maxProperties away from the hard schemas).
+ */
 function inputsFor(index: number): unknown[] {
-  return new SampleMaker(cases[index]!.schema as Schema, new Rng(0x5eed + index)).samples(INPUTS_PER_SCHEMA);
+  const name = cases[index]!.name;
+  let seed = 0x5eed;
+  for (let i = 0; i < name.length; i++) seed = (Math.imul(seed, 31) + name.charCodeAt(i)) >>> 0;
+  return new SampleMaker(cases[index]!.schema as Schema, new Rng(seed)).samples(INPUTS_PER_SCHEMA);
 }
 
 const pairs = (errors: readonly Issue[] | null | undefined): [string, string | undefined][] | null =>

@@ -180,6 +180,10 @@ export class SampleMaker {
         if (dependent && rng.chance(0.7))
           for (const [name, needs] of Object.entries(dependent))
             if (name in out) for (const need of needs) out[need] ??= this.#any(1);
+        // Now and then one member too many, so maxProperties is reached on purpose rather than by chance.
+        const most = s["maxProperties"];
+        if (typeof most === "number" && rng.chance(0.25))
+          for (const key of this.#keys) if (Object.keys(out).length <= most) out[key] ??= this.#any(1);
         return out;
       }
       case "array": {
