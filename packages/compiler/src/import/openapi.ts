@@ -457,7 +457,7 @@ class Importer {
       http,
       output: proposal.output,
     };
-    comments.push(...(body.comments ?? []));
+    comments.push(...(body.comments ?? []), ...inputs.comments());
     if (proposal.comment !== "") comments.push({ path: ["output"], text: proposal.comment });
     const failures = proposeFailures(this.#resolver, op, at, method);
     if (failures.retry !== "") comments.push({ path: ["http"], text: failures.retry });
