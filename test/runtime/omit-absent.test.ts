@@ -22,7 +22,7 @@ tools:
       properties:
         id: { type: string }
         trace: { type: string }
-        note: {}
+        note: { type: string }
         name: {}
         tags: {}
         city: {}

@@ -576,6 +576,27 @@ export const CODES = {
         "The URL contains __kervan_template_, which kervanc uses to mark where each template goes while it reads the URL. Percent-encode a character of it (%5F for _) if the upstream really has it.",
     },
   },
+  KV3020: {
+    severity: "warning",
+    summary:
+      "An input is sent where only a string, number or boolean (or, as a whole query value, a list of them) can go, but its schema allows other values: a valid call would be refused when it runs. A warning in a spec Kervan can run (Kervan accepts it); in a spec that declares kervanc extensions, an error when the schema's type allows an object or a list there (a warning for a schema without a type).",
+    example:
+      "{{input.created}} is the whole value of a query parameter, which carries a string, number or boolean (or a list of them, one parameter each), but its schema allows an object: a call with one passes validation and is then refused. Give the property a scalar type, or send its properties as parameters of their own ({{input.x.name}}).",
+    messages: {
+      object: (a: { ref: string }) =>
+        `${a.ref} is sent as text here, which carries a string, number or boolean only, but its schema allows an object: a call with one passes validation and is then refused. Give the property a scalar type, or send it in the body.`,
+      list: (a: { ref: string }) =>
+        `${a.ref} is sent as text here, which carries a string, number or boolean only, but its schema allows a list: a call with one passes validation and is then refused. Give the property a scalar type, or make it the whole value of a query parameter (a list repeats the parameter).`,
+      anyValue: (a: { ref: string }) =>
+        `${a.ref} is sent as text here, which carries a string, number or boolean only, but its schema has no type and allows objects and lists: a call with one passes validation and is then refused. Give the property a scalar type.`,
+      queryObject: (a: { ref: string }) =>
+        `${a.ref} is the whole value of a query parameter, which carries a string, number or boolean (or a list of them, one parameter each), but its schema allows an object: a call with one passes validation and is then refused. Give the property a scalar type, or send its properties as parameters of their own ({{input.x.name}}).`,
+      queryAnyValue: (a: { ref: string }) =>
+        `${a.ref} is the whole value of a query parameter, which carries a string, number or boolean (or a list of them, one parameter each), but its schema has no type and allows objects: a call with one passes validation and is then refused. Give the property a scalar type.`,
+      queryItems: (a: { ref: string }) =>
+        `${a.ref} is the whole value of a query parameter, which repeats the parameter for each item of a list, but its schema allows items that are objects, lists or null: a call with one passes validation and is then refused. Give the items a scalar type.`,
+    },
+  },
 
   KV4001: {
     severity: "error",
@@ -1466,6 +1487,14 @@ export const CODES = {
         `The header parameter "${a.name}" is left out: a spec cannot set that header.`,
       headerNotScalar: (a: { name: string }) =>
         `The header parameter "${a.name}" is not a string, number or boolean; it is left out.`,
+      narrowedQuery: (a: { name: string; operation: string }) =>
+        `The query parameter "${a.name}" of ${a.operation} also takes an object or a list that a query value cannot carry as the document sends it; only its other forms are imported.`,
+      narrowedHeader: (a: { name: string; operation: string }) =>
+        `The header parameter "${a.name}" of ${a.operation} also takes an object or a list that a header cannot carry; only its other forms are imported.`,
+      narrowedPath: (a: { name: string; operation: string }) =>
+        `The path parameter "${a.name}" of ${a.operation} also takes an object or a list that a path segment cannot carry; only its other forms are imported.`,
+      notEncodable: (a: { ref: string; operation: string }) =>
+        `The operation ${a.operation} is left out: ${a.ref} takes values (an object or a list) that its place in the request cannot carry, and none of its forms can be sent alone.`,
       patternLeftOut: (a: { problem: string }) => `The pattern is left out: ${a.problem}.`,
       patternPropertyLeftOut: (a: { problem: string }) => `The pattern property is left out: ${a.problem}.`,
       keywordProperty: (a: { name: string }) =>

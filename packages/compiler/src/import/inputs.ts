@@ -6,7 +6,15 @@ import type { SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext } from "./context.ts";
 import { identifierFrom } from "./names.ts";
 import { put } from "./refs.ts";
-import { firstHidden, type JsonSchema, MAX_SCHEMA_DESCRIPTION, type SchemaConverter } from "./schema.ts";
+import type { Comment } from "./emit.ts";
+import {
+  firstHidden,
+  type JsonSchema,
+  LOOSENED,
+  type LoosenedNote,
+  MAX_SCHEMA_DESCRIPTION,
+  type SchemaConverter,
+} from "./schema.ts";
 import { cleanText, removedCharacters, shorten } from "./text.ts";
 
 /** What a parameter or body contributes to the input. */
@@ -72,6 +80,30 @@ export class Inputs {
     return clean.text === "" ? undefined : shorten(clean.text, MAX_SCHEMA_DESCRIPTION).text;
   }
 
+  /**
+   * Comments for the spec's reader at the schemas the conversion loosened (schema.ts, LOOSENED), with their paths
+   * in the tool: `input.properties.<id>...`.
+   */
+  comments(): Comment[] {
+    const found: Comment[] = [];
+    const walk = (schema: unknown, path: (string | number)[], depth: number): void => {
+      if (schema === null || typeof schema !== "object" || depth > 64) return;
+      const note = (schema as Record<PropertyKey, unknown>)[LOOSENED] as LoosenedNote | undefined;
+      if (note !== undefined) found.push({ path: [...path, note.key], text: note.text });
+      const s = schema as Record<string, unknown>;
+      for (const key of SUBSCHEMA_KEYS) if (Object.hasOwn(s, key)) walk(s[key], [...path, key], depth + 1);
+      for (const key of SUBSCHEMA_LISTS)
+        if (Array.isArray(s[key])) (s[key] as unknown[]).forEach((v, i) => walk(v, [...path, key, i], depth + 1));
+      for (const key of SUBSCHEMA_MAPS) {
+        const map = s[key];
+        if (map !== null && typeof map === "object" && !Array.isArray(map))
+          for (const [name, v] of Object.entries(map)) walk(v, [...path, key, name], depth + 1);
+      }
+    };
+    for (const [id, schema] of this.#properties) walk(schema, ["input", "properties", id], 0);
+    return found;
+  }
+
   /** The input schema, as plain JSON. */
   schema(): Record<string, unknown> {
     const propertyMap: Record<string, unknown> = {};
@@ -93,3 +125,18 @@ export function withDescription(schema: JsonSchema, description: string): JsonSc
   const { description: _replaced, ...rest } = schema;
   return { description, ...rest };
 }
+
+const SUBSCHEMA_KEYS = [
+  "items",
+  "additionalProperties",
+  "not",
+  "if",
+  "then",
+  "else",
+  "contains",
+  "propertyNames",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "dependentSchemas"];

@@ -46,6 +46,7 @@ import { type ConvertNote, firstHidden, type OpenApiVersion, SchemaConverter } f
 import { applyCredentials, credentialPlaces, isCredentialParameter, type SecretKind, Security } from "./security.ts";
 import { UpstreamAuthImport } from "./upstream-auth.ts";
 import { basePath, hostPort, type Server, Servers } from "./servers.ts";
+import { narrowToRequest } from "./encodable.ts";
 import { cleanText, removedCharacters, shorten } from "./text.ts";
 
 export type { ImportOptions } from "./context.ts";
@@ -447,6 +448,27 @@ class Importer {
     // Optional headers (and optional body properties) are left out when absent: the kervanc extension omit-absent.
     if (placed.omitAbsent || body.omitAbsent === true) http["omitAbsent"] = true;
 
+    // Every input goes where its values can be sent (KV3020): a schema that allows more is narrowed, or the
+    // operation left out (encodable.ts).
+    const encodable = narrowToRequest(inputJson, http as { url: string });
+    if (encodable.unsendable !== null) {
+      const ref = encodable.unsendable;
+      this.#report(report("KV7010", at, (m) => m.notEncodable({ ref, operation: selectorOf(operation) })));
+      return null;
+    }
+    for (const n of encodable.narrowed) {
+      const operationName = selectorOf(operation);
+      this.#report(
+        report("KV7010", at, (m) =>
+          n.place === "query"
+            ? m.narrowedQuery({ name: n.name, operation: operationName })
+            : n.place === "header"
+              ? m.narrowedHeader({ name: n.name, operation: operationName })
+              : m.narrowedPath({ name: n.name, operation: operationName }),
+        ),
+      );
+    }
+
     const value: Record<string, unknown> = {
       name,
       ...(summary && summary.text !== "" && summary.text !== shortened.text ? { title: summary.text } : {}),
@@ -457,7 +479,7 @@ class Importer {
       http,
       output: proposal.output,
     };
-    comments.push(...(body.comments ?? []));
+    comments.push(...(body.comments ?? []), ...inputs.comments());
     if (proposal.comment !== "") comments.push({ path: ["output"], text: proposal.comment });
     const failures = proposeFailures(this.#resolver, op, at, method);
     if (failures.retry !== "") comments.push({ path: ["http"], text: failures.retry });

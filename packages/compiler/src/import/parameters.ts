@@ -12,6 +12,8 @@ import { report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import type { ImportContext, Operation } from "./context.ts";
 import type { Inputs } from "./inputs.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
+import { identifierFrom } from "./names.ts";
+import { type JsonSchema, patternProblem } from "./schema.ts";
 import { isCredentialParameter, RESERVED_HEADERS } from "./security.ts";
 
 export interface Param {
@@ -225,15 +227,9 @@ export function placeParameters(
       if (separator !== undefined) {
         // A spec sends an array as repeated parameters (a=1&a=2); the document asks for one delimited value
         // (a=1,2), which the model writes itself, as text.
-        const item = typesOfItems(ctx.resolver, param.schema, param.schemaAt);
-        const id = inputs.add(
-          {
-            ...param,
-            schema: { type: "string" },
-            description: `${param.description !== undefined ? `${param.description} ` : ""}${separator.words}${item !== "" ? ` (each ${item})` : ""}.`,
-          },
-          "query",
-        );
+        const converted = inputs.converter.convert(param.schema, param.schemaAt);
+        const id = inputs.name(identifierFrom(param.name), "query");
+        inputs.addSchema(id, delimitedSchema(converted, separator, param.description), param.required);
         put(query, param.name, `{{input.${id}}}`);
         continue;
       }
@@ -331,16 +327,70 @@ export function wirePath(route: string): string {
 }
 
 /** The text an array parameter is sent as, by style, when it is not exploded. */
-const DELIMITERS: Readonly<Record<string, { words: string } | undefined>> = {
-  form: { words: "Several values separated by commas (a,b,c)" },
-  spaceDelimited: { words: "Several values separated by spaces (a b c)" },
-  pipeDelimited: { words: "Several values separated by | (a|b|c)" },
+const DELIMITERS: Readonly<Record<string, Delimiter | undefined>> = {
+  form: { words: "Several values separated by commas (a,b,c)", character: "," },
+  spaceDelimited: { words: "Several values separated by spaces (a b c)", character: " " },
+  pipeDelimited: { words: "Several values separated by | (a|b|c)", character: "|" },
 };
+interface Delimiter {
+  readonly words: string;
+  readonly character: string;
+}
 
-/** The item type of an array parameter's schema, for its description. */
-function typesOfItems(resolver: Resolver, schema: unknown, at: SpecPath): string {
-  const items = resolver.deref(own(resolver.deref(schema, at).value, "items"), [...at, "items"]).value;
-  return typesOf(items).join(" or ");
+/** Item values listed in a delimited parameter's description at most; more are left to the pattern. */
+const MAX_LISTED_VALUES = 20;
+
+/**
+ * The text input of a delimited array parameter (`explode: false`, Spotify search's `type=album,track`), made from
+ * the array's converted schema without losing what it says: its title, description (the parameter's own wins, as
+ * for other parameters), `deprecated`, a `default` written as the delimited text, the items' type and `format` in
+ * the description, and the items' `enum` both listed there and kept as a `pattern` over the delimited text (when
+ * no value holds the delimiter), so a value outside it is refused at the tool as the array's `enum` would be.
+ */
+export function delimitedSchema(
+  converted: JsonSchema,
+  delimiter: Delimiter,
+  parameterDescription: string | undefined,
+): Record<string, unknown> {
+  const array = typeof converted === "boolean" ? {} : converted;
+  const items = isPlainObject(array["items"]) ? array["items"] : {};
+  const itemTypes = typesOf(items).filter((t) => t !== "null");
+  const format = typeof items["format"] === "string" ? items["format"] : undefined;
+  const values = Array.isArray(items["enum"])
+    ? items["enum"].filter((v): v is string | number | boolean => v !== null && typeof v !== "object")
+    : [];
+  const each: string[] = [];
+  if (values.length > 0)
+    each.push(
+      `one of ${values.slice(0, MAX_LISTED_VALUES).map(String).join(", ")}${values.length > MAX_LISTED_VALUES ? ", ..." : ""}`,
+    );
+  else if (itemTypes.length > 0) each.push(itemTypes.join(" or "));
+  if (format !== undefined) each.push(`format ${format}`);
+  const schemaDescription = typeof array["description"] === "string" ? array["description"] : undefined;
+  const described = parameterDescription ?? schemaDescription;
+  const description = `${described !== undefined ? `${described.trimEnd()} ` : ""}${delimiter.words}${each.length > 0 ? ` (each ${each.join(", ")})` : ""}.`;
+  const out: Record<string, unknown> = { type: "string" };
+  if (typeof array["title"] === "string") out["title"] = array["title"];
+  out["description"] = description;
+  if (array["deprecated"] === true) out["deprecated"] = true;
+  const fallback = array["default"];
+  if (Array.isArray(fallback) && fallback.every((v) => v !== null && typeof v !== "object"))
+    out["default"] = fallback.map(String).join(delimiter.character);
+  else if (typeof fallback === "string") out["default"] = fallback;
+  const texts = values.map(String);
+  if (texts.length > 0 && texts.every((t) => t !== "" && !t.includes(delimiter.character))) {
+    const one = `(?:${texts.map(escapeRegExp).join("|")})`;
+    const list = `${one}(?:${escapeRegExp(delimiter.character)}${one})*`;
+    // An empty text is the empty list, which the array allows unless it requires items.
+    const minItems = typeof array["minItems"] === "number" ? array["minItems"] : 0;
+    const pattern = `^${minItems > 0 ? list : `(?:${list})?`}$`;
+    if (patternProblem(pattern) === null) out["pattern"] = pattern;
+  }
+  return out;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, (c) => `\\${c}`);
 }
 
 /**

@@ -10,9 +10,9 @@
  * OpenAPI 3.0 schema objects are a dialect of their own; 3.1 ones are 2020-12 with extra keywords. Both are
  * rebuilt keyword by keyword from a list of the 2020-12 keywords Ajv's strict mode knows: `nullable` becomes a
  * `"null"` type, boolean `exclusiveMinimum`/`exclusiveMaximum` become numbers, properties marked `readOnly`
- * (set by the server) leave request schemas, and everything else (`example`, `examples`, `xml`,
- * `discriminator`, `externalDocs`, `x-` extensions, unknown formats) is dropped: it would cost tokens in every
- * listing, or make `build` warn, and checks nothing.
+ * (set by the server) leave request schemas, a `oneOf`'s `discriminator` becomes a `const` in each branch
+ * (#discriminate), and everything else (`example`, `examples`, `xml`, `externalDocs`, `x-` extensions, unknown
+ * formats) is dropped: it would cost tokens in every listing, or make `build` warn, and checks nothing.
  */
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { SCHEMA_LIMITS } from "../analyze/rules/schema-limits.ts";
@@ -109,6 +109,17 @@ export const KEYWORD_NAMES: ReadonlySet<string> = new Set([
 
 /** Keywords 2020-12 does not have that a document may still carry; refused rather than dropped, since they change what validates. */
 const DYNAMIC = ["$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"];
+
+/**
+ * A note for the spec's reader on a converted schema the conversion had to loosen (a discriminated `oneOf` kept as
+ * `anyOf`): the keyword it is about and the text. It is a symbol-keyed property, so copies of the schema (`{...s}`)
+ * keep it and JSON leaves it out; inputs.ts turns it into a comment on that keyword in the spec.
+ */
+export const LOOSENED: unique symbol = Symbol("loosened");
+export interface LoosenedNote {
+  readonly key: string;
+  readonly text: string;
+}
 
 /** What the conversion left out or changed (KV7010, KV7014), for the import's report. */
 export type ConvertNote = Finding;
@@ -254,6 +265,8 @@ export class SchemaConverter {
       if (Array.isArray(list) && list.length > 0)
         out[key] = list.map((item, i) => this.#convert(item, [...path, key, i], refs, depth + 1));
     }
+    if (Array.isArray(out["oneOf"]) && isPlainObject(schema["discriminator"]))
+      this.#discriminate(out, schema["oneOf"] as unknown[], schema["discriminator"], path);
     const items = schema["items"];
     if (Array.isArray(items)) {
       // Draft 4 tuple form, which some 3.0 documents use: 2020-12 calls it prefixItems.
@@ -377,6 +390,90 @@ export class SchemaConverter {
     }
   }
 
+  /**
+   * A `oneOf` with an OpenAPI `discriminator`: the discriminator is what tells its branches apart, and dropping it
+   * (it is not JSON Schema) leaves a `oneOf` that refuses a correct value whenever two branches overlap (Spotify's
+   * track and episode objects share most fields). Each branch gets the discriminator property as a required
+   * `const` (an `enum` when several values map to it), so exactly one branch matches. The values are the branch's
+   * own `const`/`enum` for the property when it has one (the document's truth: Spotify's `type: track` rather than
+   * the schema name `TrackObject`), else its `mapping` keys, else the name of the schema it references. When a
+   * branch cannot be tagged so (an inline branch without its own value, a branch that is not an object, values
+   * shared by two branches, a mapping that contradicts the branch), the `oneOf` becomes an `anyOf`, which accepts a
+   * value matching several branches, with a comment in the spec saying why.
+   */
+  #discriminate(out: Record<string, unknown>, raw: readonly unknown[], discriminator: unknown, path: SpecPath): void {
+    const property = own(discriminator, "propertyName");
+    const branches = out["oneOf"] as JsonSchema[];
+    if (typeof property !== "string" || property === "" || KEYWORD_NAMES.has(property)) return;
+    const mapping = own(discriminator, "mapping");
+    const targets = new Map<string, string[]>();
+    if (isPlainObject(mapping)) {
+      for (const [value, target] of Object.entries(mapping)) {
+        if (typeof target !== "string") continue;
+        const key = schemaPointer(target);
+        targets.set(key, [...(targets.get(key) ?? []), value]);
+      }
+    }
+    const tagged: JsonSchema[] = [];
+    const seen = new Set<unknown>();
+    let problem: string | null = null;
+    for (const [i, branch] of branches.entries()) {
+      const ref = own(raw[i], "$ref");
+      const label = typeof ref === "string" ? JSON.stringify(ref) : `branch ${i + 1}`;
+      if (typeof branch === "boolean" || !admitsObject(branch)) {
+        problem = `${label} is not an object`;
+        break;
+      }
+      const ownValues = tagValues(branch, property, 0);
+      const mapped = typeof ref === "string" ? targets.get(schemaPointer(ref)) : undefined;
+      const implicit = typeof ref === "string" ? /^#\/components\/schemas\/([^/]+)$/.exec(ref)?.[1] : undefined;
+      let values: readonly unknown[] | undefined;
+      if (ownValues !== null) {
+        values = mapped === undefined ? ownValues : mapped;
+        if (mapped !== undefined && !mapped.every((v) => ownValues.includes(v))) {
+          problem = `the mapping gives ${label} a value its own "${property}" does not allow`;
+          break;
+        }
+      } else values = mapped ?? (implicit === undefined ? undefined : [decodePointerToken(implicit)]);
+      if (values === undefined || values.length === 0) {
+        problem = `${label} has no discriminator value of its own, in the mapping or by a schema name`;
+        break;
+      }
+      if (values.some((v) => seen.has(v))) {
+        problem = `two branches share the value ${JSON.stringify(values.find((v) => seen.has(v)))}`;
+        break;
+      }
+      for (const v of values) seen.add(v);
+      this.#count(1, path);
+      const properties = isPlainObject(branch["properties"]) ? branch["properties"] : {};
+      const existing = properties[property];
+      const base: Record<string, unknown> = isPlainObject(existing) ? { ...existing } : {};
+      delete base["enum"];
+      delete base["const"];
+      const tag = values.length === 1 ? { ...base, const: values[0] } : { ...base, enum: [...values] };
+      const copy: Record<string, unknown> = { ...branch };
+      const props: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(properties)) put(props, name, value);
+      put(props, property, tag);
+      copy["properties"] = props;
+      const required = Array.isArray(branch["required"]) ? (branch["required"] as unknown[]) : [];
+      copy["required"] = required.includes(property) ? required : [...required, property];
+      if (copy["type"] === undefined) copy["type"] = "object";
+      tagged.push(copy);
+    }
+    if (problem === null) {
+      out["oneOf"] = tagged;
+      return;
+    }
+    delete out["oneOf"];
+    if (out["anyOf"] === undefined) out["anyOf"] = branches;
+    else out["allOf"] = [...(Array.isArray(out["allOf"]) ? out["allOf"] : []), { anyOf: branches }];
+    (out as Record<PropertyKey, unknown>)[LOOSENED] = {
+      key: out["anyOf"] === branches ? "anyOf" : "allOf",
+      text: `anyOf: the document's oneOf with discriminator ${JSON.stringify(property)} could not be kept exact (${problem}): a value matching several branches is accepted`,
+    } satisfies LoosenedNote;
+  }
+
   /** Keywords dropped because they do not apply to their schema's type, with counts. */
   get dropped(): ReadonlyMap<string, number> {
     return this.#dropped;
@@ -407,9 +504,13 @@ export class SchemaConverter {
         valueBytes: this.#valueBytes - bytesBefore,
       });
     }
-    // OpenAPI 3.0 ignores a $ref's siblings; 3.1 (2020-12) applies them next to the referenced schema.
-    const siblings = Object.keys(schema).filter((k) => k !== "$ref");
-    if (this.#version === "3.0" || siblings.length === 0) return resolved;
+    // OpenAPI 3.0 ignores a $ref's siblings; 3.1 (2020-12) applies them next to the referenced schema. A 3.0
+    // document's `title` or `description` beside a `$ref` is still what its author wrote for this place (GitHub's
+    // and Spotify's documents do it throughout), and validates nothing: those are kept, as 3.1 would.
+    const siblings = Object.keys(schema).filter(
+      (k) => k !== "$ref" && (this.#version === "3.1" || k === "title" || k === "description"),
+    );
+    if (siblings.length === 0) return resolved;
     const rest: Record<string, unknown> = {};
     for (const k of siblings) put(rest, k, schema[k]);
     const extra = this.#convert(rest, path, refs, depth);
@@ -477,6 +578,51 @@ const TYPE_KEYWORDS: readonly (readonly [string, readonly string[]])[] = [
     ],
   ],
 ];
+
+/** A discriminator mapping's target or a branch's `$ref`, as a pointer: a bare name means a component schema. */
+function schemaPointer(target: string): string {
+  return target.startsWith("#") || target.includes("/") ? target : `#/components/schemas/${target}`;
+}
+
+function decodePointerToken(token: string): string {
+  let decoded = token;
+  try {
+    decoded = decodeURIComponent(token);
+  } catch {
+    // A malformed escape is read as written.
+  }
+  return decoded.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** Whether a converted schema may hold an object (no type, or a type list with "object"). */
+function admitsObject(schema: Record<string, unknown>): boolean {
+  const type = schema["type"];
+  return type === undefined || type === "object" || (Array.isArray(type) && type.includes("object"));
+}
+
+/**
+ * The values a converted branch itself allows for its discriminator property (a `const`, or an `enum` of
+ * strings), looked for in its `properties` and in those of its `allOf` parts (Spotify's episode is an `allOf` of a
+ * base that declares `type: episode`); null when it has none.
+ */
+function tagValues(schema: JsonSchema, property: string, depth: number): unknown[] | null {
+  if (typeof schema === "boolean" || depth > 4) return null;
+  const properties = schema["properties"];
+  const declared = isPlainObject(properties) && isPlainObject(properties[property]) ? properties[property] : undefined;
+  if (declared !== undefined) {
+    if (Object.hasOwn(declared, "const")) return [declared["const"]];
+    if (Array.isArray(declared["enum"]) && declared["enum"].length > 0)
+      return declared["enum"].filter((v) => v !== null);
+  }
+  const parts = schema["allOf"];
+  if (Array.isArray(parts)) {
+    for (const part of parts) {
+      const found = tagValues(part as JsonSchema, property, depth + 1);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
 
 function hasCombinator(schema: Record<string, unknown>): boolean {
   return schema["allOf"] !== undefined || schema["anyOf"] !== undefined || schema["oneOf"] !== undefined;

@@ -10,6 +10,7 @@
 import type { Rule, SpecContext, ToolContext } from "./context.ts";
 import { clientNamesRule } from "./client-names.ts";
 import { credentialsRule } from "./credentials.ts";
+import { encodableInputsRule } from "./encodable-inputs.ts";
 import { extensionsRule } from "./extensions.ts";
 import { hostsRule } from "./hosts.ts";
 import { inputSchemaRule } from "./input-schema.ts";
@@ -36,6 +37,7 @@ export const TOOL_RULES: readonly Rule<ToolContext>[] = [
   requestRule,
   inputSchemaRule,
   referencesRule,
+  encodableInputsRule,
   lookAlikesRule,
   hostsRule,
   outputRule,
