@@ -13,6 +13,7 @@
 import { type Alias, type Document, isMap, type Node as YamlNode, parseDocument } from "yaml";
 import type { Finding, Position } from "../diagnostics/diagnostic.ts";
 import { scanJson } from "./json-scan.ts";
+import { scanNesting } from "./nesting-scan.ts";
 import { LineIndex } from "./line-index.ts";
 import { type AliasPolicy, toPlain, type WalkProblem } from "./plain.ts";
 import { firstInvalidUtf8 } from "./utf8.ts";
@@ -173,6 +174,10 @@ function parse(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead<Doc
     findings: findings.slice(0, policy.maxProblems),
     ...(framed || policy.frames === "decoded" ? { text } : {}),
   });
+  // Nesting is measured before the parser runs: past some 900 levels it runs out of stack, and on Node 20 a process
+  // that has parsed such files can die on the next regular expression it compiles (nesting-scan.ts).
+  const nesting = scanNesting(text, MAX_NESTING, DEEP_NESTING);
+  if (nesting.tooDeep) return fail([placed(problems.tooDeep, lines.position(nesting.offset))], looksLikeMapping(text));
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, merge: false, version: "1.2" });
@@ -189,7 +194,7 @@ function parse(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead<Doc
   if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
     // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
     // deep instead, and leave out the errors that follow from the parser giving up.
-    at(deepNestingOffset(text), problems.tooDeep);
+    at(scanNesting(text, Number.POSITIVE_INFINITY, DEEP_NESTING).offset, problems.tooDeep);
     return fail(found, mapping);
   }
   let streamBroken = false;
@@ -239,21 +244,23 @@ export function firstLine(message: string): string {
 /** Nesting deeper than this is where a file stops looking like a document: the place to point at. */
 const DEEP_NESTING = 100;
 
-/** The offset of the first flow bracket (outside quotes) at nesting depth DEEP_NESTING, or 0. */
-function deepNestingOffset(text: string): number {
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quote !== null) {
-      if (c === "\\" && quote === '"') i++;
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === "[" || c === "{") {
-      if (++depth === DEEP_NESTING) return i;
-    } else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
+/**
+ * The deepest nesting (flow brackets and block collections) read at all. Generous: a spec's schemas nest at most
+ * 32 levels, JSON enters a generated server at most 256 deep, and the parser itself reads some 900 before its
+ * stack runs out; past this, a file is refused before the parser sees it.
+ */
+export const MAX_NESTING = 256;
+
+/**
+ * Whether a text refused before parsing starts as a YAML mapping (its first line of content is `key:`): such a
+ * file gets code frames, as a parsed mapping does (policy `frames: "mapping"`), and a file that reads otherwise
+ * (a credentials file behind a link) does not.
+ */
+function looksLikeMapping(text: string): boolean {
+  for (const line of text.slice(0, 4096).split("\n")) {
+    const trimmed = line.trim();
+    if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith("%") || trimmed === "---") continue;
+    return /^(?:[^\s#\-?[{|>!&*%@`"',\]}][^:]*|"[^"]*"|'[^']*'):(?:\s|$)/.test(line);
   }
-  return 0;
+  return false;
 }
