@@ -1,14 +1,18 @@
 /**
  * `kervanc dev` serves a spec's views (kervanc extension views): the SDK client over stdio against `kervanc dev
- * <spec>` sees the `resources` capability, lists the ui:// resources, reads each page (the very page `kervanc
- * build` writes to views/<tool>.html), finds `_meta.ui.resourceUri` in tools/list, and after an edit of a view's
- * title reads the new page. A spec without views gets no resources capability through dev either.
+ * <spec>` sees the `resources` capability (with `listChanged`: dev sends it), lists the ui:// resources, reads each
+ * page (the very page `kervanc build` writes to views/<tool>.html), finds `_meta.ui.resourceUri` in tools/list, and
+ * after an edit of a view's title hears notifications/resources/list_changed and reads the new page. A spec
+ * without views gets no resources capability through dev either.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kervanc, REPO, removeDir, tempDir } from "../helpers/kervanc.ts";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.ts";
@@ -63,10 +67,14 @@ afterAll(async () => {
   if (dir) await removeDir(dir);
 });
 
-async function devClient(file: string): Promise<{ client: Client; changed: () => Promise<void> }> {
+async function devClient(
+  file: string,
+): Promise<{ client: Client; changed: () => Promise<void>; resourcesChanged: () => Promise<void> }> {
   const client = new Client({ name: "dev-views-test", version: "1.0.0" });
   let notified: () => void = () => undefined;
+  let resourcesNotified: () => void = () => undefined;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => notified());
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resourcesNotified());
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
@@ -76,7 +84,11 @@ async function devClient(file: string): Promise<{ client: Client; changed: () =>
       cwd: REPO,
     }),
   );
-  return { client, changed: () => new Promise<void>((resolve) => (notified = resolve)) };
+  return {
+    client,
+    changed: () => new Promise<void>((resolve) => (notified = resolve)),
+    resourcesChanged: () => new Promise<void>((resolve) => (resourcesNotified = resolve)),
+  };
 }
 
 describe("kervanc dev with views", () => {
@@ -92,9 +104,10 @@ describe("kervanc dev with views", () => {
     ]);
     expect(built.stderr).not.toContain("error");
     expect(built.code).toBe(0);
-    const { client, changed } = await devClient(file);
+    const { client, changed, resourcesChanged } = await devClient(file);
     try {
-      expect(client.getServerCapabilities()?.resources).toBeDefined();
+      // dev tells the client of changed pages on a reload, so it says so.
+      expect(client.getServerCapabilities()?.resources?.listChanged).toBe(true);
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
       const { resources } = await client.listResources();
       expect(resources.map((r) => [r.uri, r.mimeType])).toEqual([
@@ -118,8 +131,10 @@ describe("kervanc dev with views", () => {
 
       // An edit of the view's title: a reload, and the page read next is the new one.
       const reloaded = changed();
+      const pagesChanged = resourcesChanged();
       await writeFile(file, spec(upstream.origin, "Catalogue"));
       await reloaded;
+      await pagesChanged;
       const read = await client.readResource({ uri: "ui://shop/list_products" });
       const page = (read.contents[0] as { text: string }).text;
       expect(page).toContain('"title": "Catalogue"');
