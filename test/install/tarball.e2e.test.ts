@@ -243,6 +243,47 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
     expect(stale.stdout).toContain("README.md");
   });
 
+  it("builds a spec with views from the packed renderer (dist/prebuilt.json): the pages, and the server lists and reads them", async () => {
+    const specs = join(dir, "view-specs");
+    await mkdir(specs, { recursive: true });
+    await writeFile(
+      join(specs, "catalog.yaml"),
+      await readFile(join(REPO, "fixtures", "specs", "catalog-views.yaml"), "utf8"),
+    );
+    const built = await kervancIn(dir, process.execPath, ["build", "view-specs", "-o", "view-servers"]);
+    expect(built.code, built.stderr).toBe(0);
+    const pkg = join(dir, "view-servers", "catalog");
+    expect((await readdir(join(pkg, "views"))).sort()).toEqual(["get_product.html", "list_products.html"]);
+    // The same pages the repository's build writes (the golden package), so the packed renderer is the same one.
+    for (const page of ["get_product.html", "list_products.html"])
+      expect(await readFile(join(pkg, "views", page), "utf8"), page).toBe(
+        await readFile(join(REPO, "fixtures", "golden", "catalog-views", "views", page), "utf8"),
+      );
+    const client = await connect("modern", join(pkg, "server.mjs"), {
+      nodeArgs: ["--disallow-code-generation-from-strings"],
+    });
+    try {
+      expect(client.serverCapabilities()?.["resources"]).toBeDefined();
+      expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([
+        "ui://catalog/list_products",
+        "ui://catalog/get_product",
+      ]);
+      const read = await client.readResource("ui://catalog/get_product");
+      expect(read.contents[0]!.text).toBe(await readFile(join(pkg, "views", "get_product.html"), "utf8"));
+    } finally {
+      await client.close();
+    }
+    // And `kervanc view` from the tarball: the standalone page, from the same renderer.
+    const viewed = await kervancIn(dir, process.execPath, [
+      "view",
+      "view-specs/catalog.yaml",
+      "get_product",
+      '{"name": "Lamp"}',
+    ]);
+    expect(viewed.code, viewed.stderr).toBe(0);
+    expect(await readFile(join(dir, "get_product.view.html"), "utf8")).toContain('id="kervanc-view-result"');
+  });
+
   it.each(NODES)(
     "warns of a pattern that backtracks, analysed by the installed scslre in a worker, on $name",
     async ({ bin }) => {

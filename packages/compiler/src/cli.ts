@@ -183,6 +183,18 @@ async function dispatch(command: CommandSpec, values: OptionValues, positionals:
         io,
       );
     }
+    case "view": {
+      if (positionals.length < 2)
+        throw new UsageError("view takes a spec and a tool: kervanc view <spec> <tool> '<json result>' [-o FILE].");
+      if (positionals.length > 3) throw new UsageError("view takes one JSON result; quote it as one word.");
+      const out = values["out"];
+      if (out !== undefined && (typeof out !== "string" || out === "")) throw new UsageError("-o needs a file name.");
+      const { viewCommand } = await import("./cli/view-command.ts");
+      return viewCommand(
+        { spec: positionals[0]!, tool: positionals[1]!, result: positionals[2], out: out as string | undefined },
+        io,
+      );
+    }
     case "dev": {
       if (positionals.length !== 1) throw new UsageError("dev serves one spec file: kervanc dev <spec>.");
       if (/\.test\.ya?ml$/i.test(positionals[0]!))

@@ -228,6 +228,34 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
   },
   {
+    name: "view",
+    summary: "write a tool's view page (extension views) with a given result, to open in a browser",
+    usage: "view <spec> <tool> ['<json result>'] [-o FILE]",
+    description:
+      "Builds the spec in memory (nothing is called) and writes the tool's MCP Apps view page, the one the server " +
+      "serves, as one standalone HTML file that shows the given result, for a person to open in a browser " +
+      "without an MCP Apps host: a small script in the page stands in for the host and hands the result to the " +
+      "page on the same message path a host uses. The page loads nothing (its policy allows only its own scripts " +
+      "and style) and opens no link. The result is a JSON object: the tool result as kervanc call --json prints " +
+      'it ({"structuredContent": ...}), or the structured result itself when it is an object; without it, it is ' +
+      "read from stdin when that is not a terminal. The file is <tool>.view.html in the current folder unless -o " +
+      "names one; an existing file is replaced, anything else at that path is refused.",
+    options: [
+      {
+        name: "out",
+        short: "o",
+        type: "string",
+        value: "<file.html>",
+        help: "the file to write (default <tool>.view.html)",
+      },
+      HELP,
+    ],
+    examples: [
+      `kervanc view specs/catalog.yaml get_product '{"name": "Lamp", "price": 24.5}'`,
+      `kervanc call specs/catalog.yaml list_products '{"q": "lamp"}' --json | kervanc view specs/catalog.yaml list_products -o lamps.html`,
+    ],
+  },
+  {
     name: "dev",
     summary: "serve a spec while you edit it: rebuilt on save, tools swapped in place",
     usage:

@@ -5,7 +5,8 @@
  * temp folder). Toward an MCP client on stdio the session is a relay: it passes messages to the current child
  * and back, keeps the client's initialize, and on a rebuild starts the new child, replays that initialize to it,
  * switches new requests over, lets the old child finish what it has in flight, and then tells the client
- * `notifications/tools/list_changed` (so the `listChanged` capability it advertises is true here). An edit with
+ * `notifications/tools/list_changed` (so the `listChanged` capability it advertises is true here; with views, also
+ * `notifications/resources/list_changed`, and its capability's `listChanged`). An edit with
  * errors prints its diagnostics and changes nothing: the last good build keeps serving.
  */
 import { watch, type FSWatcher } from "node:fs";
@@ -53,6 +54,8 @@ export class DevSession {
   #clientReady = false;
   /** The ids of the client's initialize requests, whose answers get `listChanged: true`. */
   readonly #initIds = new Set<Id>();
+  /** Whether the initialize answer the client got declared resources (a spec with views). */
+  #clientHasResources = false;
   #reloading: Promise<void> = Promise.resolve();
   #again = false;
   #busy = false;
@@ -171,8 +174,13 @@ export class DevSession {
     log(`Reloaded: ${names.length} tool(s)${change !== "" ? ` (${change})` : ""}.`);
     old.retired = true;
     if (old.inflight.size === 0) await old.server.close();
-    if (this.#options.toClient !== undefined && this.#clientReady)
+    if (this.#options.toClient !== undefined && this.#clientReady) {
       this.#options.toClient({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      // The views extension: the pages may have changed too, for a client told of resources (a host that cached
+      // a page reads it again). A spec that gains its first view keeps the capabilities of its first build.
+      if (this.#clientHasResources)
+        this.#options.toClient({ jsonrpc: "2.0", method: "notifications/resources/list_changed" });
+    }
   }
 
   /** The HTTP server of the old build stops (freeing the port) before the new build's starts on it. */
@@ -198,7 +206,10 @@ export class DevSession {
     const id = message.id;
     if (message.method === undefined && id !== undefined && id !== null) {
       generation?.inflight.delete(id);
-      if (this.#initIds.delete(id) && message.result !== undefined) message = withListChanged(message);
+      if (this.#initIds.delete(id) && message.result !== undefined) {
+        message = withListChanged(message);
+        this.#clientHasResources = hasResources(message);
+      }
       toClient(message);
       if (generation?.retired === true && generation.inflight.size === 0) void generation.server.close();
       return;
@@ -262,17 +273,32 @@ export class DevSession {
   }
 }
 
-/** dev sends tools/list_changed on every reload, so it says so, whatever the child advertises. */
+/**
+ * dev sends tools/list_changed on every reload, so it says so, whatever the child advertises; and
+ * resources/list_changed too when the child declares resources (the views extension's pages).
+ */
 function withListChanged(message: JsonRpcMessage): JsonRpcMessage {
-  const result = message.result as { capabilities?: { tools?: object } } | undefined;
+  const result = message.result as { capabilities?: { tools?: object; resources?: object } } | undefined;
   if (typeof result !== "object" || result === null) return message;
+  const resources = result.capabilities?.resources;
   return {
     ...message,
     result: {
       ...result,
-      capabilities: { ...result.capabilities, tools: { ...result.capabilities?.tools, listChanged: true } },
+      capabilities: {
+        ...result.capabilities,
+        tools: { ...result.capabilities?.tools, listChanged: true },
+        ...(typeof resources === "object" && resources !== null
+          ? { resources: { ...resources, listChanged: true } }
+          : {}),
+      },
     },
   };
+}
+
+function hasResources(message: JsonRpcMessage): boolean {
+  const resources = (message.result as { capabilities?: { resources?: unknown } } | undefined)?.capabilities?.resources;
+  return typeof resources === "object" && resources !== null;
 }
 
 function cannotWatch(folder: string, error: unknown): string {

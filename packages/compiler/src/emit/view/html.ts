@@ -29,11 +29,15 @@ dl.card dt{font-weight:600}
 dl.card dd{margin:0}
 .error{color:var(--color-text-danger,#c00)}`;
 
-/** The page's own Content-Security-Policy: its one script and its one style, nothing else. */
-export function viewPolicy(rendererSha256: string): string {
+/**
+ * The page's own Content-Security-Policy: its one script and its one style, nothing else (and, for the standalone
+ * page `kervanc view` writes, its host stand-in script, by hash too).
+ */
+export function viewPolicy(rendererSha256: string, otherScripts: readonly string[] = []): string {
+  const scripts = [...otherScripts.map(sha256Base64), rendererSha256].map((hash) => `'sha256-${hash}'`);
   return [
     "default-src 'none'",
-    `script-src 'sha256-${rendererSha256}'`,
+    `script-src ${scripts.join(" ")}`,
     `style-src 'sha256-${sha256Base64(VIEW_STYLE)}'`,
     "img-src 'none'",
     "font-src 'none'",
@@ -46,9 +50,18 @@ export function viewPolicy(rendererSha256: string): string {
   ].join("; ");
 }
 
+/**
+ * What `kervanc view` adds to a page (standalone.ts): JSON data elements and scripts that run before the renderer.
+ * A server's pages have none.
+ */
+export interface PageExtras {
+  readonly data: readonly { readonly id: string; readonly value: unknown }[];
+  readonly scripts: readonly string[];
+}
+
 /** The page up to its renderer script (`ViewResource.head`; the runtime's `viewHtml` adds the rest). */
-export function viewPageHead(model: ViewModel, rendererSha256: string): string {
-  const policy = viewPolicy(rendererSha256);
+export function viewPageHead(model: ViewModel, rendererSha256: string, extras?: PageExtras): string {
+  const policy = viewPolicy(rendererSha256, extras?.scripts);
   if (!/^[\x20-\x7e]+$/.test(policy) || policy.includes('"')) throw new Error("A view policy must be plain ASCII.");
   return `<!doctype html>
 <html lang="en">
@@ -63,5 +76,19 @@ export function viewPageHead(model: ViewModel, rendererSha256: string): string {
 <script type="application/json" id="kervanc-view-model">
 ${htmlScriptJson(model)}
 </script>
-<script>`;
+${extras === undefined ? "" : extraElements(extras)}<script>`;
+}
+
+function extraElements(extras: PageExtras): string {
+  const out: string[] = [];
+  for (const { id, value } of extras.data) {
+    if (!/^[a-z][a-z0-9-]*$/.test(id)) throw new Error(`A view data element's id must be plain: ${id}`);
+    out.push(`<script type="application/json" id="${id}">\n${htmlScriptJson(value)}\n</script>\n`);
+  }
+  for (const script of extras.scripts) {
+    if (/<\/script|<!--|<script/i.test(script))
+      throw new Error("A view script must not open or end a <script> element.");
+    out.push(`<script>${script}</script>\n`);
+  }
+  return out.join("");
 }
