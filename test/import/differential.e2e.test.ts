@@ -23,9 +23,12 @@ import { exampleOf, type Schema } from "./differential/values.ts";
 import { importAndBuild } from "./imported-servers.ts";
 
 const REAL = join(REPO, "fixtures", "openapi", "real");
+/** KERVANC_DIFFERENTIAL_ONLY=jira,stripe-core runs those documents only (and skips the baseline), printing defects. */
+const ONLY = process.env["KERVANC_DIFFERENTIAL_ONLY"]?.split(",");
 const NAMES = readdirSync(REAL)
   .filter((f) => f.endsWith(".json") && !f.startsWith("differential"))
   .map((f) => f.slice(0, -5))
+  .filter((n) => ONLY === undefined || ONLY.includes(n))
   .sort();
 const documents = new Map(
   NAMES.map((n) => [n, new Document(JSON.parse(readFileSync(join(REAL, `${n}.json`), "utf8")))]),
@@ -43,7 +46,8 @@ function answerOf(doc: Document, op: Operation): { body?: unknown; text?: string
   let a = answers.get(op);
   if (a === undefined) {
     const { mediaType, schema } = op.success;
-    if (mediaType === undefined) a = {};
+    // 204, 205 and 304 carry no content (RFC 9110), whatever the document says (Jira documents JSON on its 204s).
+    if (mediaType === undefined || [204, 205, 304].includes(op.success.status)) a = {};
     else if (/json/i.test(mediaType) || (mediaType.includes("*") && schema?.["type"] !== "string"))
       a = { body: exampleOf(schema, { resolve: doc.resolve, mode: "response" }) };
     else a = { text: `answer text of ${op.route}` };
@@ -63,7 +67,8 @@ function answer(req: RecordedRequest, res: ServerResponse): void {
   const { op } = matched;
   const a = answerOf(doc, op);
   const type = op.success.mediaType;
-  if (type === undefined) return void res.writeHead(op.success.status === 200 ? 204 : op.success.status).end();
+  if (type === undefined || (a.body === undefined && a.text === undefined))
+    return void res.writeHead(op.success.status === 200 ? 204 : op.success.status).end();
   const body = a.text ?? JSON.stringify(a.body);
   res.writeHead(op.success.status, {
     "content-type": type.includes("*") ? "application/json" : type,
@@ -160,7 +165,7 @@ describe("the differential suite over real documents", () => {
   it("imports every document and builds every spec", () => {
     for (const [name, r] of Object.entries(imports)) expect(r.code, `${name}: ${r.stderr.slice(-2000)}`).toBe(0);
     expect(built.code, built.stderr).toBe(0);
-    expect(NAMES.length).toBeGreaterThanOrEqual(12);
+    if (ONLY === undefined) expect(NAMES.length).toBeGreaterThanOrEqual(12);
   });
 
   for (const name of NAMES) {
@@ -218,6 +223,8 @@ describe("the differential suite over real documents", () => {
           const resultProblems = checkResult(a.body, result, a.text);
           if (resultProblems.length > 0) problems.push(`result defect: ${resultProblems.join("; ")}`);
           table[route] = problems.length === 0 ? "ok" : problems.join(" | ");
+          if (ONLY !== undefined && problems.length > 0)
+            console.log(route, JSON.stringify({ args, sent: req.target, result }).slice(0, 1500));
         }
       } finally {
         await client.close();
@@ -228,36 +235,37 @@ describe("the differential suite over real documents", () => {
     }, 120_000);
   }
 
-  it("gives the verdicts of the baseline, and no request a document does not allow", async () => {
-    const all = Object.values(verdicts).flatMap((v) => Object.values(v));
-    const leftOut: Record<string, number> = {};
-    for (const v of all)
-      if (v.startsWith("left out: ")) {
-        const reason = v.slice("left out: ".length).replace(/ \(.*\)$/, "");
-        leftOut[reason] = (leftOut[reason] ?? 0) + 1;
-      }
-    const summary = {
-      documents: Object.keys(verdicts).length,
-      operations: all.length,
-      imported: all.filter((v) => !v.startsWith("left out")).length,
-      leftOut,
-      ok: all.filter((v) => v === "ok").length,
-      notCalled: all.filter((v) => v.startsWith("not called")).length,
-      requestDefects: all.filter((v) => v.includes("request defect") || v.startsWith("not sent")).length,
-      resultDefects: all.filter((v) => v.includes("result defect")).length,
-    };
-    await expect(`${JSON.stringify({ summary, operations: verdicts }, null, 1)}\n`).toMatchFileSnapshot(
-      "../../fixtures/openapi/real/differential.baseline.json",
-    );
-    expect(summary.documents).toBe(NAMES.length);
-    expect(summary.imported).toBeGreaterThanOrEqual(150);
-    // The one request defect left: Asana's SectionRequest requires `project` without declaring it (a document
-    // error: the import keeps only declared required names, so no tool can be told to send it).
-    const requestDefects = Object.entries(verdicts).flatMap(([name, v]) =>
-      Object.entries(v)
-        .filter(([, verdict]) => verdict.includes("request defect") || verdict.startsWith("not sent"))
-        .map(([route]) => `${name} ${route}`),
-    );
-    expect(requestDefects).toEqual(["asana PUT /sections/{section_gid}"]);
-  });
+  it.skipIf(ONLY !== undefined)(
+    "gives the verdicts of the baseline, and no request a document does not allow",
+    async () => {
+      const all = Object.values(verdicts).flatMap((v) => Object.values(v));
+      const leftOut: Record<string, number> = {};
+      for (const v of all)
+        if (v.startsWith("left out: ")) {
+          const reason = v.slice("left out: ".length).replace(/ \(.*\)$/, "");
+          leftOut[reason] = (leftOut[reason] ?? 0) + 1;
+        }
+      const summary = {
+        documents: Object.keys(verdicts).length,
+        operations: all.length,
+        imported: all.filter((v) => !v.startsWith("left out")).length,
+        leftOut,
+        ok: all.filter((v) => v === "ok").length,
+        notCalled: all.filter((v) => v.startsWith("not called")).length,
+        requestDefects: all.filter((v) => v.includes("request defect") || v.startsWith("not sent")).length,
+        resultDefects: all.filter((v) => v.includes("result defect")).length,
+      };
+      await expect(`${JSON.stringify({ summary, operations: verdicts }, null, 1)}\n`).toMatchFileSnapshot(
+        "../../fixtures/openapi/real/differential.baseline.json",
+      );
+      expect(summary.documents).toBe(NAMES.length);
+      expect(summary.imported).toBeGreaterThanOrEqual(150);
+      const requestDefects = Object.entries(verdicts).flatMap(([name, v]) =>
+        Object.entries(v)
+          .filter(([, verdict]) => verdict.includes("request defect") || verdict.startsWith("not sent"))
+          .map(([route]) => `${name} ${route}: ${v[route]}`),
+      );
+      expect(requestDefects).toEqual([]);
+    },
+  );
 });
