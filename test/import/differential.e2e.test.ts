@@ -218,6 +218,12 @@ describe("the differential suite over real documents", () => {
             args,
             credentials,
           );
+          // Accept and Content-Type are the request's to set, never the model's.
+          const inputNames = Object.keys(
+            ((listed.get(tool)!.inputSchema as { properties?: object }).properties ?? {}) as object,
+          );
+          for (const n of inputNames)
+            if (/^(accept|content[-_]?type)$/i.test(n)) requestProblems.push(`the model is asked for ${n}`);
           if (requestProblems.length > 0) problems.push(`request defect: ${requestProblems.join("; ")}`);
           const a = answerOf(doc, op);
           const resultProblems = checkResult(a.body, result, a.text);

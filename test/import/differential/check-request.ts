@@ -155,7 +155,14 @@ function validate(doc: Document, schema: Schema, value: unknown, what: string, p
   if (!v(value)) problems.push(`${what} ${JSON.stringify(value).slice(0, 80)} is not valid: ${errorsOf(v)}`);
 }
 
-function checkQuery(doc: Document, op: Operation, query: string, credentials: Set<string>, problems: string[]): void {
+function checkQuery(
+  doc: Document,
+  op: Operation,
+  query: string,
+  credentials: Set<string>,
+  args: Record<string, unknown>,
+  problems: string[],
+): void {
   const sent = pairs(query);
   const byName = new Map<string, string[]>();
   for (const [k, v] of sent) byName.set(k, [...(byName.get(k) ?? []), v]);
@@ -179,6 +186,8 @@ function checkQuery(doc: Document, op: Operation, query: string, credentials: Se
       }
       if (Object.keys(value).length > 0) validate(doc, p.schema, value, `query ${p.name}`, problems);
       else if (p.required) problems.push(`the required query parameter ${p.name} is missing`);
+      else if (argumentFor(args, p.name, "query") !== undefined)
+        problems.push(`the query parameter ${p.name} is given but not sent`);
       continue;
     }
     if (type === "object" && p.style === "form" && p.explode) {
@@ -191,6 +200,8 @@ function checkQuery(doc: Document, op: Operation, query: string, credentials: Se
         }
       if (Object.keys(value).length > 0) validate(doc, p.schema, value, `query ${p.name}`, problems);
       else if (p.required) problems.push(`the required query parameter ${p.name} is missing`);
+      else if (argumentFor(args, p.name, "query") !== undefined)
+        problems.push(`the query parameter ${p.name} is given but not sent`);
       continue;
     }
     if (type === "array") {
@@ -227,11 +238,15 @@ function checkQuery(doc: Document, op: Operation, query: string, credentials: Se
           problems,
         );
       else if (p.required) problems.push(`the required query parameter ${p.name} is missing`);
+      else if (argumentFor(args, p.name, "query") !== undefined)
+        problems.push(`the query parameter ${p.name} is given but not sent`);
       continue;
     }
     const vs = byName.get(p.name);
     if (vs === undefined) {
       if (p.required && !credentialLike(p)) problems.push(`the required query parameter ${p.name} is missing`);
+      else if (argumentFor(args, p.name, "query") !== undefined && !credentialLike(p))
+        problems.push(`the query parameter ${p.name} is given but not sent`);
       continue;
     }
     claim(p.name);
@@ -262,6 +277,7 @@ function checkHeaders(
   op: Operation,
   headers: IncomingHttpHeaders,
   credentials: Set<string>,
+  args: Record<string, unknown>,
   problems: string[],
 ): void {
   const documented = op.parameters.filter((p) => p.in === "header");
@@ -273,6 +289,8 @@ function checkHeaders(
     if (value === undefined) {
       if (p.required && !credentials.has(lower) && !credentialLike(p))
         problems.push(`the required header ${p.name} is missing`);
+      else if (argumentFor(args, p.name, "header") !== undefined && !credentials.has(lower) && !credentialLike(p))
+        problems.push(`the header ${p.name} is given but not sent`);
       continue;
     }
     if (credentials.has(lower)) continue;
@@ -337,7 +355,13 @@ async function multipartFields(headers: IncomingHttpHeaders, body: Buffer): Prom
   });
 }
 
-async function checkBody(doc: Document, op: Operation, req: SentRequest, problems: string[]): Promise<void> {
+async function checkBody(
+  doc: Document,
+  op: Operation,
+  req: SentRequest,
+  args: Record<string, unknown>,
+  problems: string[],
+): Promise<void> {
   const type = req.headers["content-type"];
   if (op.body === undefined || Object.keys(op.body.content).length === 0) {
     if (req.body.length > 0) problems.push(`a body is sent, but the operation documents none`);
@@ -373,6 +397,26 @@ async function checkBody(doc: Document, op: Operation, req: SentRequest, problem
     }
   } else return;
   validate(doc, schema, value, "the body", problems);
+  // Each body field the model gave reaches the body: the whole `body` argument, or each flattened one.
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return;
+  const sent = value as Record<string, unknown>;
+  const params = new Set(
+    op.parameters.flatMap((p) => {
+      const id = p.name.replace(/[^A-Za-z0-9_]/g, "_");
+      return [p.name, id, `${id}_${p.in}`, id.toLowerCase()];
+    }),
+  );
+  const declared = (doc.flat(schema)["properties"] ?? {}) as Record<string, unknown>;
+  const whole = "body" in args && !("body" in declared);
+  const given = whole
+    ? typeof args["body"] === "object" && args["body"] !== null && !Array.isArray(args["body"])
+      ? Object.keys(args["body"] as object)
+      : []
+    : Object.keys(args).filter((k) => !params.has(k) && !/_(base64|filename|content_type)$/.test(k));
+  for (const k of given) {
+    const wire = !whole && !(k in declared) && k.startsWith("body_") ? k.slice(5) : k;
+    if (!(wire in sent) && (wire in declared || whole)) problems.push(`the body field ${wire} is given but not sent`);
+  }
 }
 
 /** The problems of one request against its operation. */
@@ -399,15 +443,16 @@ export async function checkRequest(
         problems.push(`path parameter ${name} is ${JSON.stringify(text)}, the argument ${JSON.stringify(given)}`);
     });
   }
-  checkQuery(doc, op, req.query, credentials.query, problems);
-  checkHeaders(doc, op, req.headers, credentials.headers, problems);
-  await checkBody(doc, op, req, problems);
+  checkQuery(doc, op, req.query, credentials.query, args, problems);
+  checkHeaders(doc, op, req.headers, credentials.headers, args, problems);
+  await checkBody(doc, op, req, args, problems);
   return problems;
 }
 
 /** The tool argument that a parameter became (its name, or the identifier the import made of it). */
 export function argumentFor(args: Record<string, unknown>, name: string, where: string): unknown {
   const id = name.replace(/[^A-Za-z0-9_]/g, "_");
-  for (const k of [name, id, `${id}_${where}`, id.toLowerCase()]) if (k in args) return args[k];
+  // The suffixed name first: when a path and a query parameter share a name, the path one keeps it.
+  for (const k of [`${id}_${where}`, name, id, id.toLowerCase()]) if (k in args) return args[k];
   return undefined;
 }

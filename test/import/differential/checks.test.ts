@@ -117,6 +117,9 @@ describe("the request checker", () => {
     expect(await problems(request({ body: Buffer.from("{}") }))).toEqual(["a body is sent without a Content-Type"]);
     expect(await problems(request({ json: { tags: "x" } }))).toEqual([expect.stringContaining("is not valid")]);
     expect(await problems(request({}))).toEqual(["the required body is missing"]);
+    expect(await problems(request({ json: { name: "n" } }), { id: 7, name: "n", tags: ["x"] })).toEqual([
+      "the body field tags is given but not sent",
+    ]);
     expect(
       await problems(request({ headers: { "x-trace": "t", "content-type": "text/plain" }, body: Buffer.from("n") })),
     ).toEqual([expect.stringContaining("Content-Type text/plain is not one")]);
@@ -171,6 +174,14 @@ describe("the request checker", () => {
     expect(await get("a=1&a=2")).toEqual(["query a (spaceDelimited, explode false) is repeated rather than delimited"]);
     expect(await get("a=1,2")).toEqual([expect.stringContaining("query a")]);
     expect(await get("n=x")).toEqual([expect.stringContaining("query sp")]);
+    const given = await checkRequest(
+      styles,
+      styles.operations[0]!,
+      { method: "GET", path: "/s", query: "", headers: {}, body: Buffer.alloc(0) },
+      { b: "x|y" },
+      none,
+    );
+    expect(given).toEqual(["the query parameter b is given but not sent"]);
   });
 
   it("decodes bracketed form keys", () => {
