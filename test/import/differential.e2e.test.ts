@@ -115,11 +115,14 @@ function secretsOf(spec: string): Record<string, string> {
   return env;
 }
 
-function credentialsOf(doc: Document): { headers: Set<string>; query: Set<string> } {
+/** Where the security schemes of an operation (any of its alternatives) put their credentials. */
+function credentialsOf(doc: Document, op: Operation): { headers: Set<string>; query: Set<string> } {
   const headers = new Set(["authorization", "cookie"]);
   const query = new Set<string>();
   const schemes = (doc.doc["components"]?.["securitySchemes"] ?? {}) as Record<string, Schema>;
-  for (const raw of Object.values(schemes)) {
+  const used = new Set(op.security.flatMap((alternative) => Object.keys(alternative)));
+  for (const [name, raw] of Object.entries(schemes)) {
+    if (!used.has(name)) continue;
     const s = doc.deref(raw);
     if (s["type"] === "apiKey" && s["in"] === "header") headers.add(String(s["name"]).toLowerCase());
     if (s["type"] === "apiKey" && s["in"] === "query") query.add(String(s["name"]));
@@ -183,7 +186,6 @@ describe("the differential suite over real documents", () => {
       });
       try {
         const listed = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
-        const credentials = credentialsOf(doc);
         for (const [tool, route] of tools) {
           const op = doc.operations.find((o) => o.route === route)!;
           const args = argumentsFor(listed.get(tool)!.inputSchema);
@@ -216,7 +218,7 @@ describe("the differential suite over real documents", () => {
               body: req.rawBody,
             },
             args,
-            credentials,
+            credentialsOf(doc, op),
           );
           // Accept and Content-Type are the request's to set, never the model's.
           const inputNames = Object.keys(
@@ -230,7 +232,7 @@ describe("the differential suite over real documents", () => {
           if (resultProblems.length > 0) problems.push(`result defect: ${resultProblems.join("; ")}`);
           table[route] = problems.length === 0 ? "ok" : problems.join(" | ");
           if (ONLY !== undefined && problems.length > 0)
-            console.log(route, JSON.stringify({ args, sent: req.target, result }).slice(0, 1500));
+            console.log(route, table[route], JSON.stringify({ args, sent: req.target, result }).slice(0, 1500));
         }
       } finally {
         await client.close();
