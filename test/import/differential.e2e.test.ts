@@ -226,7 +226,10 @@ describe("the differential suite over real documents", () => {
           );
           for (const n of inputNames)
             if (/^(accept|content[-_]?type)$/i.test(n)) requestProblems.push(`the model is asked for ${n}`);
-          if (requestProblems.length > 0) problems.push(`request defect: ${requestProblems.join("; ")}`);
+          const ofDocument = requestProblems.filter((x) => x.startsWith("document defect: "));
+          const ofRequest = requestProblems.filter((x) => !x.startsWith("document defect: "));
+          if (ofRequest.length > 0) problems.push(`request defect: ${ofRequest.join("; ")}`);
+          if (ofDocument.length > 0) problems.push(ofDocument.join("; "));
           const a = answerOf(doc, op);
           const resultProblems = checkResult(a.body, result, a.text);
           if (resultProblems.length > 0) problems.push(`result defect: ${resultProblems.join("; ")}`);
@@ -260,6 +263,7 @@ describe("the differential suite over real documents", () => {
         leftOut,
         ok: all.filter((v) => v === "ok").length,
         notCalled: all.filter((v) => v.startsWith("not called")).length,
+        documentDefects: all.filter((v) => v.includes("document defect")).length,
         requestDefects: all.filter((v) => v.includes("request defect") || v.startsWith("not sent")).length,
         resultDefects: all.filter((v) => v.includes("result defect")).length,
       };

@@ -218,7 +218,7 @@ describe("parameters", () => {
       ids: {
         description: "Ticket ids. Several values separated by commas (a,b,c) (each integer).",
         type: "string",
-        pattern: "^(?:-?[0-9]+)(?:,(?:-?[0-9]+))*$",
+        pattern: "^(?:(?:-?[0-9]+)(?:,(?:-?[0-9]+))*)?$",
       },
       tags: { description: "Several values separated by | (a|b|c) (each string).", type: "string" },
       repeat: { type: "array", items: { type: "string" } },
@@ -273,36 +273,6 @@ describe("parameters", () => {
 describe("object and array styles in the query (issue 36, item 4)", () => {
   const tool = (parameters: unknown[]): Record<string, any> =>
     specOf(imp(api({ "/s": { get: { operationId: "s", parameters, responses: ok200 } } }))).tools[0]!;
-
-  it("never sends a combinator with an object branch as one plain value (Stripe's created: anyOf [object, integer])", () => {
-    // Found by the differential suite: {{input.created}} let the model give {gt: 1}, which the server cannot put
-    // in a query, so the call failed; an object-valued combinator is left out like other complex values.
-    const result = imp(
-      api({
-        "/prices": {
-          get: {
-            operationId: "prices",
-            parameters: [
-              {
-                name: "created",
-                in: "query",
-                style: "deepObject",
-                explode: true,
-                schema: { anyOf: [{ type: "object", properties: { gt: { type: "integer" } } }, { type: "integer" }] },
-              },
-              { name: "id", in: "header", schema: { oneOf: [{ type: "object", properties: {} }, { type: "string" }] } },
-              { name: "limit", in: "query", schema: { anyOf: [{ type: "integer" }, { type: "string" }] } },
-            ],
-            responses: ok200,
-          },
-        },
-      }),
-    );
-    const tool = specOf(result).tools[0]!;
-    expect(Object.keys(tool["input"]["properties"])).toEqual(["limit"]);
-    expect(tool["http"]["query"]).toEqual({ limit: "{{input.limit}}" });
-    expect(problems(result).map((d) => d.code)).toEqual(["KV7010", "KV7010"]);
-  });
 
   it("keeps the items' constraint on a delimited array's text (Xero's IDs: comma-separated uuids)", () => {
     // Found by the differential suite: the text input took any value, so a call could send IDs=abc, which the

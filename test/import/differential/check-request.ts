@@ -152,7 +152,13 @@ function errorsOf(v: { errors?: unknown }): string {
 
 function validate(doc: Document, schema: Schema, value: unknown, what: string, problems: string[]): void {
   const v = doc.validator(schema, "request");
-  if (!v(value)) problems.push(`${what} ${JSON.stringify(value).slice(0, 80)} is not valid: ${errorsOf(v)}`);
+  if (v(value)) return;
+  // A value that fails only because it matches several `oneOf` branches (DigitalOcean's droplet actions, whose
+  // branches extend one another, so no value can match exactly one) is what each branch allows: the document's
+  // `oneOf` is the defect, reported as such rather than as the request's.
+  if (doc.validator(schema, "request", true)(value))
+    problems.push(`document defect: ${what} matches several branches of a oneOf, which no value can avoid`);
+  else problems.push(`${what} ${JSON.stringify(value).slice(0, 80)} is not valid: ${errorsOf(v)}`);
 }
 
 function checkQuery(
@@ -172,7 +178,11 @@ function checkQuery(
   const claimed = new Set<string>();
   for (const p of documented) {
     const schema = doc.flat(p.schema);
-    const type = typesOf(schema).filter((t) => t !== "null")[0];
+    const types = typesOf(schema).filter((t) => t !== "null");
+    // A combinator with a plain branch sent plainly (Stripe's created: an integer, or a range object as
+    // created[gt]=...) is read as that branch.
+    const plain = types.find((t) => t !== "object" && t !== "array");
+    const type = byName.has(p.name) && plain !== undefined ? plain : types[0];
     const claim = (k: string): void => void claimed.add(k);
     if (type === "object" && p.style === "deepObject") {
       const value: Record<string, unknown> = {};
@@ -180,7 +190,8 @@ function checkQuery(
         const m = new RegExp(`^${escape(p.name)}\\[([^\\]]+)\\]$`).exec(k);
         if (m === null) continue;
         claim(k);
-        const prop = ((schema["properties"] ?? {}) as Record<string, Schema>)[m[1]!] ?? {};
+        const object = schema["properties"] !== undefined ? schema : (firstBranch(doc, schema, "object") ?? schema);
+        const prop = ((object["properties"] ?? {}) as Record<string, Schema>)[m[1]!] ?? {};
         value[m[1]!] = coerce(doc, vs[0]!, prop);
         if (vs.length > 1) problems.push(`query ${k} is sent ${vs.length} times`);
       }
@@ -191,7 +202,8 @@ function checkQuery(
       continue;
     }
     if (type === "object" && p.style === "form" && p.explode) {
-      const props = (schema["properties"] ?? {}) as Record<string, Schema>;
+      const object = schema["properties"] !== undefined ? schema : (firstBranch(doc, schema, "object") ?? schema);
+      const props = (object["properties"] ?? {}) as Record<string, Schema>;
       const value: Record<string, unknown> = {};
       for (const [k, vs] of byName)
         if (k in props) {

@@ -184,6 +184,66 @@ describe("the request checker", () => {
     expect(given).toEqual(["the query parameter b is given but not sent"]);
   });
 
+  it("reads a combinator's plain branch sent plainly, and tells an ambiguous oneOf from a wrong value", async () => {
+    const combined = new Document({
+      openapi: "3.0.3",
+      info: { title: "t", version: "1" },
+      paths: {
+        "/p": {
+          post: {
+            parameters: [
+              {
+                name: "created",
+                in: "query",
+                style: "deepObject",
+                schema: { anyOf: [{ type: "object", properties: { gt: { type: "integer" } } }, { type: "integer" }] },
+              },
+            ],
+            requestBody: {
+              content: {
+                "application/json": {
+                  schema: {
+                    oneOf: [
+                      { type: "object", properties: { type: { type: "string" } }, required: ["type"] },
+                      {
+                        type: "object",
+                        properties: { type: { type: "string" }, name: { type: "string" } },
+                        required: ["type"],
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+            responses: { "204": { description: "none" } },
+          },
+        },
+      },
+    });
+    const post = (query: string, body: unknown) =>
+      checkRequest(
+        combined,
+        combined.operations[0]!,
+        {
+          method: "POST",
+          path: "/p",
+          query,
+          headers: { "content-type": "application/json" },
+          body: Buffer.from(JSON.stringify(body)),
+        },
+        {},
+        none,
+      );
+    expect(await post("created=5", { type: "a", name: "b" })).toEqual([
+      "document defect: the body matches several branches of a oneOf, which no value can avoid",
+    ]);
+    expect(await post("created[gt]=5", {})).toEqual([expect.stringContaining("the body {} is not valid")]);
+    expect(await post("created=x", { type: "a" })).toEqual([
+      expect.stringContaining("query created"),
+      "document defect: the body matches several branches of a oneOf, which no value can avoid",
+    ]);
+  });
+
   it("decodes bracketed form keys", () => {
     expect(decodeForm("a[b][c]=1&a[d][]=2&a[d][]=3&e=x+y")).toEqual({ a: { b: { c: "1" }, d: ["2", "3"] }, e: "x y" });
   });

@@ -149,21 +149,30 @@ export class Document {
   }
 
   /** A validator for a schema of this document, as JSON Schema 2020-12, for a request or a response. */
-  validator(schema: Schema, mode: "request" | "response"): ValidateFunction {
-    const key = `${mode}:${JSON.stringify(schema)}`;
+  validator(schema: Schema, mode: "request" | "response", oneOfAsAnyOf = false): ValidateFunction {
+    const key = `${mode}:${oneOfAsAnyOf}:${JSON.stringify(schema)}`;
     let v = this.#validators.get(key);
     if (v === undefined) {
       const defs: Record<string, Schema> = {};
-      const converted = this.convert(schema, mode, defs, []);
+      const converted = this.convert(schema, mode, defs, [], oneOfAsAnyOf);
       v = this.ajv.compile({ ...(converted as object), $defs: defs });
       this.#validators.set(key, v);
     }
     return v;
   }
 
-  /** OpenAPI schema to JSON Schema 2020-12; `$ref`s become `#/$defs/<n>` entries of the root. */
-  convert(node: unknown, mode: "request" | "response", defs: Record<string, Schema>, stack: string[]): unknown {
-    if (Array.isArray(node)) return node.map((n) => this.convert(n, mode, defs, stack));
+  /**
+   * OpenAPI schema to JSON Schema 2020-12; `$ref`s become `#/$defs/<n>` entries of the root. With `loose`, each
+   * `oneOf` is read as `anyOf` (to tell a value matching several branches from one matching none).
+   */
+  convert(
+    node: unknown,
+    mode: "request" | "response",
+    defs: Record<string, Schema>,
+    stack: string[],
+    loose = false,
+  ): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.convert(n, mode, defs, stack, loose));
     if (typeof node !== "object" || node === null) return node;
     const s = node as Schema;
     if (typeof s["$ref"] === "string") {
@@ -171,7 +180,7 @@ export class Document {
       const name = ref.replace(/[^A-Za-z0-9_]/g, "_");
       if (!(name in defs)) {
         defs[name] = {};
-        defs[name] = this.convert(this.resolve(ref), mode, defs, [...stack, ref]) as Schema;
+        defs[name] = this.convert(this.resolve(ref), mode, defs, [...stack, ref], loose) as Schema;
       }
       return { $ref: `#/$defs/${name}` };
     }
@@ -183,7 +192,7 @@ export class Document {
           const target = typeof pv?.["$ref"] === "string" ? this.deref(pv) : pv;
           if (mode === "request" && target?.["readOnly"] === true) continue;
           if (mode === "response" && target?.["writeOnly"] === true) continue;
-          props[pk] = this.convert(pv, mode, defs, stack);
+          props[pk] = this.convert(pv, mode, defs, stack, loose);
         }
         out[k] = props;
       } else if (["example", "examples", "xml", "discriminator", "externalDocs", "nullable"].includes(k)) {
@@ -202,10 +211,12 @@ export class Document {
       ) {
         continue;
       } else if (k === "items" && Array.isArray(v)) {
-        out["prefixItems"] = this.convert(v, mode, defs, stack);
+        out["prefixItems"] = this.convert(v, mode, defs, stack, loose);
       } else if (k === "format" && typeof v === "string" && !this.#knownFormat(v)) {
         continue;
-      } else out[k] = this.convert(v, mode, defs, stack);
+      } else if (k === "oneOf" && loose) {
+        out["anyOf"] = this.convert(v, mode, defs, stack, loose);
+      } else out[k] = this.convert(v, mode, defs, stack, loose);
     }
     if (mode === "request" && Array.isArray(out["required"]) && out["properties"] !== undefined) {
       const props = s["properties"] as Schema;

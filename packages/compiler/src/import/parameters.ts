@@ -462,14 +462,6 @@ export function valueKind(resolver: Resolver, schema: unknown, at: SpecPath): "s
   const { value } = resolver.deref(schema, at);
   const types = typesOf(value);
   if (types.includes("object")) return "complex";
-  // A combinator takes the widest of its branches: Stripe's `created` (`anyOf: [object, integer]`) can be an
-  // object, which a plain `{{input.created}}` cannot send, so it is not a scalar.
-  const kinds: string[] = [];
-  for (const key of ["anyOf", "oneOf", "allOf"]) {
-    const branches = own(value, key);
-    if (Array.isArray(branches)) branches.forEach((b, i) => kinds.push(valueKind(resolver, b, [...at, key, i])));
-  }
-  if (kinds.includes("complex")) return "complex";
   if (types.includes("array")) {
     const items = resolver.deref(own(value, "items"), [...at, "items"]).value;
     const itemTypes = typesOf(items);
