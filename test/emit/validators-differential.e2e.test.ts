@@ -62,7 +62,12 @@ function corpus(): Case[] {
       cases.push(...specCases(`${dir}/${name}`, readFileSync(join(REPO, dir, name))));
   // Real APIs' schemas, as `kervanc import` turns them into a spec.
   for (const name of readdirSync(join(REPO, REAL_OPENAPI)).sort()) {
-    const imported = importOpenApi(name, readFileSync(join(REPO, REAL_OPENAPI, name)), "spec.yaml");
+    // --skip-invalid: some documents keep operations the import leaves out (the import differential counts them);
+    // a server URL of their own: some documents give a relative one.
+    const imported = importOpenApi(name, readFileSync(join(REPO, REAL_OPENAPI, name)), "spec.yaml", {
+      skipInvalid: true,
+      serverUrl: "https://api.example.com",
+    });
     if (!imported.ok || imported.text === null) throw new Error(`${name} does not import`);
     cases.push(...specCases(`${REAL_OPENAPI}/${name}`, new TextEncoder().encode(imported.text)));
   }

@@ -215,7 +215,11 @@ describe("parameters", () => {
     expect(problems(result)).toEqual([]);
     const tool = specOf(result).tools[0]!;
     expect(tool["input"]["properties"]).toEqual({
-      ids: { description: "Ticket ids. Several values separated by commas (a,b,c) (each integer).", type: "string" },
+      ids: {
+        description: "Ticket ids. Several values separated by commas (a,b,c) (each integer).",
+        type: "string",
+        pattern: "^(?:(?:-?[0-9]+)(?:,(?:-?[0-9]+))*)?$",
+      },
       tags: { description: "Several values separated by | (a|b|c) (each string).", type: "string" },
       repeat: { type: "array", items: { type: "string" } },
     });
@@ -269,6 +273,59 @@ describe("parameters", () => {
 describe("object and array styles in the query (issue 36, item 4)", () => {
   const tool = (parameters: unknown[]): Record<string, any> =>
     specOf(imp(api({ "/s": { get: { operationId: "s", parameters, responses: ok200 } } }))).tools[0]!;
+
+  it("keeps the items' constraint on a delimited array's text (Xero's IDs: comma-separated uuids)", () => {
+    // Found by the differential suite: the text input took any value, so a call could send IDs=abc, which the
+    // document (items of format uuid) does not allow.
+    const param = (name: string, items: object, style = "form") => ({
+      name,
+      in: "query",
+      style,
+      explode: false,
+      schema: { type: "array", items },
+    });
+    const result = imp(
+      api({
+        "/a": {
+          get: {
+            operationId: "a",
+            parameters: [
+              param("IDs", { type: "string", format: "uuid" }),
+              param("n", { type: "integer" }, "pipeDelimited"),
+              param("state", { type: "string", enum: ["open", "closed"] }, "spaceDelimited"),
+              param("q", { type: "string" }),
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    const props = specOf(result).tools[0]!["input"]["properties"];
+    const uuid = new RegExp(props["IDs"].pattern as string, "u");
+    expect(uuid.test("00000000-0000-4000-8000-000000000001,00000000-0000-4000-8000-000000000002")).toBe(true);
+    expect(uuid.test("abc")).toBe(false);
+    expect(new RegExp(props["n"].pattern as string, "u").test("1|-2|3")).toBe(true);
+    expect(new RegExp(props["n"].pattern as string, "u").test("1,2")).toBe(false);
+    expect(new RegExp(props["state"].pattern as string, "u").test("open closed")).toBe(true);
+    expect(props["q"]).not.toHaveProperty("pattern");
+  });
+
+  it("asks for a documented text answer other than text/plain (DigitalOcean's text/csv invoice)", () => {
+    // Found by the differential suite: the request sent the runtime's Accept for text (text/plain,
+    // application/json), which does not cover the only type the operation documents.
+    const answer = (type: string) => ({
+      "200": { description: "OK", content: { [type]: { schema: { type: "string" } } } },
+    });
+    const result = imp(
+      api({
+        "/csv": { get: { operationId: "csv", responses: answer("text/csv") } },
+        "/plain": { get: { operationId: "plain", responses: answer("text/plain") } },
+      }),
+    );
+    const [csv, plain] = specOf(result).tools;
+    expect(csv!["http"]["headers"]).toEqual({ Accept: "text/csv" });
+    expect(plain!["http"]["headers"]).toBeUndefined();
+  });
 
   it("sends a deepObject array as name[] (Stripe's expand[]=a&expand[]=b)", () => {
     const t = tool([

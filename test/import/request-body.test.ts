@@ -339,3 +339,29 @@ describe("request bodies", () => {
     });
   });
 });
+
+describe("required names the document does not declare", () => {
+  it("keeps them required, as properties of any value (Asana's SectionRequest requires an undeclared project)", () => {
+    // Found by the differential suite: the requirement was dropped, so PUT /sections sent a body without the
+    // `project` the document requires.
+    const body = (schema: object) => ({
+      requestBody: { required: true, content: { "application/json": { schema } } },
+      responses: ok200,
+    });
+    const section = { type: "object", properties: { name: { type: "string" } }, required: ["project", "name"] };
+    const result = imp(
+      api({
+        "/a": { put: { operationId: "a", ...body({ type: "object", properties: { data: section } }) } },
+        "/b": { put: { operationId: "b", ...body({ ...section, additionalProperties: false }) } },
+      }),
+    );
+    const [a, b] = specOf(result).tools;
+    const data = a!["input"]["properties"]["data"];
+    expect(data["required"]).toEqual(["name", "project"]);
+    expect(data["properties"]["project"]).toEqual({
+      description: "Required by the API; its document gives no schema for it.",
+    });
+    // A closed object cannot hold the undeclared name: nothing is added.
+    expect(Object.keys(b!["input"]["properties"])).toEqual(["name"]);
+  });
+});

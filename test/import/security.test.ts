@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { imp, specOf, codes, api, ok200, type ImportResult } from "./helpers.ts";
+import { isCredentialParameter } from "../../packages/compiler/src/import/security.ts";
 
 describe("security", () => {
   const schemes = {
@@ -132,6 +133,40 @@ describe("security", () => {
       ),
     );
     expect(specOf(result).tools[0]!["input"]["properties"]).toEqual({});
+  });
+
+  it("asks the model for a `key` that its description says is the key of something (Jira's preferences)", () => {
+    // Found by the differential suite (differential.e2e.test.ts): Jira's GET /mypreferences was sent without
+    // its required `key`, taken for an API key and left out since basic auth already authenticates.
+    const result = imp(
+      api(
+        {
+          "/a": {
+            get: {
+              operationId: "a",
+              security: [{ query: [] }],
+              parameters: [
+                {
+                  name: "key",
+                  in: "query",
+                  required: true,
+                  description: "The key of the preference.",
+                  schema: { type: "string" },
+                },
+              ],
+              responses: ok200,
+            },
+          },
+        },
+        { components: { securitySchemes: { ...schemes, query: { type: "http", scheme: "bearer" } } } },
+      ),
+    );
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]["required"]).toEqual(["key"]);
+    expect(tool["http"]["query"]).toEqual({ key: "{{input.key}}" });
+    // Google's `key` stays a credential: its description says it is an API key.
+    expect(isCredentialParameter("key", "API key. Your API key identifies your project.")).toBe(true);
+    expect(isCredentialParameter("key", undefined)).toBe(true);
   });
 
   it("sends parameters that are credentials from secrets, with a warning, and never as inputs", () => {

@@ -397,7 +397,18 @@ class Importer {
     const { query, headers } = placed;
     // An Accept parameter without a value of its own: the request asks for what the success response documents
     // (a wildcard is the runtime's to choose, by the output: docs/runtime.md).
-    if (placed.acceptFromResponse && proposal.mediaType !== undefined && !proposal.mediaType.includes("*"))
+    // So does a text answer other than text/plain (DigitalOcean's text/csv invoices): the runtime's Accept for a
+    // text output (text/plain, application/json) would not cover it, and a strict server answers 406.
+    const textAnswer =
+      proposal.mediaType !== undefined &&
+      /^text\/[^*;]+$/i.test(proposal.mediaType.trim()) &&
+      proposal.mediaType.trim().toLowerCase() !== "text/plain" &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === "accept");
+    if (
+      (placed.acceptFromResponse || textAnswer) &&
+      proposal.mediaType !== undefined &&
+      !proposal.mediaType.includes("*")
+    )
       put(headers, "Accept", proposal.mediaType);
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;

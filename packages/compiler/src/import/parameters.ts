@@ -378,8 +378,20 @@ export function delimitedSchema(
     out["default"] = fallback.map(String).join(delimiter.character);
   else if (typeof fallback === "string") out["default"] = fallback;
   const texts = values.map(String);
-  if (texts.length > 0 && texts.every((t) => t !== "" && !t.includes(delimiter.character))) {
-    const one = `(?:${texts.map(escapeRegExp).join("|")})`;
+  // Without an enum, an item type that pins its text down is kept the same way (Xero's IDs: comma-separated
+  // uuids; found by the differential suite, where the text took any value the document does not allow).
+  const itemPattern =
+    texts.length > 0
+      ? texts.every((t) => t !== "" && !t.includes(delimiter.character))
+        ? texts.map(escapeRegExp).join("|")
+        : null
+      : itemTypes.length === 1 && itemTypes[0] === "integer"
+        ? "-?[0-9]+"
+        : itemTypes.length === 1 && itemTypes[0] === "string" && format === "uuid"
+          ? "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+          : null;
+  if (itemPattern !== null) {
+    const one = `(?:${itemPattern})`;
     const list = `${one}(?:${escapeRegExp(delimiter.character)}${one})*`;
     // An empty text is the empty list, which the array allows unless it requires items.
     const minItems = typeof array["minItems"] === "number" ? array["minItems"] : 0;

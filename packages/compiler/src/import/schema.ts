@@ -306,6 +306,17 @@ export class SchemaConverter {
           ),
         ),
       ];
+      // A required name declared nowhere (Asana's SectionRequest requires `project` without a schema for it): the
+      // request must still carry it, so it becomes a property of any value rather than a requirement dropped,
+      // unless extra properties are refused (then the document allows no object at all) or a combinator may
+      // declare it.
+      const combined = ["allOf", "anyOf", "oneOf"].some((k) => Array.isArray(schema[k]));
+      if (declared !== null && !combined && schema["additionalProperties"] !== false)
+        for (const n of new Set(schema["required"]))
+          if (typeof n === "string" && !dropped.has(n) && !Object.hasOwn(declared, n) && !KEYWORD_NAMES.has(n)) {
+            put(declared, n, { description: "Required by the API; its document gives no schema for it." });
+            required.push(n);
+          }
       if (required.length > 0) out["required"] = required;
     }
     const additional = schema["additionalProperties"];

@@ -294,6 +294,10 @@ const CREDENTIAL_DESCRIPTION =
  */
 export function isCredentialParameter(name: string, description: string | undefined): boolean {
   const folded = name.toLowerCase().replace(/[-_ ]/g, "");
+  // `key` is an API key (Google's `?key=`) unless its description says what else it is the key of (Jira's
+  // preferences: "The key of the preference."); such a parameter is the model's to fill in, and required.
+  if (folded === "key" && description !== undefined && !CREDENTIAL_DESCRIPTION.test(description))
+    if (/\b(the|a|an) key of\b|\bkey of the\b/i.test(description)) return false;
   if (CREDENTIAL_NAMES.has(folded)) return true;
   return (
     /key|token|secret/.test(folded) &&
