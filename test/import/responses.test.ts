@@ -264,6 +264,19 @@ describe("output proposals", () => {
     expect(proposal(json({ type: "object", properties: { id: { type: "string" } } })).output).toHaveProperty("schema");
   });
 
+  it("reads a 204 or 205 as a success without a body, whatever content the document gives it (Gitea's 205)", () => {
+    const only205 = proposal(
+      json({ type: "array", items: { type: "object", properties: { id: { type: "integer" } } } }, "205"),
+    );
+    expect(only205.output).toEqual({ select: "@" });
+    expect(only205.result.text).toContain("the 205 response has no body");
+    const with204 = proposal({
+      ...json({ type: "object", properties: { id: { type: "string" } } }),
+      ...json({ type: "object", properties: { id: { type: "string" } } }, "204"),
+    });
+    expect(with204.output).toEqual({ select: "{id: id}" });
+  });
+
   it("merges allOf parts and follows references in responses", () => {
     const result = imp({
       ...api({

@@ -86,6 +86,8 @@ interface Field {
 }
 
 const SUCCESS = ["200", "201", "202", "203", "206", "2XX", "2xx", "204", "205"];
+/** Codes whose answer never has a body (RFC 9110), whatever content the document gives them. */
+const BODILESS = new Set(["204", "205"]);
 
 export function isJsonMediaType(type: string): boolean {
   const t = type.split(";")[0]!.trim().toLowerCase();
@@ -129,7 +131,7 @@ export function proposeOutput(
     };
   }
   const response = resolver.deref(own(responses.value, code), [...responses.path, code]);
-  const content = own(response.value, "content");
+  const content = BODILESS.has(code) ? undefined : own(response.value, "content");
   const types = isPlainObject(content) ? Object.keys(content) : [];
   if (types.length === 0) {
     // The generated server reports an empty success as a success with a short text (docs/runtime.md).
@@ -181,11 +183,12 @@ export function proposeOutput(
   };
 }
 
-/** A documented success code whose response has no body, if there is one. */
+/** A documented success code whose response has no body (a 204 or 205 never has one), if there is one. */
 function emptySuccessCode(resolver: Resolver, responses: unknown, at: SpecPath): string | null {
   for (const code of SUCCESS) {
     const raw = own(responses, code);
     if (raw === undefined) continue;
+    if (BODILESS.has(code)) return code;
     const content = own(resolver.deref(raw, [...at, code]).value, "content");
     if (!isPlainObject(content) || Object.keys(content).length === 0) return code;
   }
