@@ -296,4 +296,19 @@ describe("output proposals", () => {
     });
     expect(specOf(result).tools[0]!["output"]["select"]).toBe("{id: id, extra: extra}");
   });
+
+  it("reads an allOf of one scalar and annotations as that scalar (Box's sequence_id), not as an empty object", () => {
+    const { output } = proposal(
+      json({
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          sequence_id: { allOf: [{ type: "string", description: "An event id." }, { nullable: false }] },
+          tags: { allOf: [{ type: "array", items: { type: "string" } }, { description: "x" }] },
+        },
+      }),
+    );
+    expect((output as { select: string }).select).toBe("{id: id, sequence_id: sequence_id, tags: tags}");
+    expect((output as { schema: any }).schema.properties.sequence_id.type).toEqual(["string", "null"]);
+  });
 });

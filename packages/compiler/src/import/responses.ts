@@ -27,6 +27,18 @@ const MAX_HINT = SPEC_LIMITS.maxOutputChars;
 /** Field names a select may not read (the compiler refuses them: they name JavaScript object internals). */
 const REFUSED_FIELDS = new Set(["__proto__", "constructor", "prototype", ...KEYWORD_NAMES]);
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
+/** The keywords that say what a value is, as opposed to annotations (`description`, `nullable`, `example`). */
+const SHAPE_KEYWORDS = [
+  "type",
+  "properties",
+  "items",
+  "allOf",
+  "oneOf",
+  "anyOf",
+  "enum",
+  "$ref",
+  "additionalProperties",
+];
 
 export type Output =
   | { readonly select: string; readonly schema?: Record<string, unknown> }
@@ -603,6 +615,18 @@ class ShapeReader {
     const variantsKey = Array.isArray(value["oneOf"]) ? "oneOf" : Array.isArray(value["anyOf"]) ? "anyOf" : null;
     if (variantsKey !== null && !isPlainObject(properties) && allOf.length === 0)
       return this.#variants(value[variantsKey] as unknown[], [...at, variantsKey], nullable);
+    if (nonNull.length === 0 && !isPlainObject(properties) && allOf.length > 0) {
+      // `allOf: [{type: string, description}, {nullable: false}]` (Box's `sequence_id`): a scalar or a list with
+      // annotations, not an object, when only one part says what the value is.
+      const shaped = allOf.filter((part, i) => {
+        const v = this.#deref(part, [...at, "allOf", i]).value;
+        return isPlainObject(v) && SHAPE_KEYWORDS.some((k) => own(v, k) !== undefined);
+      });
+      if (shaped.length === 1) {
+        const part = this.read(shaped[0], [...at, "allOf", allOf.indexOf(shaped[0])]);
+        if (part.kind === "scalar" || part.kind === "array") return withNullable(part, nullable);
+      }
+    }
     if (nonNull.includes("object") || isPlainObject(properties) || (nonNull.length === 0 && allOf.length > 0)) {
       const additional = value["additionalProperties"];
       const hasProperties = isPlainObject(properties) && Object.keys(properties).length > 0;
