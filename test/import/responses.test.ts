@@ -311,4 +311,22 @@ describe("output proposals", () => {
     expect((output as { select: string }).select).toBe("{id: id, sequence_id: sequence_id, tags: tags}");
     expect((output as { schema: any }).schema.properties.sequence_id.type).toEqual(["string", "null"]);
   });
+
+  it("keeps whole a value ranked within the cap whose shape is not said (Discourse's items: {}, GitHub's string-or-object labels)", () => {
+    const { output } = proposal(
+      json({
+        type: "object",
+        properties: {
+          id: { type: "integer" },
+          labels: {
+            type: "array",
+            items: { oneOf: [{ type: "string" }, { type: "object", properties: { name: { type: "string" } } }] },
+          },
+          groups: { type: "array", items: {} },
+          extra: {},
+        },
+      }),
+    );
+    expect((output as { select: string }).select).toBe("{labels: labels, id: id, groups: groups, extra: extra}");
+  });
 });

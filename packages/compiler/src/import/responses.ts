@@ -310,8 +310,10 @@ class Walk {
     const path = parent === "" ? field.name : `${parent}.${field.name}`;
     const s = field.shape;
     const keyChars = name.length + 4;
-    const whole = (schema: Record<string, unknown>, chars: number): Entry | null => {
-      if (!kept) return null;
+    // A value ranked within the cap whose shape the document does not say (`items: {}`, a list of strings or
+    // objects) is kept whole: there is nothing to pick from it, and dropping it would lose it.
+    const whole = (schema: Record<string, unknown>, chars: number, ranked = false): Entry | null => {
+      if (!kept && !ranked) return null;
       return { key: name, expression: name, schema, chars: keyChars + chars, kept, payload };
     };
     if (s.kind === "scalar") {
@@ -326,7 +328,7 @@ class Walk {
       };
     }
     if (s.kind === "map") return whole({ type: ["object", "null"] }, WHOLE_CHARS);
-    if (s.kind === "unknown") return whole({}, WHOLE_CHARS);
+    if (s.kind === "unknown") return whole({}, WHOLE_CHARS, true);
     if (s.kind === "object") {
       if (depth + 1 > this.caps.depth) {
         if (kept) this.whole.push(path);
@@ -358,7 +360,7 @@ class Walk {
       };
     if (items.kind !== "object" || depth + 1 > this.caps.depth) {
       if (kept && items.kind === "object") this.whole.push(`${path}[]`);
-      return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS);
+      return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS, items.kind === "unknown");
     }
     const inner = this.object(items, `${path}[]`, depth + 1, false, chain);
     if (inner.length === 0) return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS);
