@@ -145,4 +145,22 @@ describe("the select keeps the payload", () => {
     for (const kept of ["InvoiceID", "InvoiceNumber", "Total", "AmountDue"])
       expect(select).toContain(`${kept}: ${kept}`);
   });
+
+  it("reads a record the answer wraps like a record answer (apideck-crm.json, GET /crm/companies/{id}: data)", () => {
+    const list = { type: "array", items: { type: "object", properties: { id: str, type: str, city: str } } };
+    const lists = Object.fromEntries(
+      ["addresses", "emails", "phones", "websites", "links2", "tags2", "notes2"].map((n) => [n, list]),
+    );
+    const { select } = selectOf({
+      type: "object",
+      properties: {
+        status_code: { type: "integer" },
+        status: str,
+        data: { type: "object", properties: { id: str, ...lists, name: str, owner_id: str, parent_id: str } },
+      },
+    });
+    expect(select).toMatch(/data: data\.\{[^]*name: name/);
+    expect(select).toContain("owner_id: owner_id");
+    expect(select).toContain("parent_id: parent_id");
+  });
 });

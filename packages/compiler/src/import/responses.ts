@@ -334,7 +334,10 @@ class Walk {
         if (kept) this.whole.push(path);
         return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       }
-      const inner = this.object(s, path, depth + 1, chain, false);
+      // A record the answer wraps (Apideck's `{status, data: {id, ...}}`) is read like an answer that is a record:
+      // as many fields as at the top, its lists ranked like its other fields.
+      const wrapped = chain && isRecord(s);
+      const inner = this.object(s, path, depth + 1, chain && !wrapped, wrapped);
       if (inner.length === 0) return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       // A multiselect on a missing object gives null, so the object may always be null.
       return {
@@ -396,6 +399,12 @@ function isPayload(field: Field, chain: boolean, record: boolean, depth = 0): bo
   return false;
 }
 
+/** An object with an identifier is one record; one without is a page or a wrapper, whose lists are its payload. */
+function isRecord(shape: ObjectShape): boolean {
+  const scalars = shape.fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name);
+  return identifierFields(scalars, shape.names).size > 0;
+}
+
 function sumChars(entries: readonly Entry[]): number {
   return entries.reduce((n, e) => n + e.chars, 2);
 }
@@ -412,8 +421,7 @@ function buildOnce(shape: Shape, walk: Walk): Built | null {
   if (shape.kind === "object") {
     // An answer with an identifier is one record (an issue), whose lists are ranked like its other fields; one
     // without is a page or a wrapper (`{data: [...], has_more}`), whose lists are its payload.
-    const scalars = shape.fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name);
-    const page = identifierFields(scalars, shape.names).size === 0;
+    const page = !isRecord(shape);
     const entries = walk.object(shape, "", 0, page, !page);
     if (entries.length === 0) return null;
     return {
