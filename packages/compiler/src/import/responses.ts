@@ -74,7 +74,8 @@ type Shape =
   | ObjectShape
   /** An object whose keys the document does not name; `explicit` when it says so with `additionalProperties`. */
   | { readonly kind: "map"; readonly nullable: boolean; readonly explicit: boolean }
-  | { readonly kind: "unknown" };
+  /** `undocumented`: the schema says nothing of the value (`items: {}`), as opposed to shapes a select cannot read. */
+  | { readonly kind: "unknown"; readonly undocumented?: true };
 
 interface ObjectShape {
   readonly kind: "object";
@@ -310,8 +311,9 @@ class Walk {
     const path = parent === "" ? field.name : `${parent}.${field.name}`;
     const s = field.shape;
     const keyChars = name.length + 4;
-    // A value ranked within the cap whose shape the document does not say (`items: {}`, a list of strings or
-    // objects) is kept whole: there is nothing to pick from it, and dropping it would lose it.
+    // A value ranked within the cap whose shape the document does not say (`items: {}`) is kept whole: there is
+    // nothing to pick from it, and dropping it would lose it. (A oneOf of plain values and objects, GitHub's labels
+    // or Stripe's expandable ids, is not: whole, it would bring the objects' hypermedia.)
     const whole = (schema: Record<string, unknown>, chars: number, ranked = false): Entry | null => {
       if (!kept && !ranked) return null;
       return { key: name, expression: name, schema, chars: keyChars + chars, kept, payload };
@@ -328,7 +330,7 @@ class Walk {
       };
     }
     if (s.kind === "map") return whole({ type: ["object", "null"] }, WHOLE_CHARS);
-    if (s.kind === "unknown") return whole({}, WHOLE_CHARS, true);
+    if (s.kind === "unknown") return whole({}, WHOLE_CHARS, s.undocumented === true);
     if (s.kind === "object") {
       if (depth + 1 > this.caps.depth) {
         if (kept) this.whole.push(path);
@@ -363,7 +365,11 @@ class Walk {
       };
     if (items.kind !== "object" || depth + 1 > this.caps.depth) {
       if (kept && items.kind === "object") this.whole.push(`${path}[]`);
-      return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS, items.kind === "unknown");
+      return whole(
+        { type: ["array", "null"] },
+        2 * WHOLE_CHARS,
+        items.kind === "unknown" && items.undocumented === true,
+      );
     }
     const inner = this.object(items, `${path}[]`, depth + 1, false, chain);
     if (inner.length === 0) return whole({ type: ["array", "null"] }, 2 * WHOLE_CHARS);
@@ -672,7 +678,9 @@ class ShapeReader {
       return { kind: "scalar", types: nonNull, nullable, hints };
     if (nonNull.length === 0 && enumValues !== null && enumValues.every((v) => typeof v === "string"))
       return { kind: "scalar", types: ["string"], nullable, hints };
-    return { kind: "unknown" };
+    return SHAPE_KEYWORDS.some((k) => own(value, k) !== undefined)
+      ? { kind: "unknown" }
+      : { kind: "unknown", undocumented: true };
   }
 
   /** `oneOf`/`anyOf`: one shape for all the variants, when they are all objects, all scalars, or one and null. */
