@@ -163,4 +163,14 @@ describe("the select keeps the payload", () => {
     expect(select).toContain("owner_id: owner_id");
     expect(select).toContain("parent_id: parent_id");
   });
+
+  it("reads a record deeper in a wrapper as a nested object (slack-chat.json, chat.postMessage: message.file)", () => {
+    const names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
+    const file = { type: "object", properties: { id: str, ...Object.fromEntries(names.map((n) => [n, str])) } };
+    const { select } = selectOf({
+      type: "object",
+      properties: { ok: { type: "boolean" }, message: { type: "object", properties: { text: str, file } } },
+    });
+    expect(select).toContain("file: file.{id: id, a: a, b: b, c: c, d: d, e: e, f: f, g: g}");
+  });
 });

@@ -337,8 +337,9 @@ class Walk {
         return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       }
       // A record the answer wraps (Apideck's `{status, data: {id, ...}}`) is read like an answer that is a record:
-      // as many fields as at the top, its lists ranked like its other fields.
-      const wrapped = chain && isRecord(s);
+      // as many fields as at the top, its lists ranked like its other fields. Only the answer's own field: deeper
+      // (Slack's `message.file`), a record is one of the payload's nested objects.
+      const wrapped = chain && depth === 0 && isRecord(s);
       const inner = this.object(s, path, depth + 1, chain && !wrapped, wrapped);
       if (inner.length === 0) return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       // A multiselect on a missing object gives null, so the object may always be null.
