@@ -329,4 +329,21 @@ describe("output proposals", () => {
     );
     expect((output as { select: string }).select).toBe("{id: id, groups: groups, extra: extra}");
   });
+
+  it("reads items without a type as a list, and a variant that only says nullable as null (Slack's channel_actions_ts)", () => {
+    const { output } = proposal(
+      json({
+        type: "object",
+        properties: {
+          has_more: { type: "boolean" },
+          channel_actions_ts: { items: { anyOf: [{ type: "integer" }, { nullable: true }] } },
+        },
+      }),
+    );
+    expect((output as { select: string }).select).toBe("{has_more: has_more, channel_actions_ts: channel_actions_ts}");
+    expect((output as { schema: any }).schema.properties.channel_actions_ts).toEqual({
+      type: ["array", "null"],
+      items: { type: ["integer", "null"] },
+    });
+  });
 });

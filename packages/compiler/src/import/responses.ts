@@ -360,7 +360,10 @@ class Walk {
       return {
         key: name,
         expression: name,
-        schema: { type: ["array", "null"], items: { type: typeOf(items.types) } },
+        schema: {
+          type: ["array", "null"],
+          items: { type: typeOf(items.nullable ? [...items.types, "null"] : items.types) },
+        },
         chars: keyChars + count * scalarChars(field.name, items.types, items.hints),
         kept,
       };
@@ -661,7 +664,8 @@ class ShapeReader {
         },
       };
     }
-    if (nonNull.length === 1 && nonNull[0] === "array") {
+    // `items` without a `type` (Slack's channel_actions_ts) is a list all the same.
+    if ((nonNull.length === 1 && nonNull[0] === "array") || (nonNull.length === 0 && value["items"] !== undefined)) {
       return { kind: "array", items: this.read(value["items"], [...at, "items"]), nullable };
     }
     const enumValues = Array.isArray(value["enum"]) ? value["enum"] : null;
@@ -693,7 +697,9 @@ class ShapeReader {
       if (
         isPlainObject(resolved) &&
         (resolved["type"] === "null" ||
-          (own(resolved, "enum") !== undefined && JSON.stringify(resolved["enum"]) === "[null]"))
+          (own(resolved, "enum") !== undefined && JSON.stringify(resolved["enum"]) === "[null]") ||
+          // `anyOf: [{type: integer}, {nullable: true}]`: a variant that only says null is allowed.
+          (resolved["nullable"] === true && !SHAPE_KEYWORDS.some((k) => own(resolved, k) !== undefined)))
       ) {
         isNullable = true;
         return;
