@@ -62,13 +62,17 @@ describe("what kervanc build and check load", () => {
   }
 
   it("loads both to build a good spec, and neither to skip it unchanged", async () => {
+    // In a fresh clone the repository builds its prebuilt record (with esbuild) on first use: a build before the
+    // one measured makes sure that is done.
+    expect((await loaded(["build", join(dir, "thing.yaml"), "-o", join(dir, "out-warm")])).code).toBe(0);
     const out = join(dir, "out-unchanged");
     const r = await loaded(["build", join(dir, "thing.yaml"), "-o", out]);
     expect(r.code).toBe(0);
     expect(emitStage(r.urls).length).toBeGreaterThan(0);
     expect(analysisStage(r.urls).length).toBeGreaterThan(0);
-    // No bundler in a build: the fixed part of the bundles is prebuilt (emit/bundle/prebuilt.ts).
-    expect(r.urls.filter((u) => /\/node_modules\/esbuild\//.test(u))).toEqual([]);
+    // No bundler in a build: the fixed part of the bundles is prebuilt (emit/bundle/prebuilt.ts). Nor zod, which
+    // only the servers run: the compiler writing a view page once pulled the SDK and zod into every build.
+    expect(r.urls.filter((u) => /\/node_modules\/(esbuild|zod)\//.test(u))).toEqual([]);
     const again = await loaded(["build", join(dir, "thing.yaml"), "-o", out]);
     expect(again.code).toBe(0);
     expect(again.urls.some((u) => /\/load\/load\.ts$/.test(u))).toBe(true);

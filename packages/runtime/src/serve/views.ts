@@ -9,11 +9,9 @@
  */
 import { ProtocolError, ProtocolErrorCode, type Server } from "@modelcontextprotocol/server";
 import type { CompiledViews, ViewResource } from "../plan.ts";
+import { viewHtml } from "./view-page.ts";
 
 export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
-
-/** What follows the renderer script in every page. */
-export const VIEW_PAGE_END = "</script>\n</body>\n</html>\n";
 
 /** MCP Apps resource metadata: no connections, no outside resources, no frames, no permissions. */
 export const VIEW_UI_META = {
@@ -23,10 +21,6 @@ export const VIEW_UI_META = {
     prefersBorder: true,
   },
 } as const;
-
-export function viewHtml(resource: ViewResource, renderer: string): string {
-  return `${resource.head}${renderer}${VIEW_PAGE_END}`;
-}
 
 function listEntry(resource: ViewResource) {
   return {
