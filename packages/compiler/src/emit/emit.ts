@@ -15,6 +15,7 @@ import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
 import { composeBundle, type ToolValidators } from "./bundle/compose.ts";
 import { loadPrebuilt } from "./bundle/prebuilt.ts";
+import { ajvRuntimeOf } from "./bundle/prebuilt-format.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code/code.ts";
 import { layoutGeneratedJs } from "./code/code-style.ts";
 import { compareStrings } from "./code/hash.ts";
@@ -115,9 +116,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   }
   const ajvHelpers = needsAjvRuntime(helpers) ? ajvHelpersKey(helpers) : "";
   if (ajvHelpers !== "") {
-    const ajv = prebuilt.ajvRuntimes[ajvHelpers];
-    if (ajv === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for ${ajvHelpers}.`);
-    files.set("src/validators/ajv-runtime.js", `${header}\n${ajv.code}`);
+    files.set("src/validators/ajv-runtime.js", `${header}\n${ajvRuntimeOf(prebuilt, ajvHelpers).code}`);
     addCode("src/validators/ajv-runtime.d.ts", AJV_RUNTIME_DTS);
   }
   // The kervanc views extension: nothing of it for a spec without views.

@@ -22,7 +22,7 @@ import type { PlannedServer } from "../../plan/plan.ts";
 import { Code, ident, join, lineComment, literal, ts } from "../code/code.ts";
 import { toolDefinition, toolOrigin, type ToolSource } from "../modules.ts";
 import type { RuntimeTarget } from "../targets.ts";
-import type { Prebuilt } from "./prebuilt-format.ts";
+import { ajvRuntimeOf, type Prebuilt } from "./prebuilt-format.ts";
 import type { CompiledViews } from "@kervanc/runtime";
 
 /** One tool's validators as their modules hold them (validators.ts, laid out), for the bundle's copies. */
@@ -46,9 +46,7 @@ export function composeBundle(target: RuntimeTarget, prebuilt: Prebuilt, header:
   const chunk = prebuilt.chunks[target.name];
   const parts = [`${target.bannerPrefix}${header}`, chunk.code + ";"];
   if (spec.ajvHelpers !== "") {
-    const ajv = prebuilt.ajvRuntimes[spec.ajvHelpers];
-    if (ajv === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for ${spec.ajvHelpers}.`);
-    parts.push(ajv.iife);
+    parts.push(ajvRuntimeOf(prebuilt, spec.ajvHelpers).iife);
   }
   parts.push(specCode(target, chunk.exports, spec).text);
   if (chunk.legalComments !== "") parts.push(chunk.legalComments);

@@ -85,3 +85,10 @@ export interface Prebuilt {
   readonly packages: Readonly<Record<string, LibraryPackage>>;
   readonly runtimePackage: RuntimePackage;
 }
+
+/** The Ajv helpers for a helper set key; every non-empty set is in the record, so a miss is kervanc's bug. */
+export function ajvRuntimeOf(prebuilt: Prebuilt, key: string): PrebuiltAjvRuntime {
+  const record = prebuilt.ajvRuntimes[key];
+  if (record === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for "${key}".`);
+  return record;
+}

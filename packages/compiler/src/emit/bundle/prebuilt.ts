@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { COMPILER_ROOT, PACKED } from "../../kervanc-package.ts";
 import { currentToolchain } from "../versions.ts";
 import { ajvHelpersKey, type AjvHelpers } from "../validators/validators.ts";
-import { PREBUILT_FORMAT, type Prebuilt } from "./prebuilt-format.ts";
+import { ajvRuntimeOf, PREBUILT_FORMAT, type Prebuilt } from "./prebuilt-format.ts";
 
 /** Where the packed layout keeps the record. */
 export const PACKED_PREBUILT = join(COMPILER_ROOT, "dist", "prebuilt.json");
@@ -52,8 +52,5 @@ async function readOrBuildCached(): Promise<Prebuilt> {
 
 /** `src/validators/ajv-runtime.js` (without the generated-file header) for a set of helpers. */
 export async function ajvRuntimeModule(helpers: AjvHelpers): Promise<string> {
-  const key = ajvHelpersKey(helpers);
-  const record = (await loadPrebuilt()).ajvRuntimes[key];
-  if (record === undefined) throw new Error(`kervanc's prebuilt record has no Ajv helpers for "${key}".`);
-  return record.code;
+  return ajvRuntimeOf(await loadPrebuilt(), ajvHelpersKey(helpers)).code;
 }

@@ -23,7 +23,7 @@
 import { TARGETS } from "../targets.ts";
 import { canonicalJson, compareStrings, longestRun, sha256, uuidFromSha256 } from "../code/hash.ts";
 import type { FileTree } from "../file-tree.ts";
-import type { LibraryFile, Prebuilt } from "../bundle/prebuilt-format.ts";
+import { ajvRuntimeOf, type LibraryFile, type Prebuilt } from "../bundle/prebuilt-format.ts";
 import { KERVANC_VERSION } from "../../kervanc-package.ts";
 
 export interface BundledFile {
@@ -73,7 +73,7 @@ export function shippedComponents(
   for (const target of TARGETS) {
     const chunk = prebuilt.chunks[target.name];
     addLibraries(chunk.libraries, target.file);
-    if (ajvHelpers !== "") addLibraries(prebuilt.ajvRuntimes[ajvHelpers]?.libraries ?? [], target.file);
+    if (ajvHelpers !== "") addLibraries(ajvRuntimeOf(prebuilt, ajvHelpers).libraries, target.file);
     // The kervanc views extension: the renderer script (with the ext-apps App client) is in each bundle's pages.
     if (views) addLibraries(prebuilt.viewRenderer.libraries, target.file);
     for (const rel of chunk.runtime) {
