@@ -22,6 +22,7 @@ import {
 // emit.ts (the validators, the prebuilt bundles and the package writers) is imported when a spec is emitted:
 // a build that refuses its specs, or skips them as up to date, never loads it.
 import type { FileTree } from "./emit/file-tree.ts";
+import type { EmitContext } from "./emit/emit.ts";
 import { childOf, OutsideOutputError } from "./emit/disk/inside.ts";
 import { readStamp, type Stamp } from "./emit/files/manifest.ts";
 import { MAX_MANIFEST_BYTES, targetState, type TargetState } from "./emit/disk/package-folder.ts";
@@ -112,16 +113,25 @@ async function matchingStamp(
   return matches ? stamp : null;
 }
 
-/** Emits one compiled spec's package in memory. */
-export async function emitPackage(spec: CompiledSpec): Promise<FileTree> {
-  const toolLines = spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line);
-  const { emitServer } = await import("./emit/emit.ts");
-  return await emitServer(spec.planned!, {
+function emitContext(spec: CompiledSpec): EmitContext {
+  return {
     folder: spec.folder,
     specFile: basename(spec.file),
     sha256: spec.loaded!.sha256,
-    toolLines,
-  });
+    toolLines: spec.planned!.tools.map((_, i) => locate(spec.loaded!, ["tools", i]).line),
+  };
+}
+
+/** Emits one compiled spec's package in memory. */
+export async function emitPackage(spec: CompiledSpec): Promise<FileTree> {
+  const { emitServer } = await import("./emit/emit.ts");
+  return await emitServer(spec.planned!, emitContext(spec));
+}
+
+/** The package's server.mjs alone, the same bytes `emitPackage` gives it (for call, test and dev). */
+export async function emitServerBundle(spec: CompiledSpec): Promise<string> {
+  const { emitNodeBundle } = await import("./emit/emit.ts");
+  return await emitNodeBundle(spec.planned!, emitContext(spec));
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   WHOLE_FILE,
 } from "./diagnostics/diagnostic.ts";
 import { findSpecs } from "./load/find-specs.ts";
+import { warmUpPatternAnalysisFor } from "./analyze/regex-backtracking.ts";
 import { loadSpec, specSha256 } from "./load/load.ts";
 import { readRegularFile } from "./load/regular-file.ts";
 import type { ListingSize } from "./plan/budget.ts";
@@ -73,6 +74,8 @@ export async function compileInputs(
     // The analysis stage is loaded with the first spec that loads: a spec refused while loading is reported
     // without it.
     const loaded = unchanged === null ? loadSpec(file, read.bytes) : null;
+    // Before the analysis stage loads: the pattern worker's start overlaps that.
+    if (loaded?.ok === true) warmUpPatternAnalysisFor(loaded.spec.text);
     const result =
       loaded === null
         ? unchangedSpec(file, read.bytes, unchanged!)

@@ -6,7 +6,7 @@
  */
 import { basename } from "node:path";
 import { analyzeSpec } from "./analyze/analyze.ts";
-import { warmUpPatternAnalysis } from "./analyze/regex-backtracking.ts";
+import { warmUpPatternAnalysisFor } from "./analyze/regex-backtracking.ts";
 import { type CompiledSpec, notLoaded, specFolder } from "./compiled-spec.ts";
 import { capDiagnostics, MAX_DIAGNOSTICS_PER_FILE } from "./diagnostics/cap.ts";
 import { compareDiagnostics, formatPath, hasErrors, type SpecPath, toDiagnostics } from "./diagnostics/diagnostic.ts";
@@ -23,6 +23,8 @@ export function compileSpec(
   bytes: Uint8Array,
   options: { readonly devLoopbackHttp?: boolean } = {},
 ): CompiledSpec {
+  // Before loading: the worker's start then overlaps the YAML parse too.
+  warmUpPatternAnalysisFor(bytes);
   const loaded = loadSpec(file, bytes);
   return loaded.ok ? compileLoaded(file, loaded.spec, options) : notLoaded(file, loaded);
 }
@@ -34,7 +36,7 @@ export function compileLoaded(
   options: { readonly devLoopbackHttp?: boolean } = {},
 ): CompiledSpec {
   const folder = specFolder(file);
-  if (spec.text.includes("pattern")) warmUpPatternAnalysis();
+  warmUpPatternAnalysisFor(spec.text);
   const analysis = analyzeSpec(spec.value, {
     sourceOf: (path) => sourceText(spec, path),
     devLoopbackHttp: options.devLoopbackHttp === true,

@@ -40,7 +40,8 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
     out,
     devLoopbackHttp: options.devLoopbackHttp === true,
     // Each spec (and each rebuild of one in kervanc dev) gets its own time for the backtracking analysis (KV5019).
-    patterns: new PatternBudget(),
+    // Deferred: the analyses run after every tool's other checks (PatternBudget explains why).
+    patterns: new PatternBudget({ deferred: true }),
     secrets: { declarations: [], paths: new Map(), bindings: new Map() },
     credentials: { plans: new Map(), paths: new Map(), extension: false },
     used: { secrets: new Set(), credentials: new Set() },
@@ -51,6 +52,7 @@ export function analyzeSpec(value: unknown, options: AnalyzeOptions = {}): Analy
     const analyzed = analyzeTool(ctx, tool, index);
     if (analyzed !== null) ctx.tools.push(analyzed);
   });
+  out.push(...ctx.patterns.settle());
   for (const rule of FINAL_RULES) rule.check(ctx);
   if (out.some((f) => severityOf(f) === "error")) return { findings: out, analyzed: null };
   const { spec, secrets, credentials, tools } = ctx;

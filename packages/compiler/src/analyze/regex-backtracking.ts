@@ -15,6 +15,7 @@
  * is replaced. Only such a pathological pattern can get a different answer on a slower machine.
  */
 import { createRequire } from "node:module";
+import type { Finding } from "../diagnostics/diagnostic.ts";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 
 /** What the analysis found for one regular expression. */
@@ -110,6 +111,38 @@ let analyser: Analyser | null = null;
  */
 export class PatternBudget {
   spentMs = 0;
+  /** Analyses left for `settle` (deferred budgets only). */
+  readonly #pending: (() => Finding | null)[] = [];
+  readonly #deferred: boolean;
+
+  /**
+   * `deferred`: analyses wait for `settle` instead of running where they are asked for. The first one waits for
+   * the worker to start (about 100 ms, loading scslre); deferred to the end of a spec's analysis, that start
+   * overlaps the rest of the analysis on the other core instead of holding up the main thread.
+   */
+  constructor(options: { readonly deferred?: boolean } = {}) {
+    this.#deferred = options.deferred === true;
+  }
+
+  /** Runs `analysis` now, its finding into `now`, or, when deferred, at `settle`. */
+  check(analysis: () => Finding | null, now: Finding[]): void {
+    if (this.#deferred) {
+      this.#pending.push(analysis);
+      return;
+    }
+    const found = analysis();
+    if (found !== null) now.push(found);
+  }
+
+  /** The findings of the analyses left for later, run now in the order they were asked for. */
+  settle(): Finding[] {
+    const found: Finding[] = [];
+    for (const analysis of this.#pending.splice(0)) {
+      const finding = analysis();
+      if (finding !== null) found.push(finding);
+    }
+    return found;
+  }
 }
 
 /**
@@ -161,6 +194,12 @@ function analyse(source: string, flags: string, limit: number, budget: PatternBu
  */
 export function warmUpPatternAnalysis(): void {
   analyser ??= start();
+}
+
+/** Starts the worker (warmUpPatternAnalysis) if a spec's text or bytes may hold a `pattern` or a `format`. */
+export function warmUpPatternAnalysisFor(spec: string | Uint8Array): void {
+  const text = typeof spec === "string" ? spec : Buffer.from(spec.buffer, spec.byteOffset, spec.byteLength);
+  if (text.includes("pattern") || text.includes("format")) warmUpPatternAnalysis();
 }
 
 function start(): Analyser | null {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compileSpec } from "../compile.ts";
 import { type CompiledSpec, unreadableSpec } from "../compiled-spec.ts";
-import { emitPackage } from "../build.ts";
+import { emitServerBundle } from "../build.ts";
 import type { Diagnostic } from "../diagnostics/diagnostic.ts";
 import { hasErrors } from "../diagnostics/diagnostic.ts";
 import { readRegularFile } from "../load/regular-file.ts";
@@ -53,11 +53,15 @@ export interface DevPackage {
   remove(): Promise<void>;
 }
 
-/** Emits the package into a new private temp folder (mkdtemp: mode 0700, a fresh name). */
+/**
+ * Emits the package's server.mjs into a new private temp folder (mkdtemp: mode 0700, a fresh name). The bundle is
+ * self-contained and the same bytes `build` writes; the rest of the package (sources, worker bundle, SBOM,
+ * manifest) is not needed to run it, and `call` made and wrote all of it before the server could start.
+ */
 export async function emitDevPackage(compiled: CompiledSpec): Promise<DevPackage> {
   const root = await mkdtemp(join(tmpdir(), "kervanc-dev-"));
   try {
-    const files = await emitPackage(compiled);
+    const files = new Map([[TARGET.node.file, await emitServerBundle(compiled)]]);
     const dir = join(root, "package");
     await writeFiles(dir, files);
     return { dir, serverFile: join(dir, TARGET.node.file), remove: () => rm(root, { recursive: true, force: true }) };
