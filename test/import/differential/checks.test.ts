@@ -262,6 +262,11 @@ describe("the result checker", () => {
       "an error: boom",
     ]);
   });
+  it("expects no hypermedia list (links, _links), which the import leaves out by design", () => {
+    const task = { id: "t-1", links: [{ description: "d-1", link: "l-1" }], _links: [{ href: "h-1" }], tags: ["x-1"] };
+    expect(checkResult(task, { structuredContent: { id: "t-1", tags: ["x-1"] } })).toEqual([]);
+    expect(checkResult(task, { structuredContent: { id: "t-1" } })).toEqual(["loses tags[0]"]);
+  });
 });
 
 describe("the generator", () => {

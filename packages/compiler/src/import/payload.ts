@@ -5,13 +5,16 @@
  * A select that keeps paging fields and drops the list they page (Spotify's search), or keeps a chat completion's
  * `finish_reason` and drops its `message`, looks fine in review and gives the model nothing. So these fields are
  * kept before any ranked field, whatever the field cap; only the select's length limit can leave them out, and
- * then the proposal says so.
+ * then the proposal says so. A record's references to other records (`owner_id`, `leadId`) are kept the same way,
+ * after its own identifiers: a model needs them to make the next call.
  */
 
 /** Names of an identifier on their own (`id`, Jira's `key`, GitHub's `sha`). */
 const EXACT_ID = /^(id|uuid|guid|sid|key|slug|number|sha)$/i;
 /** `client_id`, `InvoiceID`, `InvoiceNumber`, `issueKey`: a prefix and an identifier suffix. */
 const SUFFIX_ID = /^(.+?)_?(id|number|key|uuid)$/i;
+/** `owner_id`, `leadId`, `ContactID`: a reference to another record (GitHub's `node_id` is hypermedia, not one). */
+const REFERENCE = /^(?!node_id$).+(_id|Id|ID)$/;
 
 /**
  * Names of the field a record exists for, payload wherever they are (a list on the answer's own object chain is
@@ -56,4 +59,13 @@ export function identifierFields(names: readonly string[], recordNames: readonly
   if (named.length > 0) return new Set(named);
   const ids = suffixed.filter((n) => /_?id$/i.test(n));
   return new Set(ids.length === 1 ? ids : []);
+}
+
+/**
+ * The references among a record's scalar fields: the ones named `*_id`, `*Id` or `*ID` (Apideck's `owner_id`,
+ * Slack's `client_msg_id`), but for GitHub's `node_id`. Not required in an output schema: only the record's own
+ * identifier is.
+ */
+export function referenceFields(names: readonly string[]): Set<string> {
+  return new Set(names.filter((n) => REFERENCE.test(n)));
 }

@@ -5,16 +5,16 @@
  * Raw API responses are large and mostly noise to a model (links, internal ids, audit fields). The proposal
  * keeps, from the response schema, the highest ranked fields (rank.ts) of the answer, of nested objects and of
  * the items of lists (`items[*].{id: id, name: name}`), up to three objects deep; and before any of them, past
- * every cap, the identifiers of each record and the payload (payload.ts): the lists the answer carries, maps,
- * and fields named for content. It is a proposal: the spec marks it with a comment for review, saying what was
- * left out and why, and the rules are kept simple so a reviewer can predict them.
+ * every cap, the identifiers and references of each record and the payload (payload.ts): the lists the answer
+ * carries, maps, and fields named for content. It is a proposal: the spec marks it with a comment for review,
+ * saying what was left out and why, and the rules are kept simple so a reviewer can predict them.
  */
 import { HTTP_DEFAULTS, SPEC_LIMITS } from "../analyze/spec-format.ts";
 import { type Finding, report, type SpecPath } from "../diagnostics/diagnostic.ts";
 import { jsonLengthWithin } from "./json-size.ts";
 import { ImportProblem, isPlainObject, own, put, type Resolver } from "./refs.ts";
 import { ESTIMATE_RULE, fieldRank, isIdentityField, Rank, ranked, scalarChars } from "./rank.ts";
-import { identifierFields, isPayloadName, isPlumbingName } from "./payload.ts";
+import { identifierFields, isPayloadName, isPlumbingName, referenceFields } from "./payload.ts";
 import { KEYWORD_NAMES } from "./schema.ts";
 
 /** Fields kept at the top level and in each nested object. */
@@ -74,8 +74,19 @@ type Shape =
   | ObjectShape
   /** An object whose keys the document does not name; `explicit` when it says so with `additionalProperties`. */
   | { readonly kind: "map"; readonly nullable: boolean; readonly explicit: boolean }
-  /** `undocumented`: the schema says nothing of the value (`items: {}`), as opposed to shapes a select cannot read. */
-  | { readonly kind: "unknown"; readonly undocumented?: true };
+  /**
+   * `undocumented`: the schema says nothing of the value (`items: {}`), as opposed to shapes a select cannot read.
+   * `mixed`: a oneOf of plain values and objects (GitHub's labels, a name or a label object), which a list's items
+   * can still be picked from, one way for each type.
+   */
+  | { readonly kind: "unknown"; readonly undocumented?: true; readonly mixed?: Mixed };
+
+interface Mixed {
+  /** The plain values' types (`string`, `integer`, ...). */
+  readonly types: readonly string[];
+  /** The objects, read as one. */
+  readonly object: ObjectShape;
+}
 
 interface ObjectShape {
   readonly kind: "object";
@@ -217,22 +228,27 @@ export interface PageSize {
 /**
  * How much a proposal keeps, tightened step by step until the select fits its 1000 characters and a page fits
  * maxOutputChars: fields kept at the top and in each record (`top`), in other nested objects (`nested`), and how
- * many objects deep it reads (`depth`). Identifiers and payload are kept at every step, past these caps.
+ * many objects deep it reads (`depth`). Identifiers and payload are kept at every step, past these caps; the
+ * references (`owner_id`) too but at the last step, which ranks them like other fields: they go only after every
+ * ranked field that can.
  */
 interface Caps {
   readonly top: number;
   readonly nested: number;
   readonly depth: number;
+  readonly references: boolean;
 }
 const CAPS: readonly Caps[] = [
-  { top: MAX_TOP_FIELDS, nested: MAX_NESTED_FIELDS, depth: 3 },
-  { top: 12, nested: 6, depth: 3 },
-  { top: 10, nested: 4, depth: 3 },
-  { top: 8, nested: 3, depth: 3 },
-  { top: 6, nested: 3, depth: 2 },
-  { top: 4, nested: 2, depth: 2 },
-  { top: 3, nested: 1, depth: 2 },
-  { top: 1, nested: 0, depth: 1 },
+  { top: MAX_TOP_FIELDS, nested: MAX_NESTED_FIELDS, depth: 3, references: true },
+  { top: 12, nested: 6, depth: 3, references: true },
+  { top: 12, nested: 4, depth: 3, references: true },
+  { top: 10, nested: 4, depth: 3, references: true },
+  { top: 8, nested: 3, depth: 3, references: true },
+  { top: 6, nested: 3, depth: 2, references: true },
+  { top: 4, nested: 2, depth: 2, references: true },
+  { top: 3, nested: 1, depth: 2, references: true },
+  { top: 1, nested: 0, depth: 1, references: true },
+  { top: 1, nested: 0, depth: 1, references: false },
 ];
 /** Per-record fields are not trimmed below this cap to fit a page; the page size is lowered instead. */
 const MIN_FIT_CAPS = 3;
@@ -246,7 +262,7 @@ interface Entry {
   readonly schema: Record<string, unknown>;
   /** Estimated characters of this entry in the returned JSON (key included), lists at their page size. */
   readonly chars: number;
-  /** An identifier or payload: kept past the field caps. */
+  /** An identifier, a reference or payload: kept past the field caps. */
   readonly kept: boolean;
   /** Payload (not only an identifier): an object holding some is payload too. */
   readonly payload?: boolean;
@@ -278,17 +294,23 @@ class Walk {
 
   /**
    * The kept fields of an object. `chain`: the object is the answer or reached from it through objects only, so
-   * its lists are the page. `record`: the object is an item of such a list (as many fields as at the top).
+   * its lists are the page. `record`: the object is an item of such a list, or the record the answer is or wraps
+   * (as many fields as at the top); `answer`: the latter, whose lists are payload.
    */
-  object(shape: ObjectShape, path: string, depth: number, chain: boolean, record: boolean): Entry[] {
+  object(shape: ObjectShape, path: string, depth: number, chain: boolean, record: boolean, answer = false): Entry[] {
     const fields = shape.fields;
     const cap = depth === 0 || record ? this.caps.top : this.caps.nested;
-    const ids = identifierFields(
-      fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name),
-      [...shape.names, ...(path === "" ? [] : [path.replace(/\[\]$/, "").split(".").pop()!])],
-    );
-    const payload = (f: Field): boolean => isPayload(f, chain, record);
-    const rankOf = (f: Field): Rank => (payload(f) ? Rank.Content : fieldRank(f.name));
+    const scalars = fields.filter((f) => f.shape.kind === "scalar").map((f) => f.name);
+    const ids = identifierFields(scalars, [
+      ...shape.names,
+      ...(path === "" ? [] : [path.replace(/\[\]$/, "").split(".").pop()!]),
+    ]);
+    if (this.caps.references) for (const name of referenceFields(scalars)) ids.add(name);
+    const payload = (f: Field): boolean => isPayload(f, chain, record, answer);
+    // A record's own list is kept past the cap but keeps its rank's place: it does not push out the record's
+    // content and people (an issue's `user`), as the page of a wrapper, payload first, does.
+    const ownList = (f: Field): boolean => answer && f.shape.kind === "array" && !isPayload(f, chain, record);
+    const rankOf = (f: Field): Rank => (payload(f) && !ownList(f) ? Rank.Content : fieldRank(f.name));
     const out: Entry[] = [];
     for (const field of ranked(fields, rankOf)) {
       if (REFUSED_FIELDS.has(field.name)) continue;
@@ -313,7 +335,8 @@ class Walk {
     const keyChars = name.length + 4;
     // A value ranked within the cap whose shape the document does not say (`items: {}`) is kept whole: there is
     // nothing to pick from it, and dropping it would lose it. (A oneOf of plain values and objects, GitHub's labels
-    // or Stripe's expandable ids, is not: whole, it would bring the objects' hypermedia.)
+    // or Stripe's expandable ids, is not: whole, it would bring the objects' hypermedia; a list of them is picked
+    // from item by item, below.)
     const whole = (schema: Record<string, unknown>, chars: number, ranked = false): Entry | null => {
       if (!kept && !ranked) return null;
       return { key: name, expression: name, schema, chars: keyChars + chars, kept, payload };
@@ -337,10 +360,10 @@ class Walk {
         return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       }
       // A record the answer wraps (Apideck's `{status, data: {id, ...}}`) is read like an answer that is a record:
-      // as many fields as at the top, its lists ranked like its other fields. Only the answer's own field: deeper
-      // (Slack's `message.file`), a record is one of the payload's nested objects.
+      // as many fields as at the top, its own lists kept past the cap in their rank's place. Only the answer's own
+      // field: deeper (Slack's `message.file`), a record is one of the payload's nested objects.
       const wrapped = chain && depth === 0 && isRecord(s);
-      const inner = this.object(s, path, depth + 1, chain && !wrapped, wrapped);
+      const inner = this.object(s, path, depth + 1, chain && !wrapped, wrapped, wrapped);
       if (inner.length === 0) return whole({ type: ["object", "null"] }, WHOLE_CHARS);
       // A multiselect on a missing object gives null, so the object may always be null.
       return {
@@ -367,8 +390,24 @@ class Walk {
         chars: keyChars + count * scalarChars(field.name, items.types, items.hints),
         kept,
       };
+    if (kept && items.kind === "unknown" && items.mixed !== undefined && depth + 1 <= this.caps.depth) {
+      // A kept list of plain values and objects (GitHub's labels: names or label objects): the values as they are,
+      // the objects' kept fields, one or the other for each item, since a projection cannot tell them apart.
+      const inner = this.object(items.mixed.object, `${path}[]`, depth + 1, false, false);
+      if (inner.length > 0) {
+        const types = [...items.mixed.types, "object"];
+        return {
+          key: name,
+          expression: `${name}[*].[type(@) == 'object' && ${hash(inner)} || @][]`,
+          schema: { type: ["array", "null"], items: { ...objectSchema(inner), type: types } },
+          chars: keyChars + count * (sumChars(inner) + 1),
+          kept,
+        };
+      }
+    }
     if (items.kind !== "object" || depth + 1 > this.caps.depth) {
-      if (kept && items.kind === "object") this.whole.push(`${path}[]`);
+      if (kept && (items.kind === "object" || (items.kind === "unknown" && items.mixed !== undefined)))
+        this.whole.push(`${path}[]`);
       return whole(
         { type: ["array", "null"] },
         2 * WHOLE_CHARS,
@@ -395,17 +434,19 @@ class Walk {
 /**
  * The payload of an object: a field named for content (`message`, `content`, `embedding`, `document`, ...), an
  * object holding one (`commit.message`, Spotify's `tracks.items`); on the answer's own object chain, a list (the
- * page); there and in the page's records, a map the document declares (Jira's `fields`, HubSpot's `properties`).
- * Deeper, lists and maps are ranked like other fields: a user's `groups` is no payload.
+ * page); in an answer that is a record or wraps one (`answer`), each of its own lists (an issue's `labels` and
+ * `assignees`, a person's `full_name_aliases`); there and in the page's records, a map the document declares
+ * (Jira's `fields`, HubSpot's `properties`). Deeper, lists and maps are ranked like other fields: a page record's
+ * or a nested user's `groups` is no payload. Plumbing (`links`, `_links`) never is.
  */
-function isPayload(field: Field, chain: boolean, record: boolean, depth = 0): boolean {
+function isPayload(field: Field, chain: boolean, record: boolean, answer = false, depth = 0): boolean {
   if (isPlumbingName(field.name) || REFUSED_FIELDS.has(field.name)) return false;
   if (isPayloadName(field.name)) return true;
   const s = field.shape;
   if (s.kind === "unknown" || s.kind === "scalar") return false;
   if (s.kind === "map") return (chain || record) && s.explicit;
-  if (s.kind === "array") return chain && s.items.kind !== "unknown" && s.items.kind !== "scalar";
-  if (s.kind === "object" && depth < 1) return s.fields.some((f) => isPayload(f, chain, false, depth + 1));
+  if (s.kind === "array") return answer || (chain && s.items.kind !== "unknown" && s.items.kind !== "scalar");
+  if (s.kind === "object" && depth < 1) return s.fields.some((f) => isPayload(f, chain, false, false, depth + 1));
   return false;
 }
 
@@ -429,10 +470,11 @@ interface Built {
 
 function buildOnce(shape: Shape, walk: Walk): Built | null {
   if (shape.kind === "object") {
-    // An answer with an identifier is one record (an issue), whose lists are ranked like its other fields; one
-    // without is a page or a wrapper (`{data: [...], has_more}`), whose lists are its payload.
+    // An answer with an identifier is one record (an issue), whose own lists are kept past the cap in their rank's
+    // place (`labels`, `assignees`); one without is a page or a wrapper (`{data: [...], has_more}`), whose lists are
+    // its payload, kept first.
     const page = !isRecord(shape);
-    const entries = walk.object(shape, "", 0, page, !page);
+    const entries = walk.object(shape, "", 0, page, !page, !page);
     if (entries.length === 0) return null;
     return {
       select: hash(entries),
@@ -476,6 +518,8 @@ function leftComment(walk: Walk): string {
   }
   if (walk.whole.length > 0)
     text += `; kept whole, being payload deeper than ${walk.caps.depth} objects: ${walk.whole.slice(0, 6).join(", ")}`;
+  if (!walk.caps.references)
+    text += "; references (`*_id` fields) ranked like other fields, to fit the select's 1000 characters";
   return text;
 }
 
@@ -713,16 +757,11 @@ class ShapeReader {
       return { kind: "scalar", types, nullable: isNullable, hints: {} };
     }
     const objects = shapes.filter((s): s is ObjectShape => s.kind === "object");
-    if (objects.length !== shapes.length) return { kind: "unknown" };
-    let fields: Field[] | null = null;
-    return {
-      kind: "object",
-      nullable: isNullable,
-      names: objects.flatMap((o) => o.names),
-      get fields(): readonly Field[] {
-        return (fields ??= mergeVariants(objects));
-      },
-    };
+    if (objects.length === shapes.length) return mergedObject(objects, isNullable);
+    const scalars = shapes.filter((s) => s.kind === "scalar");
+    if (objects.length === 0 || objects.length + scalars.length !== shapes.length) return { kind: "unknown" };
+    const types = [...new Set(scalars.flatMap((s) => s.types))];
+    return { kind: "unknown", mixed: { types, object: mergedObject(objects, false) } };
   }
 
   /** The properties of an object schema, with those of its allOf parts, in document order; writeOnly ones left out. */
@@ -777,6 +816,19 @@ function withNullable(shape: Shape, nullable: boolean): Shape {
     };
   }
   return { ...shape, nullable: true };
+}
+
+/** Objects read as one, with the fields of all of them (mergeVariants). */
+function mergedObject(objects: readonly ObjectShape[], nullable: boolean): ObjectShape {
+  let fields: Field[] | null = null;
+  return {
+    kind: "object",
+    nullable,
+    names: objects.flatMap((o) => o.names),
+    get fields(): readonly Field[] {
+      return (fields ??= mergeVariants(objects));
+    },
+  };
 }
 
 /** The fields of all variants: those every variant has first, then the ones that tell them apart, in order. */
