@@ -11,6 +11,8 @@ const CONTENT = /^(message|content|text|body|choices|data|items|results|embeddin
 /** The import's plumbing names for a list (payload.ts), written out here so the checker does not follow the code. */
 const PLUMBING_LIST = /^_?links$/i;
 
+const NOT_IDS = new Set(["node_id", "gravatar_id"]);
+
 type Json = Record<string, unknown>;
 
 function isRecord(v: unknown): v is Json {
@@ -32,8 +34,9 @@ function found(haystack: string, value: unknown): boolean {
 function identifiers(record: Json, where: string): [string, unknown][] {
   return (
     Object.entries(record)
-      // node_id is GitHub's hypermedia id, which the import leaves out by design (docs/import.md).
-      .filter(([k, v]) => IDENTIFIER.test(k) && k !== "node_id" && (typeof v === "string" || typeof v === "number"))
+      // node_id is GitHub's hypermedia id and gravatar_id its deprecated, always empty avatar id: the import leaves
+      // both out by design (docs/import.md).
+      .filter(([k, v]) => IDENTIFIER.test(k) && !NOT_IDS.has(k) && (typeof v === "string" || typeof v === "number"))
       .map(([k, v]) => [`${where}${k}`, v])
   );
 }

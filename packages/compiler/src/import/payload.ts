@@ -13,8 +13,11 @@
 const EXACT_ID = /^(id|uuid|guid|sid|key|slug|number|sha)$/i;
 /** `client_id`, `InvoiceID`, `InvoiceNumber`, `issueKey`: a prefix and an identifier suffix. */
 const SUFFIX_ID = /^(.+?)_?(id|number|key|uuid)$/i;
-/** `owner_id`, `leadId`, `ContactID`: a reference to another record (GitHub's `node_id` is hypermedia, not one). */
-const REFERENCE = /^(?!node_id$).+(_id|Id|ID)$/;
+/**
+ * `owner_id`, `leadId`, `ContactID`: a reference to another record. Not GitHub's `node_id` (hypermedia) nor its
+ * `gravatar_id` (deprecated, always empty): neither names a record a model could ask for.
+ */
+const REFERENCE = /^(?!(node_id|gravatar_id)$).+(_id|Id|ID)$/;
 
 /**
  * Names of the field a record exists for, payload wherever they are (a list on the answer's own object chain is
@@ -63,7 +66,7 @@ export function identifierFields(names: readonly string[], recordNames: readonly
 
 /**
  * The references among a record's scalar fields: the ones named `*_id`, `*Id` or `*ID` (Apideck's `owner_id`,
- * Slack's `client_msg_id`), but for GitHub's `node_id`. Not required in an output schema: only the record's own
+ * Slack's `client_msg_id`), but for GitHub's `node_id` and `gravatar_id`. Not required in an output schema: only the record's own
  * identifier is.
  */
 export function referenceFields(names: readonly string[]): Set<string> {
