@@ -90,6 +90,7 @@ describe("the tarball", () => {
       "dist/index.js",
       "dist/toolchain.json",
       "dist/prebuilt.json",
+      "dist/meta-schema-validator.cjs",
       "docs/diagnostics.md",
       "schema/kervan-spec.schema.json",
       "schema/kervan-test.schema.json",
@@ -106,6 +107,7 @@ describe("the tarball", () => {
       /^(package\.json|README\.md|LICENSE|bin\/kervanc\.js|docs\/diagnostics\.md|schema\/kervan-(spec|test)\.schema\.json|runtime\/package\.json|runtime\/LICENSE)$/,
       /^dist\/(cli|index)\.js$/,
       /^dist\/(toolchain|prebuilt)\.json$/,
+      /^dist\/meta-schema-validator\.cjs$/,
       /^dist\/chunks\/[\w-]+\.js$/,
       /^runtime\/src\/[\w/-]+(\.d)?\.ts$/,
     ];
@@ -315,6 +317,32 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
       );
     },
   );
+
+  it("checks schemas against the meta-schema with the validator compiled at pack time (dist/meta-schema-validator.cjs)", async () => {
+    const specs = join(dir, "bad-schema");
+    await mkdir(specs, { recursive: true });
+    await writeFile(
+      join(specs, "bad.yaml"),
+      [
+        "specVersion: 1",
+        "name: bad",
+        "version: 1.0.0",
+        "tools:",
+        "  - name: t",
+        "    description: A tool.",
+        "    input: { type: object, properties: { a: { type: strin, minLength: -1 } } }",
+        "    http: { url: https://api.example.com/x }",
+        "    output: { raw: true }",
+        "",
+      ].join("\n"),
+    );
+    const built = await kervancIn(dir, process.execPath, ["build", "bad-schema", "-o", "bad-servers"]);
+    expect(built.code).toBe(1);
+    // The same two findings, at the same places, as the repository's build (test/analyze/meta-schema.test.ts
+    // holds the packed validator to the compiled one).
+    expect(built.stderr).toContain("bad.yaml:7:53 - error KV5014: tools[0].input.properties.a.type:");
+    expect(built.stderr).toContain("bad.yaml:7:71 - error KV5014: tools[0].input.properties.a.minLength:");
+  });
 
   it("pins the versions it was packed with, and writes the same bytes whatever else the project has installed", async () => {
     const packedPins = (

@@ -56,7 +56,7 @@ export interface EmitContext {
 }
 
 /**
- * The runtime's sources, by path relative to its `src/`: read once per process (they do not change while kervanc
+ * The runtime's sources, by path relative to its `src/`, each after the generated-file header: read once per process (they do not change while kervanc
  * runs), and all at once, since a build of many specs copies them into every package.
  */
 let runtimeSources: Promise<[string, string][]> | null = null;
@@ -68,8 +68,13 @@ function runtimeFiles(): Promise<[string, string][]> {
       .filter((e) => e.isFile() && e.name.endsWith(".ts"))
       .map((e) => relative(RUNTIME_SRC, join(e.parentPath, e.name)).split(sep).join("/"))
       .sort(compareStrings);
+    // With the generated-file header: the same string in every package, so sbom.ts hashes each once per process.
+    const header = lineComment(GENERATED_HEADER).text;
     return Promise.all(
-      paths.map(async (rel): Promise<[string, string]> => [rel, await readFile(join(RUNTIME_SRC, rel), "utf8")]),
+      paths.map(async (rel): Promise<[string, string]> => [
+        rel,
+        `${header}\n${await readFile(join(RUNTIME_SRC, rel), "utf8")}`,
+      ]),
     );
   })();
   return runtimeSources;
@@ -132,7 +137,7 @@ export async function emitNodeBundle(server: PlannedServer, ctx: EmitContext): P
   const header = lineComment(GENERATED_HEADER).text;
   const prebuilt = await loadPrebuilt();
   const spec = specParts(server, ctx, prebuilt, header, new Map());
-  return composeBundle(TARGET.node, prebuilt, header, spec);
+  return composeBundle(TARGET.node, prebuilt, header, spec).code;
 }
 
 export async function emitServer(server: PlannedServer, ctx: EmitContext): Promise<FileTree> {
@@ -147,7 +152,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
 
   // The runtime's sources are kept prettier-formatted in the repository (npm run format:runtime, and a test),
   // so they are copied as they are.
-  for (const [rel, text] of await runtimeFiles()) files.set(`src/runtime/${rel}`, `${header}\n${text}`);
+  for (const [rel, text] of await runtimeFiles()) files.set(`src/runtime/${rel}`, text);
 
   const spec = specParts(server, ctx, prebuilt, header, files);
   const { ajvHelpers, views } = spec;
@@ -166,10 +171,7 @@ export async function emitServer(server: PlannedServer, ctx: EmitContext): Promi
   files.set(DEPLOY_FILES.kubernetes, kubernetesManifest(server, ctx.folder, provenance));
   files.set(DEPLOY_FILES.wrangler, wranglerToml(server, ctx.folder, provenance));
 
-  const bundles = TARGETS.map((target) => ({
-    file: target.file,
-    code: composeBundle(target, prebuilt, header, spec),
-  }));
+  const bundles = TARGETS.map((target) => ({ file: target.file, ...composeBundle(target, prebuilt, header, spec) }));
   for (const bundle of bundles) files.set(bundle.file, bundle.code);
 
   const components = shippedComponents(prebuilt, ajvHelpers, files, views !== null);

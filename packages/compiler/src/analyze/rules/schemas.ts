@@ -25,6 +25,7 @@ import { Ajv2020, type AnySchema, type ValidateFunction } from "ajv/dist/2020.js
 import addFormatsModule from "ajv-formats";
 import { _ } from "ajv";
 import { type Finding, report, type SpecPath } from "../../diagnostics/diagnostic.ts";
+import { metaSchemaValidator } from "./meta-schema.ts";
 import { pointer } from "./schema-limits.ts";
 import { PatternBudget } from "../regex-backtracking.ts";
 import { slowFormat, slowPattern } from "./slow-patterns.ts";
@@ -123,7 +124,7 @@ export type SchemaResult = { readonly findings: Finding[]; readonly compiled: Co
 /**
  * The Ajv instance a schema is compiled with: 2020-12, all errors, formats, standalone ESM code. It does not
  * validate schemas against the meta-schema itself: compiling the meta-schema costs about 5 ms per instance, so
- * one shared instance (`metaValidator`) does that for every schema, and a 200-tool spec stays well under a second.
+ * one validator (meta-schema.ts) does that for every schema, and a 200-tool spec stays well under a second.
  * Nor does it hold the meta-schemas (`meta: false`): adding them took about half of each instance's cost, and a
  * schema that reaches Ajv has only same-document `$ref`s (schema-limits.ts refuses the others), so nothing
  * compiled here can refer to them.
@@ -157,14 +158,6 @@ export function newAjv(warn: (message: string) => void = () => {}): Ajv2020 {
   return ajv;
 }
 
-let shared: Ajv2020 | undefined;
-
-/** The one instance that checks schemas against the 2020-12 meta-schema (compiled once, on first use). */
-function metaValidator(): Ajv2020 {
-  shared ??= new Ajv2020({ allErrors: true, strict: false, logger: false });
-  return shared;
-}
-
 export function checkAndCompileSchema(
   schema: Record<string, unknown>,
   at: SpecPath,
@@ -175,10 +168,12 @@ export function checkAndCompileSchema(
   // Strict-mode warnings become findings instead of console output.
   const ajv = newAjv((m) => warnings.push(m));
 
-  const meta = metaValidator();
+  // Every schema that reaches Ajv is 2020-12 (KV5008 refuses any other `$schema`), so this is the meta-schema
+  // Ajv's validateSchema would pick for it.
+  const meta = metaSchemaValidator();
   let valid: boolean;
   try {
-    valid = meta.validateSchema(schema as AnySchema) === true;
+    valid = meta(schema);
   } catch (error) {
     return {
       findings: [

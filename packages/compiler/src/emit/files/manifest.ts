@@ -117,7 +117,7 @@ function profileChanges(tool: PlannedServer["tools"][number]): Pick<ManifestTool
 export function buildManifest(
   server: PlannedServer,
   provenance: Provenance,
-  bundles: readonly { file: string; code: string }[],
+  bundles: readonly { readonly file: string; readonly sha256: string }[],
 ): Manifest {
   const tools = server.tools.map((tool): ManifestTool => {
     const { listing, request, output, limits, rateLimit, secrets } = tool.plan;
@@ -182,7 +182,7 @@ export function buildManifest(
     egress: egressOf(server),
     secrets,
     ...(credentials.length > 0 ? { credentials } : {}),
-    bundles: bundles.map((b) => ({ file: b.file, sha256: sha256(b.code) })),
+    bundles: bundles.map((b) => ({ file: b.file, sha256: b.sha256 })),
   };
 }
 
