@@ -1,7 +1,7 @@
 /**
- * A spec built for the inner loop: loaded, checked with the development relaxation, planned, and emitted into a
- * private temp folder as the same package `build` writes, so its server.mjs runs the same runtime code a
- * generated server runs. Nothing is written next to the spec.
+ * A spec built for the inner loop: loaded, checked with the development relaxation, planned, and its server.mjs
+ * emitted into a private temp folder, the same bytes `build` writes, so it runs the same runtime code a generated
+ * server runs. Nothing is written next to the spec.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

@@ -1,7 +1,7 @@
 /**
  * `kervanc dev`: one long-lived process that keeps serving while generated servers come and go under it.
  *
- * Each good build of the spec runs as a child server (the same package `build` writes, emitted to a private
+ * Each good build of the spec runs as a child server (the `server.mjs` that `build` writes, emitted to a private
  * temp folder). Toward an MCP client on stdio the session is a relay: it passes messages to the current child
  * and back, keeps the client's initialize, and on a rebuild starts the new child, replays that initialize to it,
  * switches new requests over, lets the old child finish what it has in flight, and then tells the client
