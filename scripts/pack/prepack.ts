@@ -21,7 +21,7 @@
 import * as esbuild from "esbuild";
 import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { metaSchemaValidatorCode } from "../../packages/compiler/src/analyze/rules/meta-schema.ts";
+import { META_VALIDATOR_FILE, metaSchemaValidatorCode } from "../../packages/compiler/src/analyze/rules/meta-schema.ts";
 import { prebuild } from "../../packages/compiler/src/emit/bundle/prebuild.ts";
 import { contentIdentity, repositoryToolchain, type Toolchain } from "../../packages/compiler/src/emit/versions.ts";
 
@@ -69,7 +69,7 @@ await esbuild.build({
 });
 
 // The 2020-12 meta-schema's validator, compiled now (analyze/rules/meta-schema.ts): about 60 ms less per command.
-await writeFile(join(PKG, "dist", "meta-schema-validator.cjs"), `${await metaSchemaValidatorCode()}\n`);
+await writeFile(join(PKG, "dist", META_VALIDATOR_FILE), `${await metaSchemaValidatorCode()}\n`);
 
 // 2. The runtime copied into generated packages.
 // Only the sources a package is built from (runtime/src/README.md is for the repository's readers).

@@ -8,7 +8,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -342,6 +342,17 @@ describe.each(["npm", "pnpm"] as const)("installed with %s into a fresh project"
     // holds the packed validator to the compiled one).
     expect(built.stderr).toContain("bad.yaml:7:53 - error KV5014: tools[0].input.properties.a.type:");
     expect(built.stderr).toContain("bad.yaml:7:71 - error KV5014: tools[0].input.properties.a.minLength:");
+    // And it is that file that checks: without it, the installed kervanc fails instead of compiling the
+    // meta-schema after all (so the findings above did not come from a fallback).
+    const file = join(dir, "node_modules", "kervanc", "dist", "meta-schema-validator.cjs");
+    await rename(file, `${file}.away`);
+    try {
+      const without = await kervancIn(dir, process.execPath, ["build", "bad-schema", "-o", "bad-servers"]);
+      expect(without.code).toBe(3);
+      expect(without.stderr).toContain("meta-schema-validator.cjs");
+    } finally {
+      await rename(`${file}.away`, file);
+    }
   });
 
   it("pins the versions it was packed with, and writes the same bytes whatever else the project has installed", async () => {
