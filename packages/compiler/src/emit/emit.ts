@@ -13,10 +13,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { PlannedServer } from "../plan/plan.ts";
-import { composeBundle, type ToolValidators } from "./bundle/compose.ts";
+import { composeBundle, type SpecCode, type ToolValidators } from "./bundle/compose.ts";
 import { loadPrebuilt } from "./bundle/prebuilt.ts";
-import type { Prebuilt } from "./bundle/prebuilt-format.ts";
-import { ajvRuntimeOf } from "./bundle/prebuilt-format.ts";
+import { ajvRuntimeOf, type Prebuilt } from "./bundle/prebuilt-format.ts";
 import { hashComment, htmlComment, lineComment, type Code } from "./code/code.ts";
 import { layoutGeneratedJs } from "./code/code-style.ts";
 import { compareStrings } from "./code/hash.ts";
@@ -56,8 +55,9 @@ export interface EmitContext {
 }
 
 /**
- * The runtime's sources, by path relative to its `src/`, each after the generated-file header: read once per process (they do not change while kervanc
- * runs), and all at once, since a build of many specs copies them into every package.
+ * The runtime's sources, by path relative to its `src/`, each after the generated-file header: read once per
+ * process (they do not change while kervanc runs), and all at once, since a build of many specs copies them into
+ * every package.
  */
 let runtimeSources: Promise<[string, string][]> | null = null;
 
@@ -91,7 +91,13 @@ export const GENERATED_HEADER =
  * The spec's own part of a package: each tool's validators (laid out) and module, the Ajv helpers they share and
  * the views. `files` receives their source files; the bundles are composed from the rest.
  */
-function specParts(server: PlannedServer, ctx: EmitContext, prebuilt: Prebuilt, header: string, files: FileTree) {
+function specParts(
+  server: PlannedServer,
+  ctx: EmitContext,
+  prebuilt: Prebuilt,
+  header: string,
+  files: FileTree,
+): SpecCode {
   const addCode = (path: string, code: Code | string): void => {
     files.set(path, `${header}\n${typeof code === "string" ? code : code.text}`);
   };
