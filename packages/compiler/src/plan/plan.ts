@@ -53,9 +53,12 @@ export function viewUri(server: string, tool: string): string {
 export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) => string): PlannedServer {
   const { spec } = analyzed;
   const taken = new Set<string>();
-  const tools = analyzed.tools.map((tool) => {
+  const views: PlannedView[] = [];
+  const tools = analyzed.tools.map((tool, index) => {
     const moduleName = uniqueModuleName(tool.spec.name, taken);
-    const plan = planTool(tool, spec.name);
+    const view = plannedView(tool, index, spec.name);
+    if (view !== null) views.push(view);
+    const plan = planTool(tool, view?.uri);
     const profiles: Partial<Record<SchemaProfile, ProfileRewrite>> = {};
     for (const profile of SCHEMA_PROFILES) {
       const rewritten = profileListing(plan.listing, profile);
@@ -68,21 +71,6 @@ export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) =>
       moduleName,
       profiles,
     };
-  });
-  const views = analyzed.tools.flatMap((tool, index): PlannedView[] => {
-    const schema = outputSchemaOf(tool.output);
-    if (tool.view === undefined || tool.view === null || schema === null) return [];
-    const t = tool.spec;
-    return [
-      {
-        tool: index,
-        uri: viewUri(spec.name, t.name),
-        name: t.name,
-        ...(t.title !== undefined ? { title: t.title } : {}),
-        description: `The result of ${t.name} as a ${tool.view}.`,
-        model: viewModel(tool.view, schema.schema as JsonObject, t.title ?? t.name),
-      },
-    ];
   });
   return {
     views,
@@ -101,10 +89,26 @@ export function planServer(analyzed: AnalyzedSpec, placeOf?: (path: SpecPath) =>
   };
 }
 
+/** A tool's view (kervanc extension views): one when the tool asks for one and has an output schema to draw. */
+function plannedView(tool: AnalyzedTool, index: number, server: string): PlannedView | null {
+  const schema = outputSchemaOf(tool.output);
+  if (tool.view === undefined || tool.view === null || schema === null) return null;
+  const t = tool.spec;
+  return {
+    tool: index,
+    uri: viewUri(server, t.name),
+    name: t.name,
+    ...(t.title !== undefined ? { title: t.title } : {}),
+    description: `The result of ${t.name} as a ${tool.view}.`,
+    model: viewModel(tool.view, schema.schema as JsonObject, t.title ?? t.name),
+  };
+}
+
 /** What an http.retry that names only its attempts means (docs/extensions/retry.md). */
 const RETRY_DEFAULTS = { on: [429, 502, 503, 504], maxDelayMs: 10_000, methods: ["GET", "PUT", "DELETE"] } as const;
 
-function planTool(tool: AnalyzedTool, server: string): ToolPlan {
+/** `view`: the URI of the tool's view resource (kervanc extension views), or undefined for none. */
+function planTool(tool: AnalyzedTool, view: string | undefined): ToolPlan {
   const { spec: t } = tool;
   const http = t.http;
   const { settings } = tool;
@@ -117,9 +121,7 @@ function planTool(tool: AnalyzedTool, server: string): ToolPlan {
     ...(outputSchema !== null ? { outputSchema: outputSchema.schema as JsonObject } : {}),
     annotations: { openWorldHint: true, ...(t.annotations ?? {}) },
     // The kervanc views extension: the tool's MCP Apps view; hosts without views ignore it.
-    ...(tool.view !== undefined && tool.view !== null && outputSchema !== null
-      ? { _meta: { ui: { resourceUri: viewUri(server, t.name) } } }
-      : {}),
+    ...(view !== undefined ? { _meta: { ui: { resourceUri: view } } } : {}),
   };
   const url = tool.request.url;
   return {

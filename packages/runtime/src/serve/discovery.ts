@@ -31,7 +31,7 @@ import type { CompiledServer, JsonObject, ToolListing } from "../plan.ts";
 import type { ToolRunner } from "../call/runner.ts";
 import { ToolIndex } from "./tool-search.ts";
 import { serverOptions, toolsList } from "./mcp.ts";
-import { serveViews } from "./views.ts";
+import { viewServing } from "./views.ts";
 
 export const SEARCH_TOOLS = "search_tools";
 export const DESCRIBE_TOOL = "describe_tool";
@@ -145,6 +145,8 @@ export function createDiscoveryFactory(
   telemetry: Telemetry = NO_TELEMETRY,
 ): (context?: McpRequestContext) => Server {
   const options = serverOptions(compiled.plan, compiled.views !== undefined);
+  // The kervanc views extension's resources; nothing for a spec without views.
+  const serveViews = compiled.views !== undefined ? viewServing(compiled.views) : undefined;
   const heads = compiled.tools.map((tool) => headOf(tool));
   const allReadOnly = heads.every((head) => head.readOnly === true);
   const listed = deepFreeze({ tools: listings(compiled.tools.length, allReadOnly) });
@@ -211,7 +213,7 @@ export function createDiscoveryFactory(
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
       }
     });
-    if (compiled.views !== undefined) serveViews(server, compiled.views);
+    serveViews?.(server);
     return server;
   };
 }

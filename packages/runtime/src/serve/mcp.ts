@@ -19,7 +19,7 @@ import { NO_TELEMETRY, type Telemetry } from "../telemetry/telemetry.ts";
 import { deepFreeze } from "../define.ts";
 import type { CompiledServer, CompiledTool, ToolListing } from "../plan.ts";
 import type { ToolRunner } from "../call/runner.ts";
-import { serveViews } from "./views.ts";
+import { viewServing } from "./views.ts";
 
 /**
  * The server never validates a schema at run time (it asks for no elicitation). Passing this validator keeps
@@ -56,6 +56,8 @@ export function createServerFactory(
   const listTools = listingSource(compiled.tools, profile);
   const info = { name: plan.name, version: plan.version };
   const options = serverOptions(plan, compiled.views !== undefined);
+  // The kervanc views extension's resources; nothing for a spec without views.
+  const serveViews = compiled.views !== undefined ? viewServing(compiled.views) : undefined;
   return (context) => {
     // Who calls, for the upstream-auth extension: HTTP request headers and a verified OAuth token, or neither.
     const caller = context?.requestInfo !== undefined ? callerOf(context) : stdioCaller;
@@ -76,7 +78,7 @@ export function createServerFactory(
       const result = await runner.call(name, request.params.arguments, ctx.mcpReq.signal, caller, span);
       return result.isError ? result : server.projectCallToolResult(result, runner.outputSchema(name));
     });
-    if (compiled.views !== undefined) serveViews(server, compiled.views);
+    serveViews?.(server);
     return server;
   };
 }

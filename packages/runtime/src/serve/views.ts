@@ -33,19 +33,25 @@ function listEntry(resource: ViewResource) {
   };
 }
 
-/** Serves `resources/list`, `resources/templates/list` and `resources/read` for the views. */
-export function serveViews(server: Server, views: CompiledViews): void {
+/**
+ * What serves `resources/list`, `resources/templates/list` and `resources/read` for the views. The lookup and the
+ * listing are made once, here: the returned function runs for every SDK server the factory makes, which is every
+ * request over stateless HTTP.
+ */
+export function viewServing(views: CompiledViews): (server: Server) => void {
   const byUri = new Map(views.resources.map((r) => [r.uri, r]));
   const list = { resources: views.resources.map(listEntry) };
-  server.setRequestHandler("resources/list", () => list as never);
-  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }) as never);
-  server.setRequestHandler("resources/read", (request) => {
-    const uri = request.params.uri;
+  const read = (uri: string) => {
     const resource = byUri.get(uri);
     if (resource === undefined)
       throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Resource ${uri} not found`, { uri });
     return {
       contents: [{ uri, mimeType: VIEW_MIME_TYPE, text: viewHtml(resource, views.renderer), _meta: VIEW_UI_META }],
-    } as never;
-  });
+    };
+  };
+  return (server) => {
+    server.setRequestHandler("resources/list", () => list as never);
+    server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }) as never);
+    server.setRequestHandler("resources/read", (request) => read(request.params.uri) as never);
+  };
 }

@@ -8,16 +8,16 @@ export function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/**
- * Canonical JSON in the spirit of RFC 8785 (JCS): object keys sorted by UTF-16 code units (JavaScript's
- * default string order), no whitespace, numbers and strings as `JSON.stringify` writes them (which is what
- * JCS specifies for both). Two schemas that differ only in key order or formatting get the same hash.
- */
 /** SHA-256 as base64, the form a Content-Security-Policy hash source takes (`'sha256-...'`). */
 export function sha256Base64(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("base64");
 }
 
+/**
+ * Canonical JSON in the spirit of RFC 8785 (JCS): object keys sorted by UTF-16 code units (JavaScript's
+ * default string order), no whitespace, numbers and strings as `JSON.stringify` writes them (which is what
+ * JCS specifies for both). Two schemas that differ only in key order or formatting get the same hash.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") {
     const json = JSON.stringify(value);
