@@ -154,6 +154,30 @@ describe.each(["modern", "legacy"] as Era[])("views for a %s client", (era) => {
   });
 });
 
+describe("a selection of tools (--tools)", () => {
+  it("keeps the pages of the tools it keeps, and declares no resources when none of them has a view", async () => {
+    const one = await connect("modern", serverPath, {
+      serverArgs: ["--allow-private-network", "--tools", "get_product"],
+    });
+    try {
+      expect(one.serverCapabilities()).toHaveProperty("resources");
+      expect((await one.listResources()).resources.map((r) => r.uri)).toEqual(["ui://catalog/get_product"]);
+      expect((await one.readResource("ui://catalog/get_product")).contents[0]!.text).toBe(
+        await readFile(join(packageDir, "views", "get_product.html"), "utf8"),
+      );
+      await expect(one.readResource("ui://catalog/list_products")).rejects.toThrow(/not found/i);
+    } finally {
+      await one.close();
+    }
+    const none = await connect("modern", serverPath, { serverArgs: ["--allow-private-network", "--tools", "plain"] });
+    try {
+      expect(none.serverCapabilities()).not.toHaveProperty("resources");
+    } finally {
+      await none.close();
+    }
+  }, 60_000);
+});
+
 describe("a spec without views", () => {
   it("declares no resources", async () => {
     const plain = await buildOneSpec(

@@ -71,14 +71,23 @@ export function selectTools(
   const sets = new Set(selection.toolsets ?? []);
   const byName = selection.tools === null && selection.toolsets === null;
   const kept: CompiledTool[] = [];
+  const keptNames = new Set<string>();
   compiled.tools.forEach((tool, i) => {
     const head = heads[i]!;
     const chosen = byName || named.has(head.name) || (head.toolsets ?? []).some((set) => sets.has(set));
-    if (chosen && (!selection.readOnly || head.readOnly === true)) kept.push(tool);
+    if (chosen && (!selection.readOnly || head.readOnly === true)) {
+      kept.push(tool);
+      keptNames.add(head.name);
+    }
   });
   if (kept.length === 0)
     throw new ToolSelectionError(`The selection (${describeSelection(selection, labels)}) leaves no tool to serve.`);
-  return Object.freeze({ plan: compiled.plan, tools: Object.freeze(kept) });
+  // The kervanc views extension: the pages of the tools kept, and none (no resources at all) when none has one.
+  const resources = compiled.views?.resources.filter((r) => keptNames.has(r.name)) ?? [];
+  const server = { plan: compiled.plan, tools: Object.freeze(kept) };
+  return Object.freeze(
+    resources.length === 0 ? server : { ...server, views: Object.freeze({ ...compiled.views!, resources }) },
+  );
 }
 
 /** What the settings that make a selection are called where they are given. */
