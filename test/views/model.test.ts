@@ -115,6 +115,14 @@ describe("the views rule", () => {
     ]);
   });
 
+  it("reports a view's broken output schema as the schema rules do, without a crash", () => {
+    // A malformed %-escape in a $ref made the views rule throw (URIError) before the schema's own findings.
+    const found = codes(spec(`      select: "@"\n      schema: { $ref: "#/%zz" }\n      view: card\n`));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((f) => f.startsWith("KV5015"))).toBe(true);
+    expect(viewModel("card", { $ref: "#/%zz" }, "t").fields).toEqual([]);
+  });
+
   it("refuses a value that is not a view", () => {
     const found = codes(
       spec(

@@ -59,7 +59,12 @@ function pointer(document: unknown, ref: string): unknown {
   if (!ref.startsWith("#")) return undefined;
   let node = document;
   for (const raw of ref.slice(1).split("/").slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    } catch {
+      return undefined; // A malformed %-escape points nowhere (the schema rules report it, KV5015).
+    }
     if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }

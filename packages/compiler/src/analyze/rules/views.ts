@@ -28,6 +28,8 @@ function viewKind(ctx: ToolContext): ViewKind | null | undefined {
   const at = [...ctx.at, "output", "view"];
   const { out } = ctx.spec;
   if (undeclared(ctx)) return undefined;
+  // An output the output rule refused (its schema, say) has nothing to draw; that rule said why.
+  if (ctx.output === null) return undefined;
   const schema = "schema" in output ? output.schema : undefined;
   if (schema === undefined || schema === null || typeof schema !== "object") {
     out.push(report("KV8030", at, (m) => m.noSchema));
