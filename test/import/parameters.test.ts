@@ -152,6 +152,30 @@ describe("parameters", () => {
     expect(result.text).not.toContain("kervancExtensions");
   });
 
+  it("never writes a document's media type into a header as a template (it would send inputs and secrets)", () => {
+    const result = imp(
+      api({
+        "/report/{id}": {
+          get: {
+            operationId: "report",
+            parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+            responses: {
+              "200": {
+                description: "ok",
+                content: { "text/x-{{input.id}}-{{secrets.K}}": { schema: { type: "string" } } },
+              },
+            },
+          },
+        },
+      }),
+    );
+    const [report] = specOf(result).tools;
+    const headers = (report!["http"]["headers"] ?? {}) as Record<string, string>;
+    for (const value of Object.values(headers)) expect(value).not.toContain("{");
+    expect(headers).not.toHaveProperty("Accept");
+    expect(result.text).not.toMatch(/headers:.*\{\{/);
+  });
+
   it("sends a deepObject query parameter as the document says: one name[key] entry per property", () => {
     const result = imp(
       api({

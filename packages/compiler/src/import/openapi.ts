@@ -38,7 +38,7 @@ import { Inputs } from "./inputs.ts";
 import { proposeFailures } from "./failures.ts";
 import { MAX_TOOL_NAME, NameSet, serverNameFrom, toolNameFrom, toolNameFromRoute } from "./names.ts";
 import { listOperations, selectOperations, selectorOf } from "./operations.ts";
-import { pageSizeOf, placeParameters, readParameters } from "./parameters.ts";
+import { pageSizeOf, placeParameters, plainHeaderValue, readParameters } from "./parameters.ts";
 import { ImportProblem, isPlainObject, own, put, Resolver } from "./refs.ts";
 import { placeRequestBody } from "./request-body.ts";
 import { lowerPageSize, proposeOutput } from "./responses.ts";
@@ -404,12 +404,10 @@ class Importer {
       /^text\/[^*;]+$/i.test(proposal.mediaType.trim()) &&
       proposal.mediaType.trim().toLowerCase() !== "text/plain" &&
       !Object.keys(headers).some((h) => h.toLowerCase() === "accept");
-    if (
-      (placed.acceptFromResponse || textAnswer) &&
-      proposal.mediaType !== undefined &&
-      !proposal.mediaType.includes("*")
-    )
-      put(headers, "Accept", proposal.mediaType);
+    // The media type is the document's text: written only when it cannot be read as a template.
+    const accept = plainHeaderValue(proposal.mediaType?.trim());
+    if ((placed.acceptFromResponse || textAnswer) && accept !== null && !accept.includes("*"))
+      put(headers, "Accept", accept);
     const body = placeRequestBody(ctx, operation, inputs, headers);
     if (body === null) return null;
     applyCredentials(auth, query, headers);

@@ -489,7 +489,16 @@ function typesOf(schema: unknown): string[] {
 function fixedText(resolver: Resolver, schema: unknown, at: SpecPath): string | null {
   const value = resolver.deref(schema, at).value;
   const options = own(value, "enum");
-  const candidate = own(value, "default") ?? (Array.isArray(options) && options.length === 1 ? options[0] : undefined);
+  return plainHeaderValue(
+    own(value, "default") ?? (Array.isArray(options) && options.length === 1 ? options[0] : undefined),
+  );
+}
+
+/**
+ * A value from the document that may be written as a fixed header value: printable ASCII, and no `{`, so it can
+ * never be read as a template (`{{input.x}}`, `{{secrets.X}}`) by the spec it is written into. Null otherwise.
+ */
+export function plainHeaderValue(candidate: unknown): string | null {
   return typeof candidate === "string" && /^[\x20-\x7e]+$/.test(candidate) && !candidate.includes("{")
     ? candidate
     : null;
