@@ -110,6 +110,32 @@ describe("imported inputs are sendable", () => {
     expect(props["X-Thing"] ?? props["x_thing"]).toEqual({ type: "string" });
   });
 
+  it("keeps a query list whose items may be null (OpenAPI 3.0 nullable), without the null items", () => {
+    const result = imp(
+      api({
+        "/t": {
+          get: {
+            operationId: "t",
+            parameters: [
+              {
+                name: "ids",
+                in: "query",
+                explode: true,
+                schema: { type: "array", items: { type: "string", nullable: true } },
+              },
+            ],
+            responses: ok200,
+          },
+        },
+      }),
+    );
+    expect(problems(result)).toEqual([]);
+    const tool = specOf(result).tools[0]!;
+    expect(tool["input"]["properties"]["ids"]["items"]["type"]).toBe("string");
+    const compiled = compileSpec("spec.yaml", new TextEncoder().encode(result.text!));
+    expect(compiled.diagnostics.filter((d) => d.code === "KV3020")).toEqual([]);
+  });
+
   it("leaves out an operation whose parameter has no form its place can carry, naming it", () => {
     const result = imp(
       api({

@@ -593,6 +593,23 @@ describe("schemas", () => {
       api({ "/a": { get: { operationId: "a", parameters: [{ $ref: "#/components/%ZZ" }], responses: ok200 } } }),
     );
     expect(bad.diagnostics.map((d) => d.code)).toEqual(["KV7005"]);
+    // In a response schema too (the select proposal named the schema before following it, and crashed).
+    const badResponse = imp(
+      api({
+        "/a": {
+          get: {
+            operationId: "a",
+            responses: {
+              "200": {
+                description: "ok",
+                content: { "application/json": { schema: { $ref: "#/components/schemas/a%ZZ" } } },
+              },
+            },
+          },
+        },
+      }),
+    );
+    expect(badResponse.diagnostics.map((d) => d.code)).toContain("KV7005");
   });
 
   it("shares nothing between tools' schemas in the written text (no YAML aliases)", () => {

@@ -91,8 +91,17 @@ function narrow(schema: Record<string, unknown>, root: unknown, place: Place): b
   if (place === "query" && schema["type"] === "array") {
     const items = schema["items"];
     if (items === undefined || items === true) schema["items"] = { type: "string" };
-    else if (items !== null && typeof items === "object" && !Array.isArray(items))
-      dropped = narrow(items as Record<string, unknown>, root, "text") || dropped;
+    else if (items !== null && typeof items === "object" && !Array.isArray(items)) {
+      const item = items as Record<string, unknown>;
+      dropped = narrow(item, root, "text") || dropped;
+      // A list's items are sent one by one in the query, where a null item has no text (the runtime refuses it):
+      // dropped silently, as an untyped schema is read as text (no object or list form is lost).
+      const itemType = item["type"];
+      if (Array.isArray(itemType) && itemType.includes("null") && itemType.length > 1) {
+        const kept = itemType.filter((t) => t !== "null");
+        item["type"] = kept.length === 1 ? kept[0] : kept;
+      }
+    }
   }
   return dropped;
 }

@@ -651,8 +651,9 @@ class ShapeReader {
   }
 
   read(schema: unknown, path: SpecPath): Shape {
-    const name = refName(schema);
+    // Followed first: a `$ref` that is no pointer, or has a malformed escape, is reported there (KV7005).
     const { value, path: at } = this.#deref(schema, path);
+    const name = refName(schema);
     if (!isPlainObject(value)) return { kind: "unknown" };
     const cached = this.#cache.get(value);
     if (cached !== undefined) return cached;
