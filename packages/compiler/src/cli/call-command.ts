@@ -22,7 +22,7 @@ import { appendCase, recordedCase, RecordRefused } from "../spectest/record.ts";
 import { UsageError } from "./args.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "./io.ts";
+import { type Io, readAll } from "./io.ts";
 
 export interface CallCommand {
   readonly spec: string;
@@ -170,12 +170,6 @@ function parseArguments(text: string): JsonValue {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new UsageError('the arguments must be a JSON object, such as \'{"city": "Paris"}\'.');
   return value as JsonValue;
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The environment with the file's `KEY=value` lines under it (variables already set win), as the server merges it. */

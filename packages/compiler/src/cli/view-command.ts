@@ -17,7 +17,7 @@ import { errorCode, fileKind } from "../load/regular-file.ts";
 import { UsageError } from "./args.ts";
 import { plural, printDiagnostics } from "./print.ts";
 import { printable } from "./text.ts";
-import type { Io } from "./io.ts";
+import { type Io, readAll } from "./io.ts";
 
 export interface ViewCommand {
   readonly spec: string;
@@ -193,10 +193,4 @@ async function writePage(out: string, html: string): Promise<string | null> {
     if (created) await rm(temp, { force: true });
     return `cannot write ${printable(out)} (${errorCode(error)}); nothing was written.`;
   }
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(typeof c === "string" ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
 }

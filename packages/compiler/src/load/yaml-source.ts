@@ -193,8 +193,9 @@ function parse(text: string, lines: LineIndex, policy: YamlPolicy): YamlRead<Doc
   };
   if (doc.errors.some((e) => /Maximum call stack size exceeded/.test(e.message))) {
     // Where the parser ran out of stack depends on the stack size, so place the problem where the nesting gets
-    // deep instead, and leave out the errors that follow from the parser giving up.
-    at(scanNesting(text, Number.POSITIVE_INFINITY, DEEP_NESTING).offset, problems.tooDeep);
+    // deep instead (the scan above read the whole text, since it was not too deep), and leave out the errors that
+    // follow from the parser giving up.
+    at(nesting.offset, problems.tooDeep);
     return fail(found, mapping);
   }
   let streamBroken = false;

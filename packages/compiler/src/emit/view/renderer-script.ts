@@ -9,8 +9,3 @@ import type { PrebuiltViewRenderer } from "../bundle/prebuilt-format.ts";
 export async function viewRenderer(): Promise<PrebuiltViewRenderer> {
   return (await loadPrebuilt()).viewRenderer;
 }
-
-/** The script itself. */
-export async function viewRendererScript(): Promise<string> {
-  return (await viewRenderer()).code;
-}
